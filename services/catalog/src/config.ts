@@ -1,0 +1,14 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { LogLevel, loadConfig } from '@kb/common';
+
+export const CatalogConfigSchema = Type.Object({
+  MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
+  GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  CATALOG_GRPC_PORT: Type.Integer({ default: 50052, minimum: 0, maximum: 65535 }),
+  LOG_LEVEL: LogLevel,
+});
+export type CatalogConfig = Static<typeof CatalogConfigSchema>;
+
+export function loadCatalogConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig {
+  return loadConfig(CatalogConfigSchema, env);
+}

@@ -1,0 +1,105 @@
+import { status } from '@grpc/grpc-js';
+
+/** The error kinds of DESIGN.md ("Errors"); each maps to one gRPC code and one HTTP status. */
+export type ErrorKind =
+  | 'invalid' // 422
+  | 'bad_request' // 400
+  | 'unauthenticated' // 401
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'precondition_failed' // 412
+  | 'unavailable' // 503
+  | 'deadline' // 504
+  | 'internal'; // 500
+
+/** One validation problem in the FastAPI shape: {loc, msg, type}. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/**
+ * An error meant for the caller: its message is safe to show. Anything else thrown is
+ * reported as a generic 500 and logged with its stack.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly issues?: ValidationIssue[],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  static invalid(issues: ValidationIssue[]): AppError {
+    return new AppError('invalid', issues.map((i) => i.msg).join('; '), issues);
+  }
+  static notFound(message: string): AppError {
+    return new AppError('not_found', message);
+  }
+  static forbidden(message: string): AppError {
+    return new AppError('forbidden', message);
+  }
+  static conflict(message: string): AppError {
+    return new AppError('conflict', message);
+  }
+  static unavailable(message: string): AppError {
+    return new AppError('unavailable', message);
+  }
+}
+
+export const KIND_TO_GRPC: Record<ErrorKind, status> = {
+  invalid: status.INVALID_ARGUMENT,
+  bad_request: status.INVALID_ARGUMENT,
+  unauthenticated: status.UNAUTHENTICATED,
+  forbidden: status.PERMISSION_DENIED,
+  not_found: status.NOT_FOUND,
+  conflict: status.ABORTED,
+  precondition_failed: status.FAILED_PRECONDITION,
+  unavailable: status.UNAVAILABLE,
+  deadline: status.DEADLINE_EXCEEDED,
+  internal: status.INTERNAL,
+};
+
+/** gRPC status → HTTP status, as DESIGN.md fixes it. */
+export function grpcToHttpStatus(code: status): number {
+  switch (code) {
+    case status.INVALID_ARGUMENT:
+    case status.OUT_OF_RANGE:
+      return 422;
+    case status.NOT_FOUND:
+      return 404;
+    case status.ABORTED:
+    case status.ALREADY_EXISTS:
+      return 409;
+    case status.FAILED_PRECONDITION:
+      return 412;
+    case status.PERMISSION_DENIED:
+      return 403;
+    case status.UNAUTHENTICATED:
+      return 401;
+    case status.RESOURCE_EXHAUSTED:
+      return 429;
+    case status.UNAVAILABLE:
+      return 503;
+    case status.DEADLINE_EXCEEDED:
+      return 504;
+    default:
+      return 500;
+  }
+}
+
+export const HTTP_TO_KIND: Record<number, ErrorKind> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  412: 'precondition_failed',
+  422: 'invalid',
+  503: 'unavailable',
+  504: 'deadline',
+};

@@ -1,0 +1,67 @@
+import * as grpc from '@grpc/grpc-js';
+import { AppError, HTTP_TO_KIND, grpcToHttpStatus, type ValidationIssue } from '../errors';
+import { ISSUES_METADATA_KEY } from './server';
+
+/** Default deadline of a call from one service to another. */
+export const DEFAULT_DEADLINE_MS = 10_000;
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (err: grpc.ServiceError | null, response?: Res) => void,
+) => grpc.ClientUnaryCall;
+
+/**
+ * Calls a unary method with a deadline (every call has one) and turns a gRPC error into an
+ * AppError of the matching kind, so the gateway can answer with the DESIGN.md status.
+ */
+export function callUnary<Req, Res>(
+  client: grpc.Client,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  options: { service: string; deadlineMs?: number },
+): Promise<Res> {
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  return new Promise<Res>((resolve, reject) => {
+    method.call(
+      client,
+      request,
+      new grpc.Metadata(),
+      { deadline: new Date(Date.now() + deadlineMs) },
+      (err, response) => {
+        if (err) reject(fromServiceError(err, options.service));
+        else resolve(response as Res);
+      },
+    );
+  });
+}
+
+export function fromServiceError(err: grpc.ServiceError, service: string): AppError {
+  const http = grpcToHttpStatus(err.code);
+  const kind = HTTP_TO_KIND[http] ?? 'internal';
+  if (kind === 'internal') return new AppError('internal', 'Internal error');
+  // A transport failure (the service is not reachable) says nothing the caller should see
+  // beyond which service is missing; a service's own UNAVAILABLE names the dependency.
+  if (kind === 'unavailable' && (!err.details || /No connection established|ECONNREFUSED|connect/i.test(err.details))) {
+    return new AppError('unavailable', `The ${service} service is unavailable`);
+  }
+  if (kind === 'deadline') return new AppError('deadline', `The ${service} service did not answer in time`);
+  let issues: ValidationIssue[] | undefined;
+  const raw = err.metadata?.get(ISSUES_METADATA_KEY)[0];
+  if (kind === 'invalid' && typeof raw === 'string') {
+    try {
+      issues = JSON.parse(raw) as ValidationIssue[];
+    } catch {
+      issues = undefined;
+    }
+  }
+  return new AppError(kind, err.details || kind, issues);
+}
+
+/** Channel options shared by every client: reconnect quickly after a backend restarts. */
+export const CLIENT_OPTIONS: grpc.ClientOptions = {
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+};

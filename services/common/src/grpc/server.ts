@@ -1,0 +1,93 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
+import { AppError, KIND_TO_GRPC } from '../errors';
+import { mapMongoError } from '../mongo';
+import type { Logger } from '../logging';
+import type { Caller__Output } from '../generated/kb/common/v1/Caller';
+
+/** Metadata key carrying FastAPI-style validation issues (JSON) next to INVALID_ARGUMENT. */
+export const ISSUES_METADATA_KEY = 'kb-validation-issues';
+
+export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
+
+/**
+ * Wraps an async handler as a grpc-js unary handler: AppErrors (and driver errors meaning a
+ * dependency is unreachable) become their status code
+ * with the message as details; anything else becomes INTERNAL with a generic message and
+ * is logged with its stack (callers never see internals).
+ */
+export function unary<Req extends { caller?: Caller__Output | null }, Res>(
+  logger: Logger,
+  method: string,
+  handler: UnaryHandler<Req, Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const requestId = call.request.caller?.request_id || undefined;
+    handler(call.request, call).then(
+      (response) => callback(null, response),
+      (thrown: unknown) => {
+        // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
+        const err = mapMongoError(thrown);
+        if (err instanceof AppError) {
+          const metadata = new grpc.Metadata();
+          if (err.issues) metadata.set(ISSUES_METADATA_KEY, JSON.stringify(err.issues));
+          callback({ code: KIND_TO_GRPC[err.kind], details: err.message, metadata });
+          return;
+        }
+        logger.error({ err, method, request_id: requestId }, 'unhandled error in gRPC handler');
+        callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
+      },
+    );
+  };
+}
+
+export interface GrpcServerHandle {
+  readonly port: number;
+  readonly health: HealthImplementation;
+  setServing(status: ServingStatus): void;
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts a gRPC server with the given services and grpc.health.v1. Health names: "" (the
+ * whole server), the service's full name, and one per dependency ("dependency:mongodb" …),
+ * so the gateway's /readyz can say which dependency is down.
+ */
+export async function startGrpcServer(options: {
+  host: string;
+  port: number;
+  services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[];
+  serviceNames: string[];
+}): Promise<GrpcServerHandle> {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  health.addToServer(server);
+  for (const s of options.services) server.addService(s.definition, s.implementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  const setServing = (status: ServingStatus) => {
+    health.setStatus('', status);
+    for (const name of options.serviceNames) health.setStatus(name, status);
+  };
+  return {
+    port,
+    health,
+    setServing,
+    shutdown: (graceMs = 5000) =>
+      new Promise<void>((resolve) => {
+        setServing('NOT_SERVING');
+        // Let in-flight calls finish; force after the grace period.
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,88 @@
+import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from './logging';
+import { AppError } from './errors';
+
+export interface MongoHandle {
+  readonly connection: Connection;
+  /** True while the driver can reach a server. */
+  isUp(): boolean;
+  /** Whether the deployment supports multi-document transactions (a replica set or mongos). */
+  supportsTransactions(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a mongoose connection that never blocks a request while MongoDB is down: commands
+ * are not buffered and server selection gives up after a few seconds, so callers get a
+ * clear "unavailable" instead of a hang. The first connect is retried in the background,
+ * so the service starts (and says it is not ready) even when MongoDB is not reachable yet.
+ */
+export function connectMongo(uri: string, logger: Logger, onChange?: (up: boolean) => void): MongoHandle {
+  const connection = mongoose.createConnection();
+  connection.set('bufferCommands', false);
+  let up = false;
+  let closed = false;
+  const setUp = (value: boolean) => {
+    if (value === up) return;
+    up = value;
+    logger.info({ dependency: 'mongodb', up }, up ? 'MongoDB reachable' : 'MongoDB not reachable');
+    onChange?.(up);
+  };
+  connection.on('connected', () => setUp(true));
+  connection.on('reconnected', () => setUp(true));
+  connection.on('disconnected', () => setUp(false));
+
+  const open = async (): Promise<void> => {
+    while (!closed) {
+      try {
+        await connection.openUri(uri, { serverSelectionTimeoutMS: 3000, bufferCommands: false, maxPoolSize: 20 });
+        setUp(true);
+        return;
+      } catch (err) {
+        logger.warn({ dependency: 'mongodb', err: (err as Error).message }, 'MongoDB connect failed; retrying');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  };
+  void open();
+
+  let transactions: boolean | undefined;
+  return {
+    connection,
+    isUp: () => up,
+    async supportsTransactions() {
+      if (transactions !== undefined) return transactions;
+      const db = connection.db;
+      if (!db) throw AppError.unavailable('MongoDB is unavailable');
+      const hello = (await db.admin().command({ hello: 1 }).catch(() => db.admin().command({ isMaster: 1 }))) as {
+        setName?: string;
+        msg?: string;
+      };
+      transactions = Boolean(hello.setName) || hello.msg === 'isdbgrid';
+      return transactions;
+    },
+    async close() {
+      closed = true;
+      await connection.close().catch(() => undefined);
+    },
+  };
+}
+
+const UNAVAILABLE_ERRORS = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongooseServerSelectionError',
+]);
+
+/** Turns driver errors that mean "MongoDB is not reachable" into a 503-kind AppError. */
+export function mapMongoError(err: unknown): unknown {
+  const name = (err as { name?: string })?.name ?? '';
+  const message = (err as { message?: string })?.message ?? '';
+  if (UNAVAILABLE_ERRORS.has(name) || /Client must be connected|buffering timed out|connection .* closed/i.test(message)) {
+    return AppError.unavailable('MongoDB is unavailable');
+  }
+  return err;
+}

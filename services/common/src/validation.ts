@@ -1,0 +1,139 @@
+import { FormatRegistry, type TSchema, type Static, Kind } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { AppError, type ValidationIssue } from './errors';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+// typebox checks formats only when they are registered.
+if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+function toLoc(prefix: (string | number)[], path: string): (string | number)[] {
+  const parts = path
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  return [...prefix, ...parts];
+}
+
+const isLiteralUnion = (schema: TSchema): boolean =>
+  schema[Kind] === 'Union' && Array.isArray(schema.anyOf) && schema.anyOf.every((s: TSchema) => s[Kind] === 'Literal');
+
+function quoteList(values: unknown[]): string {
+  const q = values.map((v) => `'${String(v)}'`);
+  return q.length > 1 ? `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}` : (q[0] ?? '');
+}
+
+/** One typebox error in the wording and type names FastAPI (pydantic) uses. */
+function describe(error: ValueError): { msg: string; type: string } {
+  const s = error.schema;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return { msg: 'Field required', type: 'missing' };
+    case ValueErrorType.ObjectAdditionalProperties:
+      return { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+    case ValueErrorType.String:
+      return { msg: 'Input should be a valid string', type: 'string_type' };
+    case ValueErrorType.StringMinLength:
+      return {
+        msg: `String should have at least ${s.minLength} character${s.minLength === 1 ? '' : 's'}`,
+        type: 'string_too_short',
+      };
+    case ValueErrorType.StringMaxLength:
+      return { msg: `String should have at most ${s.maxLength} characters`, type: 'string_too_long' };
+    case ValueErrorType.StringPattern:
+      return { msg: `String should match pattern '${s.pattern}'`, type: 'string_pattern_mismatch' };
+    case ValueErrorType.StringFormat:
+      if (s.format === 'uuid') return { msg: 'Input should be a valid UUID', type: 'uuid_parsing' };
+      if (s.format === 'date-time') return { msg: 'Input should be a valid datetime', type: 'datetime_parsing' };
+      return { msg: `Input should be a valid ${s.format}`, type: 'value_error' };
+    case ValueErrorType.Integer:
+      return { msg: 'Input should be a valid integer', type: 'int_type' };
+    case ValueErrorType.Number:
+      return { msg: 'Input should be a valid number', type: 'float_type' };
+    case ValueErrorType.Boolean:
+      return { msg: 'Input should be a valid boolean', type: 'bool_type' };
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return { msg: `Input should be greater than or equal to ${s.minimum}`, type: 'greater_than_equal' };
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return { msg: `Input should be less than or equal to ${s.maximum}`, type: 'less_than_equal' };
+    case ValueErrorType.Array:
+      return { msg: 'Input should be a valid list', type: 'list_type' };
+    case ValueErrorType.ArrayMinItems:
+      return {
+        msg: `List should have at least ${s.minItems} item${s.minItems === 1 ? '' : 's'} after validation, not ${(error.value as unknown[]).length}`,
+        type: 'too_short',
+      };
+    case ValueErrorType.ArrayMaxItems:
+      return {
+        msg: `List should have at most ${s.maxItems} items after validation, not ${(error.value as unknown[]).length}`,
+        type: 'too_long',
+      };
+    case ValueErrorType.Object:
+      return { msg: 'Input should be a valid dictionary', type: 'dict_type' };
+    case ValueErrorType.Literal:
+      return { msg: `Input should be ${quoteList([s.const])}`, type: 'literal_error' };
+    case ValueErrorType.Null:
+      return { msg: 'Input should be None', type: 'none_required' };
+    case ValueErrorType.Never:
+      return { msg: 'This field may not be sent', type: 'extra_forbidden' };
+    case ValueErrorType.Union:
+      if (isLiteralUnion(s)) {
+        return { msg: `Input should be ${quoteList(s.anyOf.map((l: TSchema) => l.const))}`, type: 'enum' };
+      }
+      return { msg: error.message, type: 'value_error' };
+    default:
+      return { msg: error.message, type: 'value_error' };
+  }
+}
+
+/**
+ * For a union such as `string | null`, report the branch that matches the value's JSON type
+ * (a too-long string says "at most 50 characters", not "does not match any").
+ */
+function unwrapUnion(error: ValueError): ValueError {
+  if (error.type !== ValueErrorType.Union || isLiteralUnion(error.schema)) return error;
+  const candidates: ValueError[] = [];
+  for (const branch of error.errors) {
+    const first = branch.First();
+    if (first) candidates.push(first);
+  }
+  const sameType = candidates.find(
+    (c) => c.type !== ValueErrorType.Null && c.type !== ValueErrorType.String && c.type !== ValueErrorType.Object &&
+      c.type !== ValueErrorType.Array && c.type !== ValueErrorType.Number && c.type !== ValueErrorType.Integer &&
+      c.type !== ValueErrorType.Boolean,
+  );
+  if (sameType) return unwrapUnion(sameType);
+  const typeError = candidates.find((c) => c.type !== ValueErrorType.Null);
+  return typeError ?? error;
+}
+
+/** Every problem of `value` against `schema`, in FastAPI's {loc, msg, type} shape (one per location). */
+export function validationIssues(schema: TSchema, value: unknown, prefix: (string | number)[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const raw of Value.Errors(schema, value)) {
+    const error = unwrapUnion(raw);
+    const loc = toLoc(prefix, error.path);
+    const key = JSON.stringify(loc);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ loc, ...describe(error) });
+  }
+  return issues;
+}
+
+/** Returns the value typed by the schema, or throws a 422-kind AppError listing every problem. */
+export function assertValid<T extends TSchema>(schema: T, value: unknown, prefix: (string | number)[]): Static<T> {
+  if (Value.Check(schema, value)) return value as Static<T>;
+  throw AppError.invalid(validationIssues(schema, value, prefix));
+}

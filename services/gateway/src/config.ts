@@ -1,0 +1,34 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError, LogLevel, loadConfig } from '@kb/common';
+
+const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
+
+export const GatewayConfigSchema = Type.Object({
+  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  TENANT_MODE: Type.Union([Type.Literal('single'), Type.Literal('host')], { default: 'host' }),
+  /** The one tenant of a per-tenant install (TENANT_MODE=single). */
+  TENANT_ID: Type.Optional(Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' })),
+  /** TENANT_MODE=host: the tenant served at the default hosts (for local use: localhost). */
+  DEFAULT_TENANT: Type.Optional(Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' })),
+  DEFAULT_HOSTS: Type.String({ default: 'localhost,127.0.0.1,::1' }),
+  /** Take the host from X-Forwarded-Host (behind an ingress that sets it). */
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  KNOWLEDGE_GRPC_ADDR: GrpcAddress('127.0.0.1:50051'),
+  CATALOG_GRPC_ADDR: GrpcAddress('127.0.0.1:50052'),
+  SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
+  /** Deadline of every gRPC call the gateway makes. */
+  GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
+  /** Largest accepted JSON body, in bytes. */
+  BODY_LIMIT_BYTES: Type.Integer({ default: 1048576, minimum: 1024 }),
+  LOG_LEVEL: LogLevel,
+});
+export type GatewayConfig = Static<typeof GatewayConfigSchema>;
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const config = loadConfig(GatewayConfigSchema, env);
+  if (config.TENANT_MODE === 'single' && !config.TENANT_ID) {
+    throw new ConfigError(['TENANT_ID: required when TENANT_MODE=single (not set)']);
+  }
+  return config;
+}

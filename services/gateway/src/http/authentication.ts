@@ -1,0 +1,108 @@
+import type Koa from 'koa';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { API_TOKEN_PREFIX, AppError, ROLES, SCOPES, sha256Hex, type Caller } from '@kb/common';
+import type { Backends } from '../clients/backends';
+import type { Tenant } from './tenancy';
+
+const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
+const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
+
+const unauthenticated = (message = 'Invalid or expired token') => new AppError('unauthenticated', message);
+
+interface Identity {
+  token_id: string;
+  user_id: string;
+  role: string;
+  scopes: string[];
+  workspace_ids: string[];
+}
+
+/**
+ * Authenticates the bearer token against the request's tenant and builds the caller
+ * identity that travels with every gRPC request. API tokens are checked by hash in the
+ * knowledge service; OAuth JWTs are verified here against the tenant's JWKS. Every failure
+ * is the same 401, whether the token is unknown, expired, revoked or another tenant's.
+ */
+export function authenticator(backends: Backends) {
+  const jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
+
+  const verifyJwt = async (token: string, tenant: Tenant): Promise<Identity> => {
+    const oauth = tenant.settings?.oauth;
+    if (!oauth?.jwks_url || !oauth.issuer) throw unauthenticated();
+    let keySet = jwks.get(oauth.jwks_url);
+    if (!keySet) {
+      keySet = createRemoteJWKSet(new URL(oauth.jwks_url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
+      jwks.set(oauth.jwks_url, keySet);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keySet, {
+        issuer: oauth.issuer,
+        ...(oauth.audience ? { audience: oauth.audience } : {}),
+        requiredClaims: ['sub', 'exp'],
+      }));
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? '';
+      // A JWKS endpoint that cannot be reached is our problem, not the caller's.
+      if (code === 'ERR_JWKS_TIMEOUT' || /fetch failed|ECONNREFUSED/.test((err as Error).message)) {
+        throw AppError.unavailable('The token issuer cannot be reached');
+      }
+      throw unauthenticated();
+    }
+    const role = payload[oauth.role_claim || 'role'];
+    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw unauthenticated('Token carries no valid role');
+    const rawScopes = payload[oauth.scope_claim || 'scope'];
+    const scopes = (Array.isArray(rawScopes) ? rawScopes : typeof rawScopes === 'string' ? rawScopes.split(/\s+/) : []).filter(
+      (s): s is string => typeof s === 'string' && (SCOPES as readonly string[]).includes(s),
+    );
+    const rawWorkspaces = payload[oauth.workspaces_claim || 'workspace_ids'];
+    const workspaceIds = Array.isArray(rawWorkspaces) ? rawWorkspaces.filter((w): w is string => typeof w === 'string') : [];
+    return { token_id: `jwt:${payload.jti ?? payload.sub}`, user_id: String(payload.sub), role, scopes, workspace_ids: workspaceIds };
+  };
+
+  return async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
+    const header = ctx.get('Authorization');
+    const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
+    if (!match) throw unauthenticated(header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token');
+    const token = match[1] as string;
+    const requestId = ctx.state.requestId as string;
+
+    let identity: Identity;
+    if (token.startsWith(API_TOKEN_PREFIX)) {
+      identity = await backends.knowledge.call('AuthenticateApiToken', {
+        caller: { tenant_id: tenant.id, request_id: requestId },
+        token_sha256: sha256Hex(token),
+      });
+    } else if (token.split('.').length === 3) {
+      identity = await verifyJwt(token, tenant);
+    } else {
+      throw unauthenticated();
+    }
+
+    // X-Scopes can only narrow: the effective scopes are the intersection.
+    const narrowing = ctx.get('X-Scopes');
+    const scopes = ctx.headers['x-scopes'] === undefined
+      ? identity.scopes
+      : identity.scopes.filter((s) => narrowing.split(/\s+/).includes(s));
+
+    const auditSource = ctx.get('X-Audit-Source') || 'api';
+    if (!AUDIT_SOURCE.test(auditSource)) {
+      throw AppError.invalid([{ loc: ['header', 'x-audit-source'], msg: 'String should match pattern \'^[A-Za-z0-9._:-]{1,64}$\'', type: 'string_pattern_mismatch' }]);
+    }
+    const clientId = ctx.get('X-Client-Id');
+    if (clientId && !CLIENT_ID.test(clientId)) {
+      throw AppError.invalid([{ loc: ['header', 'x-client-id'], msg: 'String should have at most 200 printable characters', type: 'string_pattern_mismatch' }]);
+    }
+    return {
+      tenant_id: tenant.id,
+      user_id: identity.user_id,
+      role: identity.role,
+      scopes,
+      workspace_ids: identity.workspace_ids,
+      audit_source: auditSource,
+      client_id: clientId,
+      request_id: requestId,
+      token_id: identity.token_id,
+    };
+  };
+}

@@ -1,0 +1,78 @@
+import type Koa from 'koa';
+import { AppError, type ErrorKind, type Logger } from '@kb/common';
+
+const KIND_TO_HTTP: Record<ErrorKind, number> = {
+  invalid: 422,
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  unavailable: 503,
+  deadline: 504,
+  internal: 500,
+};
+
+/** Seconds a client should wait before retrying after a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * First middleware in the chain: turns every error into the DESIGN.md body
+ * ({"detail": [...]} for 422, {"detail": "..."} otherwise), never a stack trace, and logs
+ * 5xx with the request id.
+ */
+export function errorHandler(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { detail: 'Not Found' };
+      }
+    } catch (err) {
+      const { status, body, headers } = toResponse(err);
+      ctx.status = status;
+      ctx.body = body;
+      for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+      if (status >= 500) {
+        logger.error({ err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status }, 'request failed');
+      }
+    }
+  };
+}
+
+function toResponse(err: unknown): { status: number; body: unknown; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  if (err instanceof AppError) {
+    const status = KIND_TO_HTTP[err.kind];
+    if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="knowledge", error="invalid_token"';
+    if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+    if (status === 422) return { status, body: { detail: err.issues ?? [{ loc: [], msg: err.message, type: 'value_error' }] }, headers };
+    return { status, body: { detail: status === 500 ? 'Internal server error' : err.message }, headers };
+  }
+  // Errors raised by koa and its helpers (body parsing, router) carry an HTTP status and an
+  // `expose` flag; the message is shown only when it is meant for the client.
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
+  const status = e.status ?? e.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const detail = e.expose && e.message ? e.message : defaultMessage(status);
+    return { status, body: { detail }, headers: e.headers ?? {} };
+  }
+  return { status: 500, body: { detail: 'Internal server error' }, headers };
+}
+
+function defaultMessage(status: number): string {
+  switch (status) {
+    case 400:
+      return 'Malformed request';
+    case 405:
+      return 'Method Not Allowed';
+    case 413:
+      return 'Request body too large';
+    case 415:
+      return 'Unsupported media type: send application/json';
+    default:
+      return 'Request failed';
+  }
+}

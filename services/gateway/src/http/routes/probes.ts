@@ -1,0 +1,47 @@
+import type Router from '@koa/router';
+import type { Backends } from '../../clients/backends';
+import { RETRY_AFTER_SECONDS } from '../errors';
+
+/** What /readyz checks: each back service, and each dependency that service reports on. */
+const READINESS: { service: keyof Omit<Backends, 'close'>; dependencies: string[] }[] = [
+  { service: 'knowledge', dependencies: ['mongodb'] },
+  { service: 'catalog', dependencies: ['mongodb'] },
+  { service: 'similarity', dependencies: ['elasticsearch', 'embedder'] },
+];
+
+/**
+ * /healthz: the gateway process is alive. /readyz: every back service answers its gRPC
+ * health check and reports its dependencies up; otherwise 503 naming what is down.
+ */
+export function probeRoutes(router: Router, backends: Backends): void {
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  router.get('/readyz', async (ctx) => {
+    const checks: Record<string, string> = {};
+    await Promise.all(
+      READINESS.map(async ({ service, dependencies }) => {
+        const b = backends[service];
+        const self = await b.check('');
+        checks[service] = self === 'UNREACHABLE' ? 'unreachable' : 'up';
+        await Promise.all(
+          dependencies.map(async (dep) => {
+            const key = `${service}.${dep}`;
+            if (self === 'UNREACHABLE') checks[key] = 'unknown';
+            else checks[key] = (await b.check(`dependency:${dep}`)) === 'SERVING' ? 'up' : 'down';
+          }),
+        );
+      }),
+    );
+    const down = Object.entries(checks).filter(([, v]) => v !== 'up').map(([k, v]) => `${k} ${v}`);
+    const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
+    if (down.length) {
+      ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      ctx.body = { status: 'not_ready', detail: `Not ready: ${down.join(', ')}`, checks: sorted };
+    } else {
+      ctx.body = { status: 'ready', checks: sorted };
+    }
+  });
+}

@@ -1,0 +1,43 @@
+import type Koa from 'koa';
+import { AppError, type knowledgeV1 } from '@kb/common';
+import type { GatewayConfig } from '../config';
+import type { Backends } from '../clients/backends';
+
+export type Tenant = knowledgeV1.Tenant__Output;
+
+const LOCALHOST_TENANT = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.localhost$/;
+const CACHE_TTL_MS = 5000;
+
+/**
+ * Finds the tenant a request was addressed to (DESIGN.md, "Tenancy"): the configured one in
+ * TENANT_MODE=single; in host mode the Host header, where `<tenant>.localhost` and the default
+ * hosts work without configuration and any other host is looked up in the tenants' host list.
+ * Answers are cached for a few seconds so settings changes show up quickly.
+ */
+export function tenantResolver(config: GatewayConfig, backends: Backends) {
+  const cache = new Map<string, { tenant: Tenant; expires: number }>();
+  const defaultHosts = new Set(config.DEFAULT_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+
+  const lookup = async (key: string, request: knowledgeV1.ResolveTenantRequest, requestId: string): Promise<Tenant> => {
+    const hit = cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.tenant;
+    const tenant = await backends.knowledge.call('ResolveTenant', { ...request, caller: { request_id: requestId } });
+    cache.set(key, { tenant, expires: Date.now() + CACHE_TTL_MS });
+    return tenant;
+  };
+
+  return async function resolve(ctx: Koa.Context): Promise<Tenant> {
+    const requestId = ctx.state.requestId as string;
+    if (config.TENANT_MODE === 'single') return lookup(`id:${config.TENANT_ID}`, { tenant_id: config.TENANT_ID }, requestId);
+    const forwarded = config.TRUST_PROXY ? ctx.get('X-Forwarded-Host').split(',')[0]?.trim() : '';
+    const host = (forwarded || ctx.get('Host')).toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    if (!host) throw AppError.notFound('Tenant not found');
+    if (defaultHosts.has(host)) {
+      if (!config.DEFAULT_TENANT) throw AppError.notFound('Tenant not found');
+      return lookup(`id:${config.DEFAULT_TENANT}`, { tenant_id: config.DEFAULT_TENANT }, requestId);
+    }
+    const local = LOCALHOST_TENANT.exec(host);
+    if (local) return lookup(`id:${local[1]}`, { tenant_id: local[1] }, requestId);
+    return lookup(`host:${host}`, { host }, requestId);
+  };
+}

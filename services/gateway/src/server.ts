@@ -1,0 +1,77 @@
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from '@kb/common';
+import type { GatewayConfig } from './config';
+import type { Backends } from './clients/backends';
+import { errorHandler } from './http/errors';
+import { requestId } from './http/request-id';
+import { jsonBody } from './http/body';
+import { tenantResolver } from './http/tenancy';
+import { authenticator } from './http/authentication';
+import { API_PREFIX, RouteTable } from './http/route';
+import { buildOpenApi } from './http/openapi';
+import { probeRoutes } from './http/routes/probes';
+import { categoryRoutes } from './http/routes/categories';
+
+const VERSION: string = (require('../package.json') as { version: string }).version;
+
+/** The Koa application: middleware order is request id → errors → body → routes. */
+export function createGatewayApp(config: GatewayConfig, backends: Backends, logger: Logger): { app: Koa; openapi: () => unknown } {
+  const app = new Koa({ proxy: config.TRUST_PROXY });
+  app.silent = true; // errors are logged by errorHandler, with the request id
+  const router = new Router();
+  const resolveTenant = tenantResolver(config, backends);
+  const authenticate = authenticator(backends);
+
+  const routes = new RouteTable(router, async (ctx) => {
+    const tenant = await resolveTenant(ctx);
+    const caller = await authenticate(ctx, tenant);
+    return { caller, tenant };
+  });
+  categoryRoutes(routes, backends);
+
+  let openapi: unknown;
+  const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));
+  router.get(`${API_PREFIX}/openapi.json`, (ctx) => {
+    ctx.body = document();
+  });
+  probeRoutes(router, backends);
+
+  app.use(requestId(logger));
+  app.use(errorHandler(logger));
+  app.use(jsonBody(config.BODY_LIMIT_BYTES));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return { app, openapi: document };
+}
+
+export interface GatewayServer {
+  readonly port: number;
+  readonly server: Server;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, backends: Backends, logger: Logger): Promise<GatewayServer> {
+  const { app } = createGatewayApp(config, backends, logger);
+  const server = app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new Error(`Port ${config.PORT} on ${config.HOST} is already in use (set PORT to use another)`) : err),
+    );
+  });
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  const port = (server.address() as { port: number }).port;
+  logger.info({ port, host: config.HOST, tenant_mode: config.TENANT_MODE }, 'gateway listening');
+  return {
+    port,
+    server,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * Admin CLI: the stand-in for the product's administration interface and the way a new user
+ * gets a token. Talks to MongoDB directly (MONGODB_URI) through the knowledge service's own
+ * data access. Usage errors exit 2, other failures 1; `token create` prints the token alone
+ * on the last line of stdout so scripts can take it with `tail -n 1`.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import mongoose from 'mongoose';
+import { AppError, ROLES, SCOPES, isUuid } from '@kb/common';
+import { knowledgeModels } from '../data-access/models';
+import { tenantsRepo } from '../data-access/tenants-repo';
+import { tokensRepo } from '../data-access/tokens-repo';
+import { newApiToken, defaultScopesForRole } from '../domain/tokens';
+import { applySettingAssignments, effectiveSettings } from '../domain/tenant-settings';
+
+export const USAGE = `Usage:
+  admin tenant create <tenant-id> [--host <hostname>] [--name <text>]
+  admin tenant settings --tenant <tenant-id> [--set key=value ...]
+  admin token create --tenant <tenant-id> --role <Admin|Supervisor|Agent|Viewer> [--user <uuid>]
+                     [--scopes "knowledge:read knowledge:write"] [--name <text>] [--expires-in <days>]
+  admin token revoke --tenant <tenant-id> <token-id-or-prefix>`;
+
+export class UsageError extends Error {}
+
+const TENANT_ID = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+type Out = (line: string) => void;
+
+function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Record<string, string | string[] | boolean | undefined>, positionals };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function requireTenantId(value: unknown): string {
+  if (typeof value !== 'string' || !value) throw new UsageError('--tenant <tenant-id> is required');
+  if (!TENANT_ID.test(value)) throw new UsageError(`Invalid tenant id "${value}": lowercase letters, digits and hyphens, 1-63 characters`);
+  return value;
+}
+
+export async function runAdmin(argv: string[], connection: mongoose.Connection, out: Out): Promise<void> {
+  const models = knowledgeModels(connection);
+  const tenants = tenantsRepo(models);
+  const tokens = tokensRepo(models);
+  const [group, action, ...rest] = argv;
+  const existingTenant = async (id: string) => {
+    const tenant = await tenants.findById(id);
+    if (!tenant) throw new UsageError(`Tenant "${id}" does not exist (create it with: admin tenant create ${id})`);
+    return tenant;
+  };
+
+  if (group === 'tenant' && action === 'create') {
+    const { values, positionals } = parse(rest, { host: { type: 'string', multiple: true }, name: { type: 'string' } });
+    if (positionals.length !== 1) throw new UsageError('tenant create takes exactly one <tenant-id>');
+    const id = requireTenantId(positionals[0]);
+    const hosts = (values.host as string[] | undefined ?? []).map((h) => h.toLowerCase());
+    for (const host of hosts) {
+      if (!HOSTNAME.test(host)) throw new UsageError(`Invalid host name "${host}"`);
+      if (await tenants.hostTakenByOther(host, id)) throw new UsageError(`Host "${host}" already belongs to another tenant`);
+    }
+    const created = await tenants.create({ id, name: (values.name as string | undefined) ?? id, hosts });
+    if (!created) throw new UsageError(`Tenant "${id}" already exists`);
+    out(`Created tenant ${id}${hosts.length ? ` (hosts: ${hosts.join(', ')})` : ''}`);
+    out(`Local address: http://${id}.localhost:8080/api/knowledge`);
+    return;
+  }
+
+  if (group === 'tenant' && action === 'settings') {
+    const { values, positionals } = parse(rest, { tenant: { type: 'string' }, set: { type: 'string', multiple: true } });
+    if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+    const tenant = await existingTenant(requireTenantId(values.tenant));
+    let settings = effectiveSettings(tenant.settings);
+    const assignments = (values.set as string[] | undefined) ?? [];
+    if (assignments.length) {
+      try {
+        settings = applySettingAssignments(settings, assignments);
+      } catch (err) {
+        if (err instanceof AppError) {
+          const detail = err.issues?.map((i) => `${i.loc.slice(1).join('.')}: ${i.msg}`).join('; ') ?? err.message;
+          throw new UsageError(`Invalid setting: ${detail}`);
+        }
+        throw err;
+      }
+      await tenants.saveSettings(tenant.id, settings as unknown as Record<string, unknown>);
+    }
+    out(JSON.stringify(settings, null, 2));
+    return;
+  }
+
+  if (group === 'token' && action === 'create') {
+    const { values, positionals } = parse(rest, {
+      tenant: { type: 'string' },
+      role: { type: 'string' },
+      user: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      'expires-in': { type: 'string' },
+    });
+    if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+    const tenant = await existingTenant(requireTenantId(values.tenant));
+    const role = values.role as string | undefined;
+    if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+    const user = values.user as string | undefined;
+    if (user !== undefined && !isUuid(user)) throw new UsageError(`--user must be a uuid, got "${user}"`);
+    const scopes = values.scopes === undefined ? defaultScopesForRole(role) : String(values.scopes).split(/\s+/).filter(Boolean);
+    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length) throw new UsageError(`Unknown scope(s) ${unknown.join(', ')}; known: ${SCOPES.join(' ')}`);
+    if (scopes.length === 0) throw new UsageError('--scopes must name at least one scope');
+    let expiresAt: Date | null = null;
+    if (values['expires-in'] !== undefined) {
+      const days = Number(values['expires-in']);
+      if (!Number.isFinite(days) || days <= 0) throw new UsageError('--expires-in must be a positive number of days');
+      expiresAt = new Date(Date.now() + days * 86_400_000);
+    }
+    const { id, token, hash } = newApiToken();
+    await tokens.create({
+      id,
+      hash,
+      tenant_id: tenant.id,
+      user_id: user ?? null,
+      role,
+      scopes,
+      workspace_ids: [],
+      name: (values.name as string | undefined) ?? null,
+      expires_at: expiresAt,
+    });
+    out(`Created ${role} token ${id} for tenant ${tenant.id} (scopes: ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''})`);
+    out(token);
+    return;
+  }
+
+  if (group === 'token' && action === 'revoke') {
+    const { values, positionals } = parse(rest, { tenant: { type: 'string' } });
+    const tenant = await existingTenant(requireTenantId(values.tenant));
+    if (positionals.length !== 1) throw new UsageError('token revoke takes exactly one <token-id-or-prefix>');
+    // Accept the token id, a prefix of it, or the start of the token itself (kbt_<id>…).
+    const given = String(positionals[0]).replace(/^kbt_/, '').split('_')[0] ?? '';
+    if (given.length < 4) throw new UsageError('Give at least 4 characters of the token id');
+    const matches = await tokens.findByIdPrefix(tenant.id, given);
+    if (matches.length === 0) throw new UsageError(`No token of tenant ${tenant.id} matches "${positionals[0]}"`);
+    if (matches.length > 1) throw new UsageError(`"${positionals[0]}" matches ${matches.length} tokens; give more of the id`);
+    const match = matches[0]!;
+    await tokens.revoke(tenant.id, match.id);
+    out(`Revoked token ${match.id}${match.name ? ` (${match.name})` : ''} of tenant ${tenant.id}`);
+    return;
+  }
+
+  throw new UsageError(group ? `Unknown command "${[group, action].filter(Boolean).join(' ')}"` : 'No command given');
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const uri = process.env.MONGODB_URI;
+  if (!uri) {
+    process.stderr.write('admin: MONGODB_URI is not set (start the stack with `npm start`, or set MONGODB_URI)\n');
+    return 2;
+  }
+  const connection = mongoose.createConnection();
+  try {
+    await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
+  } catch (err) {
+    process.stderr.write(`admin: cannot reach MongoDB at ${uri.replace(/\/\/[^@/]*@/, '//***@')}: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    await runAdmin(argv, connection, (line) => process.stdout.write(`${line}\n`));
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`admin: ${err.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`admin: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await connection.close();
+  }
+}
+
+if (require.main === module) {
+  void main().then((code) => process.exit(code));
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { CategoryDoc, KnowledgeModels } from './models';
+
+export interface CategoryRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  parent_id: string | null;
+  sort_order: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toRecord = (d: CategoryDoc): CategoryRecord => ({
+  id: d._id,
+  tenant_id: d.tenant_id,
+  name: d.name,
+  description: d.description ?? null,
+  parent_id: d.parent_id ?? null,
+  sort_order: d.sort_order ?? 0,
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
+
+export function categoriesRepo(models: KnowledgeModels) {
+  const { Category } = models;
+  return {
+    /** Categories of the tenant, ordered by sort_order then name (then id, for a stable order). */
+    async list(tenantId: string, filter: { parentId?: string | null }): Promise<CategoryRecord[]> {
+      const query: Record<string, unknown> = { tenant_id: tenantId };
+      if (filter.parentId !== undefined) query.parent_id = filter.parentId;
+      const docs = await Category.find(query).sort({ sort_order: 1, name: 1, _id: 1 }).lean<CategoryDoc[]>();
+      return docs.map(toRecord);
+    },
+    async findById(tenantId: string, id: string): Promise<CategoryRecord | null> {
+      const doc = await Category.findOne({ tenant_id: tenantId, _id: id }).lean<CategoryDoc>();
+      return doc ? toRecord(doc) : null;
+    },
+    async create(tenantId: string, input: { name: string; description: string | null; parent_id: string | null; sort_order: number }): Promise<CategoryRecord> {
+      const now = new Date();
+      const doc = await Category.create({ _id: randomUUID(), tenant_id: tenantId, ...input, created_at: now, updated_at: now });
+      return toRecord(doc.toObject());
+    },
+  };
+}
+export type CategoriesRepo = ReturnType<typeof categoriesRepo>;

@@ -1,0 +1,49 @@
+import type { KnowledgeModels, TenantDoc } from './models';
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  hosts: string[];
+  settings: Record<string, unknown>;
+  created_at: Date;
+}
+
+const toRecord = (d: TenantDoc): TenantRecord => ({
+  id: d._id,
+  name: d.name,
+  hosts: d.hosts ?? [],
+  settings: d.settings ?? {},
+  created_at: d.created_at,
+});
+
+export function tenantsRepo(models: KnowledgeModels) {
+  const { Tenant } = models;
+  return {
+    async findById(id: string): Promise<TenantRecord | null> {
+      const doc = await Tenant.findById(id).lean<TenantDoc>();
+      return doc ? toRecord(doc) : null;
+    },
+    async findByHost(host: string): Promise<TenantRecord | null> {
+      const doc = await Tenant.findOne({ hosts: host }).lean<TenantDoc>();
+      return doc ? toRecord(doc) : null;
+    },
+    /** Creates the tenant; returns null when the id is taken. */
+    async create(input: { id: string; name: string; hosts: string[] }): Promise<TenantRecord | null> {
+      const now = new Date();
+      try {
+        const doc = await Tenant.create({ _id: input.id, name: input.name, hosts: input.hosts, settings: {}, created_at: now, updated_at: now });
+        return toRecord(doc.toObject());
+      } catch (err) {
+        if ((err as { code?: number }).code === 11000) return null;
+        throw err;
+      }
+    },
+    async hostTakenByOther(host: string, id: string): Promise<boolean> {
+      return (await Tenant.findOne({ hosts: host, _id: { $ne: id } }).lean()) !== null;
+    },
+    async saveSettings(id: string, settings: Record<string, unknown>): Promise<void> {
+      await Tenant.updateOne({ _id: id }, { $set: { settings, updated_at: new Date() } });
+    },
+  };
+}
+export type TenantsRepo = ReturnType<typeof tenantsRepo>;

@@ -1,0 +1,52 @@
+import type { ApiTokenDoc, KnowledgeModels } from './models';
+
+export interface ApiTokenRecord {
+  id: string;
+  tenant_id: string;
+  user_id: string | null;
+  role: string;
+  scopes: string[];
+  workspace_ids: string[];
+  name: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+const toRecord = (d: ApiTokenDoc): ApiTokenRecord => ({
+  id: d._id,
+  tenant_id: d.tenant_id,
+  user_id: d.user_id,
+  role: d.role,
+  scopes: d.scopes,
+  workspace_ids: d.workspace_ids ?? [],
+  name: d.name,
+  expires_at: d.expires_at,
+  revoked_at: d.revoked_at,
+  created_at: d.created_at,
+});
+
+export function tokensRepo(models: KnowledgeModels) {
+  const { ApiToken } = models;
+  return {
+    async create(input: Omit<ApiTokenRecord, 'revoked_at' | 'created_at'> & { hash: string }): Promise<ApiTokenRecord> {
+      const doc = await ApiToken.create({ _id: input.id, ...input, revoked_at: null, created_at: new Date() });
+      return toRecord(doc.toObject());
+    },
+    async findByHash(tenantId: string, hash: string): Promise<ApiTokenRecord | null> {
+      const doc = await ApiToken.findOne({ tenant_id: tenantId, hash }).lean<ApiTokenDoc>();
+      return doc ? toRecord(doc) : null;
+    },
+    /** Tokens of the tenant whose id starts with `prefix` (an id, or the start of the token). */
+    async findByIdPrefix(tenantId: string, prefix: string): Promise<ApiTokenRecord[]> {
+      const escaped = prefix.replace(/[^0-9a-f]/gi, '');
+      if (!escaped) return [];
+      const docs = await ApiToken.find({ tenant_id: tenantId, _id: { $regex: `^${escaped}` } }).lean<ApiTokenDoc[]>();
+      return docs.map(toRecord);
+    },
+    async revoke(tenantId: string, id: string): Promise<void> {
+      await ApiToken.updateOne({ tenant_id: tenantId, _id: id }, { $set: { revoked_at: new Date() } });
+    },
+  };
+}
+export type TokensRepo = ReturnType<typeof tokensRepo>;

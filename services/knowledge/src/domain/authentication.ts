@@ -1,0 +1,25 @@
+import { AppError } from '@kb/common';
+import type { TenantsRepo, TenantRecord } from '../data-access/tenants-repo';
+import type { TokensRepo } from '../data-access/tokens-repo';
+
+/** The tenant a request was addressed to: by id (TENANT_MODE=single) or by host name. */
+export async function resolveTenant(tenants: TenantsRepo, input: { tenantId?: string; host?: string }): Promise<TenantRecord> {
+  let tenant: TenantRecord | null = null;
+  if (input.tenantId) tenant = await tenants.findById(input.tenantId);
+  else if (input.host) tenant = await tenants.findByHost(input.host.toLowerCase());
+  if (!tenant) throw AppError.notFound('Tenant not found');
+  return tenant;
+}
+
+/**
+ * The identity behind an API token hash in one tenant. Unknown, revoked, expired and
+ * other-tenant tokens all get the same answer, so nothing tells a token exists elsewhere.
+ */
+export async function authenticateApiToken(tokens: TokensRepo, tenantId: string, hash: string) {
+  const token = /^[0-9a-f]{64}$/.test(hash) ? await tokens.findByHash(tenantId, hash) : null;
+  const now = Date.now();
+  if (!token || token.revoked_at || (token.expires_at && token.expires_at.getTime() <= now)) {
+    throw new AppError('unauthenticated', 'Invalid or expired token');
+  }
+  return token;
+}

@@ -1,0 +1,115 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { AppError, ROLES, assertValid } from '@kb/common';
+
+export const VISIBILITIES = ['public', 'community', 'internal', 'restricted', 'personal', 'workspace'] as const;
+export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
+export const VECTOR_FIELDS = ['description', 'properties', 'attributes', 'hybrid'] as const;
+
+const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+const Role = literals(ROLES);
+const Ceiling = literals(['public', 'community', 'internal', 'restricted'] as const);
+const WritableType = literals(ENTRY_TYPES.filter((t) => t !== 'skill_index'));
+
+/** Tenant settings (DESIGN.md, "Tenancy"), stored per tenant, edited with the admin CLI. */
+export const TenantSettingsSchema = Type.Object(
+  {
+    workspaces_enabled: Type.Boolean({ default: false }),
+    variant_strategy: literals(['all', 'children_only'] as const),
+    default_vector_field: literals(VECTOR_FIELDS),
+    hybrid_weights: Type.Object(
+      {
+        description: Type.Number({ minimum: 0, maximum: 1 }),
+        properties: Type.Number({ minimum: 0, maximum: 1 }),
+        attributes: Type.Number({ minimum: 0, maximum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    role_visibility_ceilings: Type.Record(Type.String(), Ceiling),
+    role_writable_types: Type.Record(Type.String(), Type.Array(WritableType)),
+    oauth: Type.Object(
+      {
+        issuer: Type.String(),
+        jwks_url: Type.String(),
+        audience: Type.String(),
+        role_claim: Type.String({ minLength: 1 }),
+        scope_claim: Type.String({ minLength: 1 }),
+        workspaces_claim: Type.String({ minLength: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TenantSettings = Static<typeof TenantSettingsSchema>;
+
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
+  workspaces_enabled: false,
+  variant_strategy: 'all',
+  default_vector_field: 'description',
+  hybrid_weights: { description: 0.5, properties: 0.3, attributes: 0.2 },
+  role_visibility_ceilings: { Admin: 'restricted', Supervisor: 'restricted', Agent: 'internal', Viewer: 'community' },
+  role_writable_types: {
+    Admin: ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap'],
+    Supervisor: ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap'],
+    Agent: ['knowledge', 'process', 'glossary', 'memory'],
+    Viewer: [],
+  },
+  oauth: { issuer: '', jwks_url: '', audience: '', role_claim: 'role', scope_claim: 'scope', workspaces_claim: 'workspace_ids' },
+};
+
+/** Stored settings over the defaults (a tenant stores only what it changed). */
+export function effectiveSettings(stored: Record<string, unknown> | undefined): TenantSettings {
+  const merged = structuredClone(DEFAULT_TENANT_SETTINGS) as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(stored ?? {})) {
+    const base = merged[key];
+    merged[key] =
+      base && typeof base === 'object' && !Array.isArray(base) && value && typeof value === 'object'
+        ? { ...(base as object), ...(value as object) }
+        : value;
+  }
+  return merged as unknown as TenantSettings;
+}
+
+/**
+ * Applies `key=value` assignments (dotted keys for nested settings, comma lists for type
+ * lists, JSON for booleans and numbers) and validates the result as a whole.
+ */
+export function applySettingAssignments(current: TenantSettings, assignments: string[]): TenantSettings {
+  const next = structuredClone(current) as unknown as Record<string, unknown>;
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf('=');
+    if (eq <= 0) throw new AppError('invalid', `Expected key=value, got "${assignment}"`);
+    const key = assignment.slice(0, eq).trim();
+    const rawValue = assignment.slice(eq + 1).trim();
+    const path = key.split('.');
+    const top = path[0] as string;
+    if (!(top in TenantSettingsSchema.properties)) {
+      throw new AppError('invalid', `Unknown setting "${top}"; known: ${Object.keys(TenantSettingsSchema.properties).join(', ')}`);
+    }
+    let value: unknown = rawValue;
+    if (top === 'role_writable_types') value = rawValue === '' ? [] : rawValue.split(',').map((s) => s.trim());
+    else if (rawValue === 'true' || rawValue === 'false') value = rawValue === 'true';
+    else if (top === 'hybrid_weights' && rawValue !== '' && !Number.isNaN(Number(rawValue))) value = Number(rawValue);
+    if (top === 'role_visibility_ceilings' || top === 'role_writable_types') {
+      const role = path[1];
+      if (!role || !(ROLES as readonly string[]).includes(role)) {
+        throw new AppError('invalid', `Setting "${key}" needs a role: ${ROLES.map((r) => `${top}.${r}`).join(', ')}`);
+      }
+    }
+    let target = next;
+    for (const segment of path.slice(0, -1)) {
+      const child = target[segment];
+      if (!child || typeof child !== 'object') throw new AppError('invalid', `Setting "${key}" is not a nested setting`);
+      target = child as Record<string, unknown>;
+    }
+    target[path[path.length - 1] as string] = value;
+  }
+  return assertValid(TenantSettingsSchema, next, ['settings']);
+}
+
+export function settingsAreValid(value: unknown): value is TenantSettings {
+  return Value.Check(TenantSettingsSchema, value);
+}
+
+export { Role };

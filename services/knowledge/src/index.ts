@@ -1,0 +1,2 @@
+export { startKnowledgeServer, KNOWLEDGE_SERVICE_NAME, type KnowledgeServer } from './server';
+export { loadKnowledgeConfig, KnowledgeConfigSchema, type KnowledgeConfig } from './config';

@@ -1,0 +1,54 @@
+import { type Logger, type MongoHandle, connectMongo, knowledgeProto, startGrpcServer, type GrpcServerHandle } from '@kb/common';
+import type { KnowledgeConfig } from './config';
+import { knowledgeModels } from './data-access/models';
+import { tenantsRepo } from './data-access/tenants-repo';
+import { tokensRepo } from './data-access/tokens-repo';
+import { categoriesRepo } from './data-access/categories-repo';
+import { categoryUseCases } from './domain/categories';
+import { knowledgeServiceImpl } from './grpc/knowledge-service';
+
+export const KNOWLEDGE_SERVICE_NAME = 'kb.knowledge.v1.KnowledgeService';
+
+export interface KnowledgeServer {
+  readonly port: number;
+  readonly mongo: MongoHandle;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the knowledge service: gRPC on the configured port and MongoDB in the background.
+ * Health: SERVING while MongoDB is reachable, NOT_SERVING otherwise ("dependency:mongodb").
+ */
+export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logger): Promise<KnowledgeServer> {
+  let grpcServer: GrpcServerHandle | undefined;
+  const mongo = connectMongo(config.MONGODB_URI, logger, (up) => {
+    grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
+    grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
+  });
+  const models = knowledgeModels(mongo.connection);
+  const impl = knowledgeServiceImpl({
+    logger,
+    tenants: tenantsRepo(models),
+    tokens: tokensRepo(models),
+    categories: categoryUseCases(categoriesRepo(models)),
+  });
+  grpcServer = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.KNOWLEDGE_GRPC_PORT,
+    services: [{ definition: knowledgeProto().kb.knowledge.v1.KnowledgeService.service, implementation: impl }],
+    serviceNames: [KNOWLEDGE_SERVICE_NAME],
+  });
+  const up = mongo.isUp();
+  grpcServer.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
+  grpcServer.setServing(up ? 'SERVING' : 'NOT_SERVING');
+  logger.info({ port: grpcServer.port }, 'knowledge service listening');
+  const server = grpcServer;
+  return {
+    port: server.port,
+    mongo,
+    async stop() {
+      await server.shutdown();
+      await mongo.close();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+import { assertEmbeddable, type Embedder, EmbedderUnavailableError, l2Normalize, requirePositiveInt } from './embedder';
+
+export interface OpenAiEmbedderOptions {
+  /** Server root, e.g. `http://127.0.0.1:8000` or `https://api.openai.com`; a trailing `/v1` is tolerated. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when given. */
+  apiKey?: string;
+  model: string;
+  dims: number;
+  /** Per request. Default 30 000. */
+  timeoutMs?: number;
+  /** Inputs per request. Default 32, which every compatible server we know accepts. */
+  batchSize?: number;
+}
+
+interface EmbeddingItem {
+  index: number;
+  embedding: number[];
+}
+
+/**
+ * Embeddings from an OpenAI-compatible `POST /v1/embeddings` endpoint (OpenAI, vLLM, Ollama,
+ * LocalAI, text-embeddings-inference...). Requests go one at a time, to stay under rate limits.
+ */
+export class OpenAiEmbedder implements Embedder {
+  readonly model: string;
+  readonly dims: number;
+  private readonly url: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly batchSize: number;
+  /** Aborts requests in flight on close(). */
+  private readonly closing = new AbortController();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readied: Promise<void> | undefined;
+
+  constructor(options: OpenAiEmbedderOptions) {
+    this.url = `${options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1/embeddings`;
+    this.apiKey = options.apiKey || undefined;
+    this.model = options.model;
+    this.dims = requirePositiveInt('dims', options.dims);
+    this.timeoutMs = requirePositiveInt('timeoutMs', options.timeoutMs ?? 30_000);
+    this.batchSize = requirePositiveInt('batchSize', options.batchSize ?? 32);
+  }
+
+  /** One probe request, cached once it succeeds: proves the endpoint, key, model and width. A start-up check, not a liveness probe. */
+  ready(): Promise<void> {
+    this.readied ??= this.embed(['ready']).then(
+      () => undefined,
+      (err: unknown) => {
+        this.readied = undefined;
+        throw err;
+      },
+    );
+    return this.readied;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    assertEmbeddable(texts);
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += this.batchSize) {
+      const request = this.request(texts.slice(i, i + this.batchSize));
+      this.inFlight.add(request);
+      try {
+        vectors.push(...(await request));
+      } finally {
+        this.inFlight.delete(request);
+      }
+    }
+    return vectors;
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async request(input: string[]): Promise<Float32Array[]> {
+    if (this.closing.signal.aborted) throw new EmbedderUnavailableError(`embedder ${this.model} is closed`);
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (this.apiKey !== undefined) headers['authorization'] = `Bearer ${this.apiKey}`;
+
+    let response: Response;
+    let body: string;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: this.model, input }),
+        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.closing.signal]),
+      });
+      body = await response.text();
+    } catch (err) {
+      throw new EmbedderUnavailableError(`embedding endpoint ${this.url} did not answer: ${this.describe(err)}`, { cause: err });
+    }
+
+    if (response.status === 429 || response.status >= 500) {
+      const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
+      throw new EmbedderUnavailableError(`embedding endpoint ${this.url} answered ${response.status}: ${errorMessage(body)}`, {
+        ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
+      });
+    }
+    if (!response.ok) {
+      // Our request or configuration is wrong (bad key, unknown model, text too long); retrying will not help.
+      throw new Error(`embedding endpoint ${this.url} rejected the request for model ${this.model} with ${response.status}: ${errorMessage(body)}`);
+    }
+    return this.parse(body, input.length);
+  }
+
+  private parse(body: string, expected: number): Float32Array[] {
+    let data: unknown;
+    try {
+      data = (JSON.parse(body) as { data?: unknown }).data;
+    } catch {
+      // reported below
+    }
+    if (!Array.isArray(data)) throw new Error(`embedding endpoint ${this.url} sent a malformed response (no "data" array): ${body.slice(0, 300)}`);
+    if (data.length !== expected) throw new Error(`embedding endpoint ${this.url} sent ${data.length} vectors for ${expected} inputs`);
+    // Servers may answer out of order; `index` says which input each vector belongs to.
+    const vectors = new Array<Float32Array>(expected);
+    for (const item of data as Array<Partial<EmbeddingItem> | null>) {
+      const index = item?.index;
+      const embedding = item?.embedding;
+      if (index === undefined || !Number.isInteger(index) || index < 0 || index >= expected || vectors[index] !== undefined || !Array.isArray(embedding)) {
+        throw new Error(`embedding endpoint ${this.url} sent a malformed response: bad or repeated item index ${String(index)}`);
+      }
+      if (embedding.length !== this.dims) {
+        throw new Error(
+          `embedding endpoint ${this.url} returned ${embedding.length}-dimensional vectors for model ${this.model}; configured dims ${this.dims}`,
+        );
+      }
+      vectors[index] = l2Normalize(Float32Array.from(embedding));
+    }
+    return vectors;
+  }
+
+  private describe(err: unknown): string {
+    if (this.closing.signal.aborted) return 'embedder closed';
+    // Duck-typed, not instanceof: fetch's errors may come from another realm (e.g. under Jest).
+    const { name, message, cause } = (err ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    if (name === 'TimeoutError') return `no answer within ${this.timeoutMs} ms`;
+    // undici says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is in the cause.
+    return [message ?? String(err), cause?.code ?? cause?.message].filter(Boolean).join(': ');
+  }
+}
+
+/** The server's own words: OpenAI-style `{"error": {"message": ...}}`, else the start of the body. */
+function errorMessage(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; detail?: unknown };
+    const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.detail);
+    if (message !== undefined) return typeof message === 'string' ? message : JSON.stringify(message);
+  } catch {
+    // not JSON
+  }
+  return body.slice(0, 300) || '(empty body)';
+}
