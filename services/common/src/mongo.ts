@@ -81,7 +81,7 @@ const UNAVAILABLE_ERRORS = new Set([
 export function mapMongoError(err: unknown): unknown {
   const name = (err as { name?: string })?.name ?? '';
   const message = (err as { message?: string })?.message ?? '';
-  if (UNAVAILABLE_ERRORS.has(name) || /Client must be connected|buffering timed out|connection .* closed/i.test(message)) {
+  if (UNAVAILABLE_ERRORS.has(name) || /Client must be connected|buffering timed out|before initial connection is complete|connection .* closed/i.test(message)) {
     return AppError.unavailable('MongoDB is unavailable');
   }
   return err;

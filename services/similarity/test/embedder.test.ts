@@ -3,7 +3,6 @@
  * holding model.onnx and tokenizer.json. The OpenAI-compatible provider is tested against a real
  * HTTP server on 127.0.0.1 whose /v1/embeddings answers with the ONNX embedder's vectors.
  */
-import './support/main-realm-typed-arrays'; // first: before onnxruntime loads
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -75,6 +74,14 @@ describe('local ONNX embedder', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('when a bulk call is running, then a one-text call is answered before the bulk call ends', async () => {
+    const finished: string[] = [];
+    const bulk = onnx.embed(Array.from({ length: 64 }, (_, i) => `${products[i % products.length]} #${i}`)).then(() => finished.push('bulk'));
+    const query = onnx.embed(['noise cancelling earbuds']).then(() => finished.push('query'));
+    await Promise.all([bulk, query]);
+    expect(finished).toEqual(['query', 'bulk']);
   });
 
   test('when a text is longer than maxTokens, then it is truncated, not rejected', async () => {

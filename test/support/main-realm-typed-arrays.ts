@@ -1,5 +1,5 @@
 /**
- * Import this before anything that loads onnxruntime-node, in every Jest test that runs a model.
+ * Loaded by jest (setupFiles) before every test file, so before anything loads onnxruntime-node.
  *
  * Jest runs each test file in its own realm (a vm context) with its own typed-array classes, but
  * onnxruntime-node's native code creates output tensors with the main realm's Float32Array, and

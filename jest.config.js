@@ -1,0 +1,16 @@
+// One jest run for every test: unit tests beside each service (services/*/test) and the
+// cross-service end-to-end tests (test/). Real backends start once per run (globalSetup).
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/services', '<rootDir>/test'],
+  testMatch: ['**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json', isolatedModules: true }] },
+  setupFiles: ['<rootDir>/test/support/main-realm-typed-arrays.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,152 @@
+import { rmSync } from 'node:fs';
+import { ensureArtifacts } from './artifacts';
+import { startElasticsearchProcess } from './elasticsearch-process';
+import { findElasticsearchJdk, findJava17 } from './java';
+import type { LocalBackend } from './local-backend';
+import type { Log } from './log';
+import { startMongoProcess } from './mongo-process';
+import { newRunState, readStartState, reapStale, runStatePath, writeRunState, type RunState, type RunTracker, type TrackedProcess } from './state';
+import { dockerEngineAnswers, startContainerBackends } from './testcontainers-backends';
+
+export type BackendMode = 'env' | 'testcontainers' | 'local';
+
+export interface Backends {
+  /** How the backends were provided; when they differ, how the started ones were. */
+  mode: BackendMode;
+  sources: { mongo: BackendMode; elasticsearch: BackendMode };
+  /** No database name in it: services choose theirs. */
+  mongoUri: string;
+  elasticsearchUrl: string;
+  /** The run-state file that records this run (removed by stop()). */
+  statePath: string;
+  /** Records another process of this run (e.g. a service) so a later run stops it if this one dies. */
+  trackProcess(p: TrackedProcess): void;
+  /** Merges into the run state's `extra`, e.g. the gateway URL for the admin CLI. */
+  recordExtra(extra: Record<string, unknown>): void;
+  /** Stops what this call started and removes the run-state file. */
+  stop(): Promise<void>;
+}
+
+export interface StartBackendsOptions {
+  /** true for `npm start` (data kept between runs, one per checkout); false for tests. */
+  persistent: boolean;
+  log: Log;
+  startTimeoutMs?: number;
+}
+
+/**
+ * MongoDB and Elasticsearch, each from MONGODB_URI / ELASTICSEARCH_URL when set, else from a
+ * Docker engine through testcontainers, else as local processes on loopback.
+ */
+export async function startBackends(opts: StartBackendsOptions): Promise<Backends> {
+  const { log, persistent } = opts;
+  await reapStale(log);
+  const kind = persistent ? 'start' : 'test';
+  if (persistent) {
+    const other = readStartState();
+    if (other && other.owner.pid !== process.pid) {
+      throw new Error(
+        `Another \`npm start\` of this checkout is running (pid ${other.owner.pid}, since ${other.startedAt}; ` +
+          `MongoDB ${redact(other.mongoUri)}, Elasticsearch ${other.elasticsearchUrl}). Stop it first.`,
+      );
+    }
+  }
+  const statePath = runStatePath(kind);
+  const state: RunState = newRunState(kind);
+  let stopped = false;
+  const save = (): void => {
+    if (!stopped) writeRunState(statePath, state);
+  };
+  // Recorded the moment they exist, so a crash during start-up still leaves them findable.
+  const tracker: RunTracker = {
+    addProcess: (p) => (state.processes.push(p), save()),
+    addTempDir: (d) => (state.tempDirs.push(d), save()),
+  };
+  save();
+
+  const envMongo = process.env.MONGODB_URI;
+  const envEs = process.env.ELASTICSEARCH_URL;
+  if (envMongo) log(`MongoDB: ${redact(envMongo)} (from MONGODB_URI)`);
+  if (envEs) log(`Elasticsearch: ${redact(envEs)} (from ELASTICSEARCH_URL)`);
+  const need = { mongo: !envMongo, elasticsearch: !envEs };
+
+  let mode: BackendMode = 'env';
+  let started: { mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> } = { stop: async () => {} };
+  try {
+    if (need.mongo || need.elasticsearch) {
+      if (await dockerEngineAnswers()) {
+        mode = 'testcontainers';
+        log(`A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`);
+        started = await startContainerBackends(need, log);
+      } else {
+        mode = 'local';
+        log(`No Docker engine${envMongo || envEs ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
+        started = await startLocal(need, { persistent, log, tracker, startTimeoutMs: opts.startTimeoutMs });
+      }
+    }
+  } catch (err) {
+    rmSync(statePath, { force: true });
+    throw err;
+  }
+
+  const backends: Backends = {
+    mode,
+    sources: { mongo: envMongo ? 'env' : mode, elasticsearch: envEs ? 'env' : mode },
+    mongoUri: envMongo ?? (started.mongoUri as string),
+    elasticsearchUrl: (envEs ?? (started.elasticsearchUrl as string)).replace(/\/+$/, ''),
+    statePath,
+    trackProcess: tracker.addProcess,
+    recordExtra: (extra) => {
+      state.extra = { ...state.extra, ...extra };
+      save();
+    },
+    stop: once(async () => {
+      await started.stop();
+      stopped = true;
+      rmSync(statePath, { force: true });
+    }),
+  };
+  Object.assign(state, { mode, mongoUri: backends.mongoUri, elasticsearchUrl: backends.elasticsearchUrl });
+  save();
+  return backends;
+}
+
+/** Both local processes at once; if one fails the other is stopped before the error goes up. */
+async function startLocal(
+  need: { mongo: boolean; elasticsearch: boolean },
+  opts: { persistent: boolean; log: Log; tracker: RunTracker; startTimeoutMs?: number },
+): Promise<{ mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> }> {
+  // Before any download or start, so a missing JDK is reported first and alone.
+  if (need.elasticsearch) findElasticsearchJdk();
+  if (need.mongo) findJava17();
+  const artifacts = await ensureArtifacts(opts.log, need);
+  const results = await Promise.allSettled([
+    artifacts.mongoLibDir ? startMongoProcess(artifacts.mongoLibDir, opts) : undefined,
+    artifacts.elasticsearchHome ? startElasticsearchProcess(artifacts.elasticsearchHome, opts) : undefined,
+  ]);
+  const running = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+  const stop = async (): Promise<void> => {
+    await Promise.all(running.map((b: LocalBackend) => b.stop()));
+  };
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  if (failures.length) {
+    await stop();
+    throw failures.length === 1 ? failures[0] : new Error(failures.map((f) => f.message).join('\n\n'));
+  }
+  const [mongo, es] = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+  return { mongoUri: mongo?.url, elasticsearchUrl: es?.url, stop };
+}
+
+function describe(need: { mongo: boolean; elasticsearch: boolean }): string {
+  return [need.mongo && 'MongoDB', need.elasticsearch && 'Elasticsearch'].filter(Boolean).join(' and ');
+}
+
+/** Hides a password in a URL before it is logged. */
+function redact(url: string | undefined): string {
+  return (url ?? '?').replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

@@ -1,0 +1,198 @@
+/**
+ * `npm start`: the whole system on this machine. Fetches what is missing (first time only),
+ * starts the backends and the four services, creates the `demo` tenant if absent, prints a
+ * working Admin token and example calls, and runs until Ctrl-C or SIGTERM, then stops
+ * everything it started.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { runAdmin, UsageError } from '@kb/knowledge';
+import { ensureEmbeddingModel } from './artifacts';
+import { startBackends, type Backends } from './backends';
+import { checkoutDir, runDir } from './cache';
+import { assertPortFree, freePort } from './ports';
+import { startProcess, waitUntil, type RunningProcess } from './process-group';
+import { readStartState, reapStale } from './state';
+
+const DEMO_TENANT = 'demo';
+const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
+type ServiceName = (typeof SERVICES)[number];
+
+const log = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
+
+function fail(message: string): never {
+  process.stderr.write(`\nnpm start: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`PORT must be a port number, got "${process.env.PORT}"`);
+
+  const running = readStartState();
+  if (running) {
+    const url = (running.extra?.gatewayUrl as string | undefined) ?? 'its address';
+    fail(`the stack of this checkout is already running (pid ${running.owner.pid}) at ${url}. Stop it with Ctrl-C in its terminal, or kill ${running.owner.pid}.`);
+  }
+  await reapStale(log);
+  await assertPortFree(port, 'the gateway (set PORT to use another port)').catch((err: Error) => fail(err.message));
+
+  const started = Date.now();
+  const model = await ensureEmbeddingModel(log);
+  const backends = await startBackends({ persistent: true, log }).catch((err: Error) => fail(err.message));
+
+  const children: RunningProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping…');
+    // The gateway first (no new requests), then the back services, then the backends.
+    for (const name of [...SERVICES].reverse()) {
+      const child = children.find((c) => c.name === name);
+      await child?.stop();
+    }
+    await backends.stop();
+    log('stopped.');
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
+
+  try {
+    await startServices(backends, model.dir, model.name, model.dims, port, children);
+  } catch (err) {
+    process.stderr.write(`\nnpm start: ${(err as Error).message}\n`);
+    await stopAll(1);
+    return;
+  }
+  // A service that dies takes the stack down with a message, rather than leaving it half up.
+  const watch = setInterval(() => {
+    const dead = children.find((c) => c.exitReason());
+    if (dead && !stopping) {
+      process.stderr.write(`\nnpm start: the ${dead.name} service ${dead.exitReason()}; its log: ${dead.logFile}\n`);
+      void stopAll(1);
+    }
+  }, 500);
+  watch.unref();
+
+  const url = `http://localhost:${port}`;
+  const { token, categoryId } = await prepareDemoTenant(backends.mongoUri, `http://127.0.0.1:${port}`);
+  backends.recordExtra?.({ gatewayUrl: url });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`
+Knowledge service running at ${url}/api/knowledge (ready in ${seconds} s; backends: ${backends.mode})
+  MongoDB        ${backends.mongoUri}
+  Elasticsearch  ${backends.elasticsearchUrl}
+  Service logs   ${join(runDir(), 'logs')}
+
+Admin token for tenant "${DEMO_TENANT}" (shown once; make more with npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent):
+${token}
+
+Try:
+  curl -s ${url}/api/knowledge/categories -H "Authorization: Bearer ${token}"
+  curl -s ${url}/api/knowledge/categories/${categoryId} -H "Authorization: Bearer ${token}"
+
+Other tenants answer at http://<tenant>.localhost:${port} (npm run admin -- tenant create <tenant>).
+OpenAPI: ${url}/api/knowledge/openapi.json   Readiness: ${url}/readyz
+Press Ctrl-C to stop.
+`);
+}
+
+async function startServices(
+  backends: Backends,
+  modelDir: string,
+  modelName: string,
+  dims: number,
+  port: number,
+  children: RunningProcess[],
+): Promise<void> {
+  const logs = join(runDir(), 'logs');
+  mkdirSync(logs, { recursive: true });
+  const grpcPorts = { knowledge: await freePort(), catalog: await freePort(), similarity: await freePort() };
+  const common = {
+    ...process.env,
+    GRPC_HOST: '127.0.0.1',
+    MONGODB_URI: backends.mongoUri,
+    ELASTICSEARCH_URL: backends.elasticsearchUrl,
+    EMBEDDING_MODEL_DIR: modelDir,
+    EMBEDDING_MODEL_NAME: modelName,
+    EMBEDDING_DIMS: String(dims),
+    KNOWLEDGE_GRPC_PORT: String(grpcPorts.knowledge),
+    CATALOG_GRPC_PORT: String(grpcPorts.catalog),
+    SIMILARITY_GRPC_PORT: String(grpcPorts.similarity),
+    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpcPorts.knowledge}`,
+    CATALOG_GRPC_ADDR: `127.0.0.1:${grpcPorts.catalog}`,
+    SIMILARITY_GRPC_ADDR: `127.0.0.1:${grpcPorts.similarity}`,
+    PORT: String(port),
+    HOST: process.env.HOST ?? '127.0.0.1',
+    TENANT_MODE: 'host',
+    DEFAULT_TENANT: DEMO_TENANT,
+  };
+  const telemetry = require.resolve('@kb/common/dist/telemetry.js');
+  for (const name of SERVICES) {
+    // --title rewrites the process's command line to the title, which is then the marker a
+    // later run recognises it by.
+    const marker = `kb-${name}`;
+    const child = await startProcess({
+      name,
+      command: process.execPath,
+      args: [`--title=${marker}`, '--require', telemetry, join(checkoutDir(), 'services', name, 'dist', 'main.js')],
+      env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
+      cwd: checkoutDir(),
+      logFile: join(logs, `${name}.log`),
+      marker,
+    });
+    children.push(child);
+    backends.trackProcess?.({ name, pgid: child.pgid, marker });
+    log(`${name} service started (pid ${child.pgid})`);
+  }
+  const readyz = `http://127.0.0.1:${port}/readyz`;
+  let last = '';
+  const ready = await waitUntil(async () => {
+    const dead = children.find((c) => c.exitReason());
+    if (dead) throw new Error(`the ${dead.name} service ${dead.exitReason()} during start-up; its log: ${dead.logFile}`);
+    try {
+      const res = await fetch(readyz);
+      last = await res.text();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }, 120_000, 500);
+  if (!ready) throw new Error(`the services did not become ready within 120 s; last /readyz answer: ${last}`);
+}
+
+/** The demo tenant (created once, with one category) and a fresh Admin token for this run. */
+async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<{ token: string; categoryId: string }> {
+  const connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+  let token: string;
+  try {
+    const out: string[] = [];
+    const admin = (...argv: string[]) => runAdmin(argv, connection, (line) => out.push(line));
+    try {
+      await admin('tenant', 'create', DEMO_TENANT, '--name', 'Demo tenant');
+      log(`created tenant "${DEMO_TENANT}"`);
+    } catch (err) {
+      if (!(err instanceof UsageError) || !/already exists/.test(err.message)) throw err;
+    }
+    await admin('token', 'create', '--tenant', DEMO_TENANT, '--role', 'Admin', '--name', 'npm start');
+    token = out.at(-1) as string;
+  } finally {
+    await connection.close();
+  }
+  // Seeded through the public API, so the example calls have something to show.
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const categories = (await (await fetch(`${gatewayUrl}/api/knowledge/categories`, { headers })).json()) as { id: string }[];
+  if (categories[0]) return { token, categoryId: categories[0].id };
+  const res = await fetch(`${gatewayUrl}/api/knowledge/categories`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Getting started', description: 'Created by npm start' }),
+  });
+  if (res.status !== 201) throw new Error(`could not create the demo category: ${res.status} ${await res.text()}`);
+  return { token, categoryId: ((await res.json()) as { id: string }).id };
+}
+
+void main().catch((err: Error) => fail(err.stack ?? err.message));

@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError, LogLevel, loadConfig } from '@kb/common';
+
+export const SimilarityConfigSchema = Type.Object({
+  ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),
+  GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  SIMILARITY_GRPC_PORT: Type.Integer({ default: 50053, minimum: 0, maximum: 65535 }),
+  /** local: the ONNX model in EMBEDDING_MODEL_DIR; openai: an OpenAI-compatible /v1/embeddings endpoint. */
+  EMBEDDING_PROVIDER: Type.Union([Type.Literal('local'), Type.Literal('openai')], { default: 'local' }),
+  EMBEDDING_MODEL_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  EMBEDDING_MODEL_NAME: Type.String({ default: 'all-MiniLM-L6-v2-q', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }),
+  EMBEDDING_DIMS: Type.Integer({ default: 384, minimum: 1, maximum: 4096 }),
+  EMBEDDING_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  EMBEDDING_API_KEY: Type.Optional(Type.String()),
+  LOG_LEVEL: LogLevel,
+});
+export type SimilarityConfig = Static<typeof SimilarityConfigSchema>;
+
+export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): SimilarityConfig {
+  const config = loadConfig(SimilarityConfigSchema, env);
+  if (config.EMBEDDING_PROVIDER === 'local' && !config.EMBEDDING_MODEL_DIR) {
+    throw new ConfigError(['EMBEDDING_MODEL_DIR: required when EMBEDDING_PROVIDER=local (a directory with model.onnx and tokenizer.json; `npm start` fills it in)']);
+  }
+  if (config.EMBEDDING_PROVIDER === 'openai' && !config.EMBEDDING_API_URL) {
+    throw new ConfigError(['EMBEDDING_API_URL: required when EMBEDDING_PROVIDER=openai (not set)']);
+  }
+  return config;
+}

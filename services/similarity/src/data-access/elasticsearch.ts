@@ -1,0 +1,19 @@
+import { Client } from '@elastic/elasticsearch';
+
+/**
+ * The Elasticsearch client. Short request timeouts and one retry: a request must fail fast
+ * (and be answered 503) rather than hang while the cluster is down.
+ */
+export function createElasticsearchClient(url: string): Client {
+  return new Client({ node: url, requestTimeout: 10_000, maxRetries: 1, sniffOnStart: false });
+}
+
+/** True when the cluster answers its health API (GET / is not served by every distribution). */
+export async function elasticsearchIsUp(client: Client): Promise<boolean> {
+  try {
+    const health = await client.cluster.health({ timeout: '2s' }, { requestTimeout: 3000, maxRetries: 0 });
+    return health.status !== 'red';
+  } catch {
+    return false;
+  }
+}

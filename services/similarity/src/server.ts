@@ -1,0 +1,81 @@
+import { type Logger, similarityProto, startGrpcServer } from '@kb/common';
+import type { SimilarityConfig } from './config';
+import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
+import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
+import { similarityServiceImpl } from './grpc/similarity-service';
+
+export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
+const PROBE_INTERVAL_MS = 5000;
+
+export interface SimilarityServer {
+  readonly port: number;
+  readonly embedder: Embedder;
+  stop(): Promise<void>;
+}
+
+export function embedderFromConfig(config: SimilarityConfig): Embedder {
+  if (config.EMBEDDING_PROVIDER === 'openai') {
+    return createEmbedder({
+      provider: 'openai',
+      baseUrl: config.EMBEDDING_API_URL as string,
+      ...(config.EMBEDDING_API_KEY ? { apiKey: config.EMBEDDING_API_KEY } : {}),
+      model: config.EMBEDDING_MODEL_NAME,
+      dims: config.EMBEDDING_DIMS,
+    });
+  }
+  return createEmbedder({
+    provider: 'local',
+    modelName: config.EMBEDDING_MODEL_NAME,
+    dims: config.EMBEDDING_DIMS,
+    ...modelFilesIn(config.EMBEDDING_MODEL_DIR as string),
+  });
+}
+
+/**
+ * Starts the similarity service. Health names "dependency:elasticsearch" and
+ * "dependency:embedder" are probed every few seconds; the service is SERVING when both are up.
+ */
+export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
+  const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
+  const embedder = embedderFromConfig(config);
+  const server = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.SIMILARITY_GRPC_PORT,
+    services: [
+      {
+        definition: similarityProto().kb.similarity.v1.SimilarityService.service,
+        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER }),
+      },
+    ],
+    serviceNames: [SIMILARITY_SERVICE_NAME],
+  });
+
+  const state = { elasticsearch: false, embedder: false };
+  const publish = (dep: keyof typeof state, up: boolean) => {
+    if (state[dep] !== up) logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
+    state[dep] = up;
+    server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
+    server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
+  };
+  const probe = async () => {
+    publish('elasticsearch', await elasticsearchIsUp(es));
+    publish('embedder', await embedder.ready().then(() => true, (err: Error) => {
+      logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
+      return false;
+    }));
+  };
+  await probe();
+  const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
+  timer.unref();
+  logger.info({ port: server.port, model: embedder.model, dims: embedder.dims }, 'similarity service listening');
+  return {
+    port: server.port,
+    embedder,
+    async stop() {
+      clearInterval(timer);
+      await server.shutdown();
+      await embedder.close();
+      await es.close();
+    },
+  };
+}

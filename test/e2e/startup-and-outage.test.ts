@@ -1,0 +1,114 @@
+/**
+ * Failure at the edges: a wrong environment stops a service at start naming the variable;
+ * unreachable backends leave the services up, /readyz naming what is down, and requests
+ * answered 503 with Retry-After (never a hang or a stack trace).
+ */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import pino from 'pino';
+import { loadKnowledgeConfig, startKnowledgeServer } from '@kb/knowledge';
+import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
+import { loadSimilarityConfig, startSimilarityServer } from '@kb/similarity';
+import { connectBackends, loadGatewayConfig, startGateway } from '@kb/gateway';
+import { freePort } from '@kb/devstack';
+import { httpRequest, startStack } from '../support/stack';
+
+const root = path.resolve(__dirname, '../..');
+const runService = (name: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+
+describe('start-up configuration', () => {
+  test.each([
+    ['knowledge', {}, 'MONGODB_URI'],
+    ['knowledge', { MONGODB_URI: 'postgres://nope' }, 'MONGODB_URI'],
+    ['catalog', { MONGODB_URI: 'mongodb://127.0.0.1:1/x', CATALOG_GRPC_PORT: 'many' }, 'CATALOG_GRPC_PORT'],
+    ['similarity', { EMBEDDING_MODEL_DIR: '/tmp' }, 'ELASTICSEARCH_URL'],
+    ['similarity', { ELASTICSEARCH_URL: 'http://127.0.0.1:1' }, 'EMBEDDING_MODEL_DIR'],
+    ['gateway', { PORT: 'eighty' }, 'PORT'],
+    ['gateway', { TENANT_MODE: 'single' }, 'TENANT_ID'],
+    ['gateway', { TENANT_MODE: 'sometimes' }, 'TENANT_MODE'],
+  ])('when %s starts with %j, then it exits with a message naming %s', (name, env, variable) => {
+    const result = runService(name, env as Record<string, string>);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(variable);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+});
+
+describe('backends not reachable', () => {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const stops: (() => Promise<void> | void)[] = [];
+  let gatewayPort: number;
+
+  beforeAll(async () => {
+    // Addresses where nothing listens: the services must still start.
+    const deadMongo = `mongodb://127.0.0.1:${await freePort()}/kb?serverSelectionTimeoutMS=1000`;
+    const deadEs = `http://127.0.0.1:${await freePort()}`;
+    const env = { ...process.env, MONGODB_URI: deadMongo, ELASTICSEARCH_URL: deadEs, GRPC_HOST: '127.0.0.1' };
+    const k = await startKnowledgeServer(loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0' }), logger);
+    const c = await startCatalogServer(loadCatalogConfig({ ...env, CATALOG_GRPC_PORT: '0' }), logger);
+    const s = await startSimilarityServer(loadSimilarityConfig({ ...env, SIMILARITY_GRPC_PORT: '0' }), logger);
+    const config = loadGatewayConfig({
+      ...env,
+      PORT: '0',
+      KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${k.port}`,
+      CATALOG_GRPC_ADDR: `127.0.0.1:${c.port}`,
+      SIMILARITY_GRPC_ADDR: `127.0.0.1:${s.port}`,
+      GRPC_DEADLINE_MS: '8000',
+    });
+    const backends = connectBackends(config);
+    const gateway = await startGateway(config, backends, logger);
+    gatewayPort = gateway.port;
+    stops.push(() => gateway.stop(), () => backends.close(), () => k.stop(), () => c.stop(), () => s.stop());
+  });
+  afterAll(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  test('when MongoDB and Elasticsearch are down, then /readyz is 503 and names each dependency', async () => {
+    const res = await httpRequest(gatewayPort, 'x.localhost', '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.json.checks).toMatchObject({
+      knowledge: 'up',
+      'knowledge.mongodb': 'down',
+      'catalog.mongodb': 'down',
+      'similarity.elasticsearch': 'down',
+      'similarity.embedder': 'up',
+    });
+    expect(res.json.detail).toContain('knowledge.mongodb down');
+  });
+
+  test('when MongoDB is down, then an API request is answered 503 with Retry-After within the deadline', async () => {
+    const started = Date.now();
+    const res = await httpRequest(gatewayPort, 'acme.localhost', '/api/knowledge/categories', { token: 'kbt_abcdefabcdef_secret' });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json).toEqual({ detail: 'MongoDB is unavailable' });
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+});
+
+describe('a back service stopped', () => {
+  test('when the knowledge service is down, then requests get 503 naming it and /readyz says unreachable', async () => {
+    const stack = await startStack();
+    try {
+      const token = await stack.tenantWithToken('down-test');
+      expect((await stack.request('down-test', '/api/knowledge/categories', { token })).status).toBe(200);
+      await stack.stopService('knowledge');
+      const res = await stack.request('other-tenant', '/api/knowledge/categories', { token });
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json).toEqual({ detail: 'The knowledge service is unavailable' });
+      const ready = await stack.request('down-test', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.json.checks.knowledge).toBe('unreachable');
+    } finally {
+      await stack.stop();
+    }
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * The whole system in-process for a test file: the three back services on free gRPC ports
+ * and the gateway on a free HTTP port, against the run's real backends (global-setup.ts).
+ * Each test file gets its own MongoDB database, so files never see each other's data.
+ */
+import { randomBytes } from 'node:crypto';
+import * as http from 'node:http';
+import mongoose from 'mongoose';
+import pino from 'pino';
+import { loadKnowledgeConfig, startKnowledgeServer, runAdmin } from '@kb/knowledge';
+import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
+import { loadSimilarityConfig, startSimilarityServer } from '@kb/similarity';
+import { connectBackends, loadGatewayConfig, startGateway } from '@kb/gateway';
+
+export interface Stack {
+  baseUrl: string;
+  port: number;
+  mongoUri: string;
+  /** Runs an admin CLI command against this stack's database; returns its stdout lines. */
+  admin(...argv: string[]): Promise<string[]>;
+  /** A new tenant and a token for it; returns the token. */
+  tenantWithToken(tenantId: string, role?: string, extra?: string[]): Promise<string>;
+  token(tenantId: string, role: string, extra?: string[]): Promise<string>;
+  /** An HTTP request to the gateway, addressed to a tenant by its `<tenant>.localhost` host. */
+  request(tenantId: string, path: string, init?: RequestOptions): Promise<HttpResponse>;
+  stopService(name: 'knowledge' | 'catalog' | 'similarity'): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+function databaseUri(base: string, db: string): string {
+  const url = new URL(base);
+  url.pathname = `/${db}`;
+  return url.toString();
+}
+
+export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const mongoUri = databaseUri(process.env.MONGODB_URI as string, uniqueId('kbtest'));
+  const base = { ...process.env, MONGODB_URI: mongoUri, GRPC_HOST: '127.0.0.1', ...options.env };
+
+  const knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...base, KNOWLEDGE_GRPC_PORT: '0' }), logger);
+  const catalog = await startCatalogServer(loadCatalogConfig({ ...base, CATALOG_GRPC_PORT: '0' }), logger);
+  const similarity = await startSimilarityServer(loadSimilarityConfig({ ...base, SIMILARITY_GRPC_PORT: '0' }), logger);
+  const services = { knowledge, catalog, similarity } as Record<string, { stop(): Promise<void> } | undefined>;
+
+  const gatewayConfig = loadGatewayConfig({
+    ...base,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TENANT_MODE: 'host',
+    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${knowledge.port}`,
+    CATALOG_GRPC_ADDR: `127.0.0.1:${catalog.port}`,
+    SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarity.port}`,
+    GRPC_DEADLINE_MS: '5000',
+  });
+  const backends = connectBackends(gatewayConfig);
+  const gateway = await startGateway(gatewayConfig, backends, logger);
+  const baseUrl = `http://127.0.0.1:${gateway.port}`;
+
+  const adminConnection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 5000 }).asPromise();
+  const admin = async (...argv: string[]) => {
+    const lines: string[] = [];
+    await runAdmin(argv, adminConnection, (line) => lines.push(line));
+    return lines;
+  };
+  const token = async (tenantId: string, role: string, extra: string[] = []) =>
+    (await admin('token', 'create', '--tenant', tenantId, '--role', role, ...extra)).at(-1) as string;
+
+  return {
+    baseUrl,
+    port: gateway.port,
+    mongoUri,
+    admin,
+    token,
+    async tenantWithToken(tenantId, role = 'Admin', extra = []) {
+      await admin('tenant', 'create', tenantId);
+      return token(tenantId, role, extra);
+    },
+    request(tenantId, path, init = {}) {
+      return httpRequest(gateway.port, `${tenantId}.localhost`, path, init);
+    },
+    async stopService(name) {
+      await services[name]?.stop();
+      services[name] = undefined;
+    },
+    async stop() {
+      await gateway.stop();
+      backends.close();
+      for (const s of Object.values(services)) await s?.stop();
+      await adminConnection.close();
+    },
+  };
+}
+
+export interface RequestOptions {
+  method?: string;
+  token?: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as is. */
+  body?: unknown;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/**
+ * node:http rather than fetch: fetch does not let a caller set the Host header, and
+ * `<tenant>.localhost` names do not resolve in Node (curl resolves them itself).
+ */
+export function httpRequest(port: number, host: string, path: string, init: RequestOptions = {}): Promise<HttpResponse> {
+  const headers: Record<string, string> = { Host: host, ...init.headers };
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  let payload: string | undefined;
+  if (init.body !== undefined) {
+    payload = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    headers['Content-Length'] = String(Buffer.byteLength(payload));
+  }
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
