@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 
 export type { Logger };
 
@@ -15,10 +15,9 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
-      const span = trace.getActiveSpan();
-      if (!span) return {};
-      const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
+      const context = trace.getActiveSpan()?.spanContext();
+      if (!context || !isSpanContextValid(context)) return {};
+      return { trace_id: context.traceId, span_id: context.spanId };
     },
   });
 }

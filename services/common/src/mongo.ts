@@ -40,7 +40,7 @@ export function connectMongo(uri: string, logger: Logger, onChange?: (up: boolea
         return;
       } catch (err) {
         logger.warn({ dependency: 'mongodb', err: (err as Error).message }, 'MongoDB connect failed; retrying');
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, 1000).unref());
       }
     }
   };

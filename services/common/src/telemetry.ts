@@ -9,13 +9,17 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 
-if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT && !process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT && !process.env.OTEL_TRACES_EXPORTER) {
-  process.env.OTEL_TRACES_EXPORTER = 'none';
-}
+const exporting = Boolean(
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
+);
+// Without an exporter the SDK would install no tracer provider at all, and every log line
+// would carry an all-zero trace id. A processor that drops spans keeps real ids in the logs.
+const dropSpans = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
 if (!process.env.OTEL_METRICS_EXPORTER) process.env.OTEL_METRICS_EXPORTER = 'none';
 if (!process.env.OTEL_LOGS_EXPORTER) process.env.OTEL_LOGS_EXPORTER = 'none';
 
 const sdk = new NodeSDK({
+  ...(exporting ? {} : { spanProcessors: [dropSpans] }),
   instrumentations: [
     getNodeAutoInstrumentations({
       // File-system and DNS spans are noise for a request-serving service.

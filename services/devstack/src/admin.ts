@@ -10,12 +10,13 @@ async function run(): Promise<number> {
   const wantsHelp = args.length === 0 || args[0] === '--help' || args[0] === 'help';
   if (!process.env.MONGODB_URI && !wantsHelp) {
     const state = readStartState();
-    if (!state?.mongoUri) {
+    const mongoUri = (state?.extra?.mongoUri as string | undefined) ?? state?.mongoUri;
+    if (!mongoUri) {
       process.stderr.write('admin: no running stack found for this checkout and MONGODB_URI is not set.\n' +
         '       Start the stack with `npm start` (in another terminal), or set MONGODB_URI.\n');
       return 2;
     }
-    process.env.MONGODB_URI = state.mongoUri;
+    process.env.MONGODB_URI = mongoUri;
   }
   return adminMain(args);
 }

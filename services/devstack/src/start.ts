@@ -16,6 +16,8 @@ import { startProcess, waitUntil, type RunningProcess } from './process-group';
 import { readStartState, reapStale } from './state';
 
 const DEMO_TENANT = 'demo';
+/** The database the services use when the MongoDB address names none. */
+export const DATABASE = 'knowledge_service';
 const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
 type ServiceName = (typeof SERVICES)[number];
 
@@ -41,6 +43,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const model = await ensureEmbeddingModel(log);
   const backends = await startBackends({ persistent: true, log }).catch((err: Error) => fail(err.message));
+  const mongoUri = withDatabase(backends.mongoUri, DATABASE);
+  // The admin CLI of this checkout finds the same database through the run state.
+  backends.recordExtra({ mongoUri });
 
   const children: RunningProcess[] = [];
   let stopping = false;
@@ -61,7 +66,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll(0));
 
   try {
-    await startServices(backends, model.dir, model.name, model.dims, port, children);
+    await startServices(backends, mongoUri, model.dir, model.name, model.dims, port, children);
   } catch (err) {
     process.stderr.write(`\nnpm start: ${(err as Error).message}\n`);
     await stopAll(1);
@@ -75,15 +80,16 @@ async function main(): Promise<void> {
       void stopAll(1);
     }
   }, 500);
-  watch.unref();
+  // This interval is what keeps `npm start` running (the children are unref'd) until a signal.
+  void watch;
 
   const url = `http://localhost:${port}`;
-  const { token, categoryId } = await prepareDemoTenant(backends.mongoUri, `http://127.0.0.1:${port}`);
-  backends.recordExtra?.({ gatewayUrl: url });
+  const { token, categoryId } = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`);
+  backends.recordExtra({ gatewayUrl: url });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`
 Knowledge service running at ${url}/api/knowledge (ready in ${seconds} s; backends: ${backends.mode})
-  MongoDB        ${backends.mongoUri}
+  MongoDB        ${mongoUri}
   Elasticsearch  ${backends.elasticsearchUrl}
   Service logs   ${join(runDir(), 'logs')}
 
@@ -102,6 +108,7 @@ Press Ctrl-C to stop.
 
 async function startServices(
   backends: Backends,
+  mongoUri: string,
   modelDir: string,
   modelName: string,
   dims: number,
@@ -114,7 +121,7 @@ async function startServices(
   const common = {
     ...process.env,
     GRPC_HOST: '127.0.0.1',
-    MONGODB_URI: backends.mongoUri,
+    MONGODB_URI: mongoUri,
     ELASTICSEARCH_URL: backends.elasticsearchUrl,
     EMBEDDING_MODEL_DIR: modelDir,
     EMBEDDING_MODEL_NAME: modelName,
@@ -145,7 +152,7 @@ async function startServices(
       marker,
     });
     children.push(child);
-    backends.trackProcess?.({ name, pgid: child.pgid, marker });
+    backends.trackProcess({ name, pgid: child.pgid, marker });
     log(`${name} service started (pid ${child.pgid})`);
   }
   const readyz = `http://127.0.0.1:${port}/readyz`;
@@ -193,6 +200,13 @@ async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<
   });
   if (res.status !== 201) throw new Error(`could not create the demo category: ${res.status} ${await res.text()}`);
   return { token, categoryId: ((await res.json()) as { id: string }).id };
+}
+
+/** The address with a database name, unless it already names one. */
+function withDatabase(uri: string, database: string): string {
+  const url = new URL(uri);
+  if (url.pathname === '' || url.pathname === '/') url.pathname = `/${database}`;
+  return url.toString();
 }
 
 void main().catch((err: Error) => fail(err.stack ?? err.message));

@@ -23,17 +23,25 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     const requestId = call.request.caller?.request_id || undefined;
+    const started = process.hrtime.bigint();
+    const done = (code: grpc.status) =>
+      logger.info({ method, request_id: requestId, code: grpc.status[code], ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'call');
     handler(call.request, call).then(
-      (response) => callback(null, response),
+      (response) => {
+        done(grpc.status.OK);
+        callback(null, response);
+      },
       (thrown: unknown) => {
         // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
         const err = mapMongoError(thrown);
         if (err instanceof AppError) {
           const metadata = new grpc.Metadata();
           if (err.issues) metadata.set(ISSUES_METADATA_KEY, JSON.stringify(err.issues));
+          done(KIND_TO_GRPC[err.kind]);
           callback({ code: KIND_TO_GRPC[err.kind], details: err.message, metadata });
           return;
         }
+        done(grpc.status.INTERNAL);
         logger.error({ err, method, request_id: requestId }, 'unhandled error in gRPC handler');
         callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
       },
