@@ -60,6 +60,12 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const backends = connectBackends(gatewayConfig);
   const gateway = await startGateway(gatewayConfig, backends, logger);
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
+  // Ready means MongoDB indexes exist and every dependency answers, as `npm start` waits for.
+  const deadline = Date.now() + 30_000;
+  while ((await httpRequest(gateway.port, 'localhost', '/readyz')).status !== 200) {
+    if (Date.now() > deadline) throw new Error('the stack did not become ready within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
 
   const adminConnection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 5000 }).asPromise();
   const admin = async (...argv: string[]) => {

@@ -1,6 +1,6 @@
 import { type Logger, catalogProto, connectMongo, startGrpcServer, type GrpcServerHandle } from '@kb/common';
 import type { CatalogConfig } from './config';
-import { sitesRepo } from './data-access/sites-repo';
+import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
 import { catalogServiceImpl } from './grpc/catalog-service';
 
 export const CATALOG_SERVICE_NAME = 'kb.catalog.v1.CatalogService';
@@ -17,14 +17,16 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
     grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   };
-  const mongo = connectMongo(config.MONGODB_URI, logger, report);
+  let sites: SitesRepo | undefined;
+  const mongo = connectMongo(config.MONGODB_URI, logger, { onChange: report, prepare: () => (sites as SitesRepo).ensureIndexes().then(() => undefined) });
+  sites = sitesRepo(mongo.connection);
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.CATALOG_GRPC_PORT,
     services: [
       {
         definition: catalogProto().kb.catalog.v1.CatalogService.service,
-        implementation: catalogServiceImpl({ logger, sites: sitesRepo(mongo.connection) }),
+        implementation: catalogServiceImpl({ logger, sites }),
       },
     ],
     serviceNames: [CATALOG_SERVICE_NAME],

@@ -16,13 +16,21 @@ export interface MongoHandle {
  * are not buffered and server selection gives up after a few seconds, so callers get a
  * clear "unavailable" instead of a hang. The first connect is retried in the background,
  * so the service starts (and says it is not ready) even when MongoDB is not reachable yet.
+ * `prepare` (index creation) runs once after the first connect, before the service counts as up.
  */
-export function connectMongo(uri: string, logger: Logger, onChange?: (up: boolean) => void): MongoHandle {
+export function connectMongo(
+  uri: string,
+  logger: Logger,
+  options: { onChange?: (up: boolean) => void; prepare?: () => Promise<void> } = {},
+): MongoHandle {
+  const { onChange, prepare } = options;
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
   let up = false;
   let closed = false;
+  let prepared = !prepare;
   const setUp = (value: boolean) => {
+    if (value && !prepared) return;
     if (value === up) return;
     up = value;
     logger.info({ dependency: 'mongodb', up }, up ? 'MongoDB reachable' : 'MongoDB not reachable');
@@ -36,6 +44,10 @@ export function connectMongo(uri: string, logger: Logger, onChange?: (up: boolea
     while (!closed) {
       try {
         await connection.openUri(uri, { serverSelectionTimeoutMS: 3000, bufferCommands: false, maxPoolSize: 20 });
+        if (!prepared) {
+          await prepare?.();
+          prepared = true;
+        }
         setUp(true);
         return;
       } catch (err) {

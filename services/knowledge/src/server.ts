@@ -1,6 +1,6 @@
 import { type Logger, type MongoHandle, connectMongo, knowledgeProto, startGrpcServer, type GrpcServerHandle } from '@kb/common';
 import type { KnowledgeConfig } from './config';
-import { knowledgeModels } from './data-access/models';
+import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from './data-access/models';
 import { tenantsRepo } from './data-access/tenants-repo';
 import { tokensRepo } from './data-access/tokens-repo';
 import { categoriesRepo } from './data-access/categories-repo';
@@ -21,11 +21,15 @@ export interface KnowledgeServer {
  */
 export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logger): Promise<KnowledgeServer> {
   let grpcServer: GrpcServerHandle | undefined;
-  const mongo = connectMongo(config.MONGODB_URI, logger, (up) => {
-    grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-    grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
+  let models: KnowledgeModels | undefined;
+  const mongo = connectMongo(config.MONGODB_URI, logger, {
+    onChange: (up) => {
+      grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
+      grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
+    },
+    prepare: () => ensureKnowledgeIndexes(models as KnowledgeModels),
   });
-  const models = knowledgeModels(mongo.connection);
+  models = knowledgeModels(mongo.connection);
   const impl = knowledgeServiceImpl({
     logger,
     tenants: tenantsRepo(models),

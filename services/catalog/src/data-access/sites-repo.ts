@@ -29,7 +29,7 @@ const siteSchema = new Schema<SiteDoc>(
     is_default: { type: Boolean, default: false },
     created_at: { type: Date, required: true },
   },
-  { collection: 'sites', versionKey: false, minimize: false },
+  { collection: 'sites', versionKey: false, minimize: false, autoIndex: false },
 );
 siteSchema.plugin(tenantScoped);
 siteSchema.index({ tenant_id: 1, slug: 1 }, { unique: true });
@@ -37,6 +37,8 @@ siteSchema.index({ tenant_id: 1, slug: 1 }, { unique: true });
 export function sitesRepo(connection: Connection) {
   const Site: Model<SiteDoc> = (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
   return {
+    /** Creates the indexes before the first write (autoIndex is off; see the knowledge service). */
+    ensureIndexes: () => Site.createIndexes(),
     async list(tenantId: string): Promise<SiteDoc[]> {
       return Site.find({ tenant_id: tenantId }).sort({ is_default: -1, slug: 1 }).lean<SiteDoc[]>();
     },

@@ -7,7 +7,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import mongoose from 'mongoose';
 import { AppError, ROLES, SCOPES, isUuid } from '@kb/common';
-import { knowledgeModels } from '../data-access/models';
+import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import { tokensRepo } from '../data-access/tokens-repo';
 import { newApiToken, defaultScopesForRole } from '../domain/tokens';
@@ -44,6 +44,7 @@ function requireTenantId(value: unknown): string {
 
 export async function runAdmin(argv: string[], connection: mongoose.Connection, out: Out): Promise<void> {
   const models = knowledgeModels(connection);
+  await ensureKnowledgeIndexes(models);
   const tenants = tenantsRepo(models);
   const tokens = tokensRepo(models);
   const [group, action, ...rest] = argv;
@@ -178,6 +179,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
       return 2;
     }
     process.stderr.write(`admin: ${(err as Error).message}\n`);
+    if (process.env.KB_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     return 1;
   } finally {
     await connection.close();

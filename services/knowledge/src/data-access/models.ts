@@ -44,7 +44,7 @@ const tenantSchema = new Schema<TenantDoc>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
-  { collection: 'tenants', versionKey: false, minimize: false },
+  { collection: 'tenants', versionKey: false, minimize: false, autoIndex: false },
 );
 
 const apiTokenSchema = new Schema<ApiTokenDoc>(
@@ -61,7 +61,7 @@ const apiTokenSchema = new Schema<ApiTokenDoc>(
     revoked_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
   },
-  { collection: 'api_tokens', versionKey: false },
+  { collection: 'api_tokens', versionKey: false, autoIndex: false },
 );
 apiTokenSchema.plugin(tenantScoped);
 apiTokenSchema.index({ tenant_id: 1, hash: 1 });
@@ -77,7 +77,7 @@ const categorySchema = new Schema<CategoryDoc>(
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },
-  { collection: 'categories', versionKey: false },
+  { collection: 'categories', versionKey: false, autoIndex: false },
 );
 categorySchema.plugin(tenantScoped);
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
@@ -95,4 +95,13 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
     ApiToken: connection.models.ApiToken ?? connection.model<ApiTokenDoc>('ApiToken', apiTokenSchema),
     Category: connection.models.Category ?? connection.model<CategoryDoc>('Category', categorySchema),
   };
+}
+
+/**
+ * Creates the collections' indexes, once, before the first write. Indexes are never built
+ * in the background behind a write (autoIndex is off): the MongoDB-compatible test server
+ * fails writes that race an index build on the same collection.
+ */
+export async function ensureKnowledgeIndexes(models: KnowledgeModels): Promise<void> {
+  for (const model of Object.values(models)) await model.createIndexes();
 }

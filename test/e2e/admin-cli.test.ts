@@ -1,0 +1,107 @@
+/**
+ * The admin CLI in the exact forms scripts rely on, run as a process (`npm run admin -- …`
+ * runs this same entry point), against the run's real MongoDB.
+ */
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { startStack, uniqueId, type Stack } from '../support/stack';
+
+const cli = path.resolve(__dirname, '../../services/devstack/dist/admin.js');
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function admin(...args: string[]) {
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    env: { ...process.env, MONGODB_URI: stack.mongoUri },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, lastLine: result.stdout.trimEnd().split('\n').at(-1) ?? '' };
+}
+
+describe('admin CLI', () => {
+  const tenant = uniqueId('cli');
+
+  test('when a tenant is created with a host, then that host addresses it', async () => {
+    const host = `${tenant}.example.test`;
+    const created = admin('tenant', 'create', tenant, '--host', host);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`Created tenant ${tenant}`);
+    const token = admin('token', 'create', '--tenant', tenant, '--role', 'Viewer').lastLine;
+    const { httpRequest } = await import('../support/stack');
+    const res = await httpRequest(stack.port, host, '/api/knowledge/categories', { token });
+    expect(res.status).toBe(200);
+  });
+
+  test('when a token is created, then the token alone is the last line of stdout and it works', async () => {
+    const user = '5f0c9a7e-2b4d-4c6e-8f1a-3d5b7c9e1f20';
+    const out = admin('token', 'create', '--tenant', tenant, '--role', 'Agent', '--user', user, '--scopes', 'knowledge:read', '--name', 'ci bot', '--expires-in', '30');
+    expect(out.code).toBe(0);
+    expect(out.lastLine).toMatch(/^kbt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    expect((await stack.request(tenant, '/api/knowledge/categories', { token: out.lastLine })).status).toBe(200);
+    const write = await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: out.lastLine, body: { name: 'x' } });
+    expect(write.status).toBe(403); // only knowledge:read was granted
+  });
+
+  test('when a token is revoked by its id prefix, then it answers 401 afterwards', async () => {
+    const token = admin('token', 'create', '--tenant', tenant, '--role', 'Admin').lastLine;
+    const id = token.split('_')[1] as string;
+    const revoked = admin('token', 'revoke', '--tenant', tenant, id.slice(0, 6));
+    expect(revoked.code).toBe(0);
+    expect((await stack.request(tenant, '/api/knowledge/categories', { token })).status).toBe(401);
+  });
+
+  test('when settings are changed, then they are validated, stored and shown', () => {
+    const out = admin('tenant', 'settings', '--tenant', tenant, '--set', 'workspaces_enabled=true', '--set', 'variant_strategy=children_only', '--set', 'hybrid_weights.description=0.7', '--set', 'role_writable_types.Agent=knowledge,memory');
+    expect(out.code).toBe(0);
+    const settings = JSON.parse(out.stdout);
+    expect(settings).toMatchObject({ workspaces_enabled: true, variant_strategy: 'children_only', hybrid_weights: { description: 0.7 }, role_writable_types: { Agent: ['knowledge', 'memory'] } });
+    const shown = JSON.parse(admin('tenant', 'settings', '--tenant', tenant).stdout);
+    expect(shown).toEqual(settings);
+  });
+
+  test.each([
+    [['tenant', 'create', 'Bad_Tenant'], /Invalid tenant id/],
+    [['tenant', 'create'], /exactly one <tenant-id>/],
+    [['token', 'create', '--tenant', 'nobody-here', '--role', 'Admin'], /does not exist/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Boss'], /--role must be one of/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--user', 'not-a-uuid'], /--user must be a uuid/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--scopes', 'knowledge:everything'], /Unknown scope/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in=-3'], /--expires-in must be a positive number/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in', '0'], /--expires-in must be a positive number/],
+    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--colour', 'red'], /Unknown option/],
+    [['token', 'revoke', '--tenant', '__T__', 'ffffffffffff'], /No token/],
+    [['tenant', 'settings', '--tenant', '__T__', '--set', 'variant_strategy=sometimes'], /Invalid setting/],
+    [['tenant', 'settings', '--tenant', '__T__', '--set', 'no_such_setting=1'], /Unknown setting/],
+    [['tenant', 'settings', '--tenant', '__T__', '--set', 'role_visibility_ceilings.Agent=personal'], /Invalid setting/],
+    [['fly', 'away'], /Unknown command/],
+  ])('when run with %j, then it fails with a clear message and a non-zero exit code', (args, message) => {
+    const out = admin(...(args as string[]).map((a) => (a === '__T__' ? tenant : a)));
+    expect(out.code).not.toBe(0);
+    expect(out.stderr).toMatch(message);
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('when the tenant already exists, then creating it again fails', () => {
+    const out = admin('tenant', 'create', tenant);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/already exists/);
+  });
+
+  test('when MongoDB cannot be reached, then it says so and exits 1', () => {
+    const result = spawnSync(process.execPath, [cli, 'tenant', 'create', 'x'], {
+      env: { ...process.env, MONGODB_URI: 'mongodb://127.0.0.1:1/x' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/cannot reach MongoDB/);
+  });
+});
