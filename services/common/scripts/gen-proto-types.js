@@ -18,6 +18,13 @@ function protoFiles(dir) {
   });
 }
 
+// Up to date when the output is newer than every .proto (and this script): then nothing is
+// rewritten, so `tsc -b` sees no change and concurrent builds do not trip over each other.
+const stamp = path.join(outDir, '.stamp');
+const sources = [...protoFiles(protoDir).map((f) => path.join(protoDir, f)), __filename];
+const newest = Math.max(...sources.map((f) => fs.statSync(f).mtimeMs));
+if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) process.exit(0);
+
 fs.rmSync(outDir, { recursive: true, force: true });
 const bin = require.resolve('@grpc/proto-loader/build/bin/proto-loader-gen-types.js');
 const common = ['--keepCase', '--longs=String', '--enums=String', '--defaults', '--oneofs', '--grpcLib=@grpc/grpc-js'];
@@ -36,3 +43,4 @@ function writeBarrels(dir) {
   for (const e of entries) if (e.isDirectory()) writeBarrels(path.join(dir, e.name));
 }
 for (const pkg of ['kb', 'health']) writeBarrels(path.join(outDir, pkg));
+fs.writeFileSync(stamp, new Date().toISOString());

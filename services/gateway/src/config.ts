@@ -21,6 +21,8 @@ export const GatewayConfigSchema = Type.Object({
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */
   BODY_LIMIT_BYTES: Type.Integer({ default: 1048576, minimum: 1024 }),
+  /** Requests per minute per token (per client address without one); 0 switches the limit off. */
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 6000, minimum: 0 }),
   LOG_LEVEL: LogLevel,
 });
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;

@@ -7,6 +7,7 @@ import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';
 import { requestId } from './http/request-id';
 import { jsonBody } from './http/body';
+import { rateLimit } from './http/rate-limit';
 import { tenantResolver } from './http/tenancy';
 import { authenticator } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
@@ -16,7 +17,7 @@ import { categoryRoutes } from './http/routes/categories';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
-/** The Koa application: middleware order is request id → errors → body → routes. */
+/** The Koa application: middleware order is request id → errors → rate limit → body → routes. */
 export function createGatewayApp(config: GatewayConfig, backends: Backends, logger: Logger): { app: Koa; openapi: () => unknown } {
   const app = new Koa({ proxy: config.TRUST_PROXY });
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -40,6 +41,7 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
 
   app.use(requestId(logger));
   app.use(errorHandler(logger));
+  app.use(rateLimit(config.RATE_LIMIT_PER_MINUTE));
   app.use(jsonBody(config.BODY_LIMIT_BYTES));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

@@ -72,6 +72,8 @@ function defaultMessage(status: number): string {
       return 'Request body too large';
     case 415:
       return 'Unsupported media type: send application/json';
+    case 429:
+      return 'Rate limit exceeded';
     default:
       return 'Request failed';
   }

@@ -71,6 +71,7 @@ export function buildOpenApi(specs: RouteSpec<never, never, never>[] | RouteSpec
       403: errorResponse('Scope or role does not allow this'),
       404: errorResponse('Not found (or not visible to the caller)'),
       422: errorResponse('Validation error', validationRef),
+      429: errorResponse('Rate limited; retry after the Retry-After seconds'),
       503: errorResponse('A dependency is down; retry after the Retry-After seconds'),
     });
     const path = API_PREFIX + spec.path;
