@@ -1,4 +1,5 @@
-import type { Logger } from './logging';
+import { createLogger, type Logger } from './logging';
+import { ConfigError } from './config';
 
 /**
  * Process-level wiring shared by every service entry point: log and exit on an unhandled
@@ -29,4 +30,32 @@ export function handleProcessSignals(logger: Logger, stop: () => Promise<void>):
     logger.fatal({ err }, 'uncaught exception');
     process.exit(1);
   });
+}
+
+/**
+ * The whole of a service's entry point: read the configuration (a bad variable stops the
+ * process with exit code 2 and a message naming it, never a stack trace), start the service,
+ * stop it cleanly on SIGTERM/SIGINT.
+ */
+export function runService<C extends { LOG_LEVEL: string }>(
+  name: string,
+  loadConfig: () => C,
+  start: (config: C, logger: Logger) => Promise<{ stop(): Promise<void> }>,
+): void {
+  let config: C;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${name}: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger(name, config.LOG_LEVEL);
+  start(config, logger).then(
+    (service) => handleProcessSignals(logger, () => service.stop()),
+    (err: Error) => {
+      logger.fatal({ err: err.message }, `${name} failed to start`);
+      process.stderr.write(`${name}: ${err.message}\n`);
+      process.exit(1);
+    },
+  );
 }

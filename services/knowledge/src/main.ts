@@ -1,21 +1,5 @@
-import { createLogger, handleProcessSignals, ConfigError } from '@kb/common';
+import { runService } from '@kb/common';
 import { loadKnowledgeConfig } from './config';
 import { startKnowledgeServer } from './server';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadKnowledgeConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`knowledge: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-  const logger = createLogger('knowledge', config.LOG_LEVEL);
-  const server = await startKnowledgeServer(config, logger);
-  handleProcessSignals(logger, () => server.stop());
-}
-
-void main();
+runService('knowledge', () => loadKnowledgeConfig(), startKnowledgeServer);

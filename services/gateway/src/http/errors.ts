@@ -1,18 +1,10 @@
 import type Koa from 'koa';
-import { AppError, type ErrorKind, type Logger } from '@kb/common';
+import { AppError, KIND_TO_GRPC, grpcToHttpStatus, type ErrorKind, type Logger } from '@kb/common';
 
-const KIND_TO_HTTP: Record<ErrorKind, number> = {
-  invalid: 422,
-  bad_request: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  unavailable: 503,
-  deadline: 504,
-  internal: 500,
-};
+/** An AppError's HTTP status: the one its gRPC code maps to, so the two tables cannot drift. */
+function httpStatus(kind: ErrorKind): number {
+  return kind === 'bad_request' ? 400 : grpcToHttpStatus(KIND_TO_GRPC[kind]);
+}
 
 /** Seconds a client should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -45,7 +37,7 @@ export function errorHandler(logger: Logger): Koa.Middleware {
 function toResponse(err: unknown): { status: number; body: unknown; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   if (err instanceof AppError) {
-    const status = KIND_TO_HTTP[err.kind];
+    const status = httpStatus(err.kind);
     if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="knowledge", error="invalid_token"';
     if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
     if (status === 422) return { status, body: { detail: err.issues ?? [{ loc: [], msg: err.message, type: 'value_error' }] }, headers };

@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CategoryDoc, KnowledgeModels } from './models';
 
-export interface CategoryRecord {
-  id: string;
-  tenant_id: string;
-  name: string;
-  description: string | null;
-  parent_id: string | null;
-  sort_order: number;
-  created_at: Date;
-  updated_at: Date;
-}
+/** What the repository hands out: the stored document with `id` for `_id`. */
+export type CategoryRecord = Omit<CategoryDoc, '_id'> & { id: string };
 
 const toRecord = (d: CategoryDoc): CategoryRecord => ({
   id: d._id,

@@ -1,12 +1,7 @@
 import type { KnowledgeModels, TenantDoc } from './models';
 
-export interface TenantRecord {
-  id: string;
-  name: string;
-  hosts: string[];
-  settings: Record<string, unknown>;
-  created_at: Date;
-}
+/** What the repository hands out: the stored document with `id` for `_id`. */
+export type TenantRecord = Omit<TenantDoc, '_id' | 'updated_at'> & { id: string };
 
 const toRecord = (d: TenantDoc): TenantRecord => ({
   id: d._id,

@@ -1,17 +1,7 @@
 import type { ApiTokenDoc, KnowledgeModels } from './models';
 
-export interface ApiTokenRecord {
-  id: string;
-  tenant_id: string;
-  user_id: string | null;
-  role: string;
-  scopes: string[];
-  workspace_ids: string[];
-  name: string | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  created_at: Date;
-}
+/** What the repository hands out: the stored document with `id` for `_id`. */
+export type ApiTokenRecord = Omit<ApiTokenDoc, '_id' | 'hash'> & { id: string };
 
 const toRecord = (d: ApiTokenDoc): ApiTokenRecord => ({
   id: d._id,
