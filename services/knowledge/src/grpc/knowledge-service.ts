@@ -14,17 +14,12 @@ interface Deps {
 
 /** Thin gRPC adapters: unpack the request, call the use case, map records to messages. */
 export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHandlers {
-  const handle = <Req extends { caller?: knowledgeV1.ResolveTenantRequest__Output['caller'] }, Res>(
-    method: string,
-    fn: (req: Req) => Promise<Res>,
-  ) => unary<Req, Res>(deps.logger, method, fn);
-
   return {
-    ResolveTenant: handle('ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
+    ResolveTenant: unary(deps.logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
       tenantMessage(await resolveTenant(deps.tenants, { tenantId: req.tenant_id || undefined, host: req.host || undefined })),
     ),
 
-    AuthenticateApiToken: handle('AuthenticateApiToken', async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) => {
+    AuthenticateApiToken: unary(deps.logger, 'AuthenticateApiToken', async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) => {
       const caller = requireCaller(req.caller);
       const token = await authenticateApiToken(deps.tokens, caller.tenant_id, req.token_sha256);
       return {
@@ -37,15 +32,15 @@ export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHa
       };
     }),
 
-    ListCategories: handle('ListCategories', async (req: knowledgeV1.ListCategoriesRequest__Output) => ({
+    ListCategories: unary(deps.logger, 'ListCategories', async (req: knowledgeV1.ListCategoriesRequest__Output) => ({
       categories: (await deps.categories.list(req.caller, req.parent_id)).map(categoryMessage),
     })),
 
-    GetCategory: handle('GetCategory', async (req: knowledgeV1.GetCategoryRequest__Output) =>
+    GetCategory: unary(deps.logger, 'GetCategory', async (req: knowledgeV1.GetCategoryRequest__Output) =>
       categoryMessage(await deps.categories.get(req.caller, req.category_id)),
     ),
 
-    CreateCategory: handle('CreateCategory', async (req: knowledgeV1.CreateCategoryRequest__Output) =>
+    CreateCategory: unary(deps.logger, 'CreateCategory', async (req: knowledgeV1.CreateCategoryRequest__Output) =>
       categoryMessage(
         await deps.categories.create(req.caller, {
           name: req.name,
