@@ -5,13 +5,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import pino from 'pino';
-import { loadKnowledgeConfig, startKnowledgeServer } from '@kb/knowledge';
-import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
-import { loadSimilarityConfig, startSimilarityServer } from '@kb/similarity';
-import { connectBackends, loadGatewayConfig, startGateway } from '@kb/gateway';
 import { freePort } from '@kb/devstack';
-import { httpRequest, startStack } from '../support/stack';
+import { httpRequest, startServices, startStack, type Services } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
 const runService = (name: string, env: Record<string, string>) =>
@@ -40,33 +35,20 @@ describe('start-up configuration', () => {
 });
 
 describe('backends not reachable', () => {
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const stops: (() => Promise<void> | void)[] = [];
+  let services: Services;
   let gatewayPort: number;
 
   beforeAll(async () => {
     // Addresses where nothing listens: the services must still start.
-    const deadMongo = `mongodb://127.0.0.1:${await freePort()}/kb?serverSelectionTimeoutMS=1000`;
-    const deadEs = `http://127.0.0.1:${await freePort()}`;
-    const env = { ...process.env, MONGODB_URI: deadMongo, ELASTICSEARCH_URL: deadEs, GRPC_HOST: '127.0.0.1' };
-    const k = await startKnowledgeServer(loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0' }), logger);
-    const c = await startCatalogServer(loadCatalogConfig({ ...env, CATALOG_GRPC_PORT: '0' }), logger);
-    const s = await startSimilarityServer(loadSimilarityConfig({ ...env, SIMILARITY_GRPC_PORT: '0' }), logger);
-    const config = loadGatewayConfig({
-      ...env,
-      PORT: '0',
-      KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${k.port}`,
-      CATALOG_GRPC_ADDR: `127.0.0.1:${c.port}`,
-      SIMILARITY_GRPC_ADDR: `127.0.0.1:${s.port}`,
+    services = await startServices({
+      MONGODB_URI: `mongodb://127.0.0.1:${await freePort()}/kb?serverSelectionTimeoutMS=1000`,
+      ELASTICSEARCH_URL: `http://127.0.0.1:${await freePort()}`,
       GRPC_DEADLINE_MS: '8000',
     });
-    const backends = connectBackends(config);
-    const gateway = await startGateway(config, backends, logger);
-    gatewayPort = gateway.port;
-    stops.push(() => gateway.stop(), () => backends.close(), () => k.stop(), () => c.stop(), () => s.stop());
+    gatewayPort = services.gatewayPort;
   });
   afterAll(async () => {
-    for (const stop of stops) await stop();
+    await services?.stop();
   });
 
   test('when MongoDB and Elasticsearch are down, then /readyz is 503 and names each dependency', async () => {

@@ -37,17 +37,26 @@ function databaseUri(base: string, db: string): string {
   return url.toString();
 }
 
-export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const mongoUri = databaseUri(process.env.MONGODB_URI as string, uniqueId('kbtest'));
-  const base = { ...process.env, MONGODB_URI: mongoUri, GRPC_HOST: '127.0.0.1', ...options.env };
+export interface Services {
+  gatewayPort: number;
+  stopService(name: 'knowledge' | 'catalog' | 'similarity'): Promise<void>;
+  stop(): Promise<void>;
+}
 
+/**
+ * The three back services on free gRPC ports and the gateway on a free HTTP port, with `env`
+ * over the test run's environment. Does not wait for readiness (the outage tests start them
+ * against backends that are down).
+ */
+export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const base = { ...process.env, GRPC_HOST: '127.0.0.1', ...env };
   const knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...base, KNOWLEDGE_GRPC_PORT: '0' }), logger);
   const catalog = await startCatalogServer(loadCatalogConfig({ ...base, CATALOG_GRPC_PORT: '0' }), logger);
   const similarity = await startSimilarityServer(loadSimilarityConfig({ ...base, SIMILARITY_GRPC_PORT: '0' }), logger);
   const services = { knowledge, catalog, similarity } as Record<string, { stop(): Promise<void> } | undefined>;
-
   const gatewayConfig = loadGatewayConfig({
+    GRPC_DEADLINE_MS: '5000',
     ...base,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -55,10 +64,27 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${knowledge.port}`,
     CATALOG_GRPC_ADDR: `127.0.0.1:${catalog.port}`,
     SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarity.port}`,
-    GRPC_DEADLINE_MS: '5000',
   });
   const backends = connectBackends(gatewayConfig);
   const gateway = await startGateway(gatewayConfig, backends, logger);
+  return {
+    gatewayPort: gateway.port,
+    async stopService(name) {
+      await services[name]?.stop();
+      services[name] = undefined;
+    },
+    async stop() {
+      await gateway.stop();
+      backends.close();
+      for (const s of Object.values(services)) await s?.stop();
+    },
+  };
+}
+
+export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
+  const mongoUri = databaseUri(process.env.MONGODB_URI as string, uniqueId('kbtest'));
+  const services = await startServices({ MONGODB_URI: mongoUri, ...options.env });
+  const gateway = { port: services.gatewayPort };
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   // Ready means MongoDB indexes exist and every dependency answers, as `npm start` waits for.
   const deadline = Date.now() + 30_000;
@@ -89,14 +115,9 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     request(tenantId, path, init = {}) {
       return httpRequest(gateway.port, `${tenantId}.localhost`, path, init);
     },
-    async stopService(name) {
-      await services[name]?.stop();
-      services[name] = undefined;
-    },
+    stopService: (name) => services.stopService(name),
     async stop() {
-      await gateway.stop();
-      backends.close();
-      for (const s of Object.values(services)) await s?.stop();
+      await services.stop();
       await adminConnection.close();
     },
   };

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chownSync, cpSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, cpSync, lchownSync, mkdirSync, readdirSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { checkoutKey, elasticsearchBaseDir, mkdirShared } from './cache';
+import { elasticsearchBaseDir } from './cache';
 import { findElasticsearchJdk } from './java';
 import { freePort } from './ports';
-import { logTail, startProcess, waitUntil } from './process-group';
-import type { LocalBackend, LocalProcessOptions } from './local-backend';
+import type { ProcessSpec } from './process-group';
+import { backendDir, startUntilReady, type LocalBackend, type LocalProcessOptions } from './local-backend';
 import { ELASTICSEARCH_USER, ensureSystemUser } from './system-user';
 
 /** Starts Elasticsearch from the unpacked distribution at `home`, on free loopback ports. */
@@ -14,13 +14,7 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
   const { log } = opts;
   const jdk = findElasticsearchJdk();
   const base = elasticsearchBaseDir();
-  const temporary = !opts.dataDir && !opts.persistent;
-  let dir: string;
-  if (opts.dataDir) dir = opts.dataDir;
-  else if (opts.persistent) dir = join(base, 'data', checkoutKey(), 'elasticsearch');
-  else dir = mkdtempSync(join(mkdirShared(join(base, 'tmp')), 'elasticsearch-'));
-  if (temporary) opts.tracker?.addTempDir(dir);
-  mkdirShared(dir);
+  const { dir, temporary } = backendDir('elasticsearch', base, opts);
   for (const sub of ['data', 'logs', 'tmp']) mkdirSync(join(dir, sub), { recursive: true });
   // A private copy of config/: Elasticsearch writes its keystore there, and the unpacked
   // distribution stays read-only and shared by every run.
@@ -37,7 +31,7 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
   const url = `http://127.0.0.1:${httpPort}`;
   log(`Starting Elasticsearch on ${url} (data: ${temporary ? 'temporary' : dir}${user ? `, as user ${ELASTICSEARCH_USER}` : ''}) ...`);
   const started = Date.now();
-  const proc = await startProcess({
+  const spec: ProcessSpec = {
     name: 'elasticsearch',
     command: join(home, 'bin', 'elasticsearch'),
     args: [
@@ -64,29 +58,18 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
     logFile: join(dir, 'elasticsearch.out.log'),
     marker,
     ...(user ?? {}),
-  }).catch((err: unknown) => {
-    if (temporary) rmSync(dir, { recursive: true, force: true });
-    throw err;
-  });
-  opts.tracker?.addProcess({ name: proc.name, pgid: proc.pgid, marker });
-
-  const stop = async (): Promise<void> => {
-    await proc.stop();
-    if (temporary) rmSync(dir, { recursive: true, force: true });
   };
-  const timeoutMs = opts.startTimeoutMs ?? 120_000;
-  // Yellow or green: a restarted node with data is usable only once its shards are recovered.
-  const ready = await waitUntil(
-    async () => proc.exitReason() !== undefined || (await httpStatus(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`)) === 200,
-    timeoutMs,
-    250,
-  );
-  if (!ready || proc.exitReason()) {
-    const why = proc.exitReason() ? `${proc.exitReason()} before it was ready` : `was not ready within ${timeoutMs / 1000} s`;
-    const tail = logTail(proc.logFile);
-    await stop();
-    throw new Error(`Elasticsearch ${why}. Last lines of its output (${proc.logFile}):\n${tail}`);
-  }
+  const stop = await startUntilReady({
+    what: 'Elasticsearch',
+    spec,
+    dir,
+    temporary,
+    opts,
+    // Yellow or green: a restarted node with data is usable only once its shards are recovered.
+    ready: async () => (await httpStatus(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`)) === 200,
+    timeoutMs: 120_000,
+    pollMs: 250,
+  });
   log(`Elasticsearch ready on ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   return { url, stop };
 }

@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkoutKey, mkdirShared } from './cache';
 import type { Log } from './log';
+import { logTail, startProcess, waitUntil, type ProcessSpec, type RunningProcess } from './process-group';
 import type { RunTracker } from './state';
 
 /** Options shared by the backends run as local processes. */
@@ -15,4 +19,58 @@ export interface LocalProcessOptions {
 export interface LocalBackend {
   url: string;
   stop(): Promise<void>;
+}
+
+/**
+ * The backend's folder: the given one, a persistent one per checkout under `base`, or a fresh
+ * temporary one (recorded with the tracker so a later run removes it if this one dies).
+ */
+export function backendDir(name: string, base: string, opts: LocalProcessOptions): { dir: string; temporary: boolean } {
+  const temporary = !opts.dataDir && !opts.persistent;
+  let dir: string;
+  if (opts.dataDir) dir = opts.dataDir;
+  else if (opts.persistent) dir = join(base, 'data', checkoutKey(), name);
+  else dir = mkdtempSync(join(mkdirShared(join(base, 'tmp')), `${name}-`));
+  if (temporary) opts.tracker?.addTempDir(dir);
+  mkdirShared(dir);
+  return { dir, temporary };
+}
+
+/**
+ * Starts the process, records it with the tracker and waits until `ready` says so. If it dies
+ * or is not ready in time it is stopped, its temporary folder removed, and the error carries
+ * the tail of its output. Returns how to stop it (and remove the temporary folder).
+ */
+export async function startUntilReady(args: {
+  what: string;
+  spec: ProcessSpec;
+  dir: string;
+  temporary: boolean;
+  opts: LocalProcessOptions;
+  ready: (proc: RunningProcess) => boolean | Promise<boolean>;
+  timeoutMs: number;
+  pollMs?: number;
+}): Promise<() => Promise<void>> {
+  const { what, spec, dir, temporary, opts } = args;
+  const removeTemporary = () => {
+    if (temporary) rmSync(dir, { recursive: true, force: true });
+  };
+  const proc = await startProcess(spec).catch((err: unknown) => {
+    removeTemporary();
+    throw err;
+  });
+  opts.tracker?.addProcess({ name: proc.name, pgid: proc.pgid, marker: spec.marker });
+  const stop = async (): Promise<void> => {
+    await proc.stop();
+    removeTemporary();
+  };
+  const timeoutMs = opts.startTimeoutMs ?? args.timeoutMs;
+  const ready = await waitUntil(async () => proc.exitReason() !== undefined || (await args.ready(proc)), timeoutMs, args.pollMs);
+  if (!ready || proc.exitReason()) {
+    const why = proc.exitReason() ? `${proc.exitReason()} before it was ready` : `was not ready within ${timeoutMs / 1000} s`;
+    const tail = logTail(proc.logFile);
+    await stop();
+    throw new Error(`${what} ${why}. Last lines of its output (${proc.logFile}):\n${tail}`);
+  }
+  return stop;
 }

@@ -19,7 +19,6 @@ const DEMO_TENANT = 'demo';
 /** The database the services use when the MongoDB address names none. */
 export const DATABASE = 'knowledge_service';
 const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
-type ServiceName = (typeof SERVICES)[number];
 
 const log = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
 
