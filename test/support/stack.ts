@@ -51,9 +51,10 @@ export interface Services {
 export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const base = { ...process.env, GRPC_HOST: '127.0.0.1', ...env };
-  const knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...base, KNOWLEDGE_GRPC_PORT: '0' }), logger);
-  const catalog = await startCatalogServer(loadCatalogConfig({ ...base, CATALOG_GRPC_PORT: '0' }), logger);
   const similarity = await startSimilarityServer(loadSimilarityConfig({ ...base, SIMILARITY_GRPC_PORT: '0' }), logger);
+  const withSimilarity = { ...base, SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarity.port}` };
+  const knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...withSimilarity, KNOWLEDGE_GRPC_PORT: '0' }), logger);
+  const catalog = await startCatalogServer(loadCatalogConfig({ ...withSimilarity, CATALOG_GRPC_PORT: '0' }), logger);
   const services = { knowledge, catalog, similarity } as Record<string, { stop(): Promise<void> } | undefined>;
   const gatewayConfig = loadGatewayConfig({
     GRPC_DEADLINE_MS: '5000',
@@ -82,8 +83,10 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
 }
 
 export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
-  const mongoUri = databaseUri(process.env.MONGODB_URI as string, uniqueId('kbtest'));
-  const services = await startServices({ MONGODB_URI: mongoUri, ...options.env });
+  // Each test file: its own MongoDB database and its own Elasticsearch index names.
+  const db = uniqueId('kbtest');
+  const mongoUri = databaseUri(process.env.MONGODB_URI as string, db);
+  const services = await startServices({ MONGODB_URI: mongoUri, ELASTICSEARCH_INDEX_PREFIX: db, ...options.env });
   const gateway = { port: services.gatewayPort };
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   // Ready means MongoDB indexes exist and every dependency answers, as `npm start` waits for.

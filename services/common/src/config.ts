@@ -34,3 +34,6 @@ export const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
   { default: 'info' },
 );
+
+/** A `host:port` gRPC address setting with a default. */
+export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });

@@ -11,3 +11,4 @@ export * from './grpc/client';
 export * from './process';
 export * from "./contracts";
 export * from './api-token';
+export * from './grpc/typed-client';

@@ -1,7 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, LogLevel, loadConfig } from '@kb/common';
-
-const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
+import { ConfigError, GrpcAddress, LogLevel, loadConfig } from '@kb/common';
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),

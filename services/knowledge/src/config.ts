@@ -1,10 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { LogLevel, loadConfig } from '@kb/common';
+import { GrpcAddress, LogLevel, loadConfig } from '@kb/common';
 
 export const KnowledgeConfigSchema = Type.Object({
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' }),
   GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   KNOWLEDGE_GRPC_PORT: Type.Integer({ default: 50051, minimum: 0, maximum: 65535 }),
+  /** The similarity service (indexing and search); every call has this deadline. */
+  SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
+  SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   LOG_LEVEL: LogLevel,
 });
 export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;

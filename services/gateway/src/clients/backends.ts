@@ -4,7 +4,8 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   CLIENT_OPTIONS,
   LOADER_OPTIONS,
-  callUnary,
+  typedClient,
+  type TypedClient,
   catalogProto,
   knowledgeProto,
   similarityProto,
@@ -23,17 +24,8 @@ function healthClient(address: string): HealthClient {
   return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
 }
 
-// The last overload of a generated client method is (argument, callback): read the types off it.
-type RequestOf<M> = M extends (argument: infer Req, callback: grpc.requestCallback<infer _Res>) => grpc.ClientUnaryCall ? Req : never;
-type ResponseOf<M> = M extends (argument: infer _Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? Res : never;
-type UnaryName<C> = { [K in keyof C]: [RequestOf<C[K]>] extends [never] ? never : K }[keyof C] & string;
-
-export interface BackendService<C extends grpc.Client> {
-  readonly name: string;
-  readonly client: C;
+export interface BackendService<C extends grpc.Client> extends TypedClient<C> {
   readonly health: HealthClient;
-  /** Unary call by method name with the configured deadline; errors arrive as AppErrors. */
-  call<M extends UnaryName<C>>(method: M, request: RequestOf<C[M]>): Promise<ResponseOf<C[M]>>;
   /** grpc.health.v1 status of a health name ("" = the service, "dependency:x" = a dependency). */
   check(service: string, timeoutMs?: number): Promise<'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'UNREACHABLE'>;
 }
@@ -41,11 +33,8 @@ export interface BackendService<C extends grpc.Client> {
 function backend<C extends grpc.Client>(name: string, client: C, address: string, deadlineMs: number): BackendService<C> {
   const health = healthClient(address);
   return {
-    name,
-    client,
+    ...typedClient(name, client, deadlineMs),
     health,
-    call: (method, request) =>
-      callUnary(client, (client as unknown as Record<string, never>)[method] as never, request, { service: name, deadlineMs }),
     check: (service, timeoutMs = 1500) =>
       new Promise((resolve) => {
         health.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {

@@ -28,5 +28,14 @@ export function similarityServiceImpl(deps: { logger: Logger; embedder: Embedder
       requireCaller(req.caller);
       return { model: embedder.model, dims: embedder.dims, provider: deps.provider };
     }),
-  };
+    // Placeholders until the index RPCs land: callers treat UNAVAILABLE as "index later".
+    ...Object.fromEntries(
+      (['IndexProducts', 'DeleteProducts', 'SimilarProducts', 'SearchProducts', 'IndexEntries', 'DeleteEntries', 'SearchEntries', 'BeginReindex', 'FinishReindex'] as const).map((name) => [
+        name,
+        unary(deps.logger, name, async () => {
+          throw AppError.unavailable(`${name} is not available yet`);
+        }),
+      ]),
+    ),
+  } as unknown as similarityV1.SimilarityServiceHandlers;
 }
