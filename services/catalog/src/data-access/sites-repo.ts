@@ -42,6 +42,10 @@ export function sitesRepo(connection: Connection) {
     async list(tenantId: string): Promise<SiteDoc[]> {
       return Site.find({ tenant_id: tenantId }).sort({ is_default: -1, slug: 1 }).lean<SiteDoc[]>();
     },
+    /** A site by uuid or by slug. */
+    async find(tenantId: string, idOrSlug: string): Promise<SiteDoc | null> {
+      return Site.findOne({ tenant_id: tenantId, $or: [{ _id: idOrSlug }, { slug: idOrSlug }] }).lean<SiteDoc>();
+    },
   };
 }
 export type SitesRepo = ReturnType<typeof sitesRepo>;

@@ -1,4 +1,4 @@
-import { type Logger, type catalogV1, unary, requireCaller, requireScope } from '@kb/common';
+import { AppError, type Logger, type catalogV1, unary, requireCaller, requireScope } from '@kb/common';
 import type { SitesRepo, SiteDoc } from '../data-access/sites-repo';
 
 function siteMessage(s: SiteDoc): catalogV1.Site {
@@ -23,6 +23,13 @@ export function catalogServiceImpl(deps: { logger: Logger; sites: SitesRepo }): 
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:read');
       return { sites: (await deps.sites.list(caller.tenant_id)).map(siteMessage) };
+    }),
+    GetSite: unary(deps.logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:read');
+      const site = await deps.sites.find(caller.tenant_id, req.site_id);
+      if (!site) throw AppError.notFound('Site not found');
+      return siteMessage(site);
     }),
   };
 }
