@@ -37,6 +37,7 @@ export async function indexEntries(
   }
   await deps.indices.ensure('entries');
   const target = await resolveTarget(deps, 'entries', req.target_index);
+  const alsoTo = target === deps.indices.alias('entries') ? await deps.indices.pendingTargets('entries') : [];
   const results = new Map<string, IndexResult>();
   const valid: Entry[] = [];
   for (const e of req.entries) {
@@ -73,6 +74,7 @@ export async function indexEntries(
         [ENTRY_VECTOR_PATH]: toStored(vectors[i]!.vector),
       },
     })),
+    alsoTo,
   );
   for (const r of written) results.set(r.id, r);
   return req.entries.map((e) => results.get(e.id)!);

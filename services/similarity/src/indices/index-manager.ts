@@ -106,7 +106,7 @@ export class IndexManager {
     return { index, alias };
   }
 
-  /** Points the alias at `index` in one atomic _aliases call, then deletes the indices it left. */
+  /** Points the alias at `index` in one atomic _aliases call, then deletes the indices it left (and abandoned older reindex targets). */
   async finishReindex(kind: IndexKind, index: string): Promise<{ alias: string; index: string; removed: string[] }> {
     const alias = this.alias(kind);
     if (!isIndexOf(alias, index)) {
@@ -115,14 +115,31 @@ export class IndexManager {
     return withElasticsearch(async () => {
       if (!(await this.es.indices.exists({ index }))) throw AppError.notFound(`Index ${index} not found`);
       const previous = (await this.indicesOf(alias)).filter((i) => i !== index);
+      // Reindexes begun before this one and never finished are abandoned: they go too.
+      const abandoned = (await this.pendingTargets(kind)).filter((i) => i < index);
       await this.es.indices.updateAliases({
         actions: [...previous.map((i) => ({ remove: { index: i, alias } })), { add: { index, alias } }],
       });
-      if (previous.length > 0) await this.es.indices.delete({ index: previous, ignore_unavailable: true });
+      const removed = [...previous, ...abandoned];
+      if (removed.length > 0) await this.es.indices.delete({ index: removed, ignore_unavailable: true });
       this.ready.set(kind, Promise.resolve());
-      this.logger.info({ alias, index, removed: previous }, 'reindex finished');
-      return { alias, index, removed: previous };
+      this.logger.info({ alias, index, removed }, 'reindex finished');
+      return { alias, index, removed };
     });
+  }
+
+  /**
+   * Reindex targets begun but not finished: indices of the alias's name pattern that the alias
+   * does not point at. Live writes go to them too, so a change made while a reindex copies
+   * MongoDB is not lost when the alias swaps (external versions keep the newest either way).
+   */
+  async pendingTargets(kind: IndexKind): Promise<string[]> {
+    const alias = this.alias(kind);
+    const res = await withElasticsearch(() => this.es.indices.getAlias({ index: `${alias}-*`, allow_no_indices: true, expand_wildcards: 'open' }));
+    return Object.entries(res)
+      .filter(([index, info]) => isIndexOf(alias, index) && !(alias in (info.aliases ?? {})))
+      .map(([index]) => index)
+      .sort();
   }
 
   /** A write target: the alias, or a reindex target of the same kind. */

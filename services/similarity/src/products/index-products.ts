@@ -63,6 +63,7 @@ export async function indexProducts(
   }
   await deps.indices.ensure('products');
   const target = await resolveTarget(deps, 'products', req.target_index);
+  const alsoTo = target === deps.indices.alias('products') ? await deps.indices.pendingTargets('products') : [];
   const results = new Map<string, IndexResult>();
   const valid: Product[] = [];
   for (const p of req.products) {
@@ -103,6 +104,7 @@ export async function indexProducts(
     deps.es,
     target,
     valid.map((p, n) => ({ id: p.id, version: Number(p.version), doc: docs[n]!.doc, sources: docs[n]!.sources })),
+    alsoTo,
   );
   for (const r of written) results.set(r.id, r);
   return req.products.map((p) => results.get(p.id)!);
