@@ -2,6 +2,13 @@ import type { Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
 
+/** The write target does not exist (an alias deleted behind the service's back). */
+export class MissingIndexError extends Error {
+  constructor(readonly index: string) {
+    super(`Index ${index} does not exist`);
+  }
+}
+
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
 export interface IndexResult {
@@ -47,12 +54,19 @@ export async function bulkWrite(
   index: string,
   docs: { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] }[],
   alsoTo: string[] = [],
+  options: { requireAlias?: boolean } = {},
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
+  // require_alias: if the alias were gone, a write must fail rather than auto-create an index
+  // with a guessed mapping under the alias's name.
+  const requireAlias = options.requireAlias === true;
   // Results are read from the first block of items (the main target); copies to pending reindex
   // targets follow it and may be stale there without it mattering.
   const operations = [index, ...alsoTo].flatMap((target) =>
-    docs.flatMap((d) => [{ index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const } }, d.doc]),
+    docs.flatMap((d) => [
+      { index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const, ...(requireAlias && target === index ? { require_alias: true } : {}) } },
+      d.doc,
+    ]),
   );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   const unavailable = res.items.some((item) => {
@@ -60,6 +74,7 @@ export async function bulkWrite(
     return status === 429 || status >= 500;
   });
   if (unavailable) throw AppError.unavailable('Elasticsearch is unavailable');
+  if (res.items.slice(0, docs.length).some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
   return res.items.slice(0, docs.length).map((item, i) => {
     const d = docs[i]!;
     const op = item.index!;

@@ -255,6 +255,21 @@ describe('indices and reindex', () => {
   });
 });
 
+describe('an alias deleted from outside', () => {
+  test('when the index behind the alias is deleted, then the next write recreates the alias with its mapping', async () => {
+    const behind = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    await es.indices.delete({ index: behind });
+    const id = randomUUID();
+    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant })] });
+    expect(res.results[0]!.status).toBe('indexed');
+    const now = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    expect(now).toHaveLength(1);
+    expect(now[0]!.startsWith(`${productsAlias()}-`)).toBe(true);
+    const mapping = await es.indices.getMapping({ index: productsAlias() });
+    expect(mapping[now[0]!]!.mappings.properties?.['vector_description']).toMatchObject({ type: 'dense_vector', similarity: 'cosine' });
+  });
+});
+
 describe('outages', () => {
   test('when Elasticsearch is down, then indexing and search answer UNAVAILABLE', async () => {
     const down = await startSimilarity({ ELASTICSEARCH_URL: 'http://127.0.0.1:9' });

@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
 import { elasticsearchErrorType, withElasticsearch } from '../data-access/es-errors';
+import { MissingIndexError } from '../indexing';
 import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './names';
 
@@ -38,6 +39,23 @@ export class IndexManager {
   /** Resolves once the kind's alias exists; concurrent callers in this process share one attempt. */
   ensure(kind: IndexKind): Promise<void> {
     return this.once(kind, () => this.createAliasIfMissing(kind));
+  }
+
+  /**
+   * Runs a write against the kind's alias; if the alias turns out to be gone (deleted from
+   * outside), creates it again and retries once.
+   */
+  async withAlias<T>(kind: IndexKind, write: () => Promise<T>): Promise<T> {
+    await this.ensure(kind);
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof MissingIndexError)) throw err;
+      this.ready.delete(kind);
+      this.logger.warn({ alias: this.alias(kind) }, 'alias missing; creating it again');
+      await this.ensure(kind);
+      return write();
+    }
   }
 
   ensureCache(): Promise<void> {
