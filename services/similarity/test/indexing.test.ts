@@ -192,6 +192,11 @@ describe('deleting', () => {
 });
 
 describe('indices and reindex', () => {
+  test('when the system caller asks for the model, then name, dims and provider are answered', async () => {
+    const info = await h.client.call('DescribeModel', { caller: SYSTEM });
+    expect(info).toEqual({ model: h.server.embedder.model, dims: h.server.embedder.dims, provider: 'local' });
+  });
+
   test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {
     const prefix = `race-${randomUUID().slice(0, 8)}`;
     const logger = pino({ level: 'silent' });
