@@ -14,6 +14,9 @@ import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
 import { probeRoutes } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
+import { entryRoutes } from './http/routes/entries';
+import { entrySearchRoutes } from './http/routes/entry-search';
+import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -31,6 +34,9 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
     return { caller, tenant };
   });
   categoryRoutes(routes, backends);
+  entryRoutes(routes, backends);
+  entrySearchRoutes(routes, backends);
+  siteKnowledgeRoutes(routes, backends);
 
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));

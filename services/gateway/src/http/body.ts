@@ -19,8 +19,9 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
     if (length > limitBytes) {
       throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
     }
+    let parsed: { parsed: unknown; raw: string };
     try {
-      ctx.request.body = await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: false });
+      parsed = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as unknown as { parsed: unknown; raw: string };
     } catch (err) {
       const e = err as { status?: number; type?: string; message?: string };
       if (e.status === 413 || e.type === 'entity.too.large') {
@@ -32,6 +33,12 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       if (e.status === 415) throw Object.assign(new Error('Unsupported content encoding'), { status: 415, expose: true });
       throw new AppError('bad_request', 'Could not read the request body');
     }
+    // JSON.parse keeps the last of two equal keys; a body that says two things is refused.
+    const duplicate = duplicateKey(parsed.raw);
+    if (duplicate !== null) {
+      throw Object.assign(new Error(`Malformed JSON body: duplicate key "${duplicate}"`), { status: 400, expose: true });
+    }
+    ctx.request.body = parsed.parsed;
     return next();
   };
 }
@@ -40,4 +47,38 @@ declare module 'koa' {
   interface Request {
     body?: unknown;
   }
+}
+
+/** The first key that appears twice in one object of a (well-formed) JSON text, else null. */
+export function duplicateKey(text: string): string | null {
+  const stack: { keys: Set<string> | null; expectKey: boolean }[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{') stack.push({ keys: new Set(), expectKey: true });
+    else if (ch === '[') stack.push({ keys: null, expectKey: false });
+    else if (ch === '}' || ch === ']') stack.pop();
+    else if (ch === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.keys) top.expectKey = true;
+    } else if (ch === ':') {
+      const top = stack[stack.length - 1];
+      if (top) top.expectKey = false;
+    } else if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.expectKey) {
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(i, j + 1)) as string;
+        } catch {
+          key = text.slice(i + 1, j);
+        }
+        if (top.keys.has(key)) return key;
+        top.keys.add(key);
+      }
+      i = j;
+    }
+  }
+  return null;
 }
