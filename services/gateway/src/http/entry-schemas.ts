@@ -205,7 +205,7 @@ export function entryJson(e: knowledgeV1.Entry__Output) {
 
 /** A validated body → the proto input: every sent key is named, so null and absent stay apart. */
 export function entryInput(body: Record<string, unknown>): knowledgeV1.EntryInput {
-  const input: Record<string, unknown> = { sent_fields: Object.keys(body) };
+  const input: Record<string, unknown> = { sent_fields: Object.keys(body).map((k) => (k === 'metadata' ? 'metadata_json' : k)) };
   for (const [key, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
     if (key === 'metadata') input.metadata_json = JSON.stringify(value);

@@ -18,6 +18,7 @@ export const USAGE = `Usage:
   admin tenant settings --tenant <tenant-id> [--set key=value ...]
   admin token create --tenant <tenant-id> --role <Admin|Supervisor|Agent|Viewer> [--user <uuid>]
                      [--scopes "knowledge:read knowledge:write"] [--name <text>] [--expires-in <days>]
+                     [--workspace <uuid> ...]
   admin token revoke --tenant <tenant-id> <token-id-or-prefix>`;
 
 export class UsageError extends Error {}
@@ -100,6 +101,7 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       scopes: { type: 'string' },
       name: { type: 'string' },
       'expires-in': { type: 'string' },
+      workspace: { type: 'string', multiple: true },
     });
     if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
     const tenant = await existingTenant(requireTenantId(values.tenant));
@@ -117,6 +119,8 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       if (!Number.isFinite(days) || days <= 0) throw new UsageError('--expires-in must be a positive number of days');
       expiresAt = new Date(Date.now() + days * 86_400_000);
     }
+    const workspaces = (values.workspace as string[] | undefined) ?? [];
+    for (const w of workspaces) if (!isUuid(w)) throw new UsageError(`--workspace must be a uuid, got "${w}"`);
     const { id, token, hash } = newApiToken();
     await tokens.create({
       id,
@@ -125,7 +129,7 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       user_id: user ?? null,
       role,
       scopes,
-      workspace_ids: [],
+      workspace_ids: workspaces,
       name: (values.name as string | undefined) ?? null,
       expires_at: expiresAt,
     });
