@@ -115,4 +115,19 @@ describe('similarity outage', () => {
     expect(tombstones).toBe(0);
     expect(hits.json.map((h: { entry: { id: string } }) => h.entry.id)).not.toContain(before.json.id);
   });
+
+  test('when `reindex entries` runs, then every entry is written into a new index behind the alias and search keeps working', async () => {
+    const lines: string[] = [];
+    await runAdmin(['reindex', 'entries', '--similarity', `127.0.0.1:${similarityPort}`], conn, (l) => lines.push(l));
+    const count = await conn.collection('knowledge_entries').countDocuments({});
+    expect(lines.at(-1)).toMatch(new RegExp(`^Reindexed ${count} entries \\(0 failed\\); alias \\S+ -> \\S+`));
+    const res = await request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'okapi fruit' } });
+    expect(res.status).toBe(200);
+    expect(res.json[0].entry.title).toBe('Okapi feeding');
+  });
+
+  test('when reindex is given a bad kind or address, then a usage error', async () => {
+    await expect(runAdmin(['reindex', 'products'], conn, () => undefined)).rejects.toThrow(/entries/);
+    await expect(runAdmin(['reindex', 'entries', '--similarity', 'nope'], conn, () => undefined)).rejects.toThrow(/host:port/);
+  });
 });
