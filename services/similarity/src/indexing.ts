@@ -2,6 +2,13 @@ import type { Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
 
+/** The write target does not exist (an alias deleted behind the service's back). */
+export class MissingIndexError extends Error {
+  constructor(readonly index: string) {
+    super(`Index ${index} does not exist`);
+  }
+}
+
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
 export interface IndexResult {
@@ -46,16 +53,29 @@ export async function bulkWrite(
   es: Client,
   index: string,
   docs: { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] }[],
+  alsoTo: string[] = [],
+  options: { requireAlias?: boolean } = {},
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
-  const operations = docs.flatMap((d) => [{ index: { _index: index, _id: d.id, version: d.version, version_type: 'external' as const } }, d.doc]);
+  // require_alias: if the alias were gone, a write must fail rather than auto-create an index
+  // with a guessed mapping under the alias's name.
+  const requireAlias = options.requireAlias === true;
+  // Results are read from the first block of items (the main target); copies to pending reindex
+  // targets follow it and may be stale there without it mattering.
+  const operations = [index, ...alsoTo].flatMap((target) =>
+    docs.flatMap((d) => [
+      { index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const, ...(requireAlias && target === index ? { require_alias: true } : {}) } },
+      d.doc,
+    ]),
+  );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   const unavailable = res.items.some((item) => {
     const status = item.index?.status ?? 0;
     return status === 429 || status >= 500;
   });
   if (unavailable) throw AppError.unavailable('Elasticsearch is unavailable');
-  return res.items.map((item, i) => {
+  if (res.items.slice(0, docs.length).some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
+  return res.items.slice(0, docs.length).map((item, i) => {
     const d = docs[i]!;
     const op = item.index!;
     if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
@@ -68,7 +88,13 @@ export async function bulkWrite(
  * Deletes at the given external version (an older delete never removes a newer document; an
  * id already gone is fine). With a tenant, only that tenant's documents are touched.
  */
-export async function deleteDocuments(es: Client, index: string, refs: { id: string; version: string | number }[], tenantId: string | undefined): Promise<number> {
+export async function deleteDocuments(
+  es: Client,
+  index: string,
+  refs: { id: string; version: string | number }[],
+  tenantId: string | undefined,
+  alsoFrom: string[] = [],
+): Promise<number> {
   if (refs.length === 0) return 0;
   for (const [i, ref] of refs.entries()) {
     if (!ref.id) throw AppError.invalid([{ loc: ['documents', i, 'id'], msg: 'id is required', type: 'missing' }]);
@@ -83,8 +109,10 @@ export async function deleteDocuments(es: Client, index: string, refs: { id: str
     allowed = refs.filter((r) => !foreign.has(r.id));
   }
   if (allowed.length === 0) return 0;
-  const operations = allowed.map((r) => ({ delete: { _index: index, _id: r.id, version: Number(r.version), version_type: 'external' as const } }));
+  const operations = [index, ...alsoFrom].flatMap((target) =>
+    allowed.map((r) => ({ delete: { _index: target, _id: r.id, version: Number(r.version), version_type: 'external' as const } })),
+  );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw AppError.unavailable('Elasticsearch is unavailable');
-  return res.items.filter((item) => item.delete?.result === 'deleted').length;
+  return res.items.slice(0, allowed.length).filter((item) => item.delete?.result === 'deleted').length;
 }

@@ -225,11 +225,48 @@ describe('indices and reindex', () => {
     expect(doc?._source?.['title']).toBe('Before reindex');
   });
 
+  test('when products change while a reindex runs, then the new index gets the change and an older copy from the reindex is stale', async () => {
+    const [changed, removed] = [randomUUID(), randomUUID()];
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })] });
+    const abandoned = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+    const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+    // A live write and a live delete during the reindex (no target_index: through the alias).
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })] });
+    expect((await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] })).deleted).toBe(1);
+    // The reindex then copies what it read from MongoDB before those changes.
+    const copy = await h.client.call('IndexProducts', {
+      caller: SYSTEM,
+      target_index: begun.index,
+      products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })],
+    });
+    expect(copy.results.map((r) => r.status)).toEqual(['stale', 'stale']);
+    const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
+    expect(finished.removed_indices).toContain(abandoned.index);
+    expect(await es.indices.exists({ index: abandoned.index })).toBe(false);
+    expect((await getDoc(changed))?._source?.['title']).toBe('New title');
+    expect(await getDoc(removed)).toBeUndefined();
+  });
+
   test('when reindex names a wrong kind or a foreign index, then it is INVALID_ARGUMENT', async () => {
     expect((await failure(h.client.call('BeginReindex', { caller: SYSTEM, kind: 'orders' }))).kind).toBe('invalid');
     expect((await failure(h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: 'some-other-index' }))).kind).toBe('invalid');
     const err = await failure(h.client.call('IndexProducts', { caller: SYSTEM, target_index: 'elsewhere', products: [product({ id: randomUUID(), tenant_id: tenant })] }));
     expect(err.kind).toBe('invalid');
+  });
+});
+
+describe('an alias deleted from outside', () => {
+  test('when the index behind the alias is deleted, then the next write recreates the alias with its mapping', async () => {
+    const behind = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    await es.indices.delete({ index: behind });
+    const id = randomUUID();
+    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant })] });
+    expect(res.results[0]!.status).toBe('indexed');
+    const now = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    expect(now).toHaveLength(1);
+    expect(now[0]!.startsWith(`${productsAlias()}-`)).toBe(true);
+    const mapping = await es.indices.getMapping({ index: productsAlias() });
+    expect(mapping[now[0]!]!.mappings.properties?.['vector_description']).toMatchObject({ type: 'dense_vector', similarity: 'cosine' });
   });
 });
 

@@ -35,8 +35,8 @@ export async function indexEntries(
   if (req.entries.length > MAX_DOCUMENTS_PER_CALL) {
     throw AppError.invalid([{ loc: ['entries'], msg: `At most ${MAX_DOCUMENTS_PER_CALL} entries per call`, type: 'too_long' }]);
   }
-  await deps.indices.ensure('entries');
   const target = await resolveTarget(deps, 'entries', req.target_index);
+  const alsoTo = target === deps.indices.alias('entries') ? await deps.indices.pendingTargets('entries') : [];
   const results = new Map<string, IndexResult>();
   const valid: Entry[] = [];
   for (const e of req.entries) {
@@ -46,33 +46,37 @@ export async function indexEntries(
   }
   const vectors = await deps.cache.vectors(valid.map(entryVectorText));
   const opt = (v: string | null | undefined) => (v === undefined || v === null || v === '' ? undefined : v);
-  const written = await bulkWrite(
-    deps.es,
-    target,
-    valid.map((e, i) => ({
-      id: e.id,
-      version: Number(e.version),
-      sources: [vectors[i]!.origin],
-      doc: {
-        tenant_id: e.tenant_id,
-        visibility: e.visibility,
-        owner_user_id: opt(e.owner_user_id),
-        workspace_id: opt(e.workspace_id),
-        type: e.type,
-        category_id: opt(e.category_id),
-        language: opt(e.language),
-        layer: opt(e.layer),
-        tags: e.tags,
-        title: e.title,
-        summary: opt(e.summary),
-        content: e.content,
-        similarity_text: opt(e.similarity_text),
-        search_keywords: e.search_keywords,
-        updated_at: opt(e.updated_at),
+  const written = await deps.indices.withAlias('entries', () =>
+    bulkWrite(
+      deps.es,
+      target,
+      valid.map((e, i) => ({
+        id: e.id,
         version: Number(e.version),
-        [ENTRY_VECTOR_PATH]: toStored(vectors[i]!.vector),
-      },
-    })),
+        sources: [vectors[i]!.origin],
+        doc: {
+          tenant_id: e.tenant_id,
+          visibility: e.visibility,
+          owner_user_id: opt(e.owner_user_id),
+          workspace_id: opt(e.workspace_id),
+          type: e.type,
+          category_id: opt(e.category_id),
+          language: opt(e.language),
+          layer: opt(e.layer),
+          tags: e.tags,
+          title: e.title,
+          summary: opt(e.summary),
+          content: e.content,
+          similarity_text: opt(e.similarity_text),
+          search_keywords: e.search_keywords,
+          updated_at: opt(e.updated_at),
+          version: Number(e.version),
+          [ENTRY_VECTOR_PATH]: toStored(vectors[i]!.vector),
+        },
+      })),
+      alsoTo,
+      { requireAlias: target === deps.indices.alias('entries') },
+    ),
   );
   for (const r of written) results.set(r.id, r);
   return req.entries.map((e) => results.get(e.id)!);

@@ -32,7 +32,7 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
       throw AppError.invalid([{ loc: ['documents'], msg: `At most ${MAX_DELETES_PER_CALL} documents per call`, type: 'too_long' }]);
     }
     await indices.ensure(kind);
-    const deleted = await deleteDocuments(deps.es, indices.alias(kind), req.documents, tenantId);
+    const deleted = await deleteDocuments(deps.es, indices.alias(kind), req.documents, tenantId, await indices.pendingTargets(kind));
     return { deleted };
   };
   return {

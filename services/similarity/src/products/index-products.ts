@@ -61,8 +61,8 @@ export async function indexProducts(
   if (req.products.length > MAX_DOCUMENTS_PER_CALL) {
     throw AppError.invalid([{ loc: ['products'], msg: `At most ${MAX_DOCUMENTS_PER_CALL} products per call`, type: 'too_long' }]);
   }
-  await deps.indices.ensure('products');
   const target = await resolveTarget(deps, 'products', req.target_index);
+  const alsoTo = target === deps.indices.alias('products') ? await deps.indices.pendingTargets('products') : [];
   const results = new Map<string, IndexResult>();
   const valid: Product[] = [];
   for (const p of req.products) {
@@ -99,10 +99,14 @@ export async function indexProducts(
     doc[productVectorPath(need.field)] = toStored(vectors[i]!.vector);
     sources.push(vectors[i]!.origin);
   });
-  const written = await bulkWrite(
-    deps.es,
-    target,
-    valid.map((p, n) => ({ id: p.id, version: Number(p.version), doc: docs[n]!.doc, sources: docs[n]!.sources })),
+  const written = await deps.indices.withAlias('products', () =>
+    bulkWrite(
+      deps.es,
+      target,
+      valid.map((p, n) => ({ id: p.id, version: Number(p.version), doc: docs[n]!.doc, sources: docs[n]!.sources })),
+      alsoTo,
+      { requireAlias: target === deps.indices.alias('products') },
+    ),
   );
   for (const r of written) results.set(r.id, r);
   return req.products.map((p) => results.get(p.id)!);
@@ -111,6 +115,7 @@ export async function indexProducts(
 /** The alias (created if missing) or an existing reindex target. */
 export async function resolveTarget(deps: { es: Client; indices: IndexManager }, kind: 'products' | 'entries', target: string | null | undefined): Promise<string> {
   const index = deps.indices.writeTarget(kind, target);
+  await deps.indices.ensure(kind);
   if (index !== deps.indices.alias(kind)) {
     // Writing to a missing index would auto-create it with a guessed mapping.
     const exists = await withElasticsearch(() => deps.es.indices.exists({ index }));
