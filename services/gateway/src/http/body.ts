@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import coBody from 'co-body';
 import { AppError } from '@kb/common';
+import { duplicateKey } from './duplicate-keys';
 
 /**
  * Reads a JSON body for POST/PUT/PATCH: 415 for another content type, 413 above the limit,
@@ -19,9 +20,11 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
     if (length > limitBytes) {
       throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
     }
-    let parsed: { parsed: unknown; raw: string };
     try {
-      parsed = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as unknown as { parsed: unknown; raw: string };
+      // The raw text stays available to routes that need numbers digit for digit (prices).
+      const { parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+      ctx.request.body = parsed;
+      ctx.request.rawBody = raw;
     } catch (err) {
       const e = err as { status?: number; type?: string; message?: string };
       if (e.status === 413 || e.type === 'entity.too.large') {
@@ -34,11 +37,10 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       throw new AppError('bad_request', 'Could not read the request body');
     }
     // JSON.parse keeps the last of two equal keys; a body that says two things is refused.
-    const duplicate = duplicateKey(parsed.raw);
+    const duplicate = duplicateKey(ctx.request.rawBody ?? '');
     if (duplicate !== null) {
       throw Object.assign(new Error(`Malformed JSON body: duplicate key "${duplicate}"`), { status: 400, expose: true });
     }
-    ctx.request.body = parsed.parsed;
     return next();
   };
 }
@@ -46,39 +48,6 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
 declare module 'koa' {
   interface Request {
     body?: unknown;
+    rawBody?: string;
   }
-}
-
-/** The first key that appears twice in one object of a (well-formed) JSON text, else null. */
-export function duplicateKey(text: string): string | null {
-  const stack: { keys: Set<string> | null; expectKey: boolean }[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '{') stack.push({ keys: new Set(), expectKey: true });
-    else if (ch === '[') stack.push({ keys: null, expectKey: false });
-    else if (ch === '}' || ch === ']') stack.pop();
-    else if (ch === ',') {
-      const top = stack[stack.length - 1];
-      if (top?.keys) top.expectKey = true;
-    } else if (ch === ':') {
-      const top = stack[stack.length - 1];
-      if (top) top.expectKey = false;
-    } else if (ch === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-      const top = stack[stack.length - 1];
-      if (top?.keys && top.expectKey) {
-        let key: string;
-        try {
-          key = JSON.parse(text.slice(i, j + 1)) as string;
-        } catch {
-          key = text.slice(i + 1, j);
-        }
-        if (top.keys.has(key)) return key;
-        top.keys.add(key);
-      }
-      i = j;
-    }
-  }
-  return null;
 }
