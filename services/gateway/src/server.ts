@@ -12,11 +12,11 @@ import { tenantResolver } from './http/tenancy';
 import { authenticator } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
-import { probeRoutes } from './http/routes/probes';
-import { categoryRoutes } from './http/routes/categories';
 import { entryRoutes } from './http/routes/entries';
 import { entrySearchRoutes } from './http/routes/entry-search';
 import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
+import { probeRoutes } from './http/routes/probes';
+import { categoryRoutes } from './http/routes/categories';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -33,10 +33,11 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
     const caller = await authenticate(ctx, tenant);
     return { caller, tenant };
   });
-  categoryRoutes(routes, backends);
+  // Knowledge entries (issue 3).
   entryRoutes(routes, backends);
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);
+  categoryRoutes(routes, backends);
 
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));
