@@ -39,7 +39,7 @@ export function categoriesRepo(models: KnowledgeModels) {
       const doc = await Category.findOneAndUpdate(
         { tenant_id: tenantId, _id: id },
         { $set: { ...changes, updated_at: new Date() } },
-        { new: true },
+        { returnDocument: 'after' },
       ).lean<CategoryDoc>();
       return doc ? toRecord(doc) : null;
     },

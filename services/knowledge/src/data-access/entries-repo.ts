@@ -38,7 +38,7 @@ export function entriesRepo(models: KnowledgeModels) {
       return Entry.findOneAndUpdate(
         { tenant_id: tenantId, _id: id, version: expectedVersion },
         { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
-        { new: true, ...opts(session) },
+        { returnDocument: 'after', ...opts(session) },
       ).lean<EntryDoc>();
     },
 
