@@ -58,10 +58,14 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let stopped = false;
+  // After a failed attempt, writes stop waiting for the index until the loop gets through
+  // again, so an index outage costs each write nothing instead of a deadline.
+  let degraded = false;
 
   /** Indexes entries; returns the model per indexed id (empty when indexing failed). */
   async function index(entries: EntryRecord[], deadlineMs?: number): Promise<Map<string, string>> {
     const done = new Map<string, string>();
+    let failed = false;
     for (const [tenantId, group] of byTenant(entries)) {
       try {
         const res = await similarity.call(
@@ -76,9 +80,11 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
           done.set(entry._id, res.model);
         }
       } catch (err) {
+        failed = true;
         logger.debug({ err: (err as Error).message, tenant_id: tenantId, count: group.length }, 'entry indexing deferred');
       }
     }
+    degraded = failed;
     return done;
   }
 
@@ -91,7 +97,9 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
           deadlineMs ? { deadlineMs } : undefined,
         );
         for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
+        degraded = false;
       } catch (err) {
+        degraded = true;
         logger.debug({ err: (err as Error).message, tenant_id: tenantId }, 'entry index delete deferred');
       }
     }
@@ -113,8 +121,10 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
   }
 
   return {
-    indexNow: (entries: EntryRecord[]) => index(entries, deps.immediateDeadlineMs),
-    removeNow: (tombstones: { _id: string; tenant_id: string; version: number }[]) => removeFromIndex(tombstones, deps.immediateDeadlineMs),
+    indexNow: async (entries: EntryRecord[]) => (degraded ? new Map<string, string>() : index(entries, deps.immediateDeadlineMs)),
+    removeNow: async (tombstones: { _id: string; tenant_id: string; version: number }[]) => {
+      if (!degraded) await removeFromIndex(tombstones, deps.immediateDeadlineMs);
+    },
     catchUp,
     start() {
       const tick = () => {
