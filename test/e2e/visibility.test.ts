@@ -177,6 +177,12 @@ describe('workspace entries', () => {
   });
 });
 
+describe('admin CLI workspaces', () => {
+  test('when --workspace is not a uuid, then token create refuses it', async () => {
+    await expect(stack.admin('token', 'create', '--tenant', tenant, '--role', 'Agent', '--workspace', 'team-a')).rejects.toThrow(/--workspace must be a uuid/);
+  });
+});
+
 describe('tenant settings', () => {
   test('when a tenant lowers the Agent ceiling to public, then Agents no longer see internal entries', async () => {
     const t = uniqueId('ceil');
