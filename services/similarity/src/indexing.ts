@@ -1,6 +1,43 @@
 import type { Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
+import type { IndexManager } from './indices/index-manager';
+import type { IndexKind } from './indices/names';
+
+export const MAX_DOCUMENTS_PER_CALL = 1000;
+
+/** A decimal string as the catalog sends prices ("12.50"). */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+export const isPositiveVersion = (version: unknown) => /^\d+$/.test(String(version)) && Number(version) >= 1;
+
+/**
+ * Splits a request's documents into the valid ones and failed results: every document needs an
+ * id, a tenant (the caller's, unless the caller is the system), a positive version, and passes
+ * `check` (the kind's own rules).
+ */
+export function validDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
+  docs: D[],
+  tenantId: string | undefined,
+  check: (doc: D) => string | undefined,
+): { valid: D[]; results: Map<string, IndexResult> } {
+  const valid: D[] = [];
+  const results = new Map<string, IndexResult>();
+  for (const d of docs) {
+    const error = !d.id
+      ? 'id is required'
+      : !d.tenant_id
+        ? 'tenant_id is required'
+        : tenantId !== undefined && d.tenant_id !== tenantId
+          ? 'tenant_id is not the caller tenant'
+          : !isPositiveVersion(d.version)
+            ? 'version must be a positive integer'
+            : check(d);
+    if (error) results.set(d.id, { id: d.id, status: 'failed', embeddings: '', error });
+    else valid.push(d);
+  }
+  return { valid, results };
+}
 
 /** The write target does not exist (an alias deleted behind the service's back). */
 export class MissingIndexError extends Error {
@@ -98,7 +135,7 @@ export async function deleteDocuments(
   if (refs.length === 0) return 0;
   for (const [i, ref] of refs.entries()) {
     if (!ref.id) throw AppError.invalid([{ loc: ['documents', i, 'id'], msg: 'id is required', type: 'missing' }]);
-    if (!/^\d+$/.test(String(ref.version)) || Number(ref.version) < 1) {
+    if (!isPositiveVersion(ref.version)) {
       throw AppError.invalid([{ loc: ['documents', i, 'version'], msg: 'version must be a positive integer', type: 'value_error' }]);
     }
   }
@@ -115,4 +152,16 @@ export async function deleteDocuments(
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw AppError.unavailable('Elasticsearch is unavailable');
   return res.items.slice(0, allowed.length).filter((item) => item.delete?.result === 'deleted').length;
+}
+
+/** The alias (created if missing) or an existing reindex target. */
+export async function resolveTarget(deps: { es: Client; indices: IndexManager }, kind: IndexKind, target: string | null | undefined): Promise<string> {
+  const index = deps.indices.writeTarget(kind, target);
+  await deps.indices.ensure(kind);
+  if (index !== deps.indices.alias(kind)) {
+    // Writing to a missing index would auto-create it with a guessed mapping.
+    const exists = await withElasticsearch(() => deps.es.indices.exists({ index }));
+    if (!exists) throw AppError.notFound(`Index ${index} not found`);
+  }
+  return index;
 }

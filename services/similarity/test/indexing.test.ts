@@ -180,6 +180,21 @@ describe('deleting', () => {
     expect(await getDoc(id)).toBeDefined();
   });
 
+  test('when entries are indexed, then the model is answered, versions are external and a repeat text is cached', async () => {
+    const id = randomUUID();
+    const entry = (version: number, title: string) => ({ id, tenant_id: tenant, version, title, content: `Body ${id}`, type: 'knowledge', visibility: 'internal', category_id: 'c', language: 'en', search_keywords: ['x'], tags: ['t'], updated_at: new Date().toISOString() });
+    const first = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(2, 'Second')] });
+    expect(first).toEqual({ model: h.server.embedder.model, results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }] });
+    const older = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(1, 'First')] });
+    expect(older.results[0]).toMatchObject({ status: 'stale' });
+    const again = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(3, 'Second')] });
+    expect(again.results[0]).toMatchObject({ status: 'indexed', embeddings: 'cached' });
+    const doc = await getDoc(id, h.server.indices.alias('entries'));
+    expect(doc).toMatchObject({ _version: 3 });
+    expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
+    expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
+  });
+
   test('when entries are deleted, then the count is reported', async () => {
     const ids = [randomUUID(), randomUUID()];
     await h.client.call('IndexEntries', {
@@ -192,6 +207,11 @@ describe('deleting', () => {
 });
 
 describe('indices and reindex', () => {
+  test('when the system caller asks for the model, then name, dims and provider are answered', async () => {
+    const info = await h.client.call('DescribeModel', { caller: SYSTEM });
+    expect(info).toEqual({ model: h.server.embedder.model, dims: h.server.embedder.dims, provider: 'local' });
+  });
+
   test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {
     const prefix = `race-${randomUUID().slice(0, 8)}`;
     const logger = pino({ level: 'silent' });
@@ -271,6 +291,26 @@ describe('an alias deleted from outside', () => {
 });
 
 describe('outages', () => {
+  test('when the embedder is down, then indexing answers UNAVAILABLE and writes nothing', async () => {
+    const noModel = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: h.prefix });
+    try {
+      await noModel.server.embedder.close();
+      const [cached, fresh] = [randomUUID(), randomUUID()];
+      const err = await failure(
+        noModel.client.call('IndexProducts', {
+          caller: caller(tenant),
+          products: [product({ id: cached, tenant_id: tenant, title: 'A product' }), product({ id: fresh, tenant_id: tenant, text_description: `Never embedded ${fresh}` })],
+        }),
+      );
+      expect(err.kind).toBe('unavailable');
+      expect(err.message).toMatch(/embedding model/);
+      expect(await getDoc(cached)).toBeUndefined();
+      expect(await getDoc(fresh)).toBeUndefined();
+    } finally {
+      await noModel.stop();
+    }
+  });
+
   test('when Elasticsearch is down, then indexing and search answer UNAVAILABLE', async () => {
     const down = await startSimilarity({ ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
     try {

@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
 import { elasticsearchErrorType, withElasticsearch } from '../data-access/es-errors';
 import { MissingIndexError } from '../indexing';
@@ -61,7 +61,7 @@ export class IndexManager {
   ensureCache(): Promise<void> {
     return this.once('cache', async () => {
       try {
-        await this.es.indices.create({ index: this.cacheIndex, settings: INDEX_SETTINGS, mappings: embeddingCacheMappings() });
+        await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() });
       } catch (err) {
         if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
       }
@@ -85,6 +85,20 @@ export class IndexManager {
     return pending;
   }
 
+  /**
+   * Creates an index with INDEX_SETTINGS. Before 9.1 Elasticsearch knows no
+   * exclude_source_vectors setting (and keeps vectors in _source anyway): retry without it.
+   */
+  private async createIndex(params: { index: string; mappings: estypes.MappingTypeMapping; aliases?: Record<string, estypes.IndicesAlias> }): Promise<void> {
+    try {
+      await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
+    } catch (err) {
+      if (!(elasticsearchErrorType(err) === 'illegal_argument_exception' && /exclude_source_vectors/.test(String((err as Error).message)))) throw err;
+      const { ['index.mapping.exclude_source_vectors']: _dropped, ...settings } = INDEX_SETTINGS as Record<string, unknown>;
+      await this.es.indices.create({ ...params, settings });
+    }
+  }
+
   private mappingsFor(kind: IndexKind) {
     return kind === 'products' ? productMappings(this.dims) : entryMappings(this.dims);
   }
@@ -105,7 +119,7 @@ export class IndexManager {
     const alias = this.alias(kind);
     if ((await this.indicesOf(alias)).length > 0) return;
     const index = newIndexName(alias);
-    await this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
+    await this.createIndex({ index, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
     const behind = await this.indicesOf(alias);
     if (behind.length > 1 && behind[0] !== index) {
       await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] });
@@ -119,7 +133,7 @@ export class IndexManager {
   async beginReindex(kind: IndexKind): Promise<{ index: string; alias: string }> {
     const alias = this.alias(kind);
     const index = newIndexName(alias);
-    await withElasticsearch(() => this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind) }));
+    await withElasticsearch(() => this.createIndex({ index, mappings: this.mappingsFor(kind) }));
     this.logger.info({ alias, index }, 'reindex started');
     return { index, alias };
   }

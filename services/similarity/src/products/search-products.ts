@@ -3,8 +3,8 @@ import { AppError, type similarityV1 } from '@kb/common';
 import type { EmbeddingCache } from '../embedding-cache';
 import { hybridSearch, searchLimit, searchQuery, type HybridHit } from '../hybrid-search';
 import type { IndexManager } from '../indices/index-manager';
+import { DECIMAL } from '../indexing';
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Title above the rest; search_keywords are scored on their own, above these (see hybridSearch). */
 export const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
