@@ -273,3 +273,97 @@ describe('probes and OpenAPI', () => {
     expect(doc.paths['/api/knowledge/categories'].post.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
   });
 });
+
+describe('category update', () => {
+  const put = (tenant: string, token: string, id: string, body: unknown) =>
+    stack.request(tenant, `/api/knowledge/categories/${id}`, { method: 'PUT', token, body });
+
+  test('when fields are sent, then only they change; absent parent_id leaves it, null moves to the top', async () => {
+    const parent = (await create(acme, acmeAdmin, { name: 'Parent' })).json;
+    const child = (await create(acme, acmeAdmin, { name: 'Child', parent_id: parent.id, description: 'd', sort_order: 3 })).json;
+    const renamed = await put(acme, acmeAdmin, child.id, { name: 'Renamed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.json).toMatchObject({ id: child.id, name: 'Renamed', parent_id: parent.id, description: 'd', sort_order: 3, created_at: child.created_at });
+    expect(Date.parse(renamed.json.updated_at)).toBeGreaterThanOrEqual(Date.parse(child.updated_at));
+    const cleared = await put(acme, acmeAdmin, child.id, { description: null, sort_order: 0 });
+    expect(cleared.json).toMatchObject({ description: null, sort_order: 0, parent_id: parent.id });
+    const top = await put(acme, acmeAdmin, child.id, { parent_id: null });
+    expect(top.json.parent_id).toBeNull();
+    const back = await put(acme, acmeAdmin, child.id, { parent_id: parent.id });
+    expect(back.json.parent_id).toBe(parent.id);
+    expect((await put(acme, acmeAdmin, child.id, {})).json).toMatchObject({ name: 'Renamed', parent_id: parent.id });
+  });
+
+  test('when the new parent is the category itself or one of its descendants, then 422 and nothing changes', async () => {
+    const a = (await create(acme, acmeAdmin, { name: 'A' })).json;
+    const b = (await create(acme, acmeAdmin, { name: 'B', parent_id: a.id })).json;
+    const c = (await create(acme, acmeAdmin, { name: 'C', parent_id: b.id })).json;
+    for (const parent of [a.id, b.id, c.id]) {
+      const res = await put(acme, acmeAdmin, a.id, { parent_id: parent, name: 'changed' });
+      expect(res.status).toBe(422);
+      expect(res.json.detail[0].loc).toEqual(['body', 'parent_id']);
+    }
+    const unchanged = (await stack.request(acme, `/api/knowledge/categories/${a.id}`, { token: acmeAdmin })).json;
+    expect(unchanged).toMatchObject({ name: 'A', parent_id: null });
+  });
+
+  test('when the parent does not exist or is another tenant\'s, then 422; an unknown category is 404', async () => {
+    const a = (await create(acme, acmeAdmin, { name: 'A2' })).json;
+    const theirs = (await create(globex, globexAdmin, { name: 'Theirs' })).json;
+    for (const parent of ['2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', theirs.id]) {
+      const res = await put(acme, acmeAdmin, a.id, { parent_id: parent });
+      expect(res.status).toBe(422);
+    }
+    expect((await put(acme, acmeAdmin, '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', { name: 'x' })).status).toBe(404);
+    expect((await put(globex, globexAdmin, a.id, { name: 'x' })).status).toBe(404);
+  });
+
+  test.each([
+    [{ name: '' }, 'name'], [{ name: 'x'.repeat(201) }, 'name'], [{ name: null }, 'name'], [{ sort_order: -1 }, 'sort_order'],
+    [{ sort_order: null }, 'sort_order'], [{ parent_id: 'abc' }, 'parent_id'], [{ colour: 'red' }, 'colour'],
+  ])('when the update body is %j, then 422 naming %s', async (body, field) => {
+    const a = (await create(acme, acmeAdmin, { name: 'Bounds' })).json;
+    const res = await put(acme, acmeAdmin, a.id, body);
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0].loc).toEqual(['body', field]);
+  });
+
+  test('when name is 1 or 200 characters and sort_order 0, then accepted', async () => {
+    const a = (await create(acme, acmeAdmin, { name: 'Edges' })).json;
+    expect((await put(acme, acmeAdmin, a.id, { name: 'x' })).status).toBe(200);
+    expect((await put(acme, acmeAdmin, a.id, { name: 'x'.repeat(200), sort_order: 0 })).status).toBe(200);
+  });
+
+  test('when a Viewer updates, then 403', async () => {
+    const a = (await create(acme, acmeAdmin, { name: 'NoViewer' })).json;
+    expect((await put(acme, acmeViewer, a.id, { name: 'x' })).status).toBe(403);
+  });
+});
+
+describe('category delete', () => {
+  const del = (id: string, token = acmeAdmin) => stack.request(acme, `/api/knowledge/categories/${id}`, { method: 'DELETE', token });
+
+  test('when a category has children or entries, then 409; once empty, 204 and it is gone', async () => {
+    const parent = (await create(acme, acmeAdmin, { name: 'P' })).json;
+    const child = (await create(acme, acmeAdmin, { name: 'C', parent_id: parent.id })).json;
+    const entry = (await stack.request(acme, '/api/knowledge/knowledge-entries', {
+      method: 'POST', token: acmeAdmin, body: { title: 't', content: 'c', category_id: child.id, visibility: 'internal' },
+    })).json;
+    const withChildren = await del(parent.id);
+    expect(withChildren.status).toBe(409);
+    expect(typeof withChildren.json.detail).toBe('string');
+    expect((await del(child.id)).status).toBe(409);
+    await stack.request(acme, `/api/knowledge/knowledge-entries/${entry.id}`, { method: 'DELETE', token: acmeAdmin });
+    expect((await del(child.id)).status).toBe(204);
+    expect((await del(parent.id)).status).toBe(204);
+    expect((await stack.request(acme, `/api/knowledge/categories/${parent.id}`, { token: acmeAdmin })).status).toBe(404);
+    expect((await del(parent.id)).status).toBe(404);
+  });
+
+  test('when a token without knowledge:admin deletes, then 403', async () => {
+    const c = (await create(acme, acmeAdmin, { name: 'Keep' })).json;
+    const supervisor = await stack.token(acme, 'Supervisor');
+    expect((await del(c.id, supervisor)).status).toBe(403);
+    expect((await stack.request(acme, `/api/knowledge/categories/${c.id}`, { token: acmeAdmin })).status).toBe(200);
+  });
+});

@@ -12,6 +12,9 @@ import { tenantResolver } from './http/tenancy';
 import { authenticator } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
+import { entryRoutes } from './http/routes/entries';
+import { entrySearchRoutes } from './http/routes/entry-search';
+import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
 import { probeRoutes } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
 
@@ -30,6 +33,10 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
     const caller = await authenticate(ctx, tenant);
     return { caller, tenant };
   });
+  // Knowledge entries (issue 3).
+  entryRoutes(routes, backends);
+  entrySearchRoutes(routes, backends);
+  siteKnowledgeRoutes(routes, backends);
   categoryRoutes(routes, backends);
 
   let openapi: unknown;

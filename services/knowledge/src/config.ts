@@ -8,6 +8,10 @@ export const KnowledgeConfigSchema = Type.Object({
   /** The similarity service (indexing and search); every call has this deadline. */
   SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
   SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
+  /** How often the background indexer catches up on entries not yet in the search index. */
+  INDEXER_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50 }),
+  /** How long a write waits for its own indexing before answering (it never fails the write). */
+  INDEX_ON_WRITE_DEADLINE_MS: Type.Integer({ default: 3000, minimum: 50 }),
   LOG_LEVEL: LogLevel,
 });
 export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;

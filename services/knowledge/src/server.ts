@@ -1,4 +1,8 @@
-import { type Logger, type MongoHandle, connectMongo, knowledgeProto, startGrpcServer, type GrpcServerHandle } from '@kb/common';
+import * as grpc from '@grpc/grpc-js';
+import { CLIENT_OPTIONS, type Logger, type MongoHandle, connectMongo, knowledgeProto, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import { entriesRepo } from './data-access/entries-repo';
+import { entryUseCases } from './domain/entries';
+import { entryIndexer } from './domain/indexer';
 import type { KnowledgeConfig } from './config';
 import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from './data-access/models';
 import { tenantsRepo } from './data-access/tenants-repo';
@@ -30,11 +34,26 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     prepare: () => ensureKnowledgeIndexes(models as KnowledgeModels),
   });
   models = knowledgeModels(mongo.connection);
+  const similarity = typedClient(
+    'similarity',
+    new (similarityProto().kb.similarity.v1.SimilarityService)(config.SIMILARITY_GRPC_ADDR, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    config.SIMILARITY_DEADLINE_MS,
+  );
+  const entries = entriesRepo(models);
+  const indexer = entryIndexer({
+    repo: entries,
+    similarity,
+    logger,
+    intervalMs: config.INDEXER_INTERVAL_MS,
+    immediateDeadlineMs: Math.min(config.INDEX_ON_WRITE_DEADLINE_MS, config.SIMILARITY_DEADLINE_MS),
+    isUp: () => mongo.isUp(),
+  });
   const impl = knowledgeServiceImpl({
     logger,
     tenants: tenantsRepo(models),
     tokens: tokensRepo(models),
     categories: categoryUseCases(categoriesRepo(models)),
+    entries: entryUseCases({ entries, categories: categoriesRepo(models), tenants: tenantsRepo(models), mongo, indexer, similarity }),
   });
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
@@ -47,11 +66,14 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   grpcServer.setServing(up ? 'SERVING' : 'NOT_SERVING');
   logger.info({ port: grpcServer.port }, 'knowledge service listening');
   const server = grpcServer;
+  indexer.start();
   return {
     port: server.port,
     mongo,
     async stop() {
+      indexer.stop();
       await server.shutdown();
+      similarity.close();
       await mongo.close();
     },
   };

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import coBody from 'co-body';
 import { AppError } from '@kb/common';
+import { duplicateKey } from './duplicate-keys';
 
 /**
  * Reads a JSON body for POST/PUT/PATCH: 415 for another content type, 413 above the limit,
@@ -20,7 +21,10 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
     }
     try {
-      ctx.request.body = await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: false });
+      // The raw text stays available to routes that need numbers digit for digit (prices).
+      const { parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+      ctx.request.body = parsed;
+      ctx.request.rawBody = raw;
     } catch (err) {
       const e = err as { status?: number; type?: string; message?: string };
       if (e.status === 413 || e.type === 'entity.too.large') {
@@ -32,6 +36,11 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       if (e.status === 415) throw Object.assign(new Error('Unsupported content encoding'), { status: 415, expose: true });
       throw new AppError('bad_request', 'Could not read the request body');
     }
+    // JSON.parse keeps the last of two equal keys; a body that says two things is refused.
+    const duplicate = duplicateKey(ctx.request.rawBody ?? '');
+    if (duplicate !== null) {
+      throw Object.assign(new Error(`Malformed JSON body: duplicate key "${duplicate}"`), { status: 400, expose: true });
+    }
     return next();
   };
 }
@@ -39,5 +48,6 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
 declare module 'koa' {
   interface Request {
     body?: unknown;
+    rawBody?: string;
   }
 }

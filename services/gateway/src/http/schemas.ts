@@ -41,3 +41,13 @@ export const CategoryCreate = Type.Object(
   },
   { additionalProperties: false, $id: 'CategoryCreate' },
 );
+
+export const CategoryUpdate = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Nullable(Type.String())),
+    parent_id: Type.Optional(Nullable(Uuid)),
+    sort_order: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false, $id: 'CategoryUpdate' },
+);

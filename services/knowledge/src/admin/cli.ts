@@ -6,7 +6,10 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import mongoose from 'mongoose';
-import { AppError, ROLES, SCOPES, isUuid } from '@kb/common';
+import * as grpc from '@grpc/grpc-js';
+import { AppError, CLIENT_OPTIONS, ROLES, SCOPES, isUuid, similarityProto, typedClient } from '@kb/common';
+import { entriesRepo } from '../data-access/entries-repo';
+import { entryDocument, systemCaller } from '../domain/indexer';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import { tokensRepo } from '../data-access/tokens-repo';
@@ -18,7 +21,9 @@ export const USAGE = `Usage:
   admin tenant settings --tenant <tenant-id> [--set key=value ...]
   admin token create --tenant <tenant-id> --role <Admin|Supervisor|Agent|Viewer> [--user <uuid>]
                      [--scopes "knowledge:read knowledge:write"] [--name <text>] [--expires-in <days>]
-  admin token revoke --tenant <tenant-id> <token-id-or-prefix>`;
+                     [--workspace <uuid> ...]
+  admin token revoke --tenant <tenant-id> <token-id-or-prefix>
+  admin reindex entries [--similarity <host:port>]   (default SIMILARITY_GRPC_ADDR, else 127.0.0.1:50053)`;
 
 export class UsageError extends Error {}
 
@@ -100,6 +105,7 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       scopes: { type: 'string' },
       name: { type: 'string' },
       'expires-in': { type: 'string' },
+      workspace: { type: 'string', multiple: true },
     });
     if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
     const tenant = await existingTenant(requireTenantId(values.tenant));
@@ -117,6 +123,8 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       if (!Number.isFinite(days) || days <= 0) throw new UsageError('--expires-in must be a positive number of days');
       expiresAt = new Date(Date.now() + days * 86_400_000);
     }
+    const workspaces = (values.workspace as string[] | undefined) ?? [];
+    for (const w of workspaces) if (!isUuid(w)) throw new UsageError(`--workspace must be a uuid, got "${w}"`);
     const { id, token, hash } = newApiToken();
     await tokens.create({
       id,
@@ -125,7 +133,7 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
       user_id: user ?? null,
       role,
       scopes,
-      workspace_ids: [],
+      workspace_ids: workspaces,
       name: (values.name as string | undefined) ?? null,
       expires_at: expiresAt,
     });
@@ -150,7 +158,55 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
     return;
   }
 
+  if (group === 'reindex') {
+    const { values, positionals } = parse(rest, { similarity: { type: 'string' } });
+    if (action !== 'entries' || positionals.length) throw new UsageError('reindex takes exactly one kind: entries (products are reindexed by the catalog)');
+    const address = (values.similarity as string | undefined) ?? process.env.SIMILARITY_GRPC_ADDR ?? '127.0.0.1:50053';
+    if (!/^[^\s:]+:\d{1,5}$/.test(address)) throw new UsageError(`--similarity must be host:port, got "${address}"`);
+    await reindexEntries(models, address, out);
+    return;
+  }
+
   throw new UsageError(group ? `Unknown command "${[group, action].filter(Boolean).join(' ')}"` : 'No command given');
+}
+
+/**
+ * Rebuilds the entries index from MongoDB: a new index (BeginReindex), every entry of every
+ * tenant written into it, then the alias swapped (FinishReindex). Searches keep using the old
+ * index until the swap.
+ */
+async function reindexEntries(models: ReturnType<typeof knowledgeModels>, address: string, out: Out): Promise<void> {
+  const similarity = typedClient(
+    'similarity',
+    new (similarityProto().kb.similarity.v1.SimilarityService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    60_000,
+  );
+  // A system caller without a tenant: the reindex spans tenants (each document names its own).
+  const caller = { ...systemCaller(''), tenant_id: '' };
+  const repo = entriesRepo(models);
+  try {
+    const begun = await similarity.call('BeginReindex', { caller, kind: 'entries' });
+    out(`Reindexing entries into ${begun.index} (alias ${begun.alias})`);
+    const all = await repo.allEntries();
+    let indexed = 0;
+    let failed = 0;
+    for (let i = 0; i < all.length; i += 200) {
+      const batch = all.slice(i, i + 200);
+      const res = await similarity.call('IndexEntries', { caller, entries: batch.map(entryDocument), target_index: begun.index });
+      for (const r of res.results) {
+        const entry = batch.find((e) => e._id === r.id);
+        if (entry && (r.status === 'indexed' || r.status === 'stale')) {
+          indexed += 1;
+          await repo.markIndexed(entry.tenant_id, entry._id, entry.version, res.model);
+        } else failed += 1;
+      }
+      out(`  ${Math.min(i + batch.length, all.length)}/${all.length}`);
+    }
+    const finished = await similarity.call('FinishReindex', { caller, kind: 'entries', index: begun.index });
+    out(`Reindexed ${indexed} entries (${failed} failed); alias ${finished.alias} -> ${finished.index}${finished.removed_indices.length ? `; removed ${finished.removed_indices.join(', ')}` : ''}`);
+  } finally {
+    similarity.close();
+  }
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {

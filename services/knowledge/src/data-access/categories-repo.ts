@@ -34,6 +34,21 @@ export function categoriesRepo(models: KnowledgeModels) {
       const doc = await Category.create({ _id: randomUUID(), tenant_id: tenantId, ...input, created_at: now, updated_at: now });
       return toRecord(doc.toObject());
     },
+    /** Sets the given fields; returns null when the category does not exist in the tenant. */
+    async update(tenantId: string, id: string, changes: Partial<Pick<CategoryRecord, 'name' | 'description' | 'parent_id' | 'sort_order'>>): Promise<CategoryRecord | null> {
+      const doc = await Category.findOneAndUpdate(
+        { tenant_id: tenantId, _id: id },
+        { $set: { ...changes, updated_at: new Date() } },
+        { returnDocument: 'after' },
+      ).lean<CategoryDoc>();
+      return doc ? toRecord(doc) : null;
+    },
+    async countChildren(tenantId: string, id: string): Promise<number> {
+      return Category.countDocuments({ tenant_id: tenantId, parent_id: id });
+    },
+    async remove(tenantId: string, id: string): Promise<boolean> {
+      return (await Category.deleteOne({ tenant_id: tenantId, _id: id })).deletedCount === 1;
+    },
   };
 }
 export type CategoriesRepo = ReturnType<typeof categoriesRepo>;

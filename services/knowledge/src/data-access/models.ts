@@ -82,10 +82,147 @@ const categorySchema = new Schema<CategoryDoc>(
 categorySchema.plugin(tenantScoped);
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
 
+/** A knowledge entry. `owner_key` decides personal visibility (the user id, else the token). */
+export interface EntryDoc {
+  _id: string;
+  tenant_id: string;
+  title: string;
+  content: string;
+  category_id: string;
+  visibility: string;
+  type: string;
+  version: number;
+  language: string;
+  translation_group_id: string;
+  translation_of: string | null;
+  source: string;
+  source_reference: string | null;
+  embedding_model: string | null;
+  summary: string | null;
+  layer: string | null;
+  tags: string[];
+  workspace_id: string | null;
+  created_by_user_id: string | null;
+  owner_key: string | null;
+  metadata: Record<string, unknown>;
+  search_keywords: string[];
+  similarity_text: string | null;
+  project_ids: string[] | null;
+  site_ids: string[];
+  expires_at: Date | null;
+  /** When title, summary or content last changed (decides whether translations are outdated). */
+  content_changed_at: Date;
+  /** The version last written to the search index; below `version` means "index pending". */
+  indexed_version: number;
+  index_pending: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One state of an entry as written by one change, with who made it. */
+export interface EntryVersionDoc {
+  _id: string;
+  tenant_id: string;
+  entry_id: string;
+  version: number;
+  action: string;
+  changed_at: Date;
+  changed_by_user_id: string | null;
+  audit_source: string;
+  client_id: string | null;
+  request_id: string | null;
+  snapshot: Record<string, unknown>;
+}
+
+/** A deleted entry still to be removed from the search index. */
+export interface EntryTombstoneDoc {
+  _id: string;
+  tenant_id: string;
+  version: number;
+  deleted_at: Date;
+}
+
+const entrySchema = new Schema<EntryDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    title: { type: String, required: true },
+    content: { type: String, required: true },
+    category_id: { type: String, required: true },
+    visibility: { type: String, required: true },
+    type: { type: String, required: true },
+    version: { type: Number, required: true },
+    language: { type: String, required: true },
+    translation_group_id: { type: String, required: true },
+    translation_of: { type: String, default: null },
+    source: { type: String, required: true },
+    source_reference: { type: String, default: null },
+    embedding_model: { type: String, default: null },
+    summary: { type: String, default: null },
+    layer: { type: String, default: null },
+    tags: { type: [String], default: [] },
+    workspace_id: { type: String, default: null },
+    created_by_user_id: { type: String, default: null },
+    owner_key: { type: String, default: null },
+    metadata: { type: Schema.Types.Mixed, default: {} },
+    search_keywords: { type: [String], default: [] },
+    similarity_text: { type: String, default: null },
+    project_ids: { type: [String], default: null },
+    site_ids: { type: [String], default: [] },
+    expires_at: { type: Date, default: null },
+    content_changed_at: { type: Date, required: true },
+    indexed_version: { type: Number, default: 0 },
+    index_pending: { type: Boolean, default: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },
+);
+entrySchema.plugin(tenantScoped);
+entrySchema.index({ tenant_id: 1, updated_at: -1, _id: 1 });
+entrySchema.index({ tenant_id: 1, category_id: 1 });
+entrySchema.index({ tenant_id: 1, type: 1 });
+// One entry per language in a translation group (also the guard against racing translations).
+entrySchema.index({ tenant_id: 1, translation_group_id: 1, language: 1 }, { unique: true });
+entrySchema.index({ index_pending: 1 });
+
+const entryVersionSchema = new Schema<EntryVersionDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    entry_id: { type: String, required: true },
+    version: { type: Number, required: true },
+    action: { type: String, required: true },
+    changed_at: { type: Date, required: true },
+    changed_by_user_id: { type: String, default: null },
+    audit_source: { type: String, required: true },
+    client_id: { type: String, default: null },
+    request_id: { type: String, default: null },
+    snapshot: { type: Schema.Types.Mixed, required: true },
+  },
+  { collection: 'knowledge_entry_versions', versionKey: false, minimize: false, autoIndex: false },
+);
+entryVersionSchema.plugin(tenantScoped);
+entryVersionSchema.index({ tenant_id: 1, entry_id: 1, version: 1 }, { unique: true });
+
+const entryTombstoneSchema = new Schema<EntryTombstoneDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    version: { type: Number, required: true },
+    deleted_at: { type: Date, required: true },
+  },
+  { collection: 'knowledge_entry_tombstones', versionKey: false, autoIndex: false },
+);
+entryTombstoneSchema.plugin(tenantScoped);
+
 export interface KnowledgeModels {
   Tenant: Model<TenantDoc>;
   ApiToken: Model<ApiTokenDoc>;
   Category: Model<CategoryDoc>;
+  Entry: Model<EntryDoc>;
+  EntryVersion: Model<EntryVersionDoc>;
+  EntryTombstone: Model<EntryTombstoneDoc>;
 }
 
 /** Registers the knowledge service's collections on a connection (each service owns its own). */
@@ -94,6 +231,9 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
     Tenant: connection.models.Tenant ?? connection.model<TenantDoc>('Tenant', tenantSchema),
     ApiToken: connection.models.ApiToken ?? connection.model<ApiTokenDoc>('ApiToken', apiTokenSchema),
     Category: connection.models.Category ?? connection.model<CategoryDoc>('Category', categorySchema),
+    Entry: connection.models.Entry ?? connection.model<EntryDoc>('Entry', entrySchema),
+    EntryVersion: connection.models.EntryVersion ?? connection.model<EntryVersionDoc>('EntryVersion', entryVersionSchema),
+    EntryTombstone: connection.models.EntryTombstone ?? connection.model<EntryTombstoneDoc>('EntryTombstone', entryTombstoneSchema),
   };
 }
 

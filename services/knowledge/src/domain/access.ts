@@ -7,6 +7,6 @@ export function callerWith(caller: Caller | null | undefined, scope: Scope): Cal
   return c;
 }
 
-export function notFound(what: 'Category' | 'Tenant'): AppError {
+export function notFound(what: 'Category' | 'Tenant' | 'Entry'): AppError {
   return AppError.notFound(`${what} not found`);
 }

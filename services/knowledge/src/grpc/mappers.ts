@@ -1,6 +1,7 @@
 import type { knowledgeV1 } from '@kb/common';
 import type { CategoryRecord } from '../data-access/categories-repo';
 import type { TenantRecord } from '../data-access/tenants-repo';
+import type { EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
 import { effectiveSettings } from '../domain/tenant-settings';
 
 export function categoryMessage(c: CategoryRecord): knowledgeV1.Category {
@@ -32,5 +33,45 @@ export function tenantMessage(t: TenantRecord): knowledgeV1.Tenant {
       role_writable_types: Object.fromEntries(Object.entries(s.role_writable_types).map(([role, types]) => [role, { values: types }])),
       oauth: s.oauth,
     },
+  };
+}
+
+export function entryMessage(e: EntryRecord): knowledgeV1.Entry {
+  return {
+    id: e._id,
+    tenant_id: e.tenant_id,
+    title: e.title,
+    content: e.content,
+    category_id: e.category_id,
+    visibility: e.visibility,
+    type: e.type,
+    version: e.version,
+    language: e.language,
+    translation_group_id: e.translation_group_id,
+    source: e.source,
+    ...(e.source_reference != null ? { source_reference: e.source_reference } : {}),
+    ...(e.embedding_model != null ? { embedding_model: e.embedding_model } : {}),
+    created_at: new Date(e.created_at).toISOString(),
+    updated_at: new Date(e.updated_at).toISOString(),
+    ...(e.summary != null ? { summary: e.summary } : {}),
+    ...(e.layer != null ? { layer: e.layer } : {}),
+    tags: e.tags ?? [],
+    ...(e.workspace_id != null ? { workspace_id: e.workspace_id } : {}),
+    ...(e.created_by_user_id != null ? { created_by_user_id: e.created_by_user_id } : {}),
+    metadata_json: JSON.stringify(e.metadata ?? {}),
+    search_keywords: e.search_keywords ?? [],
+    site_ids: e.site_ids ?? [],
+  };
+}
+
+export function entryVersionMessage(v: EntryVersionRecord): knowledgeV1.EntryVersion {
+  return {
+    version: v.version,
+    action: v.action,
+    changed_at: new Date(v.changed_at).toISOString(),
+    ...(v.changed_by_user_id ? { changed_by_user_id: v.changed_by_user_id } : {}),
+    audit_source: v.audit_source,
+    ...(v.client_id ? { client_id: v.client_id } : {}),
+    entry: entryMessage(v.snapshot as unknown as EntryRecord),
   };
 }

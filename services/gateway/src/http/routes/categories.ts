@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { knowledgeV1 } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
-import { Category, CategoryCreate, Uuid } from '../schemas';
+import { Category, CategoryCreate, CategoryUpdate, Uuid } from '../schemas';
 
 /** Proto optional fields → the interface's explicit nulls. */
 export function categoryJson(c: knowledgeV1.Category__Output) {
@@ -65,6 +65,49 @@ export function categoryRoutes(routes: RouteTable, backends: Backends): void {
         sort_order: body.sort_order ?? 0,
       });
       return { status: 201, body: categoryJson(created), headers: { Location: `/api/knowledge/categories/${created.id}` } };
+    },
+  });
+
+  routes.define({
+    method: 'put',
+    path: '/categories/{category_id}',
+    operationId: 'updateCategory',
+    summary: 'Update a category',
+    description:
+      'Only sent fields change. parent_id sent as null moves the category to the top level; not sent leaves it. The parent must exist ' +
+      'and may not be the category itself or one of its descendants (422).',
+    tag: 'categories',
+    params: Type.Object({ category_id: Uuid }),
+    body: CategoryUpdate,
+    responses: { 200: { description: 'The updated category', schema: Category } },
+    handler: async ({ params, body, caller }) => {
+      const b = body as Record<string, unknown>;
+      const updated = await backends.knowledge.call('UpdateCategory', {
+        caller,
+        category_id: params.category_id,
+        sent_fields: Object.keys(b),
+        ...(typeof b.name === 'string' ? { name: b.name } : {}),
+        ...(typeof b.description === 'string' ? { description: b.description } : {}),
+        ...(typeof b.parent_id === 'string' ? { parent_id: b.parent_id } : {}),
+        ...(typeof b.sort_order === 'number' ? { sort_order: b.sort_order } : {}),
+      });
+      return { body: categoryJson(updated) };
+    },
+  });
+
+  routes.define({
+    method: 'delete',
+    path: '/categories/{category_id}',
+    operationId: 'deleteCategory',
+    summary: 'Delete a category',
+    description: 'Needs knowledge:admin. 409 while the category has child categories or knowledge entries. 204.',
+    tag: 'categories',
+    extension: true,
+    params: Type.Object({ category_id: Uuid }),
+    responses: { 204: { description: 'Deleted' }, 409: { description: 'Has children or entries' } },
+    handler: async ({ params, caller }) => {
+      await backends.knowledge.call('DeleteCategory', { caller, category_id: params.category_id });
+      return { status: 204, body: null };
     },
   });
 }

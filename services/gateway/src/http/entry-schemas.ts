@@ -1,0 +1,226 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { knowledgeV1 } from '@kb/common';
+import { DateTime, Nullable, Uuid } from './schemas';
+
+const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
+  Type.Union(values.map((v) => Type.Literal(v)), options);
+
+export const VISIBILITIES = ['public', 'internal', 'personal', 'restricted', 'community', 'workspace'] as const;
+export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
+export const SOURCES = ['manual', 'import', 'conversational', 'learning_loop', 'system'] as const;
+
+export const Visibility = literals(VISIBILITIES, { description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled' });
+export const EntryType = literals(ENTRY_TYPES);
+export const Source = literals(SOURCES);
+
+const Title = Type.String({ minLength: 1, maxLength: 500 });
+const Content = Type.String({ minLength: 1, description: 'Markdown' });
+const Layer = Nullable(Type.String({ maxLength: 50 }));
+const Language = Type.String({ minLength: 2, maxLength: 5 });
+const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'validated against the schema of the entry type' });
+const Strings = Type.Array(Type.String());
+
+export const Entry = Type.Object(
+  {
+    id: Uuid,
+    tenant_id: Type.String(),
+    title: Title,
+    content: Content,
+    category_id: Uuid,
+    visibility: Visibility,
+    type: EntryType,
+    version: Type.Integer({ minimum: 1 }),
+    language: Type.String(),
+    translation_group_id: Uuid,
+    source: Source,
+    source_reference: Nullable(Type.String()),
+    embedding_model: Nullable(Type.String()),
+    created_at: DateTime,
+    updated_at: DateTime,
+    summary: Nullable(Type.String()),
+    layer: Layer,
+    tags: Strings,
+    workspace_id: Nullable(Uuid),
+    created_by_user_id: Nullable(Uuid),
+    metadata: Metadata,
+    search_keywords: Strings,
+  },
+  { $id: 'KnowledgeEntry' },
+);
+
+export const EntryCreate = Type.Object(
+  {
+    title: Title,
+    content: Content,
+    category_id: Uuid,
+    visibility: Type.Optional(Visibility),
+    summary: Type.Optional(Nullable(Type.String())),
+    layer: Type.Optional(Layer),
+    tags: Type.Optional(Strings),
+    type: Type.Optional(EntryType),
+    language: Type.Optional(Language),
+    metadata: Type.Optional(Metadata),
+    source: Type.Optional(Source),
+    source_reference: Type.Optional(Nullable(Type.String())),
+    similarity_text: Type.Optional(Nullable(Type.String())),
+    search_keywords: Type.Optional(Strings),
+    project_ids: Type.Optional(Nullable(Type.Array(Uuid))),
+    workspace_id: Type.Optional(Nullable(Uuid)),
+    translation_of: Type.Optional(Type.Unsafe<string>({ ...Uuid, description: 'extension: the id of the entry this one translates (joins its translation group)' })),
+  },
+  { additionalProperties: false, $id: 'KnowledgeEntryCreate' },
+);
+
+export const PersonalEntryCreate = Type.Object(
+  {
+    title: Title,
+    content: Content,
+    category_id: Uuid,
+    summary: Type.Optional(Nullable(Type.String())),
+    layer: Type.Optional(Layer),
+    tags: Type.Optional(Strings),
+    language: Type.Optional(Language),
+    metadata: Type.Optional(Metadata),
+    source: Type.Optional(Source),
+    source_reference: Type.Optional(Nullable(Type.String())),
+  },
+  { additionalProperties: false, $id: 'PersonalEntryCreate' },
+);
+
+export const EntryUpdate = Type.Object(
+  {
+    title: Type.Optional(Title),
+    content: Type.Optional(Content),
+    summary: Type.Optional(Nullable(Type.String())),
+    category_id: Type.Optional(Uuid),
+    layer: Type.Optional(Layer),
+    tags: Type.Optional(Strings),
+    visibility: Type.Optional(Visibility),
+    metadata: Type.Optional(Metadata),
+    source_reference: Type.Optional(Nullable(Type.String())),
+    similarity_text: Type.Optional(Nullable(Type.String())),
+    search_keywords: Type.Optional(Strings),
+    project_ids: Type.Optional(Nullable(Type.Array(Uuid))),
+    workspace_id: Type.Optional(Nullable(Uuid)),
+    type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),
+  },
+  { additionalProperties: false, $id: 'KnowledgeEntryUpdate' },
+);
+
+export const EntryListQuery = Type.Object({
+  category_id: Type.Optional(Uuid),
+  type: Type.Optional(EntryType),
+  project_id: Type.Optional(Uuid),
+  visibility: Type.Optional(Visibility),
+  layer: Type.Optional(Type.String({ maxLength: 50 })),
+  include_expired: Type.Optional(Type.Boolean({ default: false })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'extension: page size' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' })),
+});
+
+export const EntryVersion = Type.Object(
+  {
+    version: Type.Integer(),
+    action: literals(['create', 'update']),
+    changed_at: DateTime,
+    changed_by_user_id: Nullable(Type.String()),
+    audit_source: Type.String(),
+    client_id: Nullable(Type.String()),
+    entry: Entry,
+  },
+  { $id: 'KnowledgeEntryVersion' },
+);
+
+export const Translation = Type.Object(
+  {
+    entry: Entry,
+    is_source: Type.Boolean(),
+    outdated: Type.Boolean({ description: 'the source entry changed after this translation was last edited' }),
+  },
+  { $id: 'KnowledgeEntryTranslation' },
+);
+
+export const EntrySearch = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 1000 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+    types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
+    category_id: Type.Optional(Uuid),
+    language: Type.Optional(Language),
+  },
+  { additionalProperties: false, $id: 'KnowledgeEntrySearch' },
+);
+
+export const EntrySearchHit = Type.Object(
+  {
+    entry: Entry,
+    score: Type.Number(),
+    score_sources: Type.Record(Type.String(), Type.Number()),
+  },
+  { $id: 'KnowledgeEntrySearchHit' },
+);
+
+export const SiteKnowledgeAssign = Type.Object(
+  { entry_ids: Type.Array(Uuid, { minItems: 1, maxItems: 500 }) },
+  { additionalProperties: false, $id: 'SiteKnowledgeAssign' },
+);
+
+export const SiteKnowledgeResult = Type.Object(
+  {
+    site_id: Type.String(),
+    assigned: Type.Integer({ minimum: 0 }),
+    already_assigned: Type.Integer({ minimum: 0 }),
+    not_found: Type.Array(Type.String()),
+  },
+  { $id: 'SiteKnowledgeResult' },
+);
+
+/** The proto entry → the interface's response shape (explicit nulls, metadata as an object). */
+export function entryJson(e: knowledgeV1.Entry__Output) {
+  return {
+    id: e.id,
+    tenant_id: e.tenant_id,
+    title: e.title,
+    content: e.content,
+    category_id: e.category_id,
+    visibility: e.visibility,
+    type: e.type,
+    version: e.version,
+    language: e.language,
+    translation_group_id: e.translation_group_id,
+    source: e.source,
+    source_reference: e.source_reference ?? null,
+    embedding_model: e.embedding_model ?? null,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+    summary: e.summary ?? null,
+    layer: e.layer ?? null,
+    tags: e.tags,
+    workspace_id: e.workspace_id ?? null,
+    created_by_user_id: e.created_by_user_id ?? null,
+    metadata: JSON.parse(e.metadata_json || '{}') as Record<string, unknown>,
+    search_keywords: e.search_keywords,
+  };
+}
+
+/** A validated body → the proto input: every sent key is named, so null and absent stay apart. */
+export function entryInput(body: Record<string, unknown>): knowledgeV1.EntryInput {
+  const input: Record<string, unknown> = { sent_fields: Object.keys(body).map((k) => (k === 'metadata' ? 'metadata_json' : k)) };
+  for (const [key, value] of Object.entries(body)) {
+    if (value === null || value === undefined) continue;
+    if (key === 'metadata') input.metadata_json = JSON.stringify(value);
+    else input[key] = value;
+  }
+  return input as knowledgeV1.EntryInput;
+}
+
+export const etag = (version: number) => `"${version}"`;
+
+/** The version an If-Match header asks for; undefined for none or `*`; NaN when unreadable. */
+export function ifMatchVersion(header: string | undefined): number | undefined {
+  if (!header || header.trim() === '*') return undefined;
+  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header.split(',')[0] ?? '');
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+export type { TSchema };

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { ClientSession } from 'mongoose';
+import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
+
+export type EntryRecord = EntryDoc;
+export type EntryVersionRecord = EntryVersionDoc;
+
+export interface ListQuery {
+  filter: Record<string, unknown>;
+  /** Keyset position: entries strictly after (updated_at desc, id asc). */
+  after?: { updatedAt: Date; id: string };
+  limit: number;
+}
+
+const opts = (session?: ClientSession) => (session ? { session } : {});
+
+export function entriesRepo(models: KnowledgeModels) {
+  const { Entry, EntryVersion, EntryTombstone } = models;
+  return {
+    async insert(doc: EntryDoc, session?: ClientSession): Promise<EntryRecord> {
+      await Entry.create([doc], opts(session));
+      return doc;
+    },
+
+    async findById(tenantId: string, id: string, extra: Record<string, unknown> = {}, session?: ClientSession): Promise<EntryRecord | null> {
+      return Entry.findOne({ ...extra, tenant_id: tenantId, _id: id }, null, opts(session)).lean<EntryDoc>();
+    },
+
+    async findMany(tenantId: string, ids: string[], extra: Record<string, unknown> = {}): Promise<EntryRecord[]> {
+      return Entry.find({ ...extra, tenant_id: tenantId, _id: { $in: ids } }).lean<EntryDoc[]>();
+    },
+
+    /**
+     * The optimistic-concurrency write: applies `set` only when the stored version is still
+     * `expectedVersion`, and bumps it. Null when another write got there first (or it is gone).
+     */
+    async updateIfVersion(tenantId: string, id: string, expectedVersion: number, set: Partial<EntryDoc>, session?: ClientSession): Promise<EntryRecord | null> {
+      return Entry.findOneAndUpdate(
+        { tenant_id: tenantId, _id: id, version: expectedVersion },
+        { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
+        { returnDocument: 'after', ...opts(session) },
+      ).lean<EntryDoc>();
+    },
+
+    async deleteIfVersion(tenantId: string, id: string, expectedVersion: number, session?: ClientSession): Promise<boolean> {
+      const res = await Entry.deleteOne({ tenant_id: tenantId, _id: id, version: expectedVersion }, opts(session));
+      return res.deletedCount === 1;
+    },
+
+    async list(tenantId: string, q: ListQuery): Promise<EntryRecord[]> {
+      const and: Record<string, unknown>[] = [q.filter];
+      if (q.after) {
+        and.push({ $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }] });
+      }
+      return Entry.find({ tenant_id: tenantId, $and: and }).sort({ updated_at: -1, _id: 1 }).limit(q.limit).lean<EntryDoc[]>();
+    },
+
+    async countInCategory(tenantId: string, categoryId: string): Promise<number> {
+      return Entry.countDocuments({ tenant_id: tenantId, category_id: categoryId, type: { $ne: 'skill_index' } });
+    },
+
+    async ofType(tenantId: string, type: string, session?: ClientSession): Promise<EntryRecord[]> {
+      return Entry.find({ tenant_id: tenantId, type }, null, opts(session)).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
+    },
+
+    async translationGroup(tenantId: string, groupId: string): Promise<EntryRecord[]> {
+      return Entry.find({ tenant_id: tenantId, translation_group_id: groupId }).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
+    },
+
+    /** Records a site on entries; true for each id whose site list changed. */
+    async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
+      const res = await Entry.updateOne({ tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } }, { $addToSet: { site_ids: siteId } });
+      return res.modifiedCount === 1;
+    },
+
+    async addVersion(v: Omit<EntryVersionDoc, '_id'>, session?: ClientSession): Promise<void> {
+      await EntryVersion.create([{ _id: randomUUID(), ...v }], opts(session));
+    },
+
+    async versions(tenantId: string, entryId: string): Promise<EntryVersionRecord[]> {
+      return EntryVersion.find({ tenant_id: tenantId, entry_id: entryId }).sort({ version: 1 }).lean<EntryVersionDoc[]>();
+    },
+
+    async addTombstone(t: EntryTombstoneDoc, session?: ClientSession): Promise<void> {
+      await EntryTombstone.replaceOne({ tenant_id: t.tenant_id, _id: t._id }, t, { upsert: true, ...opts(session) });
+    },
+
+    // ---- the background indexer (across tenants, so it reads the raw collections) ----
+
+    async pendingEntries(limit: number): Promise<EntryRecord[]> {
+      return (await Entry.collection.find({ index_pending: true }).limit(limit).toArray()) as unknown as EntryRecord[];
+    },
+    async pendingTombstones(limit: number): Promise<EntryTombstoneDoc[]> {
+      return (await EntryTombstone.collection.find({}).limit(limit).toArray()) as unknown as EntryTombstoneDoc[];
+    },
+    async allEntries(): Promise<EntryRecord[]> {
+      return (await Entry.collection.find({}).toArray()) as unknown as EntryRecord[];
+    },
+    /** Marks a version as indexed unless a newer write happened meanwhile. */
+    async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {
+      await Entry.updateOne(
+        { tenant_id: tenantId, _id: id, version },
+        { $set: { indexed_version: version, index_pending: false, embedding_model: model || null } },
+      );
+    },
+    async removeTombstone(tenantId: string, id: string, version: number): Promise<void> {
+      await EntryTombstone.deleteOne({ tenant_id: tenantId, _id: id, version });
+    },
+  };
+}
+export type EntriesRepo = ReturnType<typeof entriesRepo>;

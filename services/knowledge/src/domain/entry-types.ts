@@ -1,0 +1,64 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { AppError, validationIssues } from '@kb/common';
+
+const Str = Type.String({ minLength: 1 });
+
+/**
+ * One metadata schema per entry type (DESIGN.md, "Knowledge entries"). Strict schemas reject
+ * unknown keys; defaults fill in, and the cleaned value replaces what the client sent.
+ */
+export const METADATA_SCHEMAS: Record<string, TSchema> = {
+  knowledge: Type.Record(Type.String(), Type.Unknown()),
+  bootstrap: Type.Record(Type.String(), Type.Unknown()),
+  process: Type.Object(
+    {
+      steps: Type.Array(
+        Type.Object({ title: Str, detail: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: false }),
+        { minItems: 1 },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  skill: Type.Object(
+    {
+      trigger_description: Str,
+      examples: Type.Optional(Type.Array(Type.String())),
+    },
+    { additionalProperties: false },
+  ),
+  memory: Type.Object(
+    { expires_at: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])) },
+    { additionalProperties: false },
+  ),
+  glossary: Type.Object(
+    {
+      term: Type.Optional(Type.String()),
+      synonyms: Type.Optional(Type.Array(Type.String())),
+    },
+    { additionalProperties: false },
+  ),
+  skill_index: Type.Record(Type.String(), Type.Unknown()),
+};
+
+/** The validated, normalised metadata of a type; 422 at ["body", "metadata", …] otherwise. */
+export function normaliseMetadata(type: string, raw: unknown): Record<string, unknown> {
+  const schema = METADATA_SCHEMAS[type] ?? METADATA_SCHEMAS.knowledge!;
+  const value = raw === undefined || raw === null ? {} : raw;
+  const withDefaults = Value.Default(schema, structuredClone(value));
+  if (!Value.Check(schema, withDefaults)) throw AppError.invalid(validationIssues(schema, withDefaults, ['body', 'metadata']));
+  const cleaned = Value.Clean(schema, withDefaults) as Record<string, unknown>;
+  if (type === 'memory' && typeof cleaned.expires_at === 'string') {
+    cleaned.expires_at = new Date(cleaned.expires_at as string).toISOString(); // normalised to UTC
+  }
+  if (type === 'glossary' && Array.isArray(cleaned.synonyms)) {
+    cleaned.synonyms = [...new Set((cleaned.synonyms as string[]).map((s) => s.trim()).filter(Boolean))];
+  }
+  return cleaned;
+}
+
+/** When a memory entry expires (null for every other type, or without expires_at). */
+export function expiryOf(type: string, metadata: Record<string, unknown>): Date | null {
+  if (type !== 'memory' || typeof metadata.expires_at !== 'string') return null;
+  return new Date(metadata.expires_at);
+}
