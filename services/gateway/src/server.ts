@@ -14,6 +14,10 @@ import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
 import { probeRoutes } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
+import { siteRoutes } from './http/routes/sites';
+import { productRoutes } from './http/routes/products';
+import { similarSearchRoutes } from './http/routes/similar-search';
+import { productSearchRoutes } from './http/routes/product-search';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -31,6 +35,10 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
     return { caller, tenant };
   });
   categoryRoutes(routes, backends);
+  siteRoutes(routes, backends);
+  productRoutes(routes, backends);
+  similarSearchRoutes(routes, backends);
+  productSearchRoutes(routes, backends);
 
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));

@@ -182,7 +182,7 @@ export function productsRepo(connection: Connection) {
             $inc: { version: 1 },
             $setOnInsert: { _id: newId, tenant_id: tenantId, site_id: siteId, upsert_key: key, created_at: now, indexed_version: 0 },
           },
-          { upsert: true, new: true, includeResultMetadata: true, lean: true },
+          { upsert: true, returnDocument: 'after', includeResultMetadata: true, lean: true },
         );
         const doc = res.value as ProductDoc | null;
         if (!doc) throw new Error('upsert returned no document');

@@ -20,7 +20,10 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
     }
     try {
-      ctx.request.body = await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: false });
+      // The raw text stays available to routes that need numbers digit for digit (prices).
+      const { parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+      ctx.request.body = parsed;
+      ctx.request.rawBody = raw;
     } catch (err) {
       const e = err as { status?: number; type?: string; message?: string };
       if (e.status === 413 || e.type === 'entity.too.large') {
@@ -39,5 +42,6 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
 declare module 'koa' {
   interface Request {
     body?: unknown;
+    rawBody?: string;
   }
 }
