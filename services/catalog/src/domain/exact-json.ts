@@ -14,7 +14,7 @@ const TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
  * JavaScript numbers elsewhere. Throws SyntaxError on malformed JSON.
  */
 export function parseKeepingNumbers(text: string): unknown {
-  return JSON.parse(text.replace(TOKEN, (t) => (t.startsWith('"') ? t : `"${NUMBER_MARK}${t}"`)));
+  return JSON.parse(text.replace(TOKEN, (t) => (t.startsWith('"') ? t : `"\\u0000n:${t}"`)));
 }
 
 const isMarked = (v: unknown): v is string => typeof v === 'string' && v.startsWith(NUMBER_MARK);

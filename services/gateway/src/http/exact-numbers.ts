@@ -8,7 +8,7 @@ const TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 /** Parses (already validated) JSON text with every number kept as its source text. */
 export function parseKeepingNumbers(text: string): unknown {
-  return JSON.parse(text.replace(TOKEN, (t) => (t.startsWith('"') ? t : `"${MARK}${t}"`)));
+  return JSON.parse(text.replace(TOKEN, (t) => (t.startsWith('"') ? t : `"\\u0000n:${t}"`)));
 }
 
 /** A JSON number token as a plain decimal string (exponent applied), digit for digit. */
