@@ -231,6 +231,10 @@ export function productsRepo(connection: Connection) {
     pendingIndex: (limit: number) => Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
     pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
     deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
+    countAll: () => Product.collection.countDocuments({}),
+    /** Marks products written since `since` for the background indexer (after a reindex). */
+    markChangedSince: async (since: Date) =>
+      (await Product.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } })).modifiedCount,
     /** Every product of every tenant, in _id order, for a reindex. */
     allAfter: (afterId: string, limit: number) =>
       Product.collection.find({ _id: { $gt: afterId } } as never).sort({ _id: 1 }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,

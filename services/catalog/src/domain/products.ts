@@ -80,7 +80,8 @@ const comparable = (f: Partial<ProductFields>) => {
 function sameFields(doc: ProductDoc, fields: ProductFields): boolean {
   const stored: Partial<ProductFields> = {};
   for (const k of Object.keys(fields) as (keyof ProductFields)[]) (stored as Record<string, unknown>)[k] = doc[k] ?? null;
-  return isDeepStrictEqual(comparable(stored), comparable(fields));
+  // The channel a sync came through (api, import) is not content: the same product is unchanged.
+  return isDeepStrictEqual({ ...comparable(stored), source: null }, { ...comparable(fields), source: null });
 }
 
 export interface WriteOutcome {
