@@ -115,7 +115,7 @@ async function importProducts(deps: CatalogDeps, args: string[], out: (line: str
 async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
   if (!deps.similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
   const started = new Date();
-  const caller = systemCaller('_system');
+  const caller = systemCaller(''); // an empty tenant: the similarity service's cross-tenant system caller
   const begun = await deps.similarity.call('BeginReindex', { caller, kind: 'products' });
   const total = await deps.products.countAll();
   const bar = new SingleBar({ stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false }, Presets.shades_classic);
