@@ -3,6 +3,8 @@ import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
 import { similarityServiceImpl } from './grpc/similarity-service';
+import { IndexManager } from './indices/index-manager';
+import { EmbeddingCache } from './embedding-cache';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
 const PROBE_INTERVAL_MS = 5000;
@@ -10,6 +12,7 @@ const PROBE_INTERVAL_MS = 5000;
 export interface SimilarityServer {
   readonly port: number;
   readonly embedder: Embedder;
+  readonly indices: IndexManager;
   stop(): Promise<void>;
 }
 
@@ -38,13 +41,15 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
   const embedder = embedderFromConfig(config);
+  const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
+  const cache = new EmbeddingCache(es, indices, embedder);
   const server = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.SIMILARITY_GRPC_PORT,
     services: [
       {
         definition: similarityProto().kb.similarity.v1.SimilarityService.service,
-        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER }),
+        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER, es, indices, cache }),
       },
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],
@@ -57,8 +62,17 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
     server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
   };
+  let indicesCreated = false;
   const probe = async () => {
-    publish('elasticsearch', await elasticsearchIsUp(es));
+    const esUp = await elasticsearchIsUp(es);
+    // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
+    if (esUp && !indicesCreated) {
+      indicesCreated = await indices.ensureAll().then(() => true, (err: Error) => {
+        logger.warn({ err: err.message }, 'could not create the indices yet');
+        return false;
+      });
+    }
+    publish('elasticsearch', esUp);
     publish('embedder', await embedder.ready().then(() => true, (err: Error) => {
       logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
       return false;
@@ -71,6 +85,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   return {
     port: server.port,
     embedder,
+    indices,
     async stop() {
       clearInterval(timer);
       await server.shutdown();

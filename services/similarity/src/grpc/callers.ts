@@ -1,0 +1,20 @@
+import { AppError, requireScope, type Caller } from '@kb/common';
+
+/**
+ * Index*, Delete*, Begin/FinishReindex: a tenant's caller (needs knowledge:write, and may only
+ * touch its own tenant's documents) or a system caller with an empty tenant_id (reindex and
+ * catch-up run across tenants; documents carry their own tenant_id).
+ */
+export function writeCaller(caller: Caller | null | undefined): { caller: Caller; tenantId: string | undefined } {
+  if (!caller) throw new AppError('unauthenticated', 'No caller identity on the request');
+  if (!caller.tenant_id) return { caller, tenantId: undefined };
+  requireScope(caller, 'knowledge:write');
+  return { caller, tenantId: caller.tenant_id };
+}
+
+/** Search* and Similar*: always one tenant (every query filters by it) and knowledge:read. */
+export function readCaller(caller: Caller | null | undefined): { caller: Caller; tenantId: string } {
+  if (!caller || !caller.tenant_id) throw new AppError('unauthenticated', 'No caller identity on the request');
+  requireScope(caller, 'knowledge:read');
+  return { caller, tenantId: caller.tenant_id };
+}

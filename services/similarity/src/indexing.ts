@@ -1,0 +1,90 @@
+import type { Client } from '@elastic/elasticsearch';
+import { AppError } from '@kb/common';
+import { withElasticsearch } from './data-access/es-errors';
+
+export type VectorSource = 'computed' | 'cached' | 'reused';
+
+export interface IndexResult {
+  id: string;
+  status: 'indexed' | 'stale' | 'failed';
+  embeddings: string;
+  error: string;
+}
+
+/** computed if any vector was embedded now, else cached if any came from the cache, else reused. */
+export function embeddingsSummary(sources: VectorSource[]): string {
+  if (sources.includes('computed')) return 'computed';
+  if (sources.includes('cached')) return 'cached';
+  return sources.length > 0 ? 'reused' : '';
+}
+
+/**
+ * The indexed _source (tenant and vectors) of `ids` in `index`, falling back to `alias` for ids
+ * a reindex target does not have yet, so a reindex under the same model keeps every vector.
+ */
+export async function readExisting(es: Client, index: string, alias: string, ids: string[], fields: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  if (ids.length === 0) return found;
+  const read = async (from: string, wanted: string[]) => {
+    const res = await withElasticsearch(() =>
+      es.mget<Record<string, unknown>>({ index: from, ids: wanted, _source_includes: ['tenant_id', ...fields] }),
+    );
+    for (const doc of res.docs) if ('found' in doc && doc.found && doc._source) found.set(doc._id, doc._source);
+  };
+  await read(index, [...new Set(ids)]);
+  const rest = ids.filter((id) => !found.has(id));
+  if (index !== alias && rest.length > 0) await read(alias, [...new Set(rest)]);
+  return found;
+}
+
+/**
+ * Bulk-indexes with the document version as the external version; a conflict means a newer
+ * version is indexed already (stale, not an error). Refreshes before answering, so what was
+ * indexed is searchable when the call returns.
+ */
+export async function bulkWrite(
+  es: Client,
+  index: string,
+  docs: { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] }[],
+): Promise<IndexResult[]> {
+  if (docs.length === 0) return [];
+  const operations = docs.flatMap((d) => [{ index: { _index: index, _id: d.id, version: d.version, version_type: 'external' as const } }, d.doc]);
+  const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
+  const unavailable = res.items.some((item) => {
+    const status = item.index?.status ?? 0;
+    return status === 429 || status >= 500;
+  });
+  if (unavailable) throw AppError.unavailable('Elasticsearch is unavailable');
+  return res.items.map((item, i) => {
+    const d = docs[i]!;
+    const op = item.index!;
+    if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
+    if (op.error) return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: op.error.reason ?? op.error.type };
+    return { id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' };
+  });
+}
+
+/**
+ * Deletes at the given external version (an older delete never removes a newer document; an
+ * id already gone is fine). With a tenant, only that tenant's documents are touched.
+ */
+export async function deleteDocuments(es: Client, index: string, refs: { id: string; version: string | number }[], tenantId: string | undefined): Promise<number> {
+  if (refs.length === 0) return 0;
+  for (const [i, ref] of refs.entries()) {
+    if (!ref.id) throw AppError.invalid([{ loc: ['documents', i, 'id'], msg: 'id is required', type: 'missing' }]);
+    if (!/^\d+$/.test(String(ref.version)) || Number(ref.version) < 1) {
+      throw AppError.invalid([{ loc: ['documents', i, 'version'], msg: 'version must be a positive integer', type: 'value_error' }]);
+    }
+  }
+  let allowed = refs;
+  if (tenantId !== undefined) {
+    const res = await withElasticsearch(() => es.mget<{ tenant_id?: string }>({ index, ids: [...new Set(refs.map((r) => r.id))], _source_includes: ['tenant_id'] }));
+    const foreign = new Set(res.docs.filter((d) => 'found' in d && d.found && d._source?.tenant_id !== tenantId).map((d) => d._id));
+    allowed = refs.filter((r) => !foreign.has(r.id));
+  }
+  if (allowed.length === 0) return 0;
+  const operations = allowed.map((r) => ({ delete: { _index: index, _id: r.id, version: Number(r.version), version_type: 'external' as const } }));
+  const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
+  if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw AppError.unavailable('Elasticsearch is unavailable');
+  return res.items.filter((item) => item.delete?.result === 'deleted').length;
+}

@@ -1,0 +1,137 @@
+import type { Client } from '@elastic/elasticsearch';
+import { AppError, type Logger } from '@kb/common';
+import { elasticsearchErrorType, withElasticsearch } from '../data-access/es-errors';
+import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
+import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './names';
+
+/**
+ * Owns the index names of one prefix, model and dimension: creates each kind's alias on first
+ * need (race-safe across processes), and runs the reindex alias swap.
+ */
+export class IndexManager {
+  private readonly ready = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly es: Client,
+    private readonly logger: Logger,
+    readonly prefix: string,
+    readonly model: string,
+    readonly dims: number,
+  ) {}
+
+  alias(kind: IndexKind): string {
+    return aliasName(this.prefix, kind, this.model, this.dims);
+  }
+
+  /** The embedding cache index (a plain index: it never needs a reindex, the model is in its name). */
+  get cacheIndex(): string {
+    return aliasName(this.prefix, 'embeddings', this.model, this.dims);
+  }
+
+  parseKind(kind: string): IndexKind {
+    if (!(INDEX_KINDS as readonly string[]).includes(kind)) {
+      throw AppError.invalid([{ loc: ['kind'], msg: `kind must be one of ${INDEX_KINDS.join(', ')}`, type: 'enum' }]);
+    }
+    return kind as IndexKind;
+  }
+
+  /** Resolves once the kind's alias exists; concurrent callers in this process share one attempt. */
+  ensure(kind: IndexKind): Promise<void> {
+    return this.once(kind, () => this.createAliasIfMissing(kind));
+  }
+
+  ensureCache(): Promise<void> {
+    return this.once('cache', async () => {
+      try {
+        await this.es.indices.create({ index: this.cacheIndex, settings: INDEX_SETTINGS, mappings: embeddingCacheMappings() });
+      } catch (err) {
+        if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
+      }
+    });
+  }
+
+  /** Creates every index now (at start-up); failures are left for the first request to retry. */
+  async ensureAll(): Promise<void> {
+    await Promise.all([...INDEX_KINDS.map((k) => this.ensure(k)), this.ensureCache()]);
+  }
+
+  private once(key: string, create: () => Promise<void>): Promise<void> {
+    let pending = this.ready.get(key);
+    if (!pending) {
+      pending = withElasticsearch(create).catch((err: unknown) => {
+        this.ready.delete(key); // try again on the next call
+        throw err;
+      });
+      this.ready.set(key, pending);
+    }
+    return pending;
+  }
+
+  private mappingsFor(kind: IndexKind) {
+    return kind === 'products' ? productMappings(this.dims) : entryMappings(this.dims);
+  }
+
+  /** Concrete indices the alias points at now (empty when it does not exist). */
+  async indicesOf(alias: string): Promise<string[]> {
+    const exists = await this.es.indices.existsAlias({ name: alias });
+    if (!exists) return [];
+    return Object.keys(await this.es.indices.getAlias({ name: alias })).sort();
+  }
+
+  /**
+   * Two processes may both find the alias missing and each create an index with it. Then both see
+   * two indices; every one but the oldest name removes itself (remove_index drops the alias with
+   * the index in one step), so exactly one index is left behind the alias.
+   */
+  private async createAliasIfMissing(kind: IndexKind): Promise<void> {
+    const alias = this.alias(kind);
+    if ((await this.indicesOf(alias)).length > 0) return;
+    const index = newIndexName(alias);
+    await this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
+    const behind = await this.indicesOf(alias);
+    if (behind.length > 1 && behind[0] !== index) {
+      await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] });
+      this.logger.info({ alias, index, kept: behind[0] }, 'lost an index creation race; removed own index');
+      return;
+    }
+    this.logger.info({ alias, index }, 'created index');
+  }
+
+  /** A new, empty index for `kind` under the current model, not yet behind the alias. */
+  async beginReindex(kind: IndexKind): Promise<{ index: string; alias: string }> {
+    const alias = this.alias(kind);
+    const index = newIndexName(alias);
+    await withElasticsearch(() => this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind) }));
+    this.logger.info({ alias, index }, 'reindex started');
+    return { index, alias };
+  }
+
+  /** Points the alias at `index` in one atomic _aliases call, then deletes the indices it left. */
+  async finishReindex(kind: IndexKind, index: string): Promise<{ alias: string; index: string; removed: string[] }> {
+    const alias = this.alias(kind);
+    if (!isIndexOf(alias, index)) {
+      throw AppError.invalid([{ loc: ['index'], msg: `Not an index of ${alias}`, type: 'value_error' }]);
+    }
+    return withElasticsearch(async () => {
+      if (!(await this.es.indices.exists({ index }))) throw AppError.notFound(`Index ${index} not found`);
+      const previous = (await this.indicesOf(alias)).filter((i) => i !== index);
+      await this.es.indices.updateAliases({
+        actions: [...previous.map((i) => ({ remove: { index: i, alias } })), { add: { index, alias } }],
+      });
+      if (previous.length > 0) await this.es.indices.delete({ index: previous, ignore_unavailable: true });
+      this.ready.set(kind, Promise.resolve());
+      this.logger.info({ alias, index, removed: previous }, 'reindex finished');
+      return { alias, index, removed: previous };
+    });
+  }
+
+  /** A write target: the alias, or a reindex target of the same kind. */
+  writeTarget(kind: IndexKind, target: string | null | undefined): string {
+    const alias = this.alias(kind);
+    if (target === undefined || target === null || target === '') return alias;
+    if (!isIndexOf(alias, target)) {
+      throw AppError.invalid([{ loc: ['target_index'], msg: `Not an index of ${alias}`, type: 'value_error' }]);
+    }
+    return target;
+  }
+}

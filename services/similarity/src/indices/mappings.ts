@@ -1,0 +1,96 @@
+import type { estypes } from '@elastic/elasticsearch';
+
+/** Product vector fields, one per embedding text. */
+export const PRODUCT_VECTOR_FIELDS = ['description', 'properties', 'attributes'] as const;
+export type ProductVectorField = (typeof PRODUCT_VECTOR_FIELDS)[number];
+export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
+export const ENTRY_VECTOR_PATH = 'vector';
+
+/**
+ * Single node: no replicas. exclude_source_vectors false keeps the vectors in _source responses
+ * (ES 9.2 leaves them out by default), so an anchor's vectors can be read back with mget.
+ */
+export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
+  number_of_shards: 1,
+  number_of_replicas: 0,
+  'index.mapping.exclude_source_vectors': false,
+} as estypes.IndicesIndexSettings;
+
+// Plain float HNSW (no int8/bbq quantisation): scores are exact cosines of the stored vectors,
+// which keeps kNN recall against brute force high and score_sources exact.
+const vector = (dims: number): estypes.MappingProperty => ({
+  type: 'dense_vector',
+  dims,
+  index: true,
+  similarity: 'cosine',
+  index_options: { type: 'hnsw', m: 16, ef_construction: 100 },
+});
+const keyword: estypes.MappingProperty = { type: 'keyword' };
+const text: estypes.MappingProperty = { type: 'text' };
+const keywordWithText: estypes.MappingProperty = { type: 'keyword', fields: { text: { type: 'text' } } };
+
+export function productMappings(dims: number): estypes.MappingTypeMapping {
+  return {
+    dynamic: 'strict',
+    properties: {
+      tenant_id: keyword,
+      site_id: keyword,
+      language: keyword,
+      availability: keyword,
+      parent_product_id: keyword,
+      external_id: keyword,
+      sku: keyword,
+      gtin: keyword,
+      brand: keywordWithText,
+      category: keywordWithText,
+      title: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 512 } } },
+      search_keywords: text,
+      description: text,
+      short_description: text,
+      price_current: { type: 'double' },
+      is_parent: { type: 'boolean' },
+      is_variant: { type: 'boolean' },
+      version: { type: 'long' },
+      vector_description: vector(dims),
+      vector_properties: vector(dims),
+      vector_attributes: vector(dims),
+    },
+  };
+}
+
+export function entryMappings(dims: number): estypes.MappingTypeMapping {
+  return {
+    dynamic: 'strict',
+    properties: {
+      tenant_id: keyword,
+      visibility: keyword,
+      owner_user_id: keyword,
+      workspace_id: keyword,
+      type: keyword,
+      category_id: keyword,
+      language: keyword,
+      layer: keyword,
+      tags: keyword,
+      title: text,
+      summary: text,
+      content: text,
+      similarity_text: text,
+      search_keywords: text,
+      updated_at: { type: 'date' },
+      version: { type: 'long' },
+      vector: vector(dims),
+    },
+  };
+}
+
+/** The embedding cache: the vector is kept in a non-indexed object, so _source always returns it. */
+export function embeddingCacheMappings(): estypes.MappingTypeMapping {
+  return {
+    dynamic: 'strict',
+    properties: {
+      model: keyword,
+      dims: { type: 'integer' },
+      embedding: { type: 'object', enabled: false },
+    },
+  };
+}

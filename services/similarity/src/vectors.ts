@@ -1,0 +1,49 @@
+/** Vector arithmetic for centroids and exact scores. Every stored vector has unit length. */
+
+export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** A unit-length copy of `v`, or undefined for a zero vector (it has no direction). */
+export function normalized(v: ArrayLike<number>): Float64Array | undefined {
+  const norm = Math.sqrt(dot(v, v));
+  if (!Number.isFinite(norm) || norm === 0) return undefined;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! / norm;
+  return out;
+}
+
+/** Weighted mean of the L2-normalised vectors, normalised again (undefined when they cancel out). */
+export function centroid(vectors: ArrayLike<number>[], weights: number[]): Float64Array | undefined {
+  const dims = vectors[0]?.length ?? 0;
+  const sum = new Float64Array(dims);
+  vectors.forEach((v, n) => {
+    const unit = normalized(v);
+    if (!unit) return;
+    for (let i = 0; i < dims; i++) sum[i]! += weights[n]! * unit[i]!;
+  });
+  return normalized(sum);
+}
+
+/**
+ * The vector as JSON numbers with 9 significant digits: enough to read back the exact float32
+ * (what Elasticsearch keeps), about half the size of a double's shortest form.
+ */
+export function toStored(v: ArrayLike<number>): number[] {
+  const out = new Array<number>(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = Number(Math.fround(v[i]!).toPrecision(9));
+  return out;
+}
+
+export function toBase64(v: Float32Array): string {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+}
+
+export function fromBase64(s: string): Float32Array {
+  const bytes = Buffer.from(s, 'base64');
+  const out = new Float32Array(bytes.length / 4);
+  new Uint8Array(out.buffer).set(bytes);
+  return out;
+}

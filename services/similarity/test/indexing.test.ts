@@ -1,0 +1,249 @@
+/**
+ * Indexing through the gRPC contract against real Elasticsearch and the real model: external
+ * versioning, deletes, the embedding cache, vector reuse, tenancy, reindex and outages.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client } from '@elastic/elasticsearch';
+import { caller, ELASTICSEARCH_URL, failure, product, startSimilarity, SYSTEM, type Harness } from './support/similarity';
+import { IndexManager } from '../src/indices/index-manager';
+import pino from 'pino';
+
+let h: Harness;
+let es: Client;
+const tenant = `t-${randomUUID()}`;
+const other = `t-${randomUUID()}`;
+
+beforeAll(async () => {
+  h = await startSimilarity();
+  es = new Client({ node: ELASTICSEARCH_URL() });
+});
+afterAll(async () => {
+  await h?.stop();
+  await es?.close();
+});
+
+const productsAlias = () => h.server.indices.alias('products');
+const getDoc = async (id: string, index = productsAlias()) => {
+  try {
+    return await es.get<Record<string, unknown>>({ index, id });
+  } catch {
+    return undefined;
+  }
+};
+
+describe('indexing products', () => {
+  test('when a product is indexed, then it is stored under the alias with its version and three vectors', async () => {
+    const id = randomUUID();
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 3, title: 'Blue kettle', text_description: 'Blue kettle, 1.7 l', text_properties: 'colour blue', text_attributes: 'steel', price_current: '19.90', sku: 'KET-1' })],
+    });
+    expect(res.model).toBe(h.server.embedder.model);
+    expect(res.results).toEqual([{ id, status: 'indexed', embeddings: 'computed', error: '' }]);
+    const doc = await getDoc(id);
+    expect(doc?._version).toBe(3);
+    expect(doc?._index.startsWith(`${productsAlias()}-`)).toBe(true);
+    expect(doc?._source).toMatchObject({ tenant_id: tenant, title: 'Blue kettle', price_current: 19.9, sku: 'KET-1', version: 3 });
+    for (const f of ['vector_description', 'vector_properties', 'vector_attributes']) expect(doc?._source?.[f]).toHaveLength(h.server.embedder.dims);
+  });
+
+  test('when an older version arrives after a newer one, then it is reported stale and the newer stays', async () => {
+    const id = randomUUID();
+    const write = (version: number, title: string) =>
+      h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version, title })] });
+    expect((await write(5, 'Version five')).results[0]!.status).toBe('indexed');
+    expect((await write(4, 'Version four')).results[0]!.status).toBe('stale');
+    expect((await write(5, 'Version five again')).results[0]!.status).toBe('stale');
+    expect((await getDoc(id))?._source?.['title']).toBe('Version five');
+    expect((await write(6, 'Version six')).results[0]!.status).toBe('indexed');
+    expect((await getDoc(id))?._source?.['title']).toBe('Version six');
+  });
+
+  test('when a field text is empty, then that vector is left out', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, text_properties: '  ', text_attributes: '' })] });
+    const doc = await getDoc(id);
+    expect(doc?._source?.['vector_description']).toHaveLength(h.server.embedder.dims);
+    expect(doc?._source).not.toHaveProperty('vector_properties');
+    expect(doc?._source).not.toHaveProperty('vector_attributes');
+  });
+
+  test('when an item is invalid, then only it fails and the others are indexed', async () => {
+    const good = randomUUID();
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: good, tenant_id: tenant }), product({ id: randomUUID(), tenant_id: tenant, version: 0 }), product({ id: randomUUID(), tenant_id: tenant, price_current: '12,50' })],
+    });
+    expect(res.results.map((r) => r.status)).toEqual(['indexed', 'failed', 'failed']);
+    expect(res.results[1]!.error).toMatch(/version/);
+    expect(res.results[2]!.error).toMatch(/price_current/);
+  });
+
+  test("when a tenant caller sends another tenant's product, then it fails and nothing is written", async () => {
+    const id = randomUUID();
+    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: other })] });
+    expect(res.results[0]).toMatchObject({ status: 'failed', error: 'tenant_id is not the caller tenant' });
+    expect(await getDoc(id)).toBeUndefined();
+  });
+
+  test('when the system caller (empty tenant) indexes documents of several tenants, then they are accepted', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const res = await h.client.call('IndexProducts', { caller: SYSTEM, products: [product({ id: a, tenant_id: tenant }), product({ id: b, tenant_id: other })] });
+    expect(res.results.map((r) => r.status)).toEqual(['indexed', 'indexed']);
+  });
+
+  test('when a tenant caller lacks knowledge:write, then indexing is refused', async () => {
+    const err = await failure(h.client.call('IndexProducts', { caller: caller(tenant, { scopes: ['knowledge:read'] }), products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+    expect(err.kind).toBe('forbidden');
+  });
+});
+
+describe('embedding cache', () => {
+  test('when the same text is indexed twice, then the second time is cached', async () => {
+    const text = `A unique lamp ${randomUUID()}`;
+    const first = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+    const second = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+    expect(first.results[0]!.embeddings).toBe('computed');
+    expect(second.results[0]!.embeddings).toBe('cached');
+  });
+
+  test('when the service restarts, then a text embedded before comes from the persisted cache', async () => {
+    const text = `A unique chair ${randomUUID()}`;
+    const first = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+    expect(first.results[0]!.embeddings).toBe('computed');
+    const again = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: h.prefix });
+    try {
+      const second = await again.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+      expect(second.results[0]!.embeddings).toBe('cached');
+      const a = await getDoc(first.results[0]!.id);
+      const b = await getDoc(second.results[0]!.id);
+      expect(b?._source?.['vector_description']).toEqual(a?._source?.['vector_description']);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test('when reuse_vectors is set and vectors are indexed, then they are kept (reused) even if the text changed', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1, text_description: `Red bike ${id}` })] });
+    const before = await getDoc(id);
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 2, title: 'Renamed', text_description: `Entirely different ${id}`, reuse_vectors: true })],
+    });
+    expect(res.results[0]).toMatchObject({ status: 'indexed', embeddings: 'reused' });
+    const after = await getDoc(id);
+    expect(after?._source?.['title']).toBe('Renamed');
+    expect(after?._source?.['vector_description']).toEqual(before?._source?.['vector_description']);
+  });
+
+  test('when reuse_vectors is set but nothing is indexed yet, then the vectors are embedded', async () => {
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: `Green tent ${randomUUID()}`, reuse_vectors: true })],
+    });
+    expect(res.results[0]!.embeddings).toBe('computed');
+  });
+});
+
+describe('deleting', () => {
+  test('when a product is deleted at its version, then it is gone; an unknown id is fine', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 2 })] });
+    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 3 }, { id: randomUUID(), version: 1 }] });
+    expect(res.deleted).toBe(1);
+    expect(await getDoc(id)).toBeUndefined();
+  });
+
+  test('when a delete carries an older version than the indexed one, then the document stays', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 7 })] });
+    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 6 }] });
+    expect(res.deleted).toBe(0);
+    expect((await getDoc(id))?._version).toBe(7);
+  });
+
+  test('when a delete has been applied, then an older index write of the same id is stale', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1 })] });
+    await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 2 }] });
+    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1 })] });
+    expect(res.results[0]!.status).toBe('stale');
+    expect(await getDoc(id)).toBeUndefined();
+  });
+
+  test("when a tenant deletes another tenant's product, then nothing is deleted", async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: SYSTEM, products: [product({ id, tenant_id: other, version: 1 })] });
+    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 9 }] });
+    expect(res.deleted).toBe(0);
+    expect(await getDoc(id)).toBeDefined();
+  });
+
+  test('when entries are deleted, then the count is reported', async () => {
+    const ids = [randomUUID(), randomUUID()];
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: ids.map((id) => ({ id, tenant_id: tenant, version: 1, title: 'Returns', content: 'How returns work', type: 'knowledge', visibility: 'public', category_id: 'c', language: 'en', search_keywords: [], tags: [], updated_at: new Date().toISOString() })),
+    });
+    const res = await h.client.call('DeleteEntries', { caller: caller(tenant), documents: ids.map((id) => ({ id, version: 2 })) });
+    expect(res.deleted).toBe(2);
+  });
+});
+
+describe('indices and reindex', () => {
+  test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {
+    const prefix = `race-${randomUUID().slice(0, 8)}`;
+    const logger = pino({ level: 'silent' });
+    const managers = [0, 1, 2].map(() => new IndexManager(es, logger, prefix, 'Some/Model_V2', 8));
+    await Promise.all(managers.map((m) => m.ensure('products')));
+    const alias = managers[0]!.alias('products');
+    expect(alias).toBe(`${prefix}-products-some-model-v2-8`);
+    const behind = Object.keys(await es.indices.getAlias({ name: alias }));
+    expect(behind).toHaveLength(1);
+    const all = await es.cat.indices({ index: `${alias}-*`, format: 'json' });
+    expect(all).toHaveLength(1);
+  });
+
+  test('when a reindex finishes, then the alias points at the new index, the old one is deleted and the data is there', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex' })] });
+    const oldIndices = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+    expect(begun.alias).toBe(productsAlias());
+    expect(begun.index.startsWith(`${productsAlias()}-`)).toBe(true);
+    const res = await h.client.call('IndexProducts', { caller: SYSTEM, target_index: begun.index, products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex', reuse_vectors: true })] });
+    expect(res.results[0]).toMatchObject({ status: 'indexed', embeddings: 'reused' });
+    // Not yet visible through the alias: the old index still answers.
+    expect((await getDoc(id))?._index).toBe(oldIndices[0]);
+    const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
+    expect(finished).toEqual({ alias: productsAlias(), index: begun.index, removed_indices: oldIndices });
+    expect(Object.keys(await es.indices.getAlias({ name: productsAlias() }))).toEqual([begun.index]);
+    expect(await es.indices.exists({ index: oldIndices[0]! })).toBe(false);
+    const doc = await getDoc(id);
+    expect(doc).toMatchObject({ _index: begun.index, _version: 4 });
+    expect(doc?._source?.['title']).toBe('Before reindex');
+  });
+
+  test('when reindex names a wrong kind or a foreign index, then it is INVALID_ARGUMENT', async () => {
+    expect((await failure(h.client.call('BeginReindex', { caller: SYSTEM, kind: 'orders' }))).kind).toBe('invalid');
+    expect((await failure(h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: 'some-other-index' }))).kind).toBe('invalid');
+    const err = await failure(h.client.call('IndexProducts', { caller: SYSTEM, target_index: 'elsewhere', products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+    expect(err.kind).toBe('invalid');
+  });
+});
+
+describe('outages', () => {
+  test('when Elasticsearch is down, then indexing and search answer UNAVAILABLE', async () => {
+    const down = await startSimilarity({ ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
+    try {
+      const index = await failure(down.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+      expect(index.kind).toBe('unavailable');
+      expect(index.message).toMatch(/Elasticsearch/);
+      const search = await failure(down.client.call('SearchProducts', { caller: caller(tenant), query: 'kettle', limit: 5 }));
+      expect(search.kind).toBe('unavailable');
+    } finally {
+      await down.stop();
+    }
+  });
+});
