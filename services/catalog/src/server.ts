@@ -41,6 +41,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     products,
     similarity: typedClient('similarity', similarityClient, config.SIMILARITY_DEADLINE_MS),
     indexOnWriteMs: config.INDEX_ON_WRITE_MS,
+    inlineIndexing: { pausedUntil: 0 },
   };
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,

@@ -1,5 +1,5 @@
 import type { CatalogDeps } from './products';
-import { indexNow, systemCaller } from './products';
+import { indexNow, indexingRecovered, systemCaller } from './products';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
@@ -18,13 +18,18 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
       try {
         await deps.similarity.call('DeleteProducts', { caller: systemCaller(d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
         await deps.products.deletionDone(d.tenant_id, d._id, d.version);
+        indexingRecovered(deps);
         work++;
       } catch {
         return work; // the similarity service or Elasticsearch is down: try again next tick
       }
     }
     const pending = await deps.products.pendingIndex(batchSize);
-    if (pending.length) work += (await indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) })).size;
+    if (pending.length) {
+      const done = (await indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) })).size;
+      if (done > 0) indexingRecovered(deps);
+      work += done;
+    }
     return work;
   };
 

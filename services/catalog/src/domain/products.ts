@@ -19,6 +19,22 @@ export interface CatalogDeps {
   similarity?: SimilarityClient;
   /** The bound on indexing before a write answers. */
   indexOnWriteMs: number;
+  /**
+   * After an indexing failure, writes stop waiting for indexing for a while (the background
+   * indexer owns it then, and its first success lifts the pause): during an outage every write
+   * answers at once instead of each spending its bound on a dependency known to be down.
+   */
+  inlineIndexing?: { pausedUntil: number };
+}
+
+const INLINE_PAUSE_MS = 10_000;
+const inlinePaused = (deps: CatalogDeps) => Date.now() < (deps.inlineIndexing?.pausedUntil ?? 0);
+function indexingFailed(deps: CatalogDeps, inline: boolean): void {
+  if (inline && deps.inlineIndexing) deps.inlineIndexing.pausedUntil = Date.now() + INLINE_PAUSE_MS;
+}
+/** The background indexer got through: writes may wait for indexing again. */
+export function indexingRecovered(deps: CatalogDeps): void {
+  if (deps.inlineIndexing) deps.inlineIndexing.pausedUntil = 0;
 }
 
 /** Caller for calls the catalog makes on its own behalf (indexing), inside one tenant. */
@@ -130,9 +146,14 @@ export async function writeProduct(deps: CatalogDeps, tenantId: string, site: Si
  * Indexes product versions now (bounded); marks what the similarity service confirmed. Never
  * throws: what is not confirmed stays `needs_index` for the background indexer.
  */
-export async function indexNow(deps: CatalogDeps, docs: ProductDoc[], options: { deadlineMs?: number; targetIndex?: string } = {}): Promise<Set<string>> {
+export async function indexNow(
+  deps: CatalogDeps,
+  docs: ProductDoc[],
+  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
+): Promise<Set<string>> {
   const done = new Set<string>();
   if (!deps.similarity || docs.length === 0) return done;
+  if (options.inline && inlinePaused(deps)) return done;
   const byTenant = new Map<string, ProductDoc[]>();
   for (const d of docs) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d]);
   for (const [tenantId, group] of byTenant) {
@@ -154,7 +175,9 @@ export async function indexNow(deps: CatalogDeps, docs: ProductDoc[], options: {
         done.add(d._id);
       }
     } catch (err) {
+      indexingFailed(deps, Boolean(options.inline));
       deps.logger.warn({ err: (err as Error).message, tenant_id: tenantId, count: group.length }, 'indexing deferred to the background indexer');
+      if (options.inline) break;
     }
   }
   return done;
@@ -168,7 +191,7 @@ function embeddingsStatus(outcome: WriteOutcome, indexed: boolean): EmbeddingsSt
 export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdOrSlug: string, input: ProductInput) {
   const site = await requireSite(deps, tenantId, siteIdOrSlug);
   const outcome = await writeProduct(deps, tenantId, site, input);
-  const indexed = outcome.status === 'unchanged' ? false : (await indexNow(deps, [outcome.doc])).has(outcome.doc._id);
+  const indexed = outcome.status === 'unchanged' ? false : (await indexNow(deps, [outcome.doc], { inline: true })).has(outcome.doc._id);
   const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }
@@ -218,7 +241,7 @@ export async function bulkUpsert(
     const left = deps.indexOnWriteMs * 4 - (Date.now() - started);
     if (left < 200) break; // the rest is the background indexer's
     const batch = toIndex.slice(k, k + 100).map((w) => w.outcome.doc);
-    for (const id of await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2) })) indexed.add(id);
+    for (const id of await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })) indexed.add(id);
   }
   for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
   return results;
@@ -227,11 +250,12 @@ export async function bulkUpsert(
 export async function deleteProduct(deps: CatalogDeps, tenantId: string, id: string): Promise<void> {
   const doc = await deps.products.remove(tenantId, id, new Date());
   if (!doc) throw AppError.notFound('Product not found');
-  if (deps.similarity) {
+  if (deps.similarity && !inlinePaused(deps)) {
     try {
       await deps.similarity.call('DeleteProducts', { caller: systemCaller(tenantId), documents: [{ id, version: String(doc.version + 1) }] }, { deadlineMs: deps.indexOnWriteMs });
       await deps.products.deletionDone(tenantId, id, doc.version + 1);
     } catch (err) {
+      indexingFailed(deps, true);
       deps.logger.warn({ err: (err as Error).message, product_id: id }, 'index delete deferred to the background indexer');
     }
   }
