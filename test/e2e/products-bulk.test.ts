@@ -71,6 +71,23 @@ describe('products bulk', () => {
     expect(res.json.summary).toEqual({ created: 2, updated: 0, unchanged: 0, error: 4 });
   });
 
+  test('when one bulk holds a child before its parent and the same external id twice, then the child gets its parent and the later item wins', async () => {
+    const res = await bulk({
+      products: [
+        { title: 'Child', language: 'de', external_id: 'fam-child', parent_external_id: 'fam', is_variant: true },
+        { title: 'Twice v1', language: 'de', external_id: 'twice' },
+        { title: 'Family', language: 'de', external_id: 'fam', is_parent: true },
+        { title: 'Twice v2', language: 'de', external_id: 'twice' },
+      ],
+    });
+    expect(res.json.results.map((r: { status: string }) => r.status)).toEqual(['created', 'created', 'created', 'updated']);
+    expect(res.json.results[3].id).toBe(res.json.results[1].id);
+    const child = await stack.request(acme, `/api/knowledge/products/${res.json.results[0].id}`, { token: admin });
+    expect(child.json.parent_product_id).toBe(res.json.results[2].id);
+    const twice = await stack.request(acme, `/api/knowledge/products/${res.json.results[1].id}`, { token: admin });
+    expect(twice.json.title).toBe('Twice v2');
+  });
+
   test('when the site is unknown, then 404; an empty list or a missing site_id is 422', async () => {
     expect((await bulk({ products: [item(1)] }, 'nope')).status).toBe(404);
     expect((await bulk({ products: [] })).status).toBe(422);

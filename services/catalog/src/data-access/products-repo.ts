@@ -195,8 +195,51 @@ export function productsRepo(connection: Connection) {
         return attempt();
       }
     },
+    /**
+     * Many upserts of one site in one round trip (unordered): the same writes as `upsert`, each
+     * atomic. An item whose write failed (a concurrent insert of its key) comes back undefined
+     * for the caller to retry on its own. Keys must be distinct.
+     */
+    async upsertMany(
+      tenantId: string,
+      siteId: string,
+      plans: { key: string; newId: string; set: Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'> }[],
+      now: Date,
+    ): Promise<({ doc: ProductDoc; created: boolean } | undefined)[]> {
+      if (plans.length === 0) return [];
+      const ops = plans.map((p) => ({
+        updateOne: {
+          filter: { tenant_id: tenantId, site_id: siteId, upsert_key: p.key },
+          update: {
+            $set: p.set,
+            $inc: { version: 1 },
+            $setOnInsert: { _id: p.newId, tenant_id: tenantId, site_id: siteId, upsert_key: p.key, created_at: now, indexed_version: 0 },
+          },
+          upsert: true,
+        },
+      }));
+      let upserted: Record<number, unknown> = {};
+      const failed = new Set<number>();
+      try {
+        upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
+      } catch (err) {
+        const e = err as { writeErrors?: { index: number }[] | { index: number }; result?: { upsertedIds?: Record<number, unknown> } };
+        if (!e.writeErrors) throw err;
+        upserted = e.result?.upsertedIds ?? {};
+        for (const w of Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors]) failed.add(w.index);
+      }
+      const docs = new Map(
+        (await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: plans.map((p) => p.key) } }).lean<ProductDoc[]>()).map((d) => [d.upsert_key, d]),
+      );
+      return plans.map((p, i) => {
+        const doc = docs.get(p.key);
+        return failed.has(i) || !doc ? undefined : { doc, created: upserted[i] !== undefined };
+      });
+    },
     /** Records a sync that changed nothing (last_synced_at only; no new version). */
-    touch: (tenantId: string, id: string, now: Date) => Product.updateOne({ tenant_id: tenantId, _id: id }, { $set: { last_synced_at: now } }),
+    touch: async (tenantId: string, ids: string[], now: Date) => {
+      if (ids.length) await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
+    },
     /** Children that name this external id as parent, in the same site, now point at it. */
     async adoptChildren(tenantId: string, siteId: string, externalId: string, parentId: string, now: Date): Promise<number> {
       const res = await Product.updateMany(
@@ -204,6 +247,24 @@ export function productsRepo(connection: Connection) {
         { $set: { parent_product_id: parentId, needs_index: true, updated_at: now }, $inc: { version: 1 } },
       );
       return res.modifiedCount;
+    },
+    findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
+      keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
+    /** adoptChildren for many new parents (external id → id) with one look-up for the lot. */
+    async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<number> {
+      if (parents.size === 0) return 0;
+      const children = await Product.find({ tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } }, { parent_external_id: 1, parent_product_id: 1 }).lean<
+        Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]
+      >();
+      let adopted = 0;
+      for (const ext of new Set(children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string)).map((c) => c.parent_external_id as string))) {
+        const res = await Product.updateMany(
+          { tenant_id: tenantId, site_id: siteId, parent_external_id: ext, parent_product_id: { $ne: parents.get(ext) } },
+          { $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now }, $inc: { version: 1 } },
+        );
+        adopted += res.modifiedCount;
+      }
+      return adopted;
     },
     /** Records that `version` is indexed; clears needs_index only if no newer write happened. */
     async markIndexed(tenantId: string, id: string, version: number): Promise<void> {

@@ -28,6 +28,8 @@ export interface CatalogDeps {
 }
 
 const INLINE_PAUSE_MS = 10_000;
+/** Bulk writes index at most this many changed products before answering. */
+export const INLINE_BULK_MAX = 100;
 const inlinePaused = (deps: CatalogDeps) => Date.now() < (deps.inlineIndexing?.pausedUntil ?? 0);
 function indexingFailed(deps: CatalogDeps, inline: boolean): void {
   if (inline && deps.inlineIndexing) deps.inlineIndexing.pausedUntil = Date.now() + INLINE_PAUSE_MS;
@@ -110,36 +112,58 @@ export interface WriteOutcome {
  * Writes one validated product: unchanged content only records the sync; anything else is one
  * atomic upsert (a new version, to be indexed). Children waiting for this external id adopt it.
  */
-export async function writeProduct(deps: CatalogDeps, tenantId: string, site: SiteView, input: ProductInput, source = 'api'): Promise<WriteOutcome> {
-  const now = new Date();
-  const fields = fieldsOf(input, source);
-  const existing = fields.external_id ? await deps.products.findByKey(tenantId, site._id, fields.external_id) : null;
-  if (existing && sameFields(existing, fields)) {
-    await deps.products.touch(tenantId, existing._id, now);
-    return { doc: { ...existing, last_synced_at: now }, status: 'unchanged', reuseVectors: true };
-  }
-  const parent = fields.parent_external_id ? await deps.products.findByKey(tenantId, site._id, fields.parent_external_id) : null;
-  const reuseVectors = Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash);
+/** Products of a site by upsert key, looked up once for a batch (absent keys map to null). */
+export type KnownProducts = Map<string, ProductDoc | null>;
+
+type UpsertSet = Parameters<ProductsRepo['upsert']>[4];
+type Plan =
+  | { kind: 'unchanged'; existing: ProductDoc }
+  | { kind: 'write'; key: string; newId: string; set: UpsertSet; reuseVectors: boolean; externalId: string | null };
+
+/** What a product write will do, given the stored product with its key and its parent. */
+function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: ProductDoc | null, now: Date): Plan {
+  if (existing && sameFields(existing, fields)) return { kind: 'unchanged', existing };
   const newId = randomUUID();
-  const { doc, created } = await deps.products.upsert(
-    tenantId,
-    site._id,
-    fields.external_id ?? newId,
+  return {
+    kind: 'write',
+    key: fields.external_id ?? newId,
     newId,
-    {
+    externalId: fields.external_id,
+    reuseVectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
+    set: {
       ...fields,
       parent_product_id: parent && parent._id !== (existing?._id ?? newId) ? parent._id : null,
       translation_group_id: existing?.translation_group_id ?? null,
       has_similarity_anchor: Boolean(fields.similarity_text && fields.similarity_text.trim()),
       needs_index: true,
-      reuse_vectors: reuseVectors,
+      reuse_vectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
       last_synced_at: now,
       updated_at: now,
     },
-    now,
-  );
-  if (fields.external_id) await deps.products.adoptChildren(tenantId, site._id, fields.external_id, doc._id, now);
-  return { doc, status: created ? 'created' : 'updated', reuseVectors };
+  };
+}
+
+/**
+ * Writes one validated product: unchanged content only records the sync; anything else is one
+ * atomic upsert (a new version, to be indexed). A new parent is adopted by its waiting children.
+ */
+export async function writeProduct(deps: CatalogDeps, tenantId: string, site: SiteView, input: ProductInput, source = 'api'): Promise<WriteOutcome> {
+  const now = new Date();
+  const fields = fieldsOf(input, source);
+  const existing = fields.external_id ? await deps.products.findByKey(tenantId, site._id, fields.external_id) : null;
+  const parent = fields.parent_external_id && !(existing && sameFields(existing, fields))
+    ? await deps.products.findByKey(tenantId, site._id, fields.parent_external_id)
+    : null;
+  const plan = planWrite(fields, existing, parent, now);
+  if (plan.kind === 'unchanged') {
+    await deps.products.touch(tenantId, [plan.existing._id], now);
+    return { doc: { ...plan.existing, last_synced_at: now }, status: 'unchanged', reuseVectors: true };
+  }
+  const { doc, created } = await deps.products.upsert(tenantId, site._id, plan.key, plan.newId, plan.set, now);
+  // Only a product that did not exist can have children waiting for it (later children find
+  // their parent when they are written).
+  if (created && plan.externalId) await deps.products.adoptChildren(tenantId, site._id, plan.externalId, doc._id, now);
+  return { doc, status: created ? 'created' : 'updated', reuseVectors: plan.reuseVectors };
 }
 
 /**
@@ -188,10 +212,15 @@ function embeddingsStatus(outcome: WriteOutcome, indexed: boolean): EmbeddingsSt
   return indexed ? 'recomputed' : 'pending';
 }
 
-export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdOrSlug: string, input: ProductInput) {
+/** Time left before the caller's deadline (epoch ms), keeping a margin to answer in. */
+const timeLeft = (deadline: number | undefined, marginMs: number) => (deadline ?? Infinity) - Date.now() - marginMs;
+
+export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdOrSlug: string, input: ProductInput, deadline?: number) {
   const site = await requireSite(deps, tenantId, siteIdOrSlug);
   const outcome = await writeProduct(deps, tenantId, site, input);
-  const indexed = outcome.status === 'unchanged' ? false : (await indexNow(deps, [outcome.doc], { inline: true })).has(outcome.doc._id);
+  const budget = Math.min(deps.indexOnWriteMs, timeLeft(deadline, 300));
+  const indexed =
+    outcome.status === 'unchanged' || budget < 100 ? false : (await indexNow(deps, [outcome.doc], { inline: true, deadlineMs: budget })).has(outcome.doc._id);
   const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }
@@ -213,32 +242,73 @@ export async function bulkUpsert(
   tenantId: string,
   site: SiteView,
   items: { value?: unknown; issues?: ValidationIssue[] }[],
-  options: { source?: string; onItem?: (done: number) => void } = {},
+  options: { source?: string; onItem?: (done: number) => void; deadline?: number } = {},
 ): Promise<BulkItem[]> {
   const results: BulkItem[] = [];
   const written: { i: number; outcome: WriteOutcome }[] = [];
+  const now = new Date();
+  // One look-up for the whole batch: the products and the parents its items name.
+  const keys = new Set<string>();
+  for (const item of items) {
+    const v = item.value as { external_id?: unknown; parent_external_id?: unknown } | undefined;
+    for (const k of [v?.external_id, v?.parent_external_id]) if (typeof k === 'string') keys.add(k);
+  }
+  const known: KnownProducts = new Map();
+  for (const doc of await deps.products.findByKeys(tenantId, site._id, [...keys])) known.set(doc.upsert_key, doc);
+  const touched: ProductDoc[] = [];
+  const planned: { i: number; plan: Extract<Plan, { kind: 'write' }> }[] = [];
+  const one: number[] = []; // items repeating a key of this batch: written one by one afterwards
+  const seen = new Set<string>();
   for (const [i, item] of items.entries()) {
     const issues = item.issues?.length ? item.issues : productIssues(item.value, [i]);
     if (issues.length) {
       results[i] = { index: i, status: 'error', errors: issues };
-    } else {
-      try {
-        const outcome = await writeProduct(deps, tenantId, site, item.value as ProductInput, options.source);
-        written.push({ i, outcome });
-        results[i] = { index: i, status: outcome.status, id: outcome.doc._id };
-      } catch (err) {
-        if (err instanceof AppError && err.kind !== 'invalid') throw err;
-        results[i] = { index: i, status: 'error', errors: err instanceof AppError && err.issues ? err.issues : [{ loc: [i], msg: 'Could not write this product', type: 'write_error' }] };
-        deps.logger.warn({ err, index: i }, 'bulk item failed');
-      }
+      continue;
     }
-    options.onItem?.(i + 1);
+    const input = item.value as ProductInput;
+    if (input.external_id != null && seen.has(input.external_id)) {
+      one.push(i);
+      continue;
+    }
+    if (input.external_id != null) seen.add(input.external_id);
+    const fields = fieldsOf(input, options.source ?? 'api');
+    const plan = planWrite(fields, fields.external_id ? (known.get(fields.external_id) ?? null) : null, fields.parent_external_id ? (known.get(fields.parent_external_id) ?? null) : null, now);
+    if (plan.kind === 'unchanged') {
+      touched.push(plan.existing);
+      const outcome: WriteOutcome = { doc: plan.existing, status: 'unchanged', reuseVectors: true };
+      written.push({ i, outcome });
+      results[i] = { index: i, status: 'unchanged', id: plan.existing._id };
+    } else planned.push({ i, plan });
   }
+  const done = await deps.products.upsertMany(tenantId, site._id, planned.map((p) => p.plan), now);
+  planned.forEach(({ i, plan }, k) => {
+    const r = done[k];
+    if (!r) {
+      one.push(i); // a concurrent insert of the same key: retried on its own (then an update)
+      return;
+    }
+    written.push({ i, outcome: { doc: r.doc, status: r.created ? 'created' : 'updated', reuseVectors: plan.reuseVectors } });
+    results[i] = { index: i, status: r.created ? 'created' : 'updated', id: r.doc._id };
+  });
+  await deps.products.touch(tenantId, touched.map((d) => d._id), now);
+  const createdParents = new Map(
+    written.filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id).map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
+  );
+  await deps.products.adoptChildrenOf(tenantId, site._id, createdParents, now);
+  for (const i of one.sort((a, b) => a - b)) {
+    const outcome = await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, options.source);
+    written.push({ i, outcome });
+    results[i] = { index: i, status: outcome.status, id: outcome.doc._id };
+  }
+  options.onItem?.(items.length);
+  // A large bulk answers without waiting for its embeddings (they are "pending"; the background
+  // indexer starts on them at once): embedding hundreds of texts would outlast any deadline.
   const toIndex = written.filter((w) => w.outcome.status !== 'unchanged');
   const indexed = new Set<string>();
   const started = Date.now();
-  for (let k = 0; k < toIndex.length; k += 100) {
-    const left = deps.indexOnWriteMs * 4 - (Date.now() - started);
+  for (let k = 0; toIndex.length <= INLINE_BULK_MAX && k < toIndex.length; k += 100) {
+    // Within the write bound, and within the caller's deadline: the answer must make it back.
+    const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(options.deadline, 500));
     if (left < 200) break; // the rest is the background indexer's
     const batch = toIndex.slice(k, k + 100).map((w) => w.outcome.doc);
     for (const id of await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })) indexed.add(id);

@@ -1,3 +1,4 @@
+import type * as grpc from '@grpc/grpc-js';
 import { AppError, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
 import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
 import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
@@ -7,6 +8,13 @@ import { searchProducts, similarProducts } from '../domain/search';
 
 /** At most this many products per bulk call (the interface's extension bound). */
 export const BULK_LIMIT = 1000;
+
+/** The caller's deadline (epoch ms), or undefined when it set none. */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
+  const d = call.getDeadline();
+  const t = d instanceof Date ? d.getTime() : Number(d);
+  return Number.isFinite(t) ? t : undefined;
+}
 
 function parseJson(text: string, loc: (string | number)[]): unknown {
   try {
@@ -46,14 +54,14 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
       return { id: req.site_id };
     }),
 
-    UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output) => {
+    UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output, call) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:write');
       const input = assertProductInput(parseJson(req.product_json, ['body']));
-      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input);
+      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, deadlineOf(call));
       return { product_json: JSON.stringify(productJson(res.doc)), status: res.status, embeddings: res.embeddings };
     }),
-    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output) => {
+    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output, call) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:write');
       if (req.products_json.length > BULK_LIMIT) {
@@ -67,7 +75,7 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
           return { issues: [{ loc: [i], msg: 'Invalid JSON', type: 'json_invalid' }] };
         }
       });
-      const results = await bulkUpsert(deps, caller.tenant_id, site, items);
+      const results = await bulkUpsert(deps, caller.tenant_id, site, items, { deadline: deadlineOf(call) });
       return {
         results: results.map((r) => ({
           index: r.index,
