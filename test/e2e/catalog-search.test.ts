@@ -218,3 +218,18 @@ describe('product search (extension)', () => {
     expect((await search({ query: 'x', price_min: '10' })).status).toBe(422);
   });
 });
+
+describe('reindex (admin CLI)', () => {
+  test('when `reindex products` runs, then every product of every tenant is in the new index behind the alias and search answers as before', async () => {
+    const before = titles(await search({ query: 'espresso machine', limit: 3 }));
+    const res = await stack.catalogAdmin('reindex', 'products');
+    expect([res.code, res.stderr.replace(/\r?\n?reindex \|.*$/gm, '').trim()]).toEqual([0, '']);
+    expect(res.stdout.at(-1)).toMatch(/^Reindexed \d+ products into \S+ \(alias \S+\)/);
+    const total = Number(/Reindexed (\d+)/.exec(res.stdout.at(-1) as string)?.[1]);
+    expect(total).toBeGreaterThanOrEqual(2 * CATALOGUE.length);
+    expect(titles(await search({ query: 'espresso machine', limit: 3 }))).toEqual(before);
+    const sim = await similar({ anchor_product_ids: [id('shoe-trail')], limit: 3 });
+    expect(sim.status).toBe(200);
+    expect(sim.json.products).toHaveLength(3);
+  }, 60_000);
+});
