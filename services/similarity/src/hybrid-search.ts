@@ -6,9 +6,12 @@ import type { EmbeddingCache } from './embedding-cache';
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 100;
 export const MAX_QUERY_LENGTH = 1000;
-/** Keyword and vector halves of the hybrid score. */
-export const KEYWORD_WEIGHT = 0.5;
-export const VECTOR_WEIGHT = 0.5;
+/** Keyword and vector shares of the hybrid score. */
+export const KEYWORD_WEIGHT = 0.6;
+export const VECTOR_WEIGHT = 0.4;
+/** Inside the keyword half: matches in search_keywords weigh more than matches in the text fields. */
+export const KEYWORDS_SHARE = 0.6;
+export const TEXT_SHARE = 0.4;
 
 export interface HybridHit {
   id: string;
@@ -34,9 +37,10 @@ export function searchQuery(query: string): string {
 }
 
 /**
- * Hybrid keyword + vector search combined in code (no RRF, no scripts): BM25 scores are divided
- * by the best BM25 score of the list ([0, 1]); the vector part is the cosine of the query
- * embedding, clipped at 0. score = 0.5 × keyword + 0.5 × vector; score_sources holds both halves.
+ * Hybrid keyword + vector search combined in code (no RRF, no scripts). Keyword part: the BM25
+ * score of the text fields and of search_keywords, each divided by its best score in the list,
+ * mixed 0.4 / 0.6 ([0, 1]); the vector part is the cosine of the query
+ * embedding, clipped at 0. score = 0.6 × keyword + 0.4 × vector (a literal match is the user's explicit intent); score_sources holds both halves.
  * Exact hits (sku/gtin) come first with score_sources.exact = 1 and 1 added to their score.
  */
 export async function hybridSearch(
@@ -46,7 +50,10 @@ export async function hybridSearch(
     query: string;
     limit: number;
     filter: estypes.QueryDslQueryContainer;
+    /** Text fields with their boosts (title above the rest). */
     textFields: string[];
+    /** The search_keywords field: scored as its own clause, above the text fields. */
+    keywordField: string;
     vectorField: string;
     exactFields?: string[];
   },
@@ -57,7 +64,22 @@ export async function hybridSearch(
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
   const [keyword, vector, exact] = await withElasticsearch(() =>
     Promise.all([
-      es.search({ index, size: n, _source: false, query: { bool: { filter: [filter], must: [{ multi_match: { query, fields: options.textFields, type: 'best_fields' } }] } } }),
+      es.search({
+        index,
+        size: n,
+        _source: false,
+        include_named_queries_score: true,
+        query: {
+          bool: {
+            filter: [filter],
+            should: [
+              { multi_match: { query, fields: options.textFields, type: 'best_fields', _name: 'text' } },
+              { match: { [options.keywordField]: { query, _name: 'keywords' } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+      }),
       es.search({
         index,
         size: n,
@@ -75,8 +97,16 @@ export async function hybridSearch(
     if (!p) parts.set(id, (p = { keyword: 0, vector: 0, exact: false }));
     return p;
   };
-  const best = keyword.hits.hits[0]?._score ?? 0;
-  for (const h of keyword.hits.hits) part(h._id!).keyword = best > 0 ? (h._score ?? 0) / best : 0;
+  // Each clause normalised by its best score in the list, so a sparse search_keywords field (low
+  // IDF when few products have keywords) still outweighs a title match.
+  const named = (h: { matched_queries?: unknown }, name: string) => Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
+  const bestText = Math.max(0, ...keyword.hits.hits.map((h) => named(h, 'text')));
+  const bestKeywords = Math.max(0, ...keyword.hits.hits.map((h) => named(h, 'keywords')));
+  for (const h of keyword.hits.hits) {
+    const text = bestText > 0 ? named(h, 'text') / bestText : 0;
+    const keywords = bestKeywords > 0 ? named(h, 'keywords') / bestKeywords : 0;
+    part(h._id!).keyword = TEXT_SHARE * text + KEYWORDS_SHARE * keywords;
+  }
   for (const h of vector.hits.hits) part(h._id!).vector = Math.max(0, 2 * (h._score ?? 0.5) - 1);
   for (const h of exact?.hits.hits ?? []) part(h._id!).exact = true;
   const hits = [...parts.entries()].map(([id, p]): HybridHit => {

@@ -1,6 +1,50 @@
 import type { Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
+import type { IndexManager } from './indices/index-manager';
+import type { IndexKind } from './indices/names';
+
+export const MAX_DOCUMENTS_PER_CALL = 1000;
+
+/** A decimal string as the catalog sends prices ("12.50"). */
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+export const isPositiveVersion = (version: unknown) => /^\d+$/.test(String(version)) && Number(version) >= 1;
+
+/**
+ * Splits a request's documents into the valid ones and failed results: every document needs an
+ * id, a tenant (the caller's, unless the caller is the system), a positive version, and passes
+ * `check` (the kind's own rules).
+ */
+export function validDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
+  docs: D[],
+  tenantId: string | undefined,
+  check: (doc: D) => string | undefined,
+): { valid: D[]; results: Map<string, IndexResult> } {
+  const valid: D[] = [];
+  const results = new Map<string, IndexResult>();
+  for (const d of docs) {
+    const error = !d.id
+      ? 'id is required'
+      : !d.tenant_id
+        ? 'tenant_id is required'
+        : tenantId !== undefined && d.tenant_id !== tenantId
+          ? 'tenant_id is not the caller tenant'
+          : !isPositiveVersion(d.version)
+            ? 'version must be a positive integer'
+            : check(d);
+    if (error) results.set(d.id, { id: d.id, status: 'failed', embeddings: '', error });
+    else valid.push(d);
+  }
+  return { valid, results };
+}
+
+/** The write target does not exist (an alias deleted behind the service's back). */
+export class MissingIndexError extends Error {
+  constructor(readonly index: string) {
+    super(`Index ${index} does not exist`);
+  }
+}
 
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
@@ -46,16 +90,29 @@ export async function bulkWrite(
   es: Client,
   index: string,
   docs: { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] }[],
+  alsoTo: string[] = [],
+  options: { requireAlias?: boolean } = {},
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
-  const operations = docs.flatMap((d) => [{ index: { _index: index, _id: d.id, version: d.version, version_type: 'external' as const } }, d.doc]);
+  // require_alias: if the alias were gone, a write must fail rather than auto-create an index
+  // with a guessed mapping under the alias's name.
+  const requireAlias = options.requireAlias === true;
+  // Results are read from the first block of items (the main target); copies to pending reindex
+  // targets follow it and may be stale there without it mattering.
+  const operations = [index, ...alsoTo].flatMap((target) =>
+    docs.flatMap((d) => [
+      { index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const, ...(requireAlias && target === index ? { require_alias: true } : {}) } },
+      d.doc,
+    ]),
+  );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   const unavailable = res.items.some((item) => {
     const status = item.index?.status ?? 0;
     return status === 429 || status >= 500;
   });
   if (unavailable) throw AppError.unavailable('Elasticsearch is unavailable');
-  return res.items.map((item, i) => {
+  if (res.items.slice(0, docs.length).some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
+  return res.items.slice(0, docs.length).map((item, i) => {
     const d = docs[i]!;
     const op = item.index!;
     if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
@@ -68,11 +125,17 @@ export async function bulkWrite(
  * Deletes at the given external version (an older delete never removes a newer document; an
  * id already gone is fine). With a tenant, only that tenant's documents are touched.
  */
-export async function deleteDocuments(es: Client, index: string, refs: { id: string; version: string | number }[], tenantId: string | undefined): Promise<number> {
+export async function deleteDocuments(
+  es: Client,
+  index: string,
+  refs: { id: string; version: string | number }[],
+  tenantId: string | undefined,
+  alsoFrom: string[] = [],
+): Promise<number> {
   if (refs.length === 0) return 0;
   for (const [i, ref] of refs.entries()) {
     if (!ref.id) throw AppError.invalid([{ loc: ['documents', i, 'id'], msg: 'id is required', type: 'missing' }]);
-    if (!/^\d+$/.test(String(ref.version)) || Number(ref.version) < 1) {
+    if (!isPositiveVersion(ref.version)) {
       throw AppError.invalid([{ loc: ['documents', i, 'version'], msg: 'version must be a positive integer', type: 'value_error' }]);
     }
   }
@@ -83,8 +146,22 @@ export async function deleteDocuments(es: Client, index: string, refs: { id: str
     allowed = refs.filter((r) => !foreign.has(r.id));
   }
   if (allowed.length === 0) return 0;
-  const operations = allowed.map((r) => ({ delete: { _index: index, _id: r.id, version: Number(r.version), version_type: 'external' as const } }));
+  const operations = [index, ...alsoFrom].flatMap((target) =>
+    allowed.map((r) => ({ delete: { _index: target, _id: r.id, version: Number(r.version), version_type: 'external' as const } })),
+  );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
   if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw AppError.unavailable('Elasticsearch is unavailable');
-  return res.items.filter((item) => item.delete?.result === 'deleted').length;
+  return res.items.slice(0, allowed.length).filter((item) => item.delete?.result === 'deleted').length;
+}
+
+/** The alias (created if missing) or an existing reindex target. */
+export async function resolveTarget(deps: { es: Client; indices: IndexManager }, kind: IndexKind, target: string | null | undefined): Promise<string> {
+  const index = deps.indices.writeTarget(kind, target);
+  await deps.indices.ensure(kind);
+  if (index !== deps.indices.alias(kind)) {
+    // Writing to a missing index would auto-create it with a guessed mapping.
+    const exists = await withElasticsearch(() => deps.es.indices.exists({ index }));
+    if (!exists) throw AppError.notFound(`Index ${index} not found`);
+  }
+  return index;
 }

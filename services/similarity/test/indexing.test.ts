@@ -180,6 +180,21 @@ describe('deleting', () => {
     expect(await getDoc(id)).toBeDefined();
   });
 
+  test('when entries are indexed, then the model is answered, versions are external and a repeat text is cached', async () => {
+    const id = randomUUID();
+    const entry = (version: number, title: string) => ({ id, tenant_id: tenant, version, title, content: `Body ${id}`, type: 'knowledge', visibility: 'internal', category_id: 'c', language: 'en', search_keywords: ['x'], tags: ['t'], updated_at: new Date().toISOString() });
+    const first = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(2, 'Second')] });
+    expect(first).toEqual({ model: h.server.embedder.model, results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }] });
+    const older = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(1, 'First')] });
+    expect(older.results[0]).toMatchObject({ status: 'stale' });
+    const again = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(3, 'Second')] });
+    expect(again.results[0]).toMatchObject({ status: 'indexed', embeddings: 'cached' });
+    const doc = await getDoc(id, h.server.indices.alias('entries'));
+    expect(doc).toMatchObject({ _version: 3 });
+    expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
+    expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
+  });
+
   test('when entries are deleted, then the count is reported', async () => {
     const ids = [randomUUID(), randomUUID()];
     await h.client.call('IndexEntries', {
@@ -192,6 +207,11 @@ describe('deleting', () => {
 });
 
 describe('indices and reindex', () => {
+  test('when the system caller asks for the model, then name, dims and provider are answered', async () => {
+    const info = await h.client.call('DescribeModel', { caller: SYSTEM });
+    expect(info).toEqual({ model: h.server.embedder.model, dims: h.server.embedder.dims, provider: 'local' });
+  });
+
   test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {
     const prefix = `race-${randomUUID().slice(0, 8)}`;
     const logger = pino({ level: 'silent' });
@@ -225,6 +245,28 @@ describe('indices and reindex', () => {
     expect(doc?._source?.['title']).toBe('Before reindex');
   });
 
+  test('when products change while a reindex runs, then the new index gets the change and an older copy from the reindex is stale', async () => {
+    const [changed, removed] = [randomUUID(), randomUUID()];
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })] });
+    const abandoned = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+    const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+    // A live write and a live delete during the reindex (no target_index: through the alias).
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })] });
+    expect((await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] })).deleted).toBe(1);
+    // The reindex then copies what it read from MongoDB before those changes.
+    const copy = await h.client.call('IndexProducts', {
+      caller: SYSTEM,
+      target_index: begun.index,
+      products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })],
+    });
+    expect(copy.results.map((r) => r.status)).toEqual(['stale', 'stale']);
+    const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
+    expect(finished.removed_indices).toContain(abandoned.index);
+    expect(await es.indices.exists({ index: abandoned.index })).toBe(false);
+    expect((await getDoc(changed))?._source?.['title']).toBe('New title');
+    expect(await getDoc(removed)).toBeUndefined();
+  });
+
   test('when reindex names a wrong kind or a foreign index, then it is INVALID_ARGUMENT', async () => {
     expect((await failure(h.client.call('BeginReindex', { caller: SYSTEM, kind: 'orders' }))).kind).toBe('invalid');
     expect((await failure(h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: 'some-other-index' }))).kind).toBe('invalid');
@@ -233,7 +275,42 @@ describe('indices and reindex', () => {
   });
 });
 
+describe('an alias deleted from outside', () => {
+  test('when the index behind the alias is deleted, then the next write recreates the alias with its mapping', async () => {
+    const behind = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    await es.indices.delete({ index: behind });
+    const id = randomUUID();
+    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant })] });
+    expect(res.results[0]!.status).toBe('indexed');
+    const now = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
+    expect(now).toHaveLength(1);
+    expect(now[0]!.startsWith(`${productsAlias()}-`)).toBe(true);
+    const mapping = await es.indices.getMapping({ index: productsAlias() });
+    expect(mapping[now[0]!]!.mappings.properties?.['vector_description']).toMatchObject({ type: 'dense_vector', similarity: 'cosine' });
+  });
+});
+
 describe('outages', () => {
+  test('when the embedder is down, then indexing answers UNAVAILABLE and writes nothing', async () => {
+    const noModel = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: h.prefix });
+    try {
+      await noModel.server.embedder.close();
+      const [cached, fresh] = [randomUUID(), randomUUID()];
+      const err = await failure(
+        noModel.client.call('IndexProducts', {
+          caller: caller(tenant),
+          products: [product({ id: cached, tenant_id: tenant, title: 'A product' }), product({ id: fresh, tenant_id: tenant, text_description: `Never embedded ${fresh}` })],
+        }),
+      );
+      expect(err.kind).toBe('unavailable');
+      expect(err.message).toMatch(/embedding model/);
+      expect(await getDoc(cached)).toBeUndefined();
+      expect(await getDoc(fresh)).toBeUndefined();
+    } finally {
+      await noModel.stop();
+    }
+  });
+
   test('when Elasticsearch is down, then indexing and search answer UNAVAILABLE', async () => {
     const down = await startSimilarity({ ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
     try {

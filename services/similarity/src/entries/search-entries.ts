@@ -5,7 +5,7 @@ import { hybridSearch, searchLimit, searchQuery, type HybridHit } from '../hybri
 import type { IndexManager } from '../indices/index-manager';
 import { ENTRY_VECTOR_PATH } from '../indices/mappings';
 
-export const ENTRY_TEXT_FIELDS = ['search_keywords^3', 'title^2', 'summary^1.5', 'content', 'similarity_text'];
+export const ENTRY_TEXT_FIELDS = ['title^2', 'summary^1.5', 'content', 'similarity_text'];
 
 /**
  * The EntryVisibilityFilter as a query: visibility in the list, or personal and owned by the
@@ -45,6 +45,7 @@ export async function searchEntries(
     limit,
     filter: { bool: { filter } },
     textFields: ENTRY_TEXT_FIELDS,
+    keywordField: 'search_keywords',
     vectorField: ENTRY_VECTOR_PATH,
   });
 }

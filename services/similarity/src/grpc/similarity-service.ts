@@ -32,7 +32,7 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
       throw AppError.invalid([{ loc: ['documents'], msg: `At most ${MAX_DELETES_PER_CALL} documents per call`, type: 'too_long' }]);
     }
     await indices.ensure(kind);
-    const deleted = await deleteDocuments(deps.es, indices.alias(kind), req.documents, tenantId);
+    const deleted = await deleteDocuments(deps.es, indices.alias(kind), req.documents, tenantId, await indices.pendingTargets(kind));
     return { deleted };
   };
   return {
@@ -54,7 +54,8 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
       }
     }),
     DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) => {
-      requireCaller(req.caller);
+      // Any caller, the system one (no tenant) included: reindex asks which model it builds for.
+      if (!req.caller) throw new AppError('unauthenticated', 'No caller identity on the request');
       return { model: embedder.model, dims: embedder.dims, provider: deps.provider };
     }),
     IndexProducts: unary(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) => {

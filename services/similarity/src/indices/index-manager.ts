@@ -1,6 +1,7 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
 import { elasticsearchErrorType, withElasticsearch } from '../data-access/es-errors';
+import { MissingIndexError } from '../indexing';
 import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './names';
 
@@ -40,10 +41,27 @@ export class IndexManager {
     return this.once(kind, () => this.createAliasIfMissing(kind));
   }
 
+  /**
+   * Runs a write against the kind's alias; if the alias turns out to be gone (deleted from
+   * outside), creates it again and retries once.
+   */
+  async withAlias<T>(kind: IndexKind, write: () => Promise<T>): Promise<T> {
+    await this.ensure(kind);
+    try {
+      return await write();
+    } catch (err) {
+      if (!(err instanceof MissingIndexError)) throw err;
+      this.ready.delete(kind);
+      this.logger.warn({ alias: this.alias(kind) }, 'alias missing; creating it again');
+      await this.ensure(kind);
+      return write();
+    }
+  }
+
   ensureCache(): Promise<void> {
     return this.once('cache', async () => {
       try {
-        await this.es.indices.create({ index: this.cacheIndex, settings: INDEX_SETTINGS, mappings: embeddingCacheMappings() });
+        await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() });
       } catch (err) {
         if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
       }
@@ -67,6 +85,20 @@ export class IndexManager {
     return pending;
   }
 
+  /**
+   * Creates an index with INDEX_SETTINGS. Before 9.1 Elasticsearch knows no
+   * exclude_source_vectors setting (and keeps vectors in _source anyway): retry without it.
+   */
+  private async createIndex(params: { index: string; mappings: estypes.MappingTypeMapping; aliases?: Record<string, estypes.IndicesAlias> }): Promise<void> {
+    try {
+      await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
+    } catch (err) {
+      if (!(elasticsearchErrorType(err) === 'illegal_argument_exception' && /exclude_source_vectors/.test(String((err as Error).message)))) throw err;
+      const { ['index.mapping.exclude_source_vectors']: _dropped, ...settings } = INDEX_SETTINGS as Record<string, unknown>;
+      await this.es.indices.create({ ...params, settings });
+    }
+  }
+
   private mappingsFor(kind: IndexKind) {
     return kind === 'products' ? productMappings(this.dims) : entryMappings(this.dims);
   }
@@ -87,7 +119,7 @@ export class IndexManager {
     const alias = this.alias(kind);
     if ((await this.indicesOf(alias)).length > 0) return;
     const index = newIndexName(alias);
-    await this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
+    await this.createIndex({ index, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
     const behind = await this.indicesOf(alias);
     if (behind.length > 1 && behind[0] !== index) {
       await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] });
@@ -101,12 +133,12 @@ export class IndexManager {
   async beginReindex(kind: IndexKind): Promise<{ index: string; alias: string }> {
     const alias = this.alias(kind);
     const index = newIndexName(alias);
-    await withElasticsearch(() => this.es.indices.create({ index, settings: INDEX_SETTINGS, mappings: this.mappingsFor(kind) }));
+    await withElasticsearch(() => this.createIndex({ index, mappings: this.mappingsFor(kind) }));
     this.logger.info({ alias, index }, 'reindex started');
     return { index, alias };
   }
 
-  /** Points the alias at `index` in one atomic _aliases call, then deletes the indices it left. */
+  /** Points the alias at `index` in one atomic _aliases call, then deletes the indices it left (and abandoned older reindex targets). */
   async finishReindex(kind: IndexKind, index: string): Promise<{ alias: string; index: string; removed: string[] }> {
     const alias = this.alias(kind);
     if (!isIndexOf(alias, index)) {
@@ -115,14 +147,31 @@ export class IndexManager {
     return withElasticsearch(async () => {
       if (!(await this.es.indices.exists({ index }))) throw AppError.notFound(`Index ${index} not found`);
       const previous = (await this.indicesOf(alias)).filter((i) => i !== index);
+      // Reindexes begun before this one and never finished are abandoned: they go too.
+      const abandoned = (await this.pendingTargets(kind)).filter((i) => i < index);
       await this.es.indices.updateAliases({
         actions: [...previous.map((i) => ({ remove: { index: i, alias } })), { add: { index, alias } }],
       });
-      if (previous.length > 0) await this.es.indices.delete({ index: previous, ignore_unavailable: true });
+      const removed = [...previous, ...abandoned];
+      if (removed.length > 0) await this.es.indices.delete({ index: removed, ignore_unavailable: true });
       this.ready.set(kind, Promise.resolve());
-      this.logger.info({ alias, index, removed: previous }, 'reindex finished');
-      return { alias, index, removed: previous };
+      this.logger.info({ alias, index, removed }, 'reindex finished');
+      return { alias, index, removed };
     });
+  }
+
+  /**
+   * Reindex targets begun but not finished: indices of the alias's name pattern that the alias
+   * does not point at. Live writes go to them too, so a change made while a reindex copies
+   * MongoDB is not lost when the alias swaps (external versions keep the newest either way).
+   */
+  async pendingTargets(kind: IndexKind): Promise<string[]> {
+    const alias = this.alias(kind);
+    const res = await withElasticsearch(() => this.es.indices.getAlias({ index: `${alias}-*`, allow_no_indices: true, expand_wildcards: 'open' }));
+    return Object.entries(res)
+      .filter(([index, info]) => isIndexOf(alias, index) && !(alias in (info.aliases ?? {})))
+      .map(([index]) => index)
+      .sort();
   }
 
   /** A write target: the alias, or a reindex target of the same kind. */

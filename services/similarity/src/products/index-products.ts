@@ -1,14 +1,11 @@
-import type { Client, estypes } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
 import { AppError, type similarityV1 } from '@kb/common';
-import { withElasticsearch } from '../data-access/es-errors';
 import type { EmbeddingCache } from '../embedding-cache';
 import type { IndexManager } from '../indices/index-manager';
 import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from '../indices/mappings';
-import { bulkWrite, readExisting, type IndexResult, type VectorSource } from '../indexing';
+import { bulkWrite, DECIMAL, MAX_DOCUMENTS_PER_CALL, readExisting, resolveTarget, validDocuments, type IndexResult, type VectorSource } from '../indexing';
 import { toStored } from '../vectors';
 
-export const MAX_DOCUMENTS_PER_CALL = 1000;
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 type Product = similarityV1.ProductDocument__Output;
 
@@ -38,12 +35,8 @@ function productSource(p: Product): Record<string, unknown> {
   };
 }
 
-function problem(p: Product, tenantId: string | undefined): string | undefined {
-  if (!p.id) return 'id is required';
-  if (!p.tenant_id) return 'tenant_id is required';
-  if (tenantId !== undefined && p.tenant_id !== tenantId) return 'tenant_id is not the caller tenant';
+function problem(p: Product): string | undefined {
   if (!p.site_id) return 'site_id is required';
-  if (!/^\d+$/.test(String(p.version)) || Number(p.version) < 1) return 'version must be a positive integer';
   if (!p.title?.trim()) return 'title is required';
   if (p.price_current && !DECIMAL.test(p.price_current)) return 'price_current is not a decimal string';
   return undefined;
@@ -61,15 +54,9 @@ export async function indexProducts(
   if (req.products.length > MAX_DOCUMENTS_PER_CALL) {
     throw AppError.invalid([{ loc: ['products'], msg: `At most ${MAX_DOCUMENTS_PER_CALL} products per call`, type: 'too_long' }]);
   }
-  await deps.indices.ensure('products');
   const target = await resolveTarget(deps, 'products', req.target_index);
-  const results = new Map<string, IndexResult>();
-  const valid: Product[] = [];
-  for (const p of req.products) {
-    const error = problem(p, tenantId);
-    if (error) results.set(p.id, { id: p.id, status: 'failed', embeddings: '', error });
-    else valid.push(p);
-  }
+  const alsoTo = target === deps.indices.alias('products') ? await deps.indices.pendingTargets('products') : [];
+  const { valid, results } = validDocuments(req.products, tenantId, problem);
   // Keep the vectors already indexed when the texts are unchanged (sync_hash), same tenant only.
   const reuseIds = valid.filter((p) => p.reuse_vectors).map((p) => p.id);
   const existing = await readExisting(deps.es, target, deps.indices.alias('products'), reuseIds, PRODUCT_VECTOR_FIELDS.map(productVectorPath));
@@ -99,24 +86,15 @@ export async function indexProducts(
     doc[productVectorPath(need.field)] = toStored(vectors[i]!.vector);
     sources.push(vectors[i]!.origin);
   });
-  const written = await bulkWrite(
-    deps.es,
-    target,
-    valid.map((p, n) => ({ id: p.id, version: Number(p.version), doc: docs[n]!.doc, sources: docs[n]!.sources })),
+  const written = await deps.indices.withAlias('products', () =>
+    bulkWrite(
+      deps.es,
+      target,
+      valid.map((p, n) => ({ id: p.id, version: Number(p.version), doc: docs[n]!.doc, sources: docs[n]!.sources })),
+      alsoTo,
+      { requireAlias: target === deps.indices.alias('products') },
+    ),
   );
   for (const r of written) results.set(r.id, r);
   return req.products.map((p) => results.get(p.id)!);
 }
-
-/** The alias (created if missing) or an existing reindex target. */
-export async function resolveTarget(deps: { es: Client; indices: IndexManager }, kind: 'products' | 'entries', target: string | null | undefined): Promise<string> {
-  const index = deps.indices.writeTarget(kind, target);
-  if (index !== deps.indices.alias(kind)) {
-    // Writing to a missing index would auto-create it with a guessed mapping.
-    const exists = await withElasticsearch(() => deps.es.indices.exists({ index }));
-    if (!exists) throw AppError.notFound(`Index ${index} not found`);
-  }
-  return index;
-}
-
-export type { estypes };

@@ -3,11 +3,11 @@ import { AppError, type similarityV1 } from '@kb/common';
 import type { EmbeddingCache } from '../embedding-cache';
 import { hybridSearch, searchLimit, searchQuery, type HybridHit } from '../hybrid-search';
 import type { IndexManager } from '../indices/index-manager';
+import { DECIMAL } from '../indexing';
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 
-/** search_keywords weigh more than title, title more than the rest. */
-export const PRODUCT_TEXT_FIELDS = ['search_keywords^3', 'title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
+/** Title above the rest; search_keywords are scored on their own, above these (see hybridSearch). */
+export const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
 
 function price(loc: string, value: string | null | undefined): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
@@ -45,6 +45,7 @@ export async function searchProducts(
     limit,
     filter: { bool: { filter, must_not: mustNot } },
     textFields: PRODUCT_TEXT_FIELDS,
+    keywordField: 'search_keywords',
     vectorField: 'vector_description',
     exactFields: ['sku', 'gtin'],
   });

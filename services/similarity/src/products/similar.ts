@@ -142,7 +142,10 @@ export async function similarProducts(deps: { es: Client; indices: IndexManager 
   };
 
   // Fetch more than limit when collapsing or min_score can drop hits; widen until limit is met.
-  let k = req.collapse_variants || minScore !== undefined ? Math.max(limit * 5, 50) : Math.max(limit, 10);
+  // Hybrid ranks the union of per-field neighbours by the weighted sum: a hit can be outside one
+  // field's top `limit`, so each field contributes more candidates.
+  const base = fields.length > 1 ? Math.max(limit * 3, 30) : Math.max(limit, 10);
+  let k = req.collapse_variants || (minScore !== undefined && minScore !== null) ? Math.max(base, limit * 5, 50) : base;
   let round = await search(k, filterQuery);
   let picked = select(round.candidates);
   while (picked.kept.length < limit && !round.exhausted && k < MAX_K) {

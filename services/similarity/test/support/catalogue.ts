@@ -3,7 +3,7 @@
  * with variant families (a parent and its colour variants) and standalone products.
  */
 import { randomUUID } from 'node:crypto';
-import type { similarityV1 } from '@kb/common';
+import type { ProductDoc } from './similarity';
 
 interface CategoryText {
   noun: string;
@@ -58,7 +58,7 @@ const BRANDS = ['Nordwind', 'Apex', 'Solara', 'Kestrel', 'Vantor', 'Lumen', 'Orb
 const COLOURS = { en: ['black', 'red', 'blue', 'white'], de: ['schwarz', 'rot', 'blau', 'weiß'] };
 
 export interface CatalogueProduct {
-  doc: similarityV1.ProductDocument;
+  doc: ProductDoc & { text_description: string; text_properties: string; text_attributes: string };
   category: string;
   family: string;
 }
@@ -89,7 +89,7 @@ export function generateCatalogue(tenantId: string, sites: [string, string], see
         const id = randomUUID();
         const brand = opts.title.split(' ')[0]!;
         const material = pick(t.materials);
-        const doc: similarityV1.ProductDocument = {
+        const doc: CatalogueProduct['doc'] = {
           id,
           tenant_id: tenantId,
           site_id: sites[serial % 2]!,

@@ -61,7 +61,10 @@ export async function failure(promise: Promise<unknown>): Promise<AppError> {
   throw new Error('expected the call to fail');
 }
 
-export function product(overrides: Partial<similarityV1.ProductDocument> & { id: string; tenant_id: string }): similarityV1.ProductDocument {
+/** A product document as the catalog service sends it (id and tenant always set). */
+export type ProductDoc = similarityV1.ProductDocument & { id: string; tenant_id: string };
+
+export function product(overrides: Partial<similarityV1.ProductDocument> & { id: string; tenant_id: string }): ProductDoc {
   return {
     site_id: 'site-1',
     version: 1,
