@@ -52,6 +52,8 @@ export interface ProductDoc extends ProductFields {
   indexed_version: number;
   /** True until the current version is indexed (what the background indexer looks for). */
   needs_index: boolean;
+  /** Set when the similarity service refused this version: the indexer tries again after it. */
+  index_retry_after?: Date | null;
   /** The write kept the sync_hash: the indexer may keep the vectors already indexed. */
   reuse_vectors: boolean;
   last_synced_at: Date | null;
@@ -113,6 +115,7 @@ const productSchema = new Schema<ProductDoc>(
     version: { type: Number, required: true },
     indexed_version: { type: Number, default: 0 },
     needs_index: { type: Boolean, default: true },
+    index_retry_after: { type: Date, default: null },
     reuse_vectors: { type: Boolean, default: false },
     last_synced_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
@@ -268,7 +271,7 @@ export function productsRepo(connection: Connection) {
     },
     /** Records that `version` is indexed; clears needs_index only if no newer write happened. */
     async markIndexed(tenantId: string, id: string, version: number): Promise<void> {
-      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version } });
+      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version, index_retry_after: null } });
       await Product.updateOne({ tenant_id: tenantId, _id: id, indexed_version: { $lt: version } }, { $set: { indexed_version: version } });
     },
     /** Deletes the product and leaves a tombstone for the index (same version + 1). */
@@ -289,7 +292,14 @@ export function productsRepo(connection: Connection) {
     },
     // The background indexer works across tenants: it reads the raw collections (the tenancy
     // guard is for request paths) and always writes back with the document's own tenant_id.
-    pendingIndex: (limit: number) => Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+    // A product the similarity service refused (e.g. its text) waits a while before the next
+    // try, so it cannot hold up a whole batch of the indexer forever.
+    pendingIndex: (limit: number) =>
+      Product.collection
+        .find({ needs_index: true, $or: [{ index_retry_after: null }, { index_retry_after: { $lt: new Date() } }] } as never)
+        .limit(limit)
+        .toArray() as unknown as Promise<ProductDoc[]>,
+    deferIndex: (tenantId: string, id: string, until: Date) => Product.updateOne({ tenant_id: tenantId, _id: id }, { $set: { index_retry_after: until } }),
     pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
     deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
     countAll: () => Product.collection.countDocuments({}),

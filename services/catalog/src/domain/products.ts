@@ -136,6 +136,7 @@ function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: P
       translation_group_id: existing?.translation_group_id ?? null,
       has_similarity_anchor: Boolean(fields.similarity_text && fields.similarity_text.trim()),
       needs_index: true,
+      index_retry_after: null,
       reuse_vectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
       last_synced_at: now,
       updated_at: now,
@@ -192,6 +193,10 @@ export async function indexNow(
         { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
       );
       for (const r of res.results) {
+        if (r.status === 'failed') {
+          deps.logger.warn({ product_id: r.id, tenant_id: tenantId, error: r.error }, 'the similarity service refused a product; retried later');
+          await deps.products.deferIndex(tenantId, r.id, new Date(Date.now() + 60_000));
+        }
         if (r.status !== 'indexed' && r.status !== 'stale') continue;
         const d = group.find((g) => g._id === r.id);
         if (!d) continue;
