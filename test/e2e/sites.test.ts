@@ -154,4 +154,23 @@ describe('sites', () => {
     expect((await list(globex, globexAdmin)).some((s) => s.id === site.id)).toBe(false);
     expect((await stack.request(acme, '/api/knowledge/sites/not-a-uuid', { token: admin })).status).toBe(422);
   });
+
+  test('when the OpenAPI document is fetched, then it describes the catalog routes, marks the extensions, and states the bounds', async () => {
+    const doc = (await stack.request(acme, '/api/knowledge/openapi.json')).json;
+    const p = doc.paths;
+    expect(p['/api/knowledge/sites'].post['x-extension']).toBe(true);
+    expect(p['/api/knowledge/sites/{site_id}'].delete['x-extension']).toBe(true);
+    expect(p['/api/knowledge/sites/{site_id}'].put['x-extension']).toBeUndefined();
+    expect(p['/api/knowledge/products'].post['x-extension']).toBeUndefined();
+    expect(p['/api/knowledge/products/bulk'].post['x-extension']).toBe(true);
+    expect(p['/api/knowledge/search/products'].post['x-extension']).toBe(true);
+    expect(p['/api/knowledge/search/similar'].post['x-extension']).toBeUndefined();
+    const s = doc.components.schemas;
+    expect(s.SimilarSearch.properties.anchor_product_ids).toMatchObject({ minItems: 1, maxItems: 10 });
+    expect(s.SimilarSearch.properties.limit).toMatchObject({ minimum: 1, maximum: 50, default: 8 });
+    expect(Object.keys(s.SimilarSearch.properties)).toEqual(expect.arrayContaining(['anchor_weights', 'min_score', 'collapse_variants', 'explain']));
+    expect(s.ProductCreate.properties.sku.anyOf[0]).toMatchObject({ maxLength: 100 });
+    expect(s.Product.properties.price_current.anyOf[0].pattern).toBe('^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$');
+    expect(s.ProductBulk.properties.products).toMatchObject({ maxItems: 1000 });
+  });
 });
