@@ -3,7 +3,6 @@ import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 import { productHitJson } from './product-view';
 
-const FIELDS = ['description', 'properties', 'attributes'] as const;
 
 function similarity(deps: CatalogDeps) {
   if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
@@ -107,4 +106,3 @@ export async function searchProducts(deps: CatalogDeps, caller: Caller, req: cat
   return { hits_json: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
 }
 
-export { FIELDS as VECTOR_FIELDS };
