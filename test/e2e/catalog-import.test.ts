@@ -34,6 +34,10 @@ describe('products import CLI', () => {
     expect(res.stderr).toMatch(/line 5: price_current: Input should be a valid number/);
     expect(res.stderr).toMatch(/line 7: title: String should have at least 1 character/);
     expect(res.stderr).not.toMatch(/line [1238]:/);
+    // Indexed through the similarity service during the import: searchable at once.
+    expect(res.stdout.at(-1)).toMatch(/embeddings 4 recomputed, 0 skipped, 0 pending$/);
+    const found = await stack.request(acme, '/api/knowledge/search/products', { method: 'POST', token: admin, body: { query: 'waterproof shell' } });
+    expect(found.json.products[0]).toMatchObject({ title: 'Rain jacket', price_msrp: '100' });
 
     // The imported products, upserted by external id: exact prices, variants resolved in file order.
     const again = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
