@@ -191,6 +191,25 @@ describe('similar search', () => {
   });
 });
 
+describe('tenant search settings', () => {
+  test('when the tenant default is hybrid with only the description weighted, then the default search is hybrid over that field alone', async () => {
+    const tenant = uniqueId('weighted');
+    await stack.admin('tenant', 'create', tenant);
+    await stack.admin('tenant', 'settings', '--tenant', tenant, '--set', 'default_vector_field=hybrid', '--set', 'hybrid_weights.properties=0', '--set', 'hybrid_weights.attributes=0');
+    const token = await stack.token(tenant, 'Admin');
+    await stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body: { slug: 'shop', name: 'Shop' } });
+    const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', { method: 'POST', token, body: { products: CATALOGUE.slice(0, 6).map((p) => ({ language: 'en', ...p })) } });
+    const anchor = res.json.results[0].id;
+    const sim = await similar({ anchor_product_ids: [anchor], limit: 3 }, tenant, token);
+    expect(sim.status).toBe(200);
+    expect(sim.json.vector_field).toBe('hybrid');
+    for (const p of sim.json.products) expect(Object.keys(p.score_sources)).toEqual(['description']);
+    const one = await similar({ anchor_product_ids: [anchor], limit: 3, vector_field: 'attributes' }, tenant, token);
+    expect(one.json.vector_field).toBe('attributes');
+    expect(Object.keys(one.json.products[0].score_sources)).toEqual(['attributes']);
+  });
+});
+
 describe('product search (extension)', () => {
   test('when a text is searched, then matching products come first with keyword and vector score sources', async () => {
     const res = await search({ query: 'espresso machine' });
