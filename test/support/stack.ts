@@ -8,7 +8,8 @@ import * as http from 'node:http';
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, runAdmin } from '@kb/knowledge';
-import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
+import { loadCatalogConfig, startCatalogServer, runCatalogAdmin } from '@kb/catalog';
+import { Writable } from 'node:stream';
 import { loadSimilarityConfig, startSimilarityServer } from '@kb/similarity';
 import { connectBackends, loadGatewayConfig, startGateway } from '@kb/gateway';
 
@@ -18,6 +19,10 @@ export interface Stack {
   mongoUri: string;
   /** Runs an admin CLI command against this stack's database; returns its stdout lines. */
   admin(...argv: string[]): Promise<string[]>;
+  /** Runs a catalog admin command (products import, reindex products) against this stack. */
+  catalogAdmin(...argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string }>;
+  /** One pass of the catalog's background indexer now; resolves to the number of items done. */
+  indexPending(): Promise<number>;
   /** A new tenant and a token for it; returns the token. */
   tenantWithToken(tenantId: string, role?: string, extra?: string[]): Promise<string>;
   token(tenantId: string, role: string, extra?: string[]): Promise<string>;
@@ -39,6 +44,8 @@ function databaseUri(base: string, db: string): string {
 
 export interface Services {
   gatewayPort: number;
+  similarityAddr: string;
+  indexPending(): Promise<number>;
   stopService(name: 'knowledge' | 'catalog' | 'similarity'): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,6 +77,8 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   const gateway = await startGateway(gatewayConfig, backends, logger);
   return {
     gatewayPort: gateway.port,
+    similarityAddr: `127.0.0.1:${similarity.port}`,
+    indexPending: () => catalog.indexPending(),
     async stopService(name) {
       await services[name]?.stop();
       services[name] = undefined;
@@ -102,6 +111,18 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     await runAdmin(argv, adminConnection, (line) => lines.push(line));
     return lines;
   };
+  const catalogAdmin = async (...argv: string[]) => {
+    const stdout: string[] = [];
+    let stderr = '';
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        stderr += chunk.toString();
+        cb();
+      },
+    });
+    const code = await runCatalogAdmin(argv, adminConnection, (line) => stdout.push(line), { similarityAddr: services.similarityAddr, stderr: sink, deadlineMs: 5000 });
+    return { code, stdout, stderr };
+  };
   const token = async (tenantId: string, role: string, extra: string[] = []) =>
     (await admin('token', 'create', '--tenant', tenantId, '--role', role, ...extra)).at(-1) as string;
 
@@ -110,6 +131,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     port: gateway.port,
     mongoUri,
     admin,
+    catalogAdmin,
+    indexPending: () => services.indexPending(),
     token,
     async tenantWithToken(tenantId, role = 'Admin', extra = []) {
       await admin('tenant', 'create', tenantId);

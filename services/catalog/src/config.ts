@@ -8,6 +8,10 @@ export const CatalogConfigSchema = Type.Object({
   /** The similarity service (indexing and search); every call has this deadline. */
   SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
   SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
+  /** How long a product write waits for its indexing before it answers anyway (then the indexer catches up). */
+  INDEX_ON_WRITE_MS: Type.Integer({ default: 3000, minimum: 100 }),
+  /** How often the background indexer looks for products not indexed in their latest version. */
+  INDEXER_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50 }),
   LOG_LEVEL: LogLevel,
 });
 export type CatalogConfig = Static<typeof CatalogConfigSchema>;

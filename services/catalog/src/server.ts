@@ -1,12 +1,18 @@
-import { type Logger, catalogProto, connectMongo, startGrpcServer, type GrpcServerHandle } from '@kb/common';
+import * as grpc from '@grpc/grpc-js';
+import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
 import type { CatalogConfig } from './config';
 import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
+import { productsRepo, type ProductsRepo } from './data-access/products-repo';
 import { catalogServiceImpl } from './grpc/catalog-service';
+import { startIndexer } from './domain/indexer';
+import type { CatalogDeps } from './domain/products';
 
 export const CATALOG_SERVICE_NAME = 'kb.catalog.v1.CatalogService';
 
 export interface CatalogServer {
   readonly port: number;
+  /** One pass of the background indexer now (tests); resolves to the number of items done. */
+  indexPending(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -18,26 +24,42 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   };
   let sites: SitesRepo | undefined;
-  const mongo = connectMongo(config.MONGODB_URI, logger, { onChange: report, prepare: () => (sites as SitesRepo).ensureIndexes().then(() => undefined) });
+  let products: ProductsRepo | undefined;
+  const mongo = connectMongo(config.MONGODB_URI, logger, {
+    onChange: report,
+    prepare: async () => {
+      await (sites as SitesRepo).ensureIndexes();
+      await (products as ProductsRepo).ensureIndexes();
+    },
+  });
   sites = sitesRepo(mongo.connection);
+  products = productsRepo(mongo.connection);
+  const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(config.SIMILARITY_GRPC_ADDR, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+  const deps: CatalogDeps = {
+    logger,
+    sites,
+    products,
+    similarity: typedClient('similarity', similarityClient, config.SIMILARITY_DEADLINE_MS),
+    indexOnWriteMs: config.INDEX_ON_WRITE_MS,
+    inlineIndexing: { pausedUntil: 0 },
+  };
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.CATALOG_GRPC_PORT,
-    services: [
-      {
-        definition: catalogProto().kb.catalog.v1.CatalogService.service,
-        implementation: catalogServiceImpl({ logger, sites }),
-      },
-    ],
+    services: [{ definition: catalogProto().kb.catalog.v1.CatalogService.service, implementation: catalogServiceImpl(deps) }],
     serviceNames: [CATALOG_SERVICE_NAME],
   });
   report(mongo.isUp());
+  const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS);
   logger.info({ port: grpcServer.port }, 'catalog service listening');
   const server = grpcServer;
   return {
     port: server.port,
+    indexPending: () => indexer.runOnce(),
     async stop() {
+      await indexer.stop();
       await server.shutdown();
+      similarityClient.close();
       await mongo.close();
     },
   };

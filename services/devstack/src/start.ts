@@ -117,6 +117,8 @@ async function startServices(
   const logs = join(runDir(), 'logs');
   mkdirSync(logs, { recursive: true });
   const grpcPorts = { knowledge: await freePort(), catalog: await freePort(), similarity: await freePort() };
+  // The catalog admin commands (products import, reindex) index through this address.
+  backends.recordExtra({ similarityGrpcAddr: `127.0.0.1:${grpcPorts.similarity}` });
   const common = {
     ...process.env,
     GRPC_HOST: '127.0.0.1',

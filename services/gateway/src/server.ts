@@ -17,6 +17,10 @@ import { entrySearchRoutes } from './http/routes/entry-search';
 import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
 import { probeRoutes } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
+import { siteRoutes } from './http/routes/sites';
+import { productRoutes } from './http/routes/products';
+import { similarSearchRoutes } from './http/routes/similar-search';
+import { productSearchRoutes } from './http/routes/product-search';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -38,6 +42,10 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);
   categoryRoutes(routes, backends);
+  siteRoutes(routes, backends);
+  productRoutes(routes, backends);
+  similarSearchRoutes(routes, backends);
+  productSearchRoutes(routes, backends);
 
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));

@@ -11,8 +11,21 @@ export interface SiteDoc {
   site_type: string;
   platform: string | null;
   config: Record<string, unknown>;
-  is_default: boolean;
   created_at: Date;
+}
+
+/** A site as answered: the stored document plus whether the tenant's default points at it. */
+export type SiteView = SiteDoc & { is_default: boolean };
+
+/**
+ * The tenant's default site as ONE pointer document per tenant (instead of a flag on every
+ * site): switching the default is a single atomic write, so there is never zero or two
+ * defaults, even under concurrent updates and without transactions.
+ */
+interface DefaultSiteDoc {
+  _id: string; // tenant id
+  tenant_id: string;
+  site_id: string;
 }
 
 const siteSchema = new Schema<SiteDoc>(
@@ -26,7 +39,6 @@ const siteSchema = new Schema<SiteDoc>(
     site_type: { type: String, required: true },
     platform: { type: String, default: null },
     config: { type: Schema.Types.Mixed, default: {} },
-    is_default: { type: Boolean, default: false },
     created_at: { type: Date, required: true },
   },
   { collection: 'sites', versionKey: false, minimize: false, autoIndex: false },
@@ -34,18 +46,67 @@ const siteSchema = new Schema<SiteDoc>(
 siteSchema.plugin(tenantScoped);
 siteSchema.index({ tenant_id: 1, slug: 1 }, { unique: true });
 
+const defaultSiteSchema = new Schema<DefaultSiteDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    site_id: { type: String, required: true },
+  },
+  { collection: 'default_sites', versionKey: false, autoIndex: false },
+);
+defaultSiteSchema.plugin(tenantScoped);
+
 export function sitesRepo(connection: Connection) {
   const Site: Model<SiteDoc> = (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
+  const DefaultSite: Model<DefaultSiteDoc> =
+    (connection.models.DefaultSite as Model<DefaultSiteDoc> | undefined) ?? connection.model<DefaultSiteDoc>('DefaultSite', defaultSiteSchema);
+
+  const defaultId = async (tenantId: string): Promise<string | undefined> =>
+    (await DefaultSite.findOne({ tenant_id: tenantId, _id: tenantId }).lean<DefaultSiteDoc>())?.site_id;
+  const view = (s: SiteDoc, def: string | undefined): SiteView => ({ ...s, is_default: s._id === def });
+
   return {
     /** Creates the indexes before the first write (autoIndex is off; see the knowledge service). */
-    ensureIndexes: () => Site.createIndexes(),
-    async list(tenantId: string): Promise<SiteDoc[]> {
-      return Site.find({ tenant_id: tenantId }).sort({ is_default: -1, slug: 1 }).lean<SiteDoc[]>();
+    ensureIndexes: async () => {
+      await Site.createIndexes();
+      await DefaultSite.createIndexes();
+    },
+    /** The default first, then by slug. */
+    async list(tenantId: string): Promise<SiteView[]> {
+      const [sites, def] = await Promise.all([Site.find({ tenant_id: tenantId }).sort({ slug: 1 }).lean<SiteDoc[]>(), defaultId(tenantId)]);
+      return sites.map((s) => view(s, def)).sort((a, b) => Number(b.is_default) - Number(a.is_default));
     },
     /** A site by uuid or by slug. */
-    async find(tenantId: string, idOrSlug: string): Promise<SiteDoc | null> {
-      return Site.findOne({ tenant_id: tenantId, $or: [{ _id: idOrSlug }, { slug: idOrSlug }] }).lean<SiteDoc>();
+    async find(tenantId: string, idOrSlug: string): Promise<SiteView | null> {
+      const site = await Site.findOne({ tenant_id: tenantId, $or: [{ _id: idOrSlug }, { slug: idOrSlug }] }).lean<SiteDoc>();
+      return site ? view(site, await defaultId(tenantId)) : null;
     },
+    /** Inserts; throws the driver's E11000 when the slug is taken. */
+    async insert(doc: SiteDoc): Promise<void> {
+      await Site.create(doc);
+    },
+    async update(tenantId: string, id: string, set: Partial<SiteDoc>): Promise<void> {
+      if (Object.keys(set).length > 0) await Site.updateOne({ tenant_id: tenantId, _id: id }, { $set: set });
+    },
+    async remove(tenantId: string, id: string): Promise<boolean> {
+      return (await Site.deleteOne({ tenant_id: tenantId, _id: id })).deletedCount === 1;
+    },
+    /** Makes the site the default (atomic; replaces the previous default). */
+    async setDefault(tenantId: string, siteId: string): Promise<void> {
+      await DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $set: { site_id: siteId } }, { upsert: true });
+    },
+    /** Makes the site the default only when the tenant has none yet (its first site). */
+    async setDefaultIfNone(tenantId: string, siteId: string): Promise<void> {
+      try {
+        await DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $setOnInsert: { site_id: siteId } }, { upsert: true });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err; // a concurrent first site won
+      }
+    },
+    async clearDefault(tenantId: string, siteId: string): Promise<void> {
+      await DefaultSite.deleteOne({ tenant_id: tenantId, _id: tenantId, site_id: siteId });
+    },
+    count: (tenantId: string) => Site.countDocuments({ tenant_id: tenantId }),
   };
 }
 export type SitesRepo = ReturnType<typeof sitesRepo>;

@@ -1,35 +1,114 @@
-import { AppError, type Logger, type catalogV1, unary, requireCaller, requireScope } from '@kb/common';
-import type { SitesRepo, SiteDoc } from '../data-access/sites-repo';
+import type * as grpc from '@grpc/grpc-js';
+import { AppError, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
+import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
+import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
+import { assertProductInput } from '../domain/product-input';
+import { productJson } from '../domain/product-view';
+import { searchProducts, similarProducts } from '../domain/search';
 
-function siteMessage(s: SiteDoc): catalogV1.Site {
-  return {
-    id: s._id,
-    tenant_id: s.tenant_id,
-    slug: s.slug,
-    name: s.name,
-    ...(s.domain !== null ? { domain: s.domain } : {}),
-    language: s.language,
-    site_type: s.site_type,
-    ...(s.platform !== null ? { platform: s.platform } : {}),
-    config_json: JSON.stringify(s.config ?? {}),
-    is_default: s.is_default,
-    created_at: s.created_at.toISOString(),
-  };
+/** At most this many products per bulk call (the interface's extension bound). */
+export const BULK_LIMIT = 1000;
+
+/** The caller's deadline (epoch ms), or undefined when it set none. */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
+  const d = call.getDeadline();
+  const t = d instanceof Date ? d.getTime() : Number(d);
+  return Number.isFinite(t) ? t : undefined;
 }
 
-export function catalogServiceImpl(deps: { logger: Logger; sites: SitesRepo }): catalogV1.CatalogServiceHandlers {
+function parseJson(text: string, loc: (string | number)[]): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw AppError.invalid([{ loc, msg: 'Invalid JSON', type: 'json_invalid' }]);
+  }
+}
+
+export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): catalogV1.CatalogServiceHandlers {
+  const { logger } = deps;
   return {
-    ListSites: unary(deps.logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => {
+    ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:read');
       return { sites: (await deps.sites.list(caller.tenant_id)).map(siteMessage) };
     }),
-    GetSite: unary(deps.logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => {
+    GetSite: unary(logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:read');
-      const site = await deps.sites.find(caller.tenant_id, req.site_id);
-      if (!site) throw AppError.notFound('Site not found');
-      return siteMessage(site);
+      return siteMessage(await requireSite(deps, caller.tenant_id, req.site_id));
+    }),
+    CreateSite: unary(logger, 'CreateSite', async (req: catalogV1.CreateSiteRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:write');
+      return siteMessage(await createSite(deps.sites, caller.tenant_id, req));
+    }),
+    UpdateSite: unary(logger, 'UpdateSite', async (req: catalogV1.UpdateSiteRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:write');
+      return siteMessage(await updateSite(deps.sites, caller.tenant_id, req));
+    }),
+    DeleteSite: unary(logger, 'DeleteSite', async (req: catalogV1.DeleteSiteRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:admin');
+      await deleteSite(deps.sites, deps.products, caller.tenant_id, req.site_id);
+      return { id: req.site_id };
+    }),
+
+    UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output, call) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:write');
+      const input = assertProductInput(parseJson(req.product_json, ['body']));
+      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, deadlineOf(call));
+      return { product_json: JSON.stringify(productJson(res.doc)), status: res.status, embeddings: res.embeddings };
+    }),
+    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output, call) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:write');
+      if (req.products_json.length > BULK_LIMIT) {
+        throw AppError.invalid([{ loc: ['body', 'products'], msg: `List should have at most ${BULK_LIMIT} items after validation, not ${req.products_json.length}`, type: 'too_long' }]);
+      }
+      const site = await requireSite(deps, caller.tenant_id, req.site_id);
+      const items = req.products_json.map((text, i) => {
+        try {
+          return { value: JSON.parse(text) as unknown };
+        } catch {
+          return { issues: [{ loc: [i], msg: 'Invalid JSON', type: 'json_invalid' }] };
+        }
+      });
+      const results = await bulkUpsert(deps, caller.tenant_id, site, items, { deadline: deadlineOf(call) });
+      return {
+        results: results.map((r) => ({
+          index: r.index,
+          status: r.status,
+          id: r.id ?? '',
+          embeddings: r.embeddings ?? '',
+          errors_json: r.errors ? JSON.stringify(r.errors) : '',
+        })),
+      };
+    }),
+    GetProduct: unary(logger, 'GetProduct', async (req: catalogV1.GetProductRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:read');
+      const doc = isUuid(req.product_id) ? await deps.products.findById(caller.tenant_id, req.product_id) : null;
+      if (!doc) throw AppError.notFound('Product not found');
+      return { product_json: JSON.stringify(productJson(doc)) };
+    }),
+    DeleteProduct: unary(logger, 'DeleteProduct', async (req: catalogV1.DeleteProductRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:write');
+      await deleteProduct(deps, caller.tenant_id, req.product_id);
+      return { id: req.product_id };
+    }),
+
+    SimilarProducts: unary(logger, 'SimilarProducts', async (req: catalogV1.SimilarProductsRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:read');
+      return similarProducts(deps, caller, req);
+    }),
+    SearchProducts: unary(logger, 'SearchProducts', async (req: catalogV1.SearchProductsRequest__Output) => {
+      const caller = requireCaller(req.caller);
+      requireScope(caller, 'knowledge:read');
+      return searchProducts(deps, caller, req);
     }),
   };
 }

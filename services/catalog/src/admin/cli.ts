@@ -1,0 +1,144 @@
+/**
+ * The catalog's admin commands, run in-process against MongoDB with the catalog's own domain
+ * code (the devstack `npm run admin` wrapper dispatches `products …` and `reindex products`
+ * here). Indexing goes through the similarity service when its address is known and it
+ * answers; otherwise the products stay marked for the running catalog's background indexer.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import * as grpc from '@grpc/grpc-js';
+import type mongoose from 'mongoose';
+import { SingleBar, Presets } from 'cli-progress';
+import { CLIENT_OPTIONS, similarityProto, typedClient, type Logger } from '@kb/common';
+import { productsRepo, type ProductDoc } from '../data-access/products-repo';
+import { sitesRepo } from '../data-access/sites-repo';
+import { bulkUpsert, indexNow, systemCaller, type CatalogDeps } from '../domain/products';
+import { productFromJsonText } from '../domain/product-input';
+
+export const CATALOG_USAGE = `Catalog commands:
+  admin products import --tenant <tenant-id> --site <slug-or-uuid> <file.jsonl>
+  admin reindex products`;
+
+export class CatalogUsageError extends Error {}
+
+export interface CatalogAdminOptions {
+  /** host:port of the similarity service; absent: indexing is left to the running catalog. */
+  similarityAddr?: string;
+  deadlineMs?: number;
+  /** Where the progress bar and per-line problems go (default process.stderr). */
+  stderr?: NodeJS.WritableStream;
+}
+
+const BATCH = 100;
+const silentLogger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
+
+/** Runs a catalog admin command; returns the exit code (0 ok, 1 some lines or products failed). */
+export async function runCatalogAdmin(argv: string[], connection: mongoose.Connection, out: (line: string) => void, options: CatalogAdminOptions = {}): Promise<number> {
+  const stderr = options.stderr ?? process.stderr;
+  const sites = sitesRepo(connection);
+  const products = productsRepo(connection);
+  await sites.ensureIndexes();
+  await products.ensureIndexes();
+  const client = options.similarityAddr
+    ? new (similarityProto().kb.similarity.v1.SimilarityService)(options.similarityAddr, grpc.credentials.createInsecure(), CLIENT_OPTIONS)
+    : undefined;
+  const deps: CatalogDeps = {
+    logger: silentLogger,
+    sites,
+    products,
+    ...(client ? { similarity: typedClient('similarity', client, options.deadlineMs ?? 30_000) } : {}),
+    indexOnWriteMs: options.deadlineMs ?? 30_000,
+  };
+  try {
+    const [group, action, ...rest] = argv;
+    if (group === 'products' && action === 'import') return await importProducts(deps, rest, out, stderr);
+    if (group === 'reindex' && action === 'products' && rest.length === 0) return await reindexProducts(deps, out, stderr);
+    throw new CatalogUsageError(`Unknown command "${[group, action].filter(Boolean).join(' ')}"`);
+  } finally {
+    client?.close();
+  }
+}
+
+async function importProducts(deps: CatalogDeps, args: string[], out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { tenant: { type: 'string' }, site: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CatalogUsageError((err as Error).message);
+  }
+  const { tenant, site: siteRef } = parsed.values;
+  if (!tenant) throw new CatalogUsageError('--tenant <tenant-id> is required');
+  if (!siteRef) throw new CatalogUsageError('--site <slug-or-uuid> is required');
+  if (parsed.positionals.length !== 1) throw new CatalogUsageError('products import takes exactly one <file.jsonl>');
+  const file = parsed.positionals[0] as string;
+  const site = await deps.sites.find(tenant, siteRef);
+  if (!site) throw new CatalogUsageError(`Site "${siteRef}" not found in tenant "${tenant}"`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CatalogUsageError(`Cannot read ${file}: ${(err as Error).message}`);
+  }
+  // JSON lines: one product per non-blank line; line numbers count every line of the file.
+  const lines = text.split(/\r?\n/).map((t, i) => ({ line: i + 1, text: t })).filter((l) => l.text.trim() !== '');
+  const bar = new SingleBar({ stream: stderr, format: 'import |{bar}| {value}/{total} products | {percentage}% | ETA {eta}s', hideCursor: false }, Presets.shades_classic);
+  bar.start(lines.length, 0);
+  const counts = { created: 0, updated: 0, unchanged: 0, error: 0, recomputed: 0, skipped: 0, pending: 0 };
+  const problems: string[] = [];
+  for (let start = 0; start < lines.length; start += BATCH) {
+    const chunk = lines.slice(start, start + BATCH);
+    const items = chunk.map((l) => productFromJsonText(l.text, []));
+    const results = await bulkUpsert(deps, tenant, site, items, { source: 'import', onItem: (n) => bar.update(start + n) });
+    for (const r of results) {
+      counts[r.status]++;
+      if (r.embeddings) counts[r.embeddings]++;
+      if (r.status === 'error') {
+        const line = (chunk[r.index] as { line: number }).line;
+        for (const e of r.errors ?? []) problems.push(`line ${line}: ${e.loc.filter((x) => typeof x === 'string').join('.') || '(line)'}: ${e.msg}`);
+      }
+    }
+  }
+  bar.stop();
+  for (const p of problems) stderr.write(`${p}\n`);
+  out(
+    `Imported ${lines.length} lines into site "${site.slug}" of tenant "${tenant}": ${counts.created} created, ${counts.updated} updated, ` +
+      `${counts.unchanged} unchanged, ${counts.error} failed; embeddings ${counts.recomputed} recomputed, ${counts.skipped} skipped, ${counts.pending} pending`,
+  );
+  return counts.error > 0 ? 1 : 0;
+}
+
+/**
+ * Rebuilds the products index from MongoDB: a new index, every product of every tenant into
+ * it, then the alias swapped. Products written meanwhile are marked again afterwards, so the
+ * background indexer sends them to the new index too (external versions make that idempotent).
+ */
+async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
+  if (!deps.similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
+  const started = new Date();
+  const caller = systemCaller(''); // an empty tenant: the similarity service's cross-tenant system caller
+  const begun = await deps.similarity.call('BeginReindex', { caller, kind: 'products' });
+  const total = await deps.products.countAll();
+  const bar = new SingleBar({ stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false }, Presets.shades_classic);
+  bar.start(total, 0);
+  let after = '';
+  let done = 0;
+  let failed = 0;
+  for (;;) {
+    const batch: ProductDoc[] = await deps.products.allAfter(after, BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]?._id as string;
+    const ok = await indexNow(deps, batch.map((d) => ({ ...d, reuse_vectors: false })), { targetIndex: begun.index, deadlineMs: 60_000 });
+    failed += batch.length - ok.size;
+    done += batch.length;
+    bar.update(done);
+  }
+  bar.stop();
+  if (failed > 0) {
+    stderr.write(`reindex: ${failed} products could not be indexed; the alias still points at the old index\n`);
+    return 1;
+  }
+  const finished = await deps.similarity.call('FinishReindex', { caller, kind: 'products', index: begun.index });
+  const again = await deps.products.markChangedSince(started);
+  out(`Reindexed ${done} products into ${finished.index} (alias ${finished.alias}); ${again} written meanwhile are queued for the indexer`);
+  return 0;
+}

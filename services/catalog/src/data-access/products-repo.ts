@@ -1,0 +1,314 @@
+import { Schema, type Connection, type Model, type Types } from 'mongoose';
+import { tenantScoped } from '@kb/common';
+
+/** Every field a product write replaces (omitted ones take their defaults). */
+export interface ProductFields {
+  external_id: string | null;
+  title: string;
+  description: string | null;
+  short_description: string | null;
+  sku: string | null;
+  gtin: string | null;
+  brand: string | null;
+  category: string | null;
+  attributes: Record<string, unknown>;
+  properties: Record<string, unknown>;
+  price_current: Types.Decimal128 | null;
+  price_msrp: Types.Decimal128 | null;
+  price_special: Types.Decimal128 | null;
+  price_on_request: boolean;
+  currency: string;
+  image_url: string | null;
+  product_url: string | null;
+  additional_images: string[];
+  availability: string | null;
+  rating_average: Types.Decimal128 | null;
+  rating_count: number;
+  language: string;
+  parent_external_id: string | null;
+  is_variant: boolean;
+  is_parent: boolean;
+  similarity_text: string | null;
+  search_keywords: string[];
+  embedding_text_description: string | null;
+  embedding_text_properties: string | null;
+  embedding_text_attributes: string | null;
+  sync_hash: string | null;
+  source: string;
+}
+
+export interface ProductDoc extends ProductFields {
+  _id: string;
+  tenant_id: string;
+  site_id: string;
+  /** external_id, or the product id when there is none: the key of the unique upsert index. */
+  upsert_key: string;
+  parent_product_id: string | null;
+  translation_group_id: string | null;
+  has_similarity_anchor: boolean;
+  /** +1 per write; the Elasticsearch external version. */
+  version: number;
+  /** The highest version the similarity service confirmed as indexed. */
+  indexed_version: number;
+  /** True until the current version is indexed (what the background indexer looks for). */
+  needs_index: boolean;
+  /** Set when the similarity service refused this version: the indexer tries again after it. */
+  index_retry_after?: Date | null;
+  /** The write kept the sync_hash: the indexer may keep the vectors already indexed. */
+  reuse_vectors: boolean;
+  last_synced_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A deleted product still to be removed from the search index. */
+export interface ProductDeletionDoc {
+  _id: string; // product id
+  tenant_id: string;
+  version: number;
+  deleted_at: Date;
+}
+
+const S = { type: String, default: null };
+const D = { type: Schema.Types.Decimal128, default: null };
+const productSchema = new Schema<ProductDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    site_id: { type: String, required: true },
+    upsert_key: { type: String, required: true },
+    external_id: S,
+    title: { type: String, required: true },
+    description: S,
+    short_description: S,
+    sku: S,
+    gtin: S,
+    brand: S,
+    category: S,
+    attributes: { type: Schema.Types.Mixed, default: {} },
+    properties: { type: Schema.Types.Mixed, default: {} },
+    price_current: D,
+    price_msrp: D,
+    price_special: D,
+    price_on_request: { type: Boolean, default: false },
+    currency: { type: String, default: 'EUR' },
+    image_url: S,
+    product_url: S,
+    additional_images: { type: [String], default: [] },
+    availability: S,
+    rating_average: D,
+    rating_count: { type: Number, default: 0 },
+    language: { type: String, required: true },
+    translation_group_id: S,
+    parent_external_id: S,
+    parent_product_id: S,
+    is_variant: { type: Boolean, default: false },
+    is_parent: { type: Boolean, default: false },
+    similarity_text: S,
+    has_similarity_anchor: { type: Boolean, default: false },
+    search_keywords: { type: [String], default: [] },
+    embedding_text_description: S,
+    embedding_text_properties: S,
+    embedding_text_attributes: S,
+    sync_hash: S,
+    source: { type: String, default: 'api' },
+    version: { type: Number, required: true },
+    indexed_version: { type: Number, default: 0 },
+    needs_index: { type: Boolean, default: true },
+    index_retry_after: { type: Date, default: null },
+    reuse_vectors: { type: Boolean, default: false },
+    last_synced_at: { type: Date, default: null },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, required: true },
+  },
+  { collection: 'products', versionKey: false, minimize: false, autoIndex: false },
+);
+productSchema.plugin(tenantScoped);
+// The upsert key: concurrent upserts of one external id leave exactly one product.
+productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true });
+productSchema.index({ tenant_id: 1, site_id: 1, parent_external_id: 1 });
+productSchema.index({ needs_index: 1 });
+
+const deletionSchema = new Schema<ProductDeletionDoc>(
+  {
+    _id: { type: String, required: true },
+    tenant_id: { type: String, required: true },
+    version: { type: Number, required: true },
+    deleted_at: { type: Date, required: true },
+  },
+  { collection: 'product_deletions', versionKey: false, autoIndex: false },
+);
+deletionSchema.plugin(tenantScoped);
+
+export function productModels(connection: Connection) {
+  const Product: Model<ProductDoc> =
+    (connection.models.Product as Model<ProductDoc> | undefined) ?? connection.model<ProductDoc>('Product', productSchema);
+  const ProductDeletion: Model<ProductDeletionDoc> =
+    (connection.models.ProductDeletion as Model<ProductDeletionDoc> | undefined) ??
+    connection.model<ProductDeletionDoc>('ProductDeletion', deletionSchema);
+  return { Product, ProductDeletion };
+}
+
+const isDuplicateKey = (err: unknown) => (err as { code?: number })?.code === 11000;
+
+export function productsRepo(connection: Connection) {
+  const { Product, ProductDeletion } = productModels(connection);
+  return {
+    ensureIndexes: async () => {
+      await Product.createIndexes();
+      await ProductDeletion.createIndexes();
+    },
+    findById: (tenantId: string, id: string) => Product.findOne({ tenant_id: tenantId, _id: id }).lean<ProductDoc>(),
+    findByIds: (tenantId: string, ids: string[]) => Product.find({ tenant_id: tenantId, _id: { $in: ids } }).lean<ProductDoc[]>(),
+    findByKey: (tenantId: string, siteId: string, key: string) =>
+      Product.findOne({ tenant_id: tenantId, site_id: siteId, upsert_key: key }).lean<ProductDoc>(),
+    countInSite: (tenantId: string, siteId: string) => Product.countDocuments({ tenant_id: tenantId, site_id: siteId }),
+
+    /**
+     * One atomic write keyed by (tenant, site, upsert key) under the unique index: replaces
+     * every writable field, +1 version, keeps id and created_at. A concurrent insert of the same
+     * key makes one of two upserts fail with E11000; that one is retried once (and then updates).
+     */
+    async upsert(
+      tenantId: string,
+      siteId: string,
+      key: string,
+      newId: string,
+      set: Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'>,
+      now: Date,
+    ): Promise<{ doc: ProductDoc; created: boolean }> {
+      const attempt = async () => {
+        const res = await Product.findOneAndUpdate(
+          { tenant_id: tenantId, site_id: siteId, upsert_key: key },
+          {
+            $set: set,
+            $inc: { version: 1 },
+            $setOnInsert: { _id: newId, tenant_id: tenantId, site_id: siteId, upsert_key: key, created_at: now, indexed_version: 0 },
+          },
+          { upsert: true, returnDocument: 'after', includeResultMetadata: true, lean: true },
+        );
+        const doc = res.value as ProductDoc | null;
+        if (!doc) throw new Error('upsert returned no document');
+        return { doc, created: !res.lastErrorObject?.updatedExisting };
+      };
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        return attempt();
+      }
+    },
+    /**
+     * Many upserts of one site in one round trip (unordered): the same writes as `upsert`, each
+     * atomic. An item whose write failed (a concurrent insert of its key) comes back undefined
+     * for the caller to retry on its own. Keys must be distinct.
+     */
+    async upsertMany(
+      tenantId: string,
+      siteId: string,
+      plans: { key: string; newId: string; set: Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'> }[],
+      now: Date,
+    ): Promise<({ doc: ProductDoc; created: boolean } | undefined)[]> {
+      if (plans.length === 0) return [];
+      const ops = plans.map((p) => ({
+        updateOne: {
+          filter: { tenant_id: tenantId, site_id: siteId, upsert_key: p.key },
+          update: {
+            $set: p.set,
+            $inc: { version: 1 },
+            $setOnInsert: { _id: p.newId, tenant_id: tenantId, site_id: siteId, upsert_key: p.key, created_at: now, indexed_version: 0 },
+          },
+          upsert: true,
+        },
+      }));
+      let upserted: Record<number, unknown> = {};
+      const failed = new Set<number>();
+      try {
+        upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
+      } catch (err) {
+        const e = err as { writeErrors?: { index: number }[] | { index: number }; result?: { upsertedIds?: Record<number, unknown> } };
+        if (!e.writeErrors) throw err;
+        upserted = e.result?.upsertedIds ?? {};
+        for (const w of Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors]) failed.add(w.index);
+      }
+      const docs = new Map(
+        (await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: plans.map((p) => p.key) } }).lean<ProductDoc[]>()).map((d) => [d.upsert_key, d]),
+      );
+      return plans.map((p, i) => {
+        const doc = docs.get(p.key);
+        return failed.has(i) || !doc ? undefined : { doc, created: upserted[i] !== undefined };
+      });
+    },
+    /** Records a sync that changed nothing (last_synced_at only; no new version). */
+    touch: async (tenantId: string, ids: string[], now: Date) => {
+      if (ids.length) await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
+    },
+    /** Children that name this external id as parent, in the same site, now point at it. */
+    async adoptChildren(tenantId: string, siteId: string, externalId: string, parentId: string, now: Date): Promise<number> {
+      const res = await Product.updateMany(
+        { tenant_id: tenantId, site_id: siteId, parent_external_id: externalId, parent_product_id: { $ne: parentId } },
+        { $set: { parent_product_id: parentId, needs_index: true, updated_at: now }, $inc: { version: 1 } },
+      );
+      return res.modifiedCount;
+    },
+    findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
+      keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
+    /** adoptChildren for many new parents (external id → id) with one look-up for the lot. */
+    async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<number> {
+      if (parents.size === 0) return 0;
+      const children = await Product.find({ tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } }, { parent_external_id: 1, parent_product_id: 1 }).lean<
+        Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]
+      >();
+      let adopted = 0;
+      for (const ext of new Set(children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string)).map((c) => c.parent_external_id as string))) {
+        const res = await Product.updateMany(
+          { tenant_id: tenantId, site_id: siteId, parent_external_id: ext, parent_product_id: { $ne: parents.get(ext) } },
+          { $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now }, $inc: { version: 1 } },
+        );
+        adopted += res.modifiedCount;
+      }
+      return adopted;
+    },
+    /** Records that `version` is indexed; clears needs_index only if no newer write happened. */
+    async markIndexed(tenantId: string, id: string, version: number): Promise<void> {
+      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version, index_retry_after: null } });
+      await Product.updateOne({ tenant_id: tenantId, _id: id, indexed_version: { $lt: version } }, { $set: { indexed_version: version } });
+    },
+    /** Deletes the product and leaves a tombstone for the index (same version + 1). */
+    async remove(tenantId: string, id: string, now: Date): Promise<ProductDoc | null> {
+      const doc = await Product.findOneAndDelete({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();
+      if (!doc) return null;
+      await ProductDeletion.updateOne(
+        { tenant_id: tenantId, _id: id },
+        { $set: { version: doc.version + 1, deleted_at: now } },
+        { upsert: true },
+      );
+      // Children lose their parent (the parent may come back later under the same external id).
+      await Product.updateMany(
+        { tenant_id: tenantId, site_id: doc.site_id, parent_product_id: id },
+        { $set: { parent_product_id: null, needs_index: true, updated_at: now }, $inc: { version: 1 } },
+      );
+      return doc;
+    },
+    // The background indexer works across tenants: it reads the raw collections (the tenancy
+    // guard is for request paths) and always writes back with the document's own tenant_id.
+    // A product the similarity service refused (e.g. its text) waits a while before the next
+    // try, so it cannot hold up a whole batch of the indexer forever.
+    pendingIndex: (limit: number) =>
+      Product.collection
+        .find({ needs_index: true, $or: [{ index_retry_after: null }, { index_retry_after: { $lt: new Date() } }] } as never)
+        .limit(limit)
+        .toArray() as unknown as Promise<ProductDoc[]>,
+    deferIndex: (tenantId: string, id: string, until: Date) => Product.updateOne({ tenant_id: tenantId, _id: id }, { $set: { index_retry_after: until } }),
+    pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
+    deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
+    countAll: () => Product.collection.countDocuments({}),
+    /** Marks products written since `since` for the background indexer (after a reindex). */
+    markChangedSince: async (since: Date) =>
+      (await Product.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } })).modifiedCount,
+    /** Every product of every tenant, in _id order, for a reindex. */
+    allAfter: (afterId: string, limit: number) =>
+      Product.collection.find({ _id: { $gt: afterId } } as never).sort({ _id: 1 }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+  };
+}
+export type ProductsRepo = ReturnType<typeof productsRepo>;

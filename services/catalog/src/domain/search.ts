@@ -1,0 +1,108 @@
+import { AppError, type Caller, type catalogV1 } from '@kb/common';
+import type { ProductDoc } from '../data-access/products-repo';
+import { requireSite, type CatalogDeps } from './products';
+import { productHitJson } from './product-view';
+
+
+function similarity(deps: CatalogDeps) {
+  if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
+  return deps.similarity;
+}
+
+function weightsOf(settings: catalogV1.SearchSettings__Output | null | undefined) {
+  const w = settings?.hybrid_weights ?? {};
+  return { description: w.description ?? 1, properties: w.properties ?? 1, attributes: w.attributes ?? 1 };
+}
+
+/** Hits from the index, hydrated from MongoDB (the source of truth); ids no longer there are dropped. */
+async function hydrate(
+  deps: CatalogDeps,
+  tenantId: string,
+  hits: { id: string; score: number; score_sources: Record<string, number>; explanation_json: string }[],
+  keep: (p: ProductDoc) => boolean,
+  explain: boolean,
+): Promise<{ hits: string[]; dropped: number }> {
+  const docs = new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d]));
+  const out: string[] = [];
+  let dropped = 0;
+  for (const h of hits) {
+    const doc = docs.get(h.id);
+    if (!doc || !keep(doc)) {
+      dropped++;
+      continue;
+    }
+    const explanation = explain && h.explanation_json ? { explanation: JSON.parse(h.explanation_json) as unknown } : {};
+    out.push(JSON.stringify({ ...productHitJson(doc), score: h.score, score_sources: h.score_sources ?? {}, ...explanation }));
+  }
+  return { hits: out, dropped };
+}
+
+export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<catalogV1.SimilarProductsResponse> {
+  const tenantId = caller.tenant_id;
+  const requested = [...new Set(req.anchor_product_ids)];
+  const found = new Set((await deps.products.findByIds(tenantId, requested)).map((d) => d._id));
+  // Unknown and other-tenant anchors are ignored; their weights go with them.
+  const anchors: string[] = [];
+  const weights: number[] = [];
+  req.anchor_product_ids.forEach((id, i) => {
+    if (found.has(id) && !anchors.includes(id)) {
+      anchors.push(id);
+      if (req.anchor_weights.length) weights.push(req.anchor_weights[i] ?? 1);
+    }
+  });
+  if (anchors.length === 0) throw AppError.notFound('None of the anchor products was found');
+  const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
+  const vectorField = req.vector_field ?? (req.settings?.default_vector_field || 'description');
+  const excludeParents = req.settings?.variant_strategy === 'children_only';
+  const excluded = new Set([...anchors, ...req.exclude_product_ids]);
+  const res = await similarity(deps).call('SimilarProducts', {
+    caller,
+    anchor_product_ids: anchors,
+    anchor_weights: weights,
+    vector_field: vectorField,
+    weights: weightsOf(req.settings),
+    limit: req.limit || 8,
+    ...(site ? { site_id: site._id } : {}),
+    ...(req.language !== undefined ? { language: req.language } : {}),
+    exclude_product_ids: [...excluded],
+    exclude_parents: excludeParents,
+    collapse_variants: req.collapse_variants,
+    ...(req.min_score !== undefined ? { min_score: req.min_score } : {}),
+    explain: req.explain,
+  });
+  const keep = (p: ProductDoc) =>
+    !excluded.has(p._id) && (!site || p.site_id === site._id) && (req.language === undefined || p.language === req.language) && !(excludeParents && p.is_parent);
+  const { hits, dropped } = await hydrate(deps, tenantId, res.hits, keep, req.explain);
+  let explainJson = '';
+  if (req.explain) {
+    const filtered = res.filtered_json ? (JSON.parse(res.filtered_json) as Record<string, unknown>) : {};
+    explainJson = JSON.stringify({
+      anchors_ignored: req.anchor_product_ids.length - anchors.length,
+      filtered_out: { ...filtered, ...(dropped ? { not_in_catalog: dropped } : {}) },
+    });
+  }
+  return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits_json: hits, explain_json: explainJson };
+}
+
+export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<catalogV1.SearchProductsResponse> {
+  const tenantId = caller.tenant_id;
+  const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
+  const excludeParents = req.settings?.variant_strategy === 'children_only';
+  const opt = <K extends string>(k: K, v: string | undefined) => (v !== undefined ? { [k]: v } : {}) as Partial<Record<K, string>>;
+  const res = await similarity(deps).call('SearchProducts', {
+    caller,
+    query: req.query,
+    limit: req.limit || 10,
+    ...(site ? { site_id: site._id } : {}),
+    ...opt('language', req.language),
+    ...opt('brand', req.brand),
+    ...opt('category', req.category),
+    ...opt('availability', req.availability),
+    ...opt('price_min', req.price_min),
+    ...opt('price_max', req.price_max),
+    exclude_parents: excludeParents,
+  });
+  const keep = (p: ProductDoc) => (!site || p.site_id === site._id) && !(excludeParents && p.is_parent);
+  return { hits_json: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
+}
+

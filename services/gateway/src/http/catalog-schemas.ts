@@ -1,0 +1,244 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, Uuid } from './schemas';
+
+/** The interface's decimal pattern for prices and ratings in responses. */
+export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
+const DecimalString = Nullable(Type.String({ pattern: DECIMAL_PATTERN, examples: ['19.99'] }));
+const Str = (opts: Record<string, unknown> = {}) => Nullable(Type.String(opts));
+const Obj = Type.Record(Type.String(), Type.Unknown());
+
+/** uuid or slug. */
+export const SiteRef = Type.String({ minLength: 1, maxLength: 200, description: 'Site uuid or slug' });
+export const SiteQuery = Type.Object({ site_id: SiteRef });
+
+export const Site = Type.Object(
+  {
+    id: Uuid,
+    tenant_id: Type.String(),
+    slug: Type.String(),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    domain: Str(),
+    language: Type.String(),
+    site_type: Type.String({ maxLength: 50 }),
+    platform: Str(),
+    config: Obj,
+    is_default: Type.Boolean(),
+    created_at: DateTime,
+  },
+  { $id: 'Site' },
+);
+
+export const SiteCreate = Type.Object(
+  {
+    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Lowercase letters, digits and hyphens; unique per tenant; immutable' }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    domain: Type.Optional(Str()),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, default: 'de' })),
+    site_type: Type.Optional(Type.String({ minLength: 1, maxLength: 50, default: 'shop' })),
+    platform: Type.Optional(Str()),
+    config: Type.Optional(Obj),
+    is_default: Type.Optional(Type.Boolean({ description: "The tenant's first site is the default whatever this says" })),
+  },
+  { additionalProperties: false, $id: 'SiteCreate' },
+);
+
+export const SiteUpdate = Type.Object(
+  {
+    name: Type.Optional(Str({ minLength: 1, maxLength: 200 })),
+    domain: Type.Optional(Str()),
+    site_type: Type.Optional(Str({ maxLength: 50 })),
+    platform: Type.Optional(Str()),
+    config: Type.Optional(Nullable(Obj)),
+    is_default: Type.Optional(Nullable(Type.Boolean())),
+  },
+  {
+    additionalProperties: false,
+    $id: 'SiteUpdate',
+    description: 'Fields not sent keep their value. null clears domain and platform; null for the other fields leaves them.',
+  },
+);
+
+export const ProductCreate = Type.Object(
+  {
+    title: Type.String({ minLength: 1 }),
+    language: Type.String({ minLength: 2, maxLength: 5 }),
+    external_id: Type.Optional(Str({ maxLength: 200 })),
+    description: Type.Optional(Str()),
+    short_description: Type.Optional(Str()),
+    sku: Type.Optional(Str({ maxLength: 100 })),
+    gtin: Type.Optional(Str({ maxLength: 50 })),
+    brand: Type.Optional(Str({ maxLength: 200 })),
+    category: Type.Optional(Str()),
+    attributes: Type.Optional(Obj),
+    properties: Type.Optional(Obj),
+    price_current: Type.Optional(Nullable(Type.Number({ description: 'Kept exactly as sent (Decimal128)' }))),
+    price_msrp: Type.Optional(Nullable(Type.Number())),
+    price_special: Type.Optional(Nullable(Type.Number())),
+    price_on_request: Type.Optional(Type.Boolean({ default: false })),
+    currency: Type.Optional(Type.String({ maxLength: 3, default: 'EUR' })),
+    image_url: Type.Optional(Str()),
+    product_url: Type.Optional(Str()),
+    additional_images: Type.Optional(Type.Array(Type.String())),
+    availability: Type.Optional(Str({ maxLength: 50 })),
+    rating_average: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 5 }))),
+    rating_count: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    parent_external_id: Type.Optional(Str()),
+    is_variant: Type.Optional(Type.Boolean({ default: false })),
+    is_parent: Type.Optional(Type.Boolean({ default: false })),
+    similarity_text: Type.Optional(Str()),
+    search_keywords: Type.Optional(Type.Array(Type.String())),
+    embedding_text_description: Type.Optional(Str()),
+    embedding_text_properties: Type.Optional(Str()),
+    embedding_text_attributes: Type.Optional(Str()),
+    sync_hash: Type.Optional(Str({ maxLength: 64 })),
+  },
+  { additionalProperties: false, $id: 'ProductCreate' },
+);
+
+export const Product = Type.Object(
+  {
+    id: Uuid,
+    tenant_id: Type.String(),
+    site_id: Uuid,
+    external_id: Str(),
+    title: Type.String(),
+    description: Str(),
+    short_description: Str(),
+    sku: Str(),
+    gtin: Str(),
+    brand: Str(),
+    category: Str(),
+    attributes: Obj,
+    properties: Obj,
+    price_current: DecimalString,
+    price_msrp: DecimalString,
+    price_special: DecimalString,
+    price_on_request: Type.Boolean(),
+    currency: Type.String(),
+    image_url: Str(),
+    product_url: Str(),
+    additional_images: Type.Array(Type.String()),
+    availability: Str(),
+    rating_average: DecimalString,
+    rating_count: Type.Integer(),
+    language: Type.String(),
+    translation_group_id: Str(),
+    parent_product_id: Str(),
+    is_variant: Type.Boolean(),
+    is_parent: Type.Boolean(),
+    source: Type.String(),
+    sync_hash: Str(),
+    last_synced_at: Nullable(DateTime),
+    created_at: DateTime,
+    updated_at: DateTime,
+    search_keywords: Type.Array(Type.String()),
+    has_similarity_anchor: Type.Boolean({ default: false }),
+  },
+  { $id: 'Product' },
+);
+
+export const ProductSearchHit = Type.Object(
+  {
+    id: Uuid,
+    external_id: Str(),
+    title: Type.String(),
+    description: Str(),
+    short_description: Str(),
+    sku: Str(),
+    gtin: Str(),
+    brand: Str(),
+    category: Str(),
+    price_current: DecimalString,
+    price_msrp: DecimalString,
+    price_special: DecimalString,
+    price_on_request: Type.Boolean(),
+    currency: Type.String(),
+    image_url: Str(),
+    product_url: Str(),
+    availability: Str(),
+    rating_average: DecimalString,
+    rating_count: Type.Integer(),
+    language: Type.String(),
+    score: Type.Number(),
+    score_sources: Type.Record(Type.String(), Type.Number()),
+    explanation: Type.Optional(Type.Unknown({ description: 'With explain: why this hit ranked' })),
+  },
+  { $id: 'ProductSearchHit' },
+);
+
+export const VectorField = Type.Union(
+  [Type.Literal('description'), Type.Literal('properties'), Type.Literal('attributes'), Type.Literal('hybrid')],
+  { description: 'One field, or hybrid: a weighted sum over the fields (tenant hybrid_weights)' },
+);
+
+export const SimilarSearch = Type.Object(
+  {
+    anchor_product_ids: Type.Array(Type.String(), { minItems: 1, maxItems: 10 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8 })),
+    vector_field: Type.Optional(Nullable(VectorField)),
+    site_id: Type.Optional(Str({ description: 'uuid or slug' })),
+    language: Type.Optional(Str()),
+    exclude_product_ids: Type.Optional(Type.Array(Type.String())),
+    anchor_weights: Type.Optional(
+      Type.Array(Type.Number({ minimum: 0 }), { description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids' }),
+    ),
+    min_score: Type.Optional(Nullable(Type.Number({ description: 'Extension: hits scoring below are left out' }))),
+    collapse_variants: Type.Optional(Type.Boolean({ default: false, description: 'Extension: at most one hit per parent family' })),
+    explain: Type.Optional(Type.Boolean({ default: false, description: 'Extension: per hit why it ranked; per filter how many candidates it removed' })),
+  },
+  { additionalProperties: false, $id: 'SimilarSearch' },
+);
+
+export const SimilarSearchResponse = Type.Object(
+  {
+    anchor_product_ids: Type.Array(Type.String()),
+    vector_field: Type.String(),
+    products: Type.Array(ProductSearchHit),
+    explain: Type.Optional(Type.Unknown({ description: 'With explain: anchors ignored and candidates removed per filter' })),
+  },
+  { $id: 'SimilarSearchResponse' },
+);
+
+export const ProductSearch = Type.Object(
+  {
+    query: Type.String({ minLength: 1, maxLength: 1000 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+    site_id: Type.Optional(Str({ description: 'uuid or slug' })),
+    language: Type.Optional(Str()),
+    brand: Type.Optional(Str()),
+    category: Type.Optional(Str()),
+    availability: Type.Optional(Str()),
+    price_min: Type.Optional(Nullable(Type.Number())),
+    price_max: Type.Optional(Nullable(Type.Number())),
+  },
+  { additionalProperties: false, $id: 'ProductSearch' },
+);
+
+export const ProductSearchResponse = Type.Object({ products: Type.Array(ProductSearchHit) }, { $id: 'ProductSearchResponse' });
+
+export const BULK_LIMIT = 1000;
+export const ProductBulk = Type.Object(
+  {
+    products: Type.Array(Type.Unknown(), {
+      minItems: 1,
+      maxItems: BULK_LIMIT,
+      description: 'Up to 1,000 products (each a ProductCreate) for the site; each is validated on its own',
+    }),
+  },
+  { additionalProperties: false, $id: 'ProductBulk' },
+);
+
+export const BulkItemResult = Type.Object({
+  index: Type.Integer(),
+  status: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged'), Type.Literal('error')]),
+  id: Nullable(Uuid),
+  embeddings: Nullable(Type.Union([Type.Literal('recomputed'), Type.Literal('skipped'), Type.Literal('pending')])),
+  errors: Type.Optional(Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() }))),
+});
+export const ProductBulkResponse = Type.Object(
+  {
+    results: Type.Array(BulkItemResult),
+    summary: Type.Record(Type.String(), Type.Integer()),
+  },
+  { $id: 'ProductBulkResponse' },
+);

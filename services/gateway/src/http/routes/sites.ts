@@ -1,0 +1,118 @@
+import { Type } from '@sinclair/typebox';
+import type { catalogV1 } from '@kb/common';
+import type { Backends } from '../../clients/backends';
+import type { RouteTable } from '../route';
+import { Uuid } from '../schemas';
+import { Site, SiteCreate, SiteUpdate } from '../catalog-schemas';
+
+export function siteJson(s: catalogV1.Site__Output) {
+  return {
+    id: s.id,
+    tenant_id: s.tenant_id,
+    slug: s.slug,
+    name: s.name,
+    domain: s.domain ?? null,
+    language: s.language,
+    site_type: s.site_type,
+    platform: s.platform ?? null,
+    config: JSON.parse(s.config_json || '{}') as Record<string, unknown>,
+    is_default: s.is_default,
+    created_at: s.created_at,
+  };
+}
+
+export function siteRoutes(routes: RouteTable, backends: Backends): void {
+  routes.define({
+    method: 'get',
+    path: '/sites',
+    operationId: 'listSites',
+    summary: 'List sites',
+    description: 'The default site first, then by slug.',
+    tag: 'sites',
+    responses: { 200: { description: 'Sites', schema: Type.Array(Site) } },
+    handler: async ({ caller }) => ({ body: (await backends.catalog.call('ListSites', { caller })).sites.map(siteJson) }),
+  });
+
+  routes.define({
+    method: 'get',
+    path: '/sites/{site_id}',
+    operationId: 'getSite',
+    summary: 'Get a site',
+    tag: 'sites',
+    params: Type.Object({ site_id: Uuid }),
+    responses: { 200: { description: 'The site', schema: Site } },
+    handler: async ({ params, caller }) => ({ body: siteJson(await backends.catalog.call('GetSite', { caller, site_id: params.site_id })) }),
+  });
+
+  routes.define({
+    method: 'post',
+    path: '/sites',
+    operationId: 'createSite',
+    summary: 'Create a site',
+    description:
+      'Needs knowledge:write. The slug is unique per tenant (409 otherwise) and immutable. The first site of a tenant is its default; is_default: true makes the new site the default (the previous one stops being it).',
+    tag: 'sites',
+    extension: true,
+    body: SiteCreate,
+    responses: { 201: { description: 'Created', schema: Site } },
+    handler: async ({ body, caller }) => {
+      const created = await backends.catalog.call('CreateSite', {
+        caller,
+        slug: body.slug,
+        name: body.name,
+        ...(body.domain != null ? { domain: body.domain } : {}),
+        language: body.language ?? 'de',
+        site_type: body.site_type ?? 'shop',
+        ...(body.platform != null ? { platform: body.platform } : {}),
+        config_json: JSON.stringify(body.config ?? {}),
+        is_default: body.is_default ?? false,
+      });
+      return { status: 201, body: siteJson(created), headers: { Location: `/api/knowledge/sites/${created.id}` } };
+    },
+  });
+
+  routes.define({
+    method: 'put',
+    path: '/sites/{site_id}',
+    operationId: 'updateSite',
+    summary: 'Update a site',
+    description:
+      'Fields not sent keep their value; null clears domain and platform and leaves the other fields. is_default: true makes this the default site (the previous default stops being it); is_default: false on the default site is a 409 (make another site the default instead). The slug cannot be changed.',
+    tag: 'sites',
+    params: Type.Object({ site_id: Uuid }),
+    body: SiteUpdate,
+    responses: { 200: { description: 'The site', schema: Site } },
+    handler: async ({ params, body, caller }) => {
+      const updated = await backends.catalog.call('UpdateSite', {
+        caller,
+        site_id: params.site_id,
+        ...(body.name != null ? { name: body.name } : {}),
+        ...(body.domain != null ? { domain: body.domain } : {}),
+        clear_domain: body.domain === null,
+        ...(body.site_type != null ? { site_type: body.site_type } : {}),
+        ...(body.platform != null ? { platform: body.platform } : {}),
+        clear_platform: body.platform === null,
+        ...(body.config != null ? { config_json: JSON.stringify(body.config) } : {}),
+        ...(body.is_default != null ? { is_default: body.is_default } : {}),
+      });
+      return { body: siteJson(updated) };
+    },
+  });
+
+  routes.define({
+    method: 'delete',
+    path: '/sites/{site_id}',
+    operationId: 'deleteSite',
+    summary: 'Delete a site',
+    description:
+      'Needs knowledge:admin. 409 while the site has products, and for the default site while other sites exist (make another one the default first).',
+    tag: 'sites',
+    extension: true,
+    params: Type.Object({ site_id: Uuid }),
+    responses: { 204: { description: 'Deleted' } },
+    handler: async ({ params, caller }) => {
+      await backends.catalog.call('DeleteSite', { caller, site_id: params.site_id });
+      return { status: 204, body: null };
+    },
+  });
+}

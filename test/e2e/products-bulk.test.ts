@@ -1,0 +1,96 @@
+/**
+ * POST /api/knowledge/products/bulk (extension): up to 1,000 products for one site with
+ * per-item results; 1,001 is a 422 with nothing written; bad items do not sink good ones.
+ */
+import { startStack, uniqueId, type Stack } from '../support/stack';
+
+let stack: Stack;
+const acme = uniqueId('acme');
+let admin: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = await stack.tenantWithToken(acme, 'Admin');
+  await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'shop', name: 'Shop' } });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const bulk = (body: unknown, site = 'shop') => stack.request(acme, `/api/knowledge/products/bulk?site_id=${site}`, { method: 'POST', token: admin, body });
+const item = (i: number, extra: Record<string, unknown> = {}) => ({ title: `Product ${i}`, language: 'de', external_id: `bulk-${i}`, ...extra });
+
+describe('products bulk', () => {
+  test('when 1,001 products are sent, then 422 and nothing is written', async () => {
+    const res = await bulk({ products: Array.from({ length: 1001 }, (_, i) => item(i, { external_id: `over-${i}` })) });
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0].loc).toEqual(['body', 'products']);
+    const probe = await bulk({ products: [item(0, { external_id: 'over-0' })] });
+    expect(probe.json.results[0].status).toBe('created');
+  });
+
+  test('when 1,000 products are sent, then each is created; sent again, each is unchanged; changed, each is updated', async () => {
+    const products = Array.from({ length: 1000 }, (_, i) => item(i));
+    const res = await bulk({ products });
+    expect(res.status).toBe(200);
+    expect(res.json.results).toHaveLength(1000);
+    expect(res.json.summary).toEqual({ created: 1000, updated: 0, unchanged: 0, error: 0 });
+    expect(res.json.results[999]).toMatchObject({ index: 999, status: 'created' });
+    expect(['recomputed', 'pending']).toContain(res.json.results[0].embeddings);
+    const again = await bulk({ products });
+    expect(again.json.summary).toEqual({ created: 0, updated: 0, unchanged: 1000, error: 0 });
+    expect(again.json.results.every((r: { embeddings: string }) => r.embeddings === 'skipped')).toBe(true);
+    expect(again.json.results[5].id).toBe(res.json.results[5].id);
+    const changed = await bulk({ products: products.slice(0, 10).map((p) => ({ ...p, brand: 'New' })) });
+    expect(changed.json.summary).toEqual({ created: 0, updated: 10, unchanged: 0, error: 0 });
+    const got = await stack.request(acme, `/api/knowledge/products/${res.json.results[3].id}`, { token: admin });
+    expect(got.json).toMatchObject({ title: 'Product 3', brand: 'New', external_id: 'bulk-3' });
+  }, 120_000);
+
+  test('when good and bad items are mixed, then the good ones are written and each bad one says why', async () => {
+    const raw = `{"products":[
+      {"title":"Good A","language":"de","external_id":"mix-a","price_current":19.99},
+      {"title":"","language":"de","external_id":"mix-bad-title"},
+      {"title":"Bad price","language":"de","external_id":"mix-bad-price","price_current":"19.99"},
+      "not an object",
+      {"title":"Good B","language":"en","external_id":"mix-b","rating_average":0.1},
+      {"title":"Bad rating","language":"de","rating_average":5.01}
+    ]}`;
+    const res = await bulk(raw);
+    expect(res.status).toBe(200);
+    const r = res.json.results;
+    expect(r.map((x: { status: string }) => x.status)).toEqual(['created', 'error', 'error', 'error', 'created', 'error']);
+    expect(r[1].errors[0]).toMatchObject({ loc: ['body', 'products', 1, 'title'], type: 'string_too_short' });
+    expect(r[2].errors[0].loc).toEqual(['body', 'products', 2, 'price_current']);
+    expect(r[5].errors[0].loc).toEqual(['body', 'products', 5, 'rating_average']);
+    expect(r[1].id).toBeNull();
+    const a = await stack.request(acme, `/api/knowledge/products/${r[0].id}`, { token: admin });
+    expect(a.json.price_current).toBe('19.99');
+    const b = await stack.request(acme, `/api/knowledge/products/${r[4].id}`, { token: admin });
+    expect(b.json.rating_average).toBe('0.1');
+    expect(res.json.summary).toEqual({ created: 2, updated: 0, unchanged: 0, error: 4 });
+  });
+
+  test('when one bulk holds a child before its parent and the same external id twice, then the child gets its parent and the later item wins', async () => {
+    const res = await bulk({
+      products: [
+        { title: 'Child', language: 'de', external_id: 'fam-child', parent_external_id: 'fam', is_variant: true },
+        { title: 'Twice v1', language: 'de', external_id: 'twice' },
+        { title: 'Family', language: 'de', external_id: 'fam', is_parent: true },
+        { title: 'Twice v2', language: 'de', external_id: 'twice' },
+      ],
+    });
+    expect(res.json.results.map((r: { status: string }) => r.status)).toEqual(['created', 'created', 'created', 'updated']);
+    expect(res.json.results[3].id).toBe(res.json.results[1].id);
+    const child = await stack.request(acme, `/api/knowledge/products/${res.json.results[0].id}`, { token: admin });
+    expect(child.json.parent_product_id).toBe(res.json.results[2].id);
+    const twice = await stack.request(acme, `/api/knowledge/products/${res.json.results[1].id}`, { token: admin });
+    expect(twice.json.title).toBe('Twice v2');
+  });
+
+  test('when the site is unknown, then 404; an empty list or a missing site_id is 422', async () => {
+    expect((await bulk({ products: [item(1)] }, 'nope')).status).toBe(404);
+    expect((await bulk({ products: [] })).status).toBe(422);
+    expect((await stack.request(acme, '/api/knowledge/products/bulk', { method: 'POST', token: admin, body: { products: [item(1)] } })).status).toBe(422);
+  });
+});
