@@ -3,7 +3,6 @@
  * {site_id, assigned, already_assigned, not_found}.
  */
 import { randomUUID } from 'node:crypto';
-import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
@@ -17,29 +16,24 @@ let otherAdmin: string;
 let category: string;
 let siteId: string;
 let otherSiteId: string;
-let conn: mongoose.Connection;
 
-/** A site fixture, written where the catalog service keeps its sites (sites CRUD is the catalog's). */
-async function insertSite(tenantId: string, slug: string): Promise<string> {
-  const id = randomUUID();
-  await conn.collection('sites').insertOne({
-    _id: id as never, tenant_id: tenantId, slug, name: slug, domain: null, language: 'de', site_type: 'shop', platform: null, config: {}, is_default: false, created_at: new Date(),
-  });
-  return id;
+/** A site, created through the catalog's site route. */
+async function createSite(tenantId: string, token: string, slug: string): Promise<string> {
+  const res = await stack.request(tenantId, '/api/knowledge/sites', { method: 'POST', token, body: { slug, name: slug } });
+  if (res.status !== 201) throw new Error(`site create: ${res.status} ${res.text}`);
+  return res.json.id as string;
 }
 
 beforeAll(async () => {
   stack = await startStack();
-  conn = await mongoose.createConnection(stack.mongoUri).asPromise();
   admin = await stack.tenantWithToken(tenant, 'Admin');
   agent = await stack.token(tenant, 'Agent');
   otherAdmin = await stack.tenantWithToken(other, 'Admin');
   category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })).json.id;
-  siteId = await insertSite(tenant, 'shop-de');
-  otherSiteId = await insertSite(other, 'their-shop');
+  siteId = await createSite(tenant, admin, 'shop-de');
+  otherSiteId = await createSite(other, otherAdmin, 'their-shop');
 });
 afterAll(async () => {
-  await conn?.close();
   await stack?.stop();
 });
 

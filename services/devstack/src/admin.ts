@@ -1,16 +1,17 @@
 /**
  * `npm run admin -- …`: the knowledge service's admin CLI, pointed at the backends of this
  * checkout's running `npm start` when MONGODB_URI is not set, so no extra flags are needed.
- * The catalog's commands (`products …`, `reindex products`) go to the catalog package, which
- * indexes through the running similarity service (its address from the run state, or
- * SIMILARITY_GRPC_ADDR).
+ * The catalog's commands (`products …`, `reindex products`) go to the catalog package; both
+ * reindex commands index through the running similarity service (its address from the run
+ * state, or SIMILARITY_GRPC_ADDR).
  */
 import mongoose from 'mongoose';
 import { adminMain } from '@kb/knowledge';
 import { CATALOG_USAGE, CatalogUsageError, runCatalogAdmin } from '@kb/catalog';
 import { readStartState } from './state';
 
-const CATALOG_GROUPS = new Set(['products', 'reindex']);
+/** `products …` and `reindex products` belong to the catalog; everything else (including `reindex entries`) to knowledge. */
+const isCatalogCommand = (args: string[]) => args[0] === 'products' || (args[0] === 'reindex' && args[1] === 'products');
 
 async function catalogMain(args: string[], similarityAddr: string | undefined): Promise<number> {
   const uri = process.env.MONGODB_URI as string;
@@ -48,9 +49,10 @@ async function run(): Promise<number> {
     }
     process.env.MONGODB_URI = mongoUri;
   }
-  if (args[0] && CATALOG_GROUPS.has(args[0])) {
-    return catalogMain(args, process.env.SIMILARITY_GRPC_ADDR ?? (state?.extra?.similarityGrpcAddr as string | undefined));
-  }
+  const similarityAddr = process.env.SIMILARITY_GRPC_ADDR ?? (state?.extra?.similarityGrpcAddr as string | undefined);
+  if (isCatalogCommand(args)) return catalogMain(args, similarityAddr);
+  if (similarityAddr) process.env.SIMILARITY_GRPC_ADDR = similarityAddr; // `reindex entries` reads it
+
   const code = await adminMain(args);
   if (wantsHelp) process.stdout.write(`${CATALOG_USAGE}\n`);
   return code;
