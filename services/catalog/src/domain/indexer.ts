@@ -51,9 +51,9 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     // Keep going while a pass finds a full batch of work; else wait for the interval.
     let n = await runOnce();
     while (!stopped && n >= batchSize) n = await runOnce();
-    if (!stopped) timer = setTimeout(() => void tick(), intervalMs);
+    if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
   };
-  let timer: NodeJS.Timeout = setTimeout(() => void tick(), intervalMs);
+  let timer: NodeJS.Timeout = setTimeout(() => void tick(), intervalMs).unref();
 
   return {
     runOnce,
