@@ -142,6 +142,16 @@ export function entryUseCases(deps: EntryDeps) {
     return entry;
   }
 
+  /** The entry a write targets: visible, of a type the caller may write, at the If-Match version. */
+  async function loadForWrite(v: Viewer, id: string, expectedVersion: number | undefined): Promise<EntryRecord> {
+    const current = await loadVisible(v, id);
+    await assertMayWriteType(v.caller, current.type);
+    if (expectedVersion !== undefined && expectedVersion !== current.version) {
+      throw new AppError('precondition_failed', `If-Match does not match the entry's current version ${current.version}`);
+    }
+    return current;
+  }
+
   return {
     async create(callerIn: Caller | null | undefined, input: Input, personal: boolean): Promise<EntryRecord> {
       const v = await viewer(callerIn, 'knowledge:write');
@@ -239,11 +249,7 @@ export function entryUseCases(deps: EntryDeps) {
     async update(callerIn: Caller | null | undefined, id: string, input: Input, expectedVersion: number | undefined): Promise<EntryRecord> {
       const v = await viewer(callerIn, 'knowledge:write');
       const caller = v.caller;
-      const current = await loadVisible(v, id);
-      await assertMayWriteType(caller, current.type);
-      if (expectedVersion !== undefined && expectedVersion !== current.version) {
-        throw new AppError('precondition_failed', `If-Match does not match the entry's current version ${current.version}`);
-      }
+      const current = await loadForWrite(v, id, expectedVersion);
       if (input.sent_fields.includes('type')) {
         throw AppError.invalid([{ loc: ['body', 'type'], msg: 'The type of an entry cannot be changed', type: 'extra_forbidden' }]);
       }
@@ -314,11 +320,7 @@ export function entryUseCases(deps: EntryDeps) {
     async remove(callerIn: Caller | null | undefined, id: string, expectedVersion: number | undefined): Promise<void> {
       const v = await viewer(callerIn, 'knowledge:write');
       const caller = v.caller;
-      const current = await loadVisible(v, id);
-      await assertMayWriteType(caller, current.type);
-      if (expectedVersion !== undefined && expectedVersion !== current.version) {
-        throw new AppError('precondition_failed', `If-Match does not match the entry's current version ${current.version}`);
-      }
+      const current = await loadForWrite(v, id, expectedVersion);
       const tombstone = { _id: id, tenant_id: caller.tenant_id, version: current.version + 1, deleted_at: new Date() };
       const written = await writeUnit(
         caller.tenant_id,
