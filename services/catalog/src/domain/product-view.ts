@@ -1,77 +1,86 @@
 import type { Types } from 'mongoose';
-import type { similarityV1 } from '@kb/common';
+import type { catalogV1, similarityV1, ValidationIssue } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 
-const dec = (d: Types.Decimal128 | null | undefined): string | null => (d == null ? null : d.toString());
-const iso = (d: Date | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : d.toString());
+const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
 
-/** The interface's product response shape. */
-export function productJson(p: ProductDoc) {
+/** Only the present values: a proto3 `optional` field left out means null. */
+function present<T extends Record<string, string | null | undefined>>(fields: T): { [K in keyof T]?: string } {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) if (v != null) out[k] = v;
+  return out as { [K in keyof T]?: string };
+}
+
+/** The product search hit fields of a stored product (score and score_sources are the caller's). */
+function hitFields(p: ProductDoc) {
   return {
     id: p._id,
-    tenant_id: p.tenant_id,
-    site_id: p.site_id,
-    external_id: p.external_id ?? null,
     title: p.title,
-    description: p.description ?? null,
-    short_description: p.short_description ?? null,
-    sku: p.sku ?? null,
-    gtin: p.gtin ?? null,
-    brand: p.brand ?? null,
-    category: p.category ?? null,
-    attributes: p.attributes ?? {},
-    properties: p.properties ?? {},
-    price_current: dec(p.price_current),
-    price_msrp: dec(p.price_msrp),
-    price_special: dec(p.price_special),
     price_on_request: Boolean(p.price_on_request),
     currency: p.currency,
-    image_url: p.image_url ?? null,
-    product_url: p.product_url ?? null,
-    additional_images: p.additional_images ?? [],
-    availability: p.availability ?? null,
-    rating_average: dec(p.rating_average),
     rating_count: p.rating_count ?? 0,
     language: p.language,
-    translation_group_id: p.translation_group_id ?? null,
-    parent_product_id: p.parent_product_id ?? null,
+    ...present({
+      external_id: p.external_id,
+      description: p.description,
+      short_description: p.short_description,
+      sku: p.sku,
+      gtin: p.gtin,
+      brand: p.brand,
+      category: p.category,
+      price_current: dec(p.price_current),
+      price_msrp: dec(p.price_msrp),
+      price_special: dec(p.price_special),
+      image_url: p.image_url,
+      product_url: p.product_url,
+      availability: p.availability,
+      rating_average: dec(p.rating_average),
+    }),
+  };
+}
+
+/** The interface's product response shape as a catalog.v1.Product message. */
+export function productMessage(p: ProductDoc): catalogV1.Product {
+  return {
+    ...hitFields(p),
+    tenant_id: p.tenant_id,
+    site_id: p.site_id,
+    attributes_json: JSON.stringify(p.attributes ?? {}),
+    properties_json: JSON.stringify(p.properties ?? {}),
+    additional_images: p.additional_images ?? [],
     is_variant: Boolean(p.is_variant),
     is_parent: Boolean(p.is_parent),
     source: p.source,
-    sync_hash: p.sync_hash ?? null,
-    last_synced_at: iso(p.last_synced_at),
     created_at: iso(p.created_at) as string,
     updated_at: iso(p.updated_at) as string,
     search_keywords: p.search_keywords ?? [],
     has_similarity_anchor: Boolean(p.has_similarity_anchor),
+    ...present({
+      translation_group_id: p.translation_group_id,
+      parent_product_id: p.parent_product_id,
+      sync_hash: p.sync_hash,
+      last_synced_at: iso(p.last_synced_at),
+    }),
   };
 }
 
-/** The interface's "product search hit" fields (score and score_sources are added by the caller). */
-export function productHitJson(p: ProductDoc) {
-  const j = productJson(p);
+/** A hydrated search hit as a catalog.v1.ProductSearchHit message. */
+export function productHitMessage(
+  p: ProductDoc,
+  ranking: { score: number; score_sources: Record<string, number>; explanation_json?: string },
+): catalogV1.ProductSearchHit {
   return {
-    id: j.id,
-    external_id: j.external_id,
-    title: j.title,
-    description: j.description,
-    short_description: j.short_description,
-    sku: j.sku,
-    gtin: j.gtin,
-    brand: j.brand,
-    category: j.category,
-    price_current: j.price_current,
-    price_msrp: j.price_msrp,
-    price_special: j.price_special,
-    price_on_request: j.price_on_request,
-    currency: j.currency,
-    image_url: j.image_url,
-    product_url: j.product_url,
-    availability: j.availability,
-    rating_average: j.rating_average,
-    rating_count: j.rating_count,
-    language: j.language,
+    ...hitFields(p),
+    score: ranking.score,
+    score_sources: ranking.score_sources,
+    ...(ranking.explanation_json !== undefined ? { explanation_json: ranking.explanation_json } : {}),
   };
+}
+
+/** Validation issues as catalog.v1.Issue messages: loc elements as strings (indexes as digits). */
+export function issueMessages(issues: ValidationIssue[]): catalogV1.Issue[] {
+  return issues.map((i) => ({ loc: i.loc.map(String), msg: i.msg, type: i.type }));
 }
 
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */

@@ -1,7 +1,7 @@
 import { AppError, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
-import { productHitJson } from './product-view';
+import { productHitMessage } from './product-view';
 
 
 function similarity(deps: CatalogDeps) {
@@ -21,9 +21,9 @@ async function hydrate(
   hits: { id: string; score: number; score_sources: Record<string, number>; explanation_json: string }[],
   keep: (p: ProductDoc) => boolean,
   explain: boolean,
-): Promise<{ hits: string[]; dropped: number }> {
+): Promise<{ hits: catalogV1.ProductSearchHit[]; dropped: number }> {
   const docs = new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d]));
-  const out: string[] = [];
+  const out: catalogV1.ProductSearchHit[] = [];
   let dropped = 0;
   for (const h of hits) {
     const doc = docs.get(h.id);
@@ -31,8 +31,8 @@ async function hydrate(
       dropped++;
       continue;
     }
-    const explanation = explain && h.explanation_json ? { explanation: JSON.parse(h.explanation_json) as unknown } : {};
-    out.push(JSON.stringify({ ...productHitJson(doc), score: h.score, score_sources: h.score_sources ?? {}, ...explanation }));
+    const explanation = explain && h.explanation_json ? { explanation_json: h.explanation_json } : {};
+    out.push(productHitMessage(doc, { score: h.score, score_sources: h.score_sources ?? {}, ...explanation }));
   }
   return { hits: out, dropped };
 }
@@ -81,7 +81,7 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
       filtered_out: { ...filtered, ...(dropped ? { not_in_catalog: dropped } : {}) },
     });
   }
-  return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits_json: hits, explain_json: explainJson };
+  return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits, explain_json: explainJson };
 }
 
 export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<catalogV1.SearchProductsResponse> {
@@ -103,6 +103,6 @@ export async function searchProducts(deps: CatalogDeps, caller: Caller, req: cat
     exclude_parents: excludeParents,
   });
   const keep = (p: ProductDoc) => (!site || p.site_id === site._id) && !(excludeParents && p.is_parent);
-  return { hits_json: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
+  return { hits: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
 }
 

@@ -3,7 +3,7 @@ import { AppError, isUuid, unary, requireCaller, requireScope, type Logger, type
 import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
 import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
 import { assertProductInput } from '../domain/product-input';
-import { productJson } from '../domain/product-view';
+import { issueMessages, productMessage } from '../domain/product-view';
 import { searchProducts, similarProducts } from '../domain/search';
 
 /** At most this many products per bulk call (the interface's extension bound). */
@@ -59,7 +59,7 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
       requireScope(caller, 'knowledge:write');
       const input = assertProductInput(parseJson(req.product_json, ['body']));
       const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, deadlineOf(call));
-      return { product_json: JSON.stringify(productJson(res.doc)), status: res.status, embeddings: res.embeddings };
+      return { product: productMessage(res.doc), status: res.status, embeddings: res.embeddings };
     }),
     BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output, call) => {
       const caller = requireCaller(req.caller);
@@ -82,7 +82,7 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
           status: r.status,
           id: r.id ?? '',
           embeddings: r.embeddings ?? '',
-          errors_json: r.errors ? JSON.stringify(r.errors) : '',
+          errors: r.errors ? issueMessages(r.errors) : [],
         })),
       };
     }),
@@ -91,7 +91,7 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
       requireScope(caller, 'knowledge:read');
       const doc = isUuid(req.product_id) ? await deps.products.findById(caller.tenant_id, req.product_id) : null;
       if (!doc) throw AppError.notFound('Product not found');
-      return { product_json: JSON.stringify(productJson(doc)) };
+      return { product: productMessage(doc) };
     }),
     DeleteProduct: unary(logger, 'DeleteProduct', async (req: catalogV1.DeleteProductRequest__Output) => {
       const caller = requireCaller(req.caller);

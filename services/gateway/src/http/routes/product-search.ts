@@ -3,6 +3,7 @@ import type { RouteTable } from '../route';
 import { ProductSearch, ProductSearchResponse } from '../catalog-schemas';
 import { parseKeepingNumbers, plainDecimal } from '../exact-numbers';
 import { searchSettings } from './similar-search';
+import { productHitJson } from '../catalog-views';
 
 /** price_min / price_max digit for digit from the raw body. */
 function exactPrice(rawBody: string | undefined, field: 'price_min' | 'price_max'): string | undefined {
@@ -39,7 +40,7 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
         ...(priceMax !== undefined ? { price_max: priceMax } : {}),
         settings: searchSettings(tenant.settings),
       });
-      return { body: { products: res.hits_json.map((h) => JSON.parse(h) as unknown) } };
+      return { body: { products: res.hits.map(productHitJson) } };
     },
   });
 }

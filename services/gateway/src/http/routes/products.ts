@@ -7,6 +7,7 @@ import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
 import { Product, ProductBulk, ProductBulkResponse, ProductCreate, SiteQuery } from '../catalog-schemas';
 import { parseKeepingNumbers, withExactDecimals } from '../exact-numbers';
+import { issuesJson, productJson, requiredProduct } from '../catalog-views';
 
 const rawJson = (text: string | undefined): unknown => (text ? parseKeepingNumbers(text) : undefined);
 
@@ -25,7 +26,7 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
     handler: async ({ query, body, caller, ctx }) => {
       const exact = withExactDecimals(body as Record<string, unknown>, rawJson(ctx.request.rawBody));
       const res = await backends.catalog.call('UpsertProduct', { caller, site_id: query.site_id, product_json: JSON.stringify(exact) });
-      const product = JSON.parse(res.product_json) as { id: string };
+      const product = productJson(requiredProduct(res.product));
       return {
         status: res.status === 'created' ? 201 : 200,
         body: product,
@@ -43,7 +44,7 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
     params: Type.Object({ product_id: Uuid }),
     responses: { 200: { description: 'The product', schema: Product } },
     handler: async ({ params, caller }) => ({
-      body: JSON.parse((await backends.catalog.call('GetProduct', { caller, product_id: params.product_id })).product_json) as unknown,
+      body: productJson(requiredProduct((await backends.catalog.call('GetProduct', { caller, product_id: params.product_id })).product)),
     }),
   });
 
@@ -96,8 +97,8 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
         const k = sent.findIndex((s) => s.index === index);
         const r = res.results[k];
         if (!r) throw new AppError('internal', 'Missing bulk result');
-        const errors = r.errors_json
-          ? (JSON.parse(r.errors_json) as ValidationIssue[]).map((e) => ({ ...e, loc: ['body', 'products', index, ...e.loc.slice(1)] }))
+        const errors = r.errors.length
+          ? issuesJson(r.errors).map((e) => ({ ...e, loc: ['body', 'products', index, ...e.loc.slice(1)] }))
           : undefined;
         return { index, status: r.status, id: r.id || null, embeddings: r.embeddings || null, ...(errors ? { errors } : {}) };
       });

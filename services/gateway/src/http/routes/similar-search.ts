@@ -2,6 +2,7 @@ import { AppError, type knowledgeV1 } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { SimilarSearch, SimilarSearchResponse } from '../catalog-schemas';
+import { productHitJson } from '../catalog-views';
 
 /** The tenant settings the catalog's searches need (the gateway resolved the tenant already). */
 export function searchSettings(settings: knowledgeV1.TenantSettings__Output | null | undefined) {
@@ -47,7 +48,7 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
         body: {
           anchor_product_ids: res.anchor_product_ids,
           vector_field: res.vector_field,
-          products: res.hits_json.map((h) => JSON.parse(h) as unknown),
+          products: res.hits.map(productHitJson),
           ...(body.explain ? { explain: res.explain_json ? (JSON.parse(res.explain_json) as unknown) : {} } : {}),
         },
       };
