@@ -12,3 +12,4 @@ export * from './process';
 export * from "./contracts";
 export * from './api-token';
 export * from './grpc/typed-client';
+export * from './exact-json';

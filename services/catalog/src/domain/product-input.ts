@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, validationIssues, type ValidationIssue } from '@kb/common';
+import { AppError, numberToken, validationIssues, type ValidationIssue } from '@kb/common';
 import { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
 
 const Str = (opts: { maxLength?: number; minLength?: number } = {}) => Type.Union([Type.String(opts), Type.Null()]);
@@ -92,7 +92,7 @@ export function productFromJsonText(text: string, prefix: (string | number)[]): 
   const wrongType: ValidationIssue[] = [];
   for (const field of DECIMAL_FIELDS) {
     const v = (raw as Record<string, unknown>)[field];
-    if (v !== undefined && v !== null && !(typeof v === 'string' && v.startsWith('\u0000n:'))) {
+    if (v !== undefined && v !== null && numberToken(v) === undefined) {
       wrongType.push({ loc: [...prefix, field], msg: 'Input should be a valid number', type: 'float_type' });
     }
   }

@@ -1,7 +1,7 @@
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { ProductSearch, ProductSearchResponse } from '../catalog-schemas';
-import { parseKeepingNumbers, plainDecimal } from '../exact-numbers';
+import { numberToken, parseKeepingNumbers, plainDecimal } from '@kb/common';
 import { searchSettings } from './similar-search';
 import { productHitJson } from '../catalog-views';
 
@@ -9,7 +9,8 @@ import { productHitJson } from '../catalog-views';
 function exactPrice(rawBody: string | undefined, field: 'price_min' | 'price_max'): string | undefined {
   if (!rawBody) return undefined;
   const v = (parseKeepingNumbers(rawBody) as Record<string, unknown>)[field];
-  return typeof v === 'string' && v.startsWith('\u0000n:') ? plainDecimal(v.slice(3)) : undefined;
+  const token = numberToken(v);
+  return token === undefined ? undefined : plainDecimal(token);
 }
 
 export function productSearchRoutes(routes: RouteTable, backends: Backends): void {

@@ -6,7 +6,8 @@ import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
 import { Product, ProductBulk, ProductBulkResponse, ProductCreate, SiteQuery } from '../catalog-schemas';
-import { parseKeepingNumbers, withExactDecimals } from '../exact-numbers';
+import { parseKeepingNumbers } from '@kb/common';
+import { withExactDecimals } from '../exact-numbers';
 import { issuesJson, productJson, requiredProduct } from '../catalog-views';
 
 const rawJson = (text: string | undefined): unknown => (text ? parseKeepingNumbers(text) : undefined);
