@@ -39,7 +39,7 @@ beforeAll(async () => {
   similarity = await startSimilarity(0);
   similarityPort = similarity.port;
   const env = { ...process.env, GRPC_HOST: '127.0.0.1', MONGODB_URI: mongoUri(), SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}` };
-  knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0', INDEXER_INTERVAL_MS: '200', INDEX_ON_WRITE_DEADLINE_MS: '2000' }), logger);
+  knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0', INDEXER_INTERVAL_MS: '200', INDEX_ON_WRITE_MS: '2000' }), logger);
   const config = loadGatewayConfig({
     ...env, PORT: '0', HOST: '127.0.0.1', TENANT_MODE: 'host', GRPC_DEADLINE_MS: '5000',
     KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${knowledge.port}`, CATALOG_GRPC_ADDR: '127.0.0.1:1', SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}`,

@@ -11,7 +11,7 @@ export const KnowledgeConfigSchema = Type.Object({
   /** How often the background indexer catches up on entries not yet in the search index. */
   INDEXER_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50 }),
   /** How long a write waits for its own indexing before answering (it never fails the write). */
-  INDEX_ON_WRITE_DEADLINE_MS: Type.Integer({ default: 3000, minimum: 50 }),
+  INDEX_ON_WRITE_MS: Type.Integer({ default: 3000, minimum: 50 }),
   LOG_LEVEL: LogLevel,
 });
 export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;

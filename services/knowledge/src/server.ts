@@ -45,7 +45,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     similarity,
     logger,
     intervalMs: config.INDEXER_INTERVAL_MS,
-    immediateDeadlineMs: Math.min(config.INDEX_ON_WRITE_DEADLINE_MS, config.SIMILARITY_DEADLINE_MS),
+    immediateDeadlineMs: Math.min(config.INDEX_ON_WRITE_MS, config.SIMILARITY_DEADLINE_MS),
     isUp: () => mongo.isUp(),
   });
   const impl = knowledgeServiceImpl({
