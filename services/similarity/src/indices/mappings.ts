@@ -9,11 +9,14 @@ export const ENTRY_VECTOR_PATH = 'vector';
 /**
  * Single node: no replicas. exclude_source_vectors false keeps the vectors in _source responses
  * (ES 9.2 leaves them out by default), so an anchor's vectors can be read back with mget.
+ * gc_deletes 1h (default 60 s): a delete's tombstone, which makes an older write arriving late
+ * `stale` instead of bringing the document back, is kept well past any indexer retry.
  */
 export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
   number_of_replicas: 0,
   'index.mapping.exclude_source_vectors': false,
+  'index.gc_deletes': '1h',
 } as estypes.IndicesIndexSettings;
 
 // Plain float HNSW (no int8/bbq quantisation): scores are exact cosines of the stored vectors,
