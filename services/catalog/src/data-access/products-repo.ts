@@ -253,21 +253,20 @@ export function productsRepo(connection: Connection) {
     },
     findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
       keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
-    /** adoptChildren for many new parents (external id → id) with one look-up for the lot. */
-    async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<number> {
-      if (parents.size === 0) return 0;
+    /** adoptChildren for many new parents (external id → id) with one look-up for the lot; returns the adopted children's ids. */
+    async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<string[]> {
+      if (parents.size === 0) return [];
       const children = await Product.find({ tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } }, { parent_external_id: 1, parent_product_id: 1 }).lean<
         Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]
       >();
-      let adopted = 0;
-      for (const ext of new Set(children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string)).map((c) => c.parent_external_id as string))) {
-        const res = await Product.updateMany(
+      const orphans = children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string));
+      for (const ext of new Set(orphans.map((c) => c.parent_external_id as string))) {
+        await Product.updateMany(
           { tenant_id: tenantId, site_id: siteId, parent_external_id: ext, parent_product_id: { $ne: parents.get(ext) } },
           { $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now }, $inc: { version: 1 } },
         );
-        adopted += res.modifiedCount;
       }
-      return adopted;
+      return orphans.map((c) => c._id);
     },
     /** Records that `version` is indexed; clears needs_index only if no newer write happened. */
     async markIndexed(tenantId: string, id: string, version: number): Promise<void> {

@@ -299,7 +299,18 @@ export async function bulkUpsert(
   const createdParents = new Map(
     written.filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id).map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
   );
-  await deps.products.adoptChildrenOf(tenantId, site._id, createdParents, now);
+  // Children written before their parent (also earlier in this batch) now point at it: index
+  // their new state, not the one written above.
+  const adopted = await deps.products.adoptChildrenOf(tenantId, site._id, createdParents, now);
+  const adoptedNow = adopted.length ? await deps.products.findByIds(tenantId, adopted) : [];
+  const fresh = new Map(adoptedNow.map((d) => [d._id, d]));
+  for (const w of written) {
+    const doc = fresh.get(w.outcome.doc._id);
+    if (doc) {
+      w.outcome = { ...w.outcome, doc };
+      fresh.delete(doc._id);
+    }
+  }
   for (const i of one.sort((a, b) => a - b)) {
     const outcome = await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, options.source);
     written.push({ i, outcome });
@@ -308,14 +319,14 @@ export async function bulkUpsert(
   options.onItem?.(items.length);
   // A large bulk answers without waiting for its embeddings (they are "pending"; the background
   // indexer starts on them at once): embedding hundreds of texts would outlast any deadline.
-  const toIndex = written.filter((w) => w.outcome.status !== 'unchanged');
+  const toIndex = [...written.filter((w) => w.outcome.status !== 'unchanged').map((w) => w.outcome.doc), ...fresh.values()];
   const indexed = new Set<string>();
   const started = Date.now();
   for (let k = 0; toIndex.length <= INLINE_BULK_MAX && k < toIndex.length; k += 100) {
     // Within the write bound, and within the caller's deadline: the answer must make it back.
     const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(options.deadline, 500));
     if (left < 200) break; // the rest is the background indexer's
-    const batch = toIndex.slice(k, k + 100).map((w) => w.outcome.doc);
+    const batch = toIndex.slice(k, k + 100);
     for (const id of await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })) indexed.add(id);
   }
   for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));

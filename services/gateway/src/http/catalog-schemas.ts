@@ -137,32 +137,20 @@ export const Product = Type.Object(
   { $id: 'Product' },
 );
 
-export const ProductSearchHit = Type.Object(
-  {
-    id: Uuid,
-    external_id: Str(),
-    title: Type.String(),
-    description: Str(),
-    short_description: Str(),
-    sku: Str(),
-    gtin: Str(),
-    brand: Str(),
-    category: Str(),
-    price_current: DecimalString,
-    price_msrp: DecimalString,
-    price_special: DecimalString,
-    price_on_request: Type.Boolean(),
-    currency: Type.String(),
-    image_url: Str(),
-    product_url: Str(),
-    availability: Str(),
-    rating_average: DecimalString,
-    rating_count: Type.Integer(),
-    language: Type.String(),
-    score: Type.Number(),
-    score_sources: Type.Record(Type.String(), Type.Number()),
-    explanation: Type.Optional(Type.Unknown({ description: 'With explain: why this hit ranked' })),
-  },
+/** The interface's "Product search hit": the product's listing fields plus the score. */
+export const ProductSearchHit = Type.Composite(
+  [
+    Type.Pick(Product, [
+      'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
+      'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
+      'availability', 'rating_average', 'rating_count', 'language',
+    ]),
+    Type.Object({
+      score: Type.Number(),
+      score_sources: Type.Record(Type.String(), Type.Number()),
+      explanation: Type.Optional(Type.Unknown({ description: 'With explain: why this hit ranked' })),
+    }),
+  ],
   { $id: 'ProductSearchHit' },
 );
 
