@@ -88,6 +88,27 @@ describe('products bulk', () => {
     expect(twice.json.title).toBe('Twice v2');
   });
 
+  test('when one bulk holds a parent and its children, then the answer comes after they are indexed with their parent link', async () => {
+    const res = await bulk({
+      products: [
+        { title: 'Hiking boot size 41', description: 'Waterproof leather hiking boot, size 41', language: 'en', external_id: 'boot-41', parent_external_id: 'boot', is_variant: true },
+        { title: 'Hiking boot', description: 'Waterproof leather hiking boot', language: 'en', external_id: 'boot', is_parent: true },
+        { title: 'Hiking boot size 43', description: 'Waterproof leather hiking boot, size 43', language: 'en', external_id: 'boot-43', parent_external_id: 'boot', is_variant: true },
+        { title: 'Trekking shoe', description: 'Waterproof trekking shoe for hiking', language: 'en', external_id: 'trek' },
+      ],
+    });
+    expect(res.json.results.map((r: { embeddings: string }) => r.embeddings)).toEqual(['recomputed', 'recomputed', 'recomputed', 'recomputed']);
+    const family = new Set(res.json.results.slice(0, 3).map((r: { id: string }) => r.id));
+    // Straight after the answer (no wait for the background indexer): one family, one hit.
+    const similar = await stack.request(acme, '/api/knowledge/search/similar', {
+      method: 'POST',
+      token: admin,
+      body: { anchor_product_ids: [res.json.results[3].id], limit: 50, collapse_variants: true },
+    });
+    expect(similar.status).toBe(200);
+    expect(similar.json.products.filter((p: { id: string }) => family.has(p.id))).toHaveLength(1);
+  });
+
   test('when the site is unknown, then 404; an empty list or a missing site_id is 422', async () => {
     expect((await bulk({ products: [item(1)] }, 'nope')).status).toBe(404);
     expect((await bulk({ products: [] })).status).toBe(422);
