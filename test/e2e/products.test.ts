@@ -169,6 +169,23 @@ describe('products', () => {
     expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(['body', field]);
   });
 
+  test('when a parent arrives after its variants, then the answer comes after the variants are indexed under it', async () => {
+    const a = await upsert({ title: 'Rain poncho small', description: 'Light rain poncho, size S', language: 'en', external_id: 'poncho-s', parent_external_id: 'poncho', is_variant: true });
+    const b = await upsert({ title: 'Rain poncho large', description: 'Light rain poncho, size L', language: 'en', external_id: 'poncho-l', parent_external_id: 'poncho', is_variant: true });
+    const parent = await upsert({ title: 'Rain poncho', description: 'Light rain poncho', language: 'en', external_id: 'poncho', is_parent: true });
+    const anchor = await upsert({ title: 'Rain cape', description: 'Light rain cape for cycling', language: 'en', external_id: 'cape' });
+    const family = new Set([a.json.id, b.json.id, parent.json.id]);
+    // Straight after the answers (no wait for the background indexer): one family, one hit.
+    const similar = await stack.request(acme, '/api/knowledge/search/similar', {
+      method: 'POST',
+      token: admin,
+      body: { anchor_product_ids: [anchor.json.id], limit: 50, collapse_variants: true },
+    });
+    expect(similar.status).toBe(200);
+    const hits = similar.json.products.filter((p: { id: string }) => family.has(p.id));
+    expect(hits).toHaveLength(1);
+  });
+
   test('when prices or rating come as strings, or fields have wrong types, then 422 and nothing is written', async () => {
     for (const body of [
       { ...base, external_id: 'bad-1', price_current: '19.99' },

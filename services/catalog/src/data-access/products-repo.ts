@@ -244,16 +244,9 @@ export function productsRepo(connection: Connection) {
       if (ids.length) await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
     },
     /** Children that name this external id as parent, in the same site, now point at it. */
-    async adoptChildren(tenantId: string, siteId: string, externalId: string, parentId: string, now: Date): Promise<number> {
-      const res = await Product.updateMany(
-        { tenant_id: tenantId, site_id: siteId, parent_external_id: externalId, parent_product_id: { $ne: parentId } },
-        { $set: { parent_product_id: parentId, needs_index: true, updated_at: now }, $inc: { version: 1 } },
-      );
-      return res.modifiedCount;
-    },
     findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
       keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
-    /** adoptChildren for many new parents (external id → id) with one look-up for the lot; returns the adopted children's ids. */
+    /** Children waiting for new parents (external id → id) point at them (a new version each); returns the adopted children's ids. */
     async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<string[]> {
       if (parents.size === 0) return [];
       const children = await Product.find({ tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } }, { parent_external_id: 1, parent_product_id: 1 }).lean<

@@ -106,6 +106,14 @@ export interface WriteOutcome {
   doc: ProductDoc;
   status: UpsertStatus;
   reuseVectors: boolean;
+  /** Children that were waiting for this (new) parent, in their new state: index them too. */
+  adopted: ProductDoc[];
+}
+
+/** New parents (external id → id) adopt their waiting children; returns those in their new state. */
+async function adoptChildren(deps: CatalogDeps, tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<ProductDoc[]> {
+  const ids = await deps.products.adoptChildrenOf(tenantId, siteId, parents, now);
+  return ids.length ? deps.products.findByIds(tenantId, ids) : [];
 }
 
 /**
@@ -158,13 +166,13 @@ export async function writeProduct(deps: CatalogDeps, tenantId: string, site: Si
   const plan = planWrite(fields, existing, parent, now);
   if (plan.kind === 'unchanged') {
     await deps.products.touch(tenantId, [plan.existing._id], now);
-    return { doc: { ...plan.existing, last_synced_at: now }, status: 'unchanged', reuseVectors: true };
+    return { doc: { ...plan.existing, last_synced_at: now }, status: 'unchanged', reuseVectors: true, adopted: [] };
   }
   const { doc, created } = await deps.products.upsert(tenantId, site._id, plan.key, plan.newId, plan.set, now);
   // Only a product that did not exist can have children waiting for it (later children find
   // their parent when they are written).
-  if (created && plan.externalId) await deps.products.adoptChildren(tenantId, site._id, plan.externalId, doc._id, now);
-  return { doc, status: created ? 'created' : 'updated', reuseVectors: plan.reuseVectors };
+  const adopted = created && plan.externalId ? await adoptChildren(deps, tenantId, site._id, new Map([[plan.externalId, doc._id]]), now) : [];
+  return { doc, status: created ? 'created' : 'updated', reuseVectors: plan.reuseVectors, adopted };
 }
 
 /**
@@ -225,7 +233,9 @@ export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdO
   const outcome = await writeProduct(deps, tenantId, site, input);
   const budget = Math.min(deps.indexOnWriteMs, timeLeft(deadline, 300));
   const indexed =
-    outcome.status === 'unchanged' || budget < 100 ? false : (await indexNow(deps, [outcome.doc], { inline: true, deadlineMs: budget })).has(outcome.doc._id);
+    outcome.status === 'unchanged' || budget < 100
+      ? false
+      : (await indexNow(deps, [outcome.doc, ...outcome.adopted], { inline: true, deadlineMs: budget })).has(outcome.doc._id);
   const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }
@@ -280,7 +290,7 @@ export async function bulkUpsert(
     const plan = planWrite(fields, fields.external_id ? (known.get(fields.external_id) ?? null) : null, fields.parent_external_id ? (known.get(fields.parent_external_id) ?? null) : null, now);
     if (plan.kind === 'unchanged') {
       touched.push(plan.existing);
-      const outcome: WriteOutcome = { doc: plan.existing, status: 'unchanged', reuseVectors: true };
+      const outcome: WriteOutcome = { doc: plan.existing, status: 'unchanged', reuseVectors: true, adopted: [] };
       written.push({ i, outcome });
       results[i] = { index: i, status: 'unchanged', id: plan.existing._id };
     } else planned.push({ i, plan });
@@ -292,7 +302,7 @@ export async function bulkUpsert(
       one.push(i); // a concurrent insert of the same key: retried on its own (then an update)
       return;
     }
-    written.push({ i, outcome: { doc: r.doc, status: r.created ? 'created' : 'updated', reuseVectors: plan.reuseVectors } });
+    written.push({ i, outcome: { doc: r.doc, status: r.created ? 'created' : 'updated', reuseVectors: plan.reuseVectors, adopted: [] } });
     results[i] = { index: i, status: r.created ? 'created' : 'updated', id: r.doc._id };
   });
   await deps.products.touch(tenantId, touched.map((d) => d._id), now);
@@ -301,9 +311,7 @@ export async function bulkUpsert(
   );
   // Children written before their parent (also earlier in this batch) now point at it: index
   // their new state, not the one written above.
-  const adopted = await deps.products.adoptChildrenOf(tenantId, site._id, createdParents, now);
-  const adoptedNow = adopted.length ? await deps.products.findByIds(tenantId, adopted) : [];
-  const fresh = new Map(adoptedNow.map((d) => [d._id, d]));
+  const fresh = new Map((await adoptChildren(deps, tenantId, site._id, createdParents, now)).map((d) => [d._id, d]));
   for (const w of written) {
     const doc = fresh.get(w.outcome.doc._id);
     if (doc) {
@@ -319,7 +327,10 @@ export async function bulkUpsert(
   options.onItem?.(items.length);
   // A large bulk answers without waiting for its embeddings (they are "pending"; the background
   // indexer starts on them at once): embedding hundreds of texts would outlast any deadline.
-  const toIndex = [...written.filter((w) => w.outcome.status !== 'unchanged').map((w) => w.outcome.doc), ...fresh.values()];
+  const toIndex = [
+    ...written.filter((w) => w.outcome.status !== 'unchanged').flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]),
+    ...fresh.values(),
+  ];
   const indexed = new Set<string>();
   const started = Date.now();
   for (let k = 0; toIndex.length <= INLINE_BULK_MAX && k < toIndex.length; k += 100) {
