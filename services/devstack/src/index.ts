@@ -21,3 +21,12 @@ export {
 } from './state';
 export { dockerEngineAnswers } from './testcontainers-backends';
 export type { Log } from './log';
+export {
+  IMAGE_SERVICES,
+  NO_ENGINE_HELP,
+  findDockerApi,
+  findEngineCli,
+  imageName,
+  type DockerApi,
+  type ImageService,
+} from './container-engine';

@@ -1,0 +1,115 @@
+/**
+ * Finding a container engine: the command line that builds images (`docker` or `podman`) and
+ * the Docker-API socket testcontainers talks to (a Docker engine's, or the one `podman system
+ * service` serves). Nothing is installed here; when there is no engine the caller says how to
+ * get one.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export type EngineCli = 'docker' | 'podman';
+
+/** The four images `npm run images` builds, named `<prefix><service>:<tag>`. */
+export const IMAGE_SERVICES = ['gateway', 'knowledge', 'catalog', 'similarity'] as const;
+export type ImageService = (typeof IMAGE_SERVICES)[number];
+
+export function imageName(service: ImageService, env: NodeJS.ProcessEnv = process.env): string {
+  return `${env.KB_IMAGE_PREFIX ?? 'kb-'}${service}:${env.KB_IMAGE_TAG ?? 'local'}`;
+}
+
+export const NO_ENGINE_HELP =
+  'No container engine answers. Install Docker (https://docs.docker.com/engine/install/), or on Debian/Ubuntu ' +
+  '`apt-get install podman runc` (see docker/README.md for the two settings podman needs on some machines), ' +
+  'or name one with CONTAINER_ENGINE=docker|podman.';
+
+function answers(cli: string): boolean {
+  const r = spawnSync(cli, ['info'], { stdio: 'ignore', timeout: 20_000 });
+  return r.status === 0;
+}
+
+/** `CONTAINER_ENGINE` when set; else `docker` when its engine answers; else `podman` when it runs. */
+export function findEngineCli(env: NodeJS.ProcessEnv = process.env): EngineCli | undefined {
+  const wanted = env.CONTAINER_ENGINE;
+  if (wanted) {
+    if (wanted !== 'docker' && wanted !== 'podman') throw new Error(`CONTAINER_ENGINE must be docker or podman, got "${wanted}"`);
+    return answers(wanted) ? wanted : undefined;
+  }
+  // A `docker` client without an engine (as on this project's CI machines) does not count.
+  if (answers('docker')) return 'docker';
+  if (answers('podman')) return 'podman';
+  return undefined;
+}
+
+/** GET /_ping on a Docker-API socket: true only for a 200. */
+export function socketAnswers(socketPath: string, timeoutMs = 1_500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath, path: '/_ping', timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/** Where podman serves the Docker API: the system socket for root, the user's runtime dir otherwise. */
+export function podmanSocketPath(): string {
+  if (userInfo().uid === 0) return '/run/podman/podman.sock';
+  return join(process.env.XDG_RUNTIME_DIR ?? `/run/user/${userInfo().uid}`, 'podman', 'podman.sock');
+}
+
+export interface DockerApi {
+  /** The value for DOCKER_HOST, e.g. unix:///run/podman/podman.sock. */
+  dockerHost: string;
+  /** Set when this call started `podman system service`; stops it. */
+  stop?: () => void;
+}
+
+/**
+ * A Docker API for testcontainers: DOCKER_HOST when it answers, a Docker engine's socket, or
+ * podman's, starting `podman system service` on it when podman is installed but not serving.
+ * Undefined when none can be had.
+ */
+export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promise<DockerApi | undefined> {
+  if (env.DOCKER_HOST) {
+    const url = new URL(env.DOCKER_HOST);
+    if (url.protocol !== 'unix:' || (await socketAnswers(url.pathname))) return { dockerHost: env.DOCKER_HOST };
+    return undefined;
+  }
+  const podmanSocket = podmanSocketPath();
+  for (const socket of ['/var/run/docker.sock', podmanSocket]) {
+    if (existsSync(socket) && (await socketAnswers(socket))) return { dockerHost: `unix://${socket}` };
+  }
+  if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
+  mkdirSync(dirname(podmanSocket), { recursive: true });
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], { stdio: 'ignore', detached: true });
+  service.unref();
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (await socketAnswers(podmanSocket)) {
+      return {
+        dockerHost: `unix://${podmanSocket}`,
+        stop: () => {
+          try {
+            if (service.pid) process.kill(-service.pid, 'SIGTERM');
+          } catch {
+            /* already gone */
+          }
+        },
+      };
+    }
+    if (service.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  service.kill();
+  return undefined;
+}
+
+/** Whether the engine behind `cli` has an image of this name. */
+export function imageExists(cli: EngineCli, image: string): boolean {
+  return spawnSync(cli, ['image', 'inspect', image], { stdio: 'ignore' }).status === 0;
+}
