@@ -49,6 +49,12 @@ function decodeCursor(cursor: string): { updatedAt: Date; id: string } {
   }
 }
 
+/** The fields of a stored state that decide who may read it; a state without a visibility counts as restricted. */
+function snapshotAccess(h: EntryVersionRecord): { visibility: string; owner_key: string | null; workspace_id: string | null } {
+  const s = h.snapshot as { visibility?: string; owner_key?: string | null; workspace_id?: string | null };
+  return { visibility: s.visibility ?? 'restricted', owner_key: s.owner_key ?? null, workspace_id: s.workspace_id ?? null };
+}
+
 export interface EntryDeps {
   entries: EntriesRepo;
   categories: CategoriesRepo;
@@ -359,10 +365,17 @@ export function entryUseCases(deps: EntryDeps) {
       return { entries: shown, ...(more && last ? { nextCursor: encodeCursor(last) } : {}) };
     },
 
+    /**
+     * The entry's history, oldest first. Each state is checked like a current entry: a state
+     * the caller could not have read (above the ceiling, another's personal note, a workspace
+     * it is not in) is left out as if absent, so lowering an entry's visibility never shows
+     * what it said while it was hidden.
+     */
     async versions(callerIn: Caller | null | undefined, id: string): Promise<EntryVersionRecord[]> {
       const v = await viewer(callerIn, 'knowledge:read');
       await loadVisible(v, id);
-      return entries.versions(v.caller.tenant_id, id);
+      const history = await entries.versions(v.caller.tenant_id, id);
+      return history.filter((h) => canSee(v, snapshotAccess(h)));
     },
 
     /** The translation group of an entry, with whether each translation is behind its source. */
