@@ -8,43 +8,12 @@
  * open ones are cut) — to the services that is exactly Elasticsearch going down, while the
  * shared Elasticsearch the other test files use in parallel is never touched.
  */
-import * as net from 'node:net';
 import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
-
-/** A TCP proxy to Elasticsearch that can be switched off and on at the same address. */
-class Outage {
-  private server?: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-  constructor(private readonly target: URL) {}
-
-  async up(): Promise<void> {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(Number(this.target.port), this.target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => this.server?.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-
-  async down(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server?.close(() => resolve()));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-}
+import { TcpProxy } from '../support/tcp-proxy';
 
 const ES = new URL(process.env.ELASTICSEARCH_URL as string);
-const outage = new Outage(ES);
+const outage = new TcpProxy(ES);
 let stack: Stack;
 let db: mongoose.Connection;
 let prefix: string;

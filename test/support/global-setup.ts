@@ -2,8 +2,16 @@
  * Starts the real backends once for the whole run (MongoDB-compatible server and
  * Elasticsearch, found as DESIGN.md "Running it" says) and fetches the embedding model.
  * Test workers read the addresses from the environment.
+ *
+ * It also finds a container engine for the container tests (test/containers/): a Docker-API
+ * socket (starting `podman system service` when podman is installed and not serving) and the
+ * images `npm run images` builds. Without them those tests are skipped with the reason, unless
+ * KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
  */
-import { ensureEmbeddingModel, startBackends } from '@kb/devstack';
+import { request } from 'node:http';
+import { IMAGE_SERVICES, NO_ENGINE_HELP, ensureEmbeddingModel, findDockerApi, imageName, startBackends } from '@kb/devstack';
+
+type Globals = { __kbBackends?: { stop(): Promise<void> }; __kbDockerApi?: { stop?: () => void } };
 
 export default async function globalSetup(): Promise<void> {
   const log = (msg: string) => process.stdout.write(`[test backends] ${msg}\n`);
@@ -16,6 +24,43 @@ export default async function globalSetup(): Promise<void> {
   process.env.EMBEDDING_MODEL_DIR = model.dir;
   process.env.EMBEDDING_MODEL_NAME = model.name;
   process.env.EMBEDDING_DIMS = String(model.dims);
-  (globalThis as { __kbBackends?: { stop(): Promise<void> } }).__kbBackends = backends;
+  (globalThis as Globals).__kbBackends = backends;
   log(`${backends.mode} backends ready in ${((Date.now() - started) / 1000).toFixed(1)} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`);
+  await findContainers(log);
+}
+
+async function findContainers(log: (msg: string) => void): Promise<void> {
+  const api = await findDockerApi().catch(() => undefined);
+  let skip: string | undefined;
+  if (!api) {
+    skip = NO_ENGINE_HELP;
+  } else {
+    (globalThis as Globals).__kbDockerApi = api;
+    process.env.KB_DOCKER_HOST = api.dockerHost;
+    const missing = [];
+    for (const service of IMAGE_SERVICES) if (!(await imageOnEngine(api.dockerHost, imageName(service)))) missing.push(imageName(service));
+    if (missing.length) skip = `the engine at ${api.dockerHost} has no ${missing.join(', ')}: build them with \`npm run images\``;
+  }
+  if (skip) {
+    if (process.env.KB_REQUIRE_CONTAINER_TESTS === '1') throw new Error(`KB_REQUIRE_CONTAINER_TESTS=1 but the container tests cannot run: ${skip}`);
+    process.env.KB_CONTAINERS_SKIP = skip;
+    log(`container tests will be skipped: ${skip}`);
+  } else {
+    log(`container tests use the engine at ${api?.dockerHost}`);
+  }
+}
+
+/** GET /images/<name>/json on the Docker API: 200 when the engine has the image. */
+function imageOnEngine(dockerHost: string, image: string): Promise<boolean> {
+  const url = new URL(dockerHost);
+  const where = url.protocol === 'unix:' ? { socketPath: url.pathname } : { host: url.hostname, port: Number(url.port) };
+  return new Promise((resolve) => {
+    const req = request({ ...where, path: `/images/${encodeURIComponent(image)}/json`, timeout: 5_000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
 }

@@ -1,4 +1,7 @@
+type Globals = { __kbBackends?: { stop(): Promise<void> }; __kbDockerApi?: { stop?: () => void } };
+
 export default async function globalTeardown(): Promise<void> {
-  const backends = (globalThis as { __kbBackends?: { stop(): Promise<void> } }).__kbBackends;
-  await backends?.stop();
+  const globals = globalThis as Globals;
+  await globals.__kbBackends?.stop();
+  globals.__kbDockerApi?.stop?.();
 }

@@ -1,9 +1,10 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
+/** One line (what a container log or `kubectl logs` shows first), naming every bad variable once. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    super(`invalid configuration: ${problems.join('; ')}`);
     this.name = 'ConfigError';
   }
 }
@@ -20,12 +21,15 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     if (value !== undefined && value !== '') raw[key] = value;
   }
   const converted = Value.Default(schema, Value.Convert(schema, raw));
-  const problems = [...Value.Errors(schema, converted)].map((e) => {
+  // typebox reports a missing value twice (required, then wrong type): the first per variable says it.
+  const byVariable = new Map<string, string>();
+  for (const e of Value.Errors(schema, converted)) {
     const name = e.path.replace(/^\//, '') || '(root)';
-    const got = raw[name] === undefined ? 'not set' : `got ${JSON.stringify(raw[name])}`;
-    return `${name}: ${e.message} (${got})`;
-  });
-  if (problems.length) throw new ConfigError([...new Set(problems)]);
+    if (byVariable.has(name)) continue;
+    const problem = raw[name] === undefined ? 'is required (not set)' : `${e.message.replace(/^Expected/, 'expected')} (got ${JSON.stringify(raw[name])})`;
+    byVariable.set(name, `${name} ${problem}`);
+  }
+  if (byVariable.size) throw new ConfigError([...byVariable.values()]);
   return converted as Static<T>;
 }
 

@@ -1,6 +1,14 @@
 import { createLogger, type Logger } from './logging';
 import { ConfigError } from './config';
 
+/** Exports the spans still buffered (the preloaded SDK's, when there is one) before the process exits. */
+async function flushTelemetry(): Promise<void> {
+  const shutdown = (globalThis as Record<symbol, unknown>)[Symbol.for('kb.shutdownTelemetry')];
+  if (typeof shutdown !== 'function') return;
+  // An unreachable collector must not hold the exit past the grace period.
+  await Promise.race([(shutdown as () => Promise<void>)(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+}
+
 /**
  * Process-level wiring shared by every service entry point: log and exit on an unhandled
  * error, and run `stop` once on SIGTERM/SIGINT (exit code 0 after a clean stop).
@@ -13,13 +21,15 @@ export function handleProcessSignals(logger: Logger, stop: () => Promise<void>):
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
+    stop()
+      .then(flushTelemetry)
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'error during shutdown');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

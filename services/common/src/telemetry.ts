@@ -37,3 +37,6 @@ export async function shutdownTelemetry(): Promise<void> {
   stopping = true;
   await sdk.shutdown().catch(() => undefined);
 }
+// Found by process.ts without importing this module (importing it would start the SDK in
+// processes that run without the preload, such as the tests).
+(globalThis as Record<symbol, unknown>)[Symbol.for('kb.shutdownTelemetry')] = shutdownTelemetry;

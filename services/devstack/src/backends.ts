@@ -74,13 +74,23 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   let started: { mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> } = { stop: async () => {} };
   try {
     if (need.mongo || need.elasticsearch) {
-      if (await dockerEngineAnswers()) {
-        mode = 'testcontainers';
+      let containers: typeof started | undefined;
+      const engine = await dockerEngineAnswers();
+      if (engine) {
         log(`A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`);
-        started = await startContainerBackends(need, log);
+        // An engine without a reachable image registry (podman on an offline machine) cannot
+        // pull MongoDB or Elasticsearch; the local processes serve the same code paths.
+        containers = await startContainerBackends(need, log).catch((err: Error) => {
+          log(`Could not start them in the engine (${err.message.split('\n')[0]}); running them locally instead.`);
+          return undefined;
+        });
+      }
+      if (containers) {
+        mode = 'testcontainers';
+        started = containers;
       } else {
         mode = 'local';
-        log(`No Docker engine${envMongo || envEs ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
+        if (!engine) log(`No Docker engine${envMongo || envEs ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
         started = await startLocal(need, { persistent, log, tracker, startTimeoutMs: opts.startTimeoutMs });
       }
     }

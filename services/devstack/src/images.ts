@@ -59,8 +59,10 @@ function imageSize(engine: EngineCli, image: string): number {
 function layerSizes(engine: EngineCli, image: string): string {
   const r = spawnSync(engine, ['history', '--no-trunc', '--format', '{{.Size}}\t{{.CreatedBy}}', image], { encoding: 'utf8' });
   const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
-  const pick = (needle: string) => rows.find(([, by]) => by?.includes(needle))?.[0]?.trim() ?? '?';
-  return `system (node, libraries, CA, zoneinfo) ${pick('/rootfs')}, app (dependencies, code${image.includes('similarity') ? ', model' : ''}) ${pick('/app /app')}`;
+  // Docker names the copy's source (COPY /rootfs /), podman only its destination (COPY dir:… in /).
+  const pick = (dest: RegExp) => rows.find(([, by]) => dest.test(by?.trim() ?? ''))?.[0]?.trim() ?? '?';
+  const model = image.includes('similarity') ? ', model' : '';
+  return `system (node, libraries, CA, zoneinfo) ${pick(/(\/rootfs \/|in \/)( #.*)?$/)}, app (dependencies, code${model}) ${pick(/(\/app \/app|in \/app)( #.*)?$/)}`;
 }
 
 async function main(): Promise<void> {
