@@ -71,6 +71,22 @@ describe('products bulk', () => {
     expect(res.json.summary).toEqual({ created: 2, updated: 0, unchanged: 0, error: 4 });
   });
 
+  test('when an item has a decimal beyond 34 digits written out, then that item is an error naming the field; a tiny price is answered in plain digits', async () => {
+    const raw = `{"products":[
+      {"title":"Tiny","language":"de","external_id":"dec-tiny","price_current":1e-7},
+      {"title":"Too small","language":"de","external_id":"dec-small","price_msrp":1e-400},
+      {"title":"Too large","language":"de","external_id":"dec-large","price_special":1e34}
+    ]}`;
+    const res = await bulk(raw);
+    expect(res.status).toBe(200);
+    const r = res.json.results;
+    expect(r.map((x: { status: string }) => x.status)).toEqual(['created', 'error', 'error']);
+    expect(r[1].errors[0]).toMatchObject({ loc: ['body', 'products', 1, 'price_msrp'], type: 'decimal_max_digits' });
+    expect(r[2].errors[0]).toMatchObject({ loc: ['body', 'products', 2, 'price_special'], type: 'decimal_max_digits' });
+    const tiny = await stack.request(acme, `/api/knowledge/products/${r[0].id}`, { token: admin });
+    expect(tiny.json.price_current).toBe('0.0000001');
+  });
+
   test('when one bulk holds a child before its parent and the same external id twice, then the child gets its parent and the later item wins', async () => {
     const res = await bulk({
       products: [

@@ -104,6 +104,35 @@ describe('products', () => {
     expect(res.json).toMatchObject({ price_current: '0.0015', price_msrp: '200', price_special: '10.000', rating_average: '5' });
   });
 
+  test('when a decimal is small enough that Decimal128 would print it with an exponent, then it is answered in plain digits and indexed', async () => {
+    const res = await upsert('{"title":"Tiny","language":"de","price_current":0.0000001,"price_msrp":1.5e-9,"price_special":0E-10,"rating_average":1e-7}');
+    expect(res.status).toBe(201);
+    const plain = { price_current: '0.0000001', price_msrp: '0.0000000015', price_special: '0.0000000000', rating_average: '0.0000001' };
+    expect(res.json).toMatchObject(plain);
+    expect((await get(res.json.id)).json).toMatchObject(plain);
+    // The price reaches Elasticsearch as a number it can index (not "1E-7", which it refused).
+    expect(res.headers['x-embeddings']).toBe('recomputed');
+    const found = await stack.request(acme, '/api/knowledge/search/products', { method: 'POST', token: admin, body: { query: 'Tiny', price_max: 0.000001 } });
+    expect(found.json.products.map((p: { id: string; price_current: string }) => [p.id, p.price_current])).toContainEqual([res.json.id, '0.0000001']);
+  });
+
+  test('when a decimal needs more than 34 digits written out, then 422 naming the field and nothing is stored', async () => {
+    const ok = { price_current: `0.${'0'.repeat(33)}1`, price_msrp: `1${'0'.repeat(33)}`, price_special: `${'9'.repeat(20)}.${'9'.repeat(14)}`, rating_average: `0.${'0'.repeat(33)}1` };
+    const accepted = await upsert(`{"title":"Wide","language":"de",${Object.entries(ok).map(([k, v]) => `"${k}":${v}`).join(',')}}`);
+    expect([accepted.status, accepted.json.detail]).toEqual([201, undefined]);
+    expect(accepted.json).toMatchObject(ok);
+    for (const field of ['price_current', 'price_msrp', 'price_special', 'rating_average']) {
+      for (const value of ['1e-400', '1E-35', `0.${'0'.repeat(34)}1`, '1e34', `${'9'.repeat(20)}.${'9'.repeat(15)}`]) {
+        if (field === 'rating_average' && !value.includes('-') && !value.startsWith('0.')) continue; // above 5: refused by the range already
+        const res = await upsert(`{"title":"Wide","language":"de","external_id":"wide-bad","${field}":${value}}`);
+        expect([field, value, res.status]).toEqual([field, value, 422]);
+        expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(['body', field]);
+      }
+    }
+    // Nothing was written: the external id creates a new product now.
+    expect((await upsert({ ...base, external_id: 'wide-bad' })).status).toBe(201);
+  });
+
   test('when an external id is upserted again, then the product is replaced: same id and created_at, omitted fields back to defaults, version moves on', async () => {
     const first = (await upsert({ ...base, external_id: 'up-1', brand: 'Acme', price_current: 10, search_keywords: ['a'] })).json;
     await new Promise((r) => setTimeout(r, 5));

@@ -21,14 +21,32 @@ export function resolveNumbers(value: unknown, decimalKeys: readonly string[] = 
 
 export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
 
-/** Decimal128 from a plain decimal string, or undefined when it cannot be stored exactly. */
+/**
+ * How many digits a price or rating may have written out: integer and fractional digits
+ * together (leading zeros of the integer part aside). 34 is what Decimal128 holds exactly, and
+ * counting the written-out digits rather than the significant ones keeps every stored value
+ * printable in plain digits (the interface's decimal pattern has no exponent) and finite as the
+ * double Elasticsearch indexes: 1e-400 or 1e400 would fit Decimal128 but are refused.
+ */
+export const MAX_DECIMAL_DIGITS = 34;
+
+/** Decimal128 from a plain decimal string, or undefined when it is over the bound above. */
 export function toDecimal128(plain: string): Types.Decimal128 | undefined {
-  if (!/^-?\d+(\.\d+)?$/.test(plain)) return undefined;
-  const significant = plain.replace(/^-/, '').replace('.', '').replace(/^0+/, '');
-  if (significant.length > 34) return undefined;
+  const m = /^-?(\d+)(?:\.(\d+))?$/.exec(plain);
+  if (!m) return undefined;
+  const [, int = '', frac = ''] = m;
+  if (int.replace(/^0+/, '').length + frac.length > MAX_DECIMAL_DIGITS) return undefined;
   try {
     return Types.Decimal128.fromString(plain);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A stored decimal as plain digits. Decimal128's own toString switches to an exponent below
+ * 1e-6 ("1E-7"), which the interface's pattern and the similarity service's index both refuse.
+ */
+export function decimalText(d: Types.Decimal128): string {
+  return plainDecimal(d.toString());
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, numberToken, validationIssues, type ValidationIssue } from '@kb/common';
-import { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
+import { DECIMAL_FIELDS, DECIMAL_PATTERN, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
 
 const Str = (opts: { maxLength?: number; minLength?: number } = {}) => Type.Union([Type.String(opts), Type.Null()]);
 const Decimal = Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Null()]);
@@ -57,7 +57,9 @@ export function productIssues(value: unknown, prefix: (string | number)[]): Vali
   for (const field of DECIMAL_FIELDS) {
     const v = input[field];
     if (v == null) continue;
-    if (!toDecimal128(v)) issues.push({ loc: [...prefix, field], msg: 'Input should be a decimal with at most 34 significant digits', type: 'decimal_type' });
+    if (!toDecimal128(v)) {
+      issues.push({ loc: [...prefix, field], msg: `Decimal input should have no more than ${MAX_DECIMAL_DIGITS} digits in total`, type: 'decimal_max_digits' });
+    }
     else if (field === 'rating_average' && (Number(v) < 0 || Number(v) > 5)) {
       issues.push({
         loc: [...prefix, field],

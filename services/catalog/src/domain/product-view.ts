@@ -1,8 +1,9 @@
 import type { Types } from 'mongoose';
 import type { catalogV1, similarityV1, ValidationIssue } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
+import { decimalText } from './exact-json';
 
-const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : d.toString());
+const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));
 const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
 
 /** Only the present values: a proto3 `optional` field left out means null. */
@@ -125,7 +126,7 @@ export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV
     search_keywords: p.search_keywords ?? [],
     language: p.language,
     ...opt('availability', p.availability),
-    ...opt('price_current', p.price_current == null ? null : p.price_current.toString()),
+    ...opt('price_current', dec(p.price_current)),
     is_parent: Boolean(p.is_parent),
     is_variant: Boolean(p.is_variant),
     ...opt('parent_product_id', p.parent_product_id),

@@ -58,6 +58,9 @@ export const SiteUpdate = Type.Object(
   },
 );
 
+// The catalog checks the digit bound (it also serves the import CLI, which skips the gateway).
+const EXACT = 'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
+
 export const ProductCreate = Type.Object(
   {
     title: Type.String({ minLength: 1 }),
@@ -71,16 +74,16 @@ export const ProductCreate = Type.Object(
     category: Type.Optional(Str()),
     attributes: Type.Optional(Obj),
     properties: Type.Optional(Obj),
-    price_current: Type.Optional(Nullable(Type.Number({ description: 'Kept exactly as sent (Decimal128)' }))),
-    price_msrp: Type.Optional(Nullable(Type.Number())),
-    price_special: Type.Optional(Nullable(Type.Number())),
+    price_current: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
+    price_msrp: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
+    price_special: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
     price_on_request: Type.Optional(Type.Boolean({ default: false })),
     currency: Type.Optional(Type.String({ maxLength: 3, default: 'EUR' })),
     image_url: Type.Optional(Str()),
     product_url: Type.Optional(Str()),
     additional_images: Type.Optional(Type.Array(Type.String())),
     availability: Type.Optional(Str({ maxLength: 50 })),
-    rating_average: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 5 }))),
+    rating_average: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 5, description: EXACT }))),
     rating_count: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     parent_external_id: Type.Optional(Str()),
     is_variant: Type.Optional(Type.Boolean({ default: false })),
