@@ -127,17 +127,17 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([ids[1], ids[2]]);
   });
 
-  test('when each container runs, then it is not root, its root filesystem is read-only and it has no shell', async () => {
+  test('when each container runs, then it is not root, nothing is writable (not even /tmp) and it has no shell', async () => {
     const probe = `
       const fs = require('fs');
       const tryWrite = (f) => { try { fs.writeFileSync(f, 'x'); return 'written'; } catch (e) { return e.code; } };
-      console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), app: tryWrite('/app/probe'), root: tryWrite('/probe'),
+      console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), app: tryWrite('/app/probe'), root: tryWrite('/probe'), tmp: tryWrite('/tmp/probe'),
         shell: fs.existsSync('/bin/sh') || fs.existsSync('/usr/bin/sh'), npm: fs.existsSync('/usr/local/bin/npm') }));`;
     for (const r of running) {
       const { exitCode, output } = await execIn(r, ['/usr/local/bin/node', '-e', probe]);
       expect(exitCode).toBe(0);
       const seen = JSON.parse(output.slice(output.indexOf('{')));
-      expect({ service: r.service, ...seen }).toEqual({ service: r.service, uid: 1000, gid: 1000, app: 'EROFS', root: 'EROFS', shell: false, npm: false });
+      expect({ service: r.service, ...seen }).toEqual({ service: r.service, uid: 1000, gid: 1000, app: 'EROFS', root: 'EROFS', tmp: 'EROFS', shell: false, npm: false });
     }
   });
 

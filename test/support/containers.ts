@@ -32,8 +32,8 @@ export async function testcontainers(): Promise<Testcontainers> {
 
 /**
  * The hardening a Kubernetes pod of this product gets: read-only root filesystem, every
- * capability dropped, no privilege escalation; nothing writable is mounted, so a service that
- * needed to write anywhere would fail here. Host networking (see the file comment).
+ * capability dropped, no privilege escalation; nothing writable is mounted (not even /tmp), so a
+ * service that needed to write anywhere would fail here. Host networking (see the file comment).
  */
 export async function hardened(service: ImageService, env: Record<string, string>): Promise<GenericContainer> {
   const { GenericContainer: Container } = await testcontainers();
@@ -41,6 +41,9 @@ export async function hardened(service: ImageService, env: Record<string, string
     constructor() {
       super(imageName(service));
       this.hostConfig.ReadonlyRootfs = true;
+      // podman mounts a writable /tmp on read-only containers unless told otherwise: a
+      // read-only one shows that the services need no writable place at all.
+      this.hostConfig.Tmpfs = { '/tmp': 'ro' };
       this.hostConfig.CapDrop = ['ALL'];
       this.hostConfig.SecurityOpt = ['no-new-privileges'];
     }
@@ -59,12 +62,16 @@ export interface RunningService {
 export async function startService(service: ImageService, env: Record<string, string>): Promise<RunningService> {
   const { Wait } = await testcontainers();
   let output = '';
-  const container = await (await hardened(service, env))
-    .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
-    .withWaitStrategy(Wait.forLogMessage(/listening/))
-    .withStartupTimeout(60_000)
-    .start();
-  return { service, container, output: () => output };
+  try {
+    const container = await (await hardened(service, env))
+      .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
+      .withWaitStrategy(Wait.forLogMessage(/listening/))
+      .withStartupTimeout(60_000)
+      .start();
+    return { service, container, output: () => output };
+  } catch (err) {
+    throw new Error(`${service} container did not start: ${(err as Error).message}\n${output.slice(-2000)}`);
+  }
 }
 
 /** Runs an image to its end (a start-up that is meant to fail); its exit code and output. */
@@ -74,7 +81,7 @@ export async function runToExit(service: ImageService, env: Record<string, strin
   const container = await client.container.create({
     Image: imageName(service),
     Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-    HostConfig: { NetworkMode: 'host', ReadonlyRootfs: true, CapDrop: ['ALL'] },
+    HostConfig: { NetworkMode: 'host', ReadonlyRootfs: true, Tmpfs: { '/tmp': 'ro' }, CapDrop: ['ALL'] },
   });
   try {
     await client.container.start(container);
