@@ -347,6 +347,32 @@ describe('list', () => {
     expect(res.json.detail[0].loc).toEqual(['query', name]);
   });
 
+  test.each([
+    ['include_expired=-0', 'include_expired', 'bool_parsing'], ['include_expired=0', 'include_expired', 'bool_parsing'],
+    ['include_expired=1', 'include_expired', 'bool_parsing'], ['include_expired=TRUE', 'include_expired', 'bool_parsing'],
+    ['include_expired=False', 'include_expired', 'bool_parsing'], ['include_expired=yes', 'include_expired', 'bool_parsing'],
+    ['include_expired=', 'include_expired', 'bool_parsing'], ['limit=1e400', 'limit', 'int_parsing'], ['limit=1e2', 'limit', 'int_parsing'],
+    ['limit=10.5', 'limit', 'int_parsing'], ['limit=0x10', 'limit', 'int_parsing'], ['limit=%2B5', 'limit', 'int_parsing'],
+    ['limit=%205', 'limit', 'int_parsing'], ['limit=', 'limit', 'int_parsing'], ['limit=5&limit=6', 'limit', 'int_type'],
+    ['limit=-0', 'limit', 'greater_than_equal'], ['limit=-1', 'limit', 'greater_than_equal'],
+  ])('when the query spells a boolean or an integer as %s (not true/false, not plain digits within the bounds), then 422 naming it', async (query, name, type) => {
+    const res = await stack.request(t, `${ENTRIES}?${query}`, { token });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['query', name], type })]);
+  });
+
+  test('when limit has more digits than a double holds, then 422 saying its bound', async () => {
+    const res = await stack.request(t, `${ENTRIES}?limit=${'9'.repeat(400)}`, { token });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toEqual([{ loc: ['query', 'limit'], msg: 'Input should be less than or equal to 500', type: 'less_than_equal' }]);
+  });
+
+  test('when a bad boolean and a bad integer come together, then the 422 names both', async () => {
+    const res = await stack.request(t, `${ENTRIES}?include_expired=-0&limit=1e400&type=nope`, { token });
+    expect(res.status).toBe(422);
+    expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(expect.arrayContaining([['query', 'include_expired'], ['query', 'limit'], ['query', 'type']]));
+  });
+
   test('when limit is 1 or 500, then it is accepted', async () => {
     expect((await stack.request(t, `${ENTRIES}?limit=1`, { token })).json).toHaveLength(1);
     expect((await stack.request(t, `${ENTRIES}?limit=500`, { token })).status).toBe(200);

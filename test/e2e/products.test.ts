@@ -78,6 +78,17 @@ describe('products', () => {
     expect(missing.json.detail[0].loc).toEqual(['query', 'site_id']);
   });
 
+  test('when site_id is repeated or empty, then 422 naming it on the single and the bulk route', async () => {
+    for (const path of ['/api/knowledge/products', '/api/knowledge/products/bulk']) {
+      const body = path.endsWith('bulk') ? { products: [base] } : base;
+      for (const query of ['site_id=shop&site_id=outlet', 'site_id=']) {
+        const res = await stack.request(acme, `${path}?${query}`, { method: 'POST', token: admin, body });
+        expect([path, query, res.status]).toEqual([path, query, 422]);
+        expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['query', 'site_id']]);
+      }
+    }
+  });
+
   test('when every field is sent, then every field comes back; prices and rating exactly as sent, as decimal strings', async () => {
     const body = {
       ...base, external_id: 'full-1', description: 'Long', short_description: 'Short', sku: 'SKU-1', gtin: '4006381333931', brand: 'Acme',

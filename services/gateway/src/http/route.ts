@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import Router from '@koa/router';
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, assertValid, type Caller } from '@kb/common';
+import { AppError, assertValid, validationIssues, type Caller, type ValidationIssue } from '@kb/common';
 import type { Tenant } from './tenancy';
 
 export const API_PREFIX = '/api/knowledge';
@@ -66,7 +66,7 @@ export class RouteTable {
       // Authenticate first: an anonymous caller learns nothing from validation errors.
       const { caller, tenant } = await this.authenticated(ctx);
       const params = spec.params ? assertValid(spec.params, { ...ctx.params }, ['path']) : {};
-      const query = spec.query ? assertValid(spec.query, convertQuery(spec.query, ctx.query), ['query']) : {};
+      const query = spec.query ? validQuery(spec.query, ctx.query) : {};
       let body: unknown = undefined;
       if (spec.body) {
         body = ctx.request.body;
@@ -81,9 +81,54 @@ export class RouteTable {
   }
 }
 
-/** Query strings are text: convert numbers and booleans the schema asks for; repeated keys stay arrays. */
-function convertQuery(schema: TObject, query: Record<string, string | string[] | undefined>): unknown {
-  const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) copy[k] = v;
-  return Value.Convert(schema, copy);
+type QueryValue = string | string[] | undefined;
+
+// The documented spellings of typed query values: integers in plain decimal digits (a leading
+// minus is read too, so that `limit=-1` is told its bound rather than that it is no number),
+// booleans as `true` or `false`.
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?\d+(?:\.\d+)?$/;
+
+const PARSING: Record<string, { msg: string; type: string }> = {
+  Integer: { msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' },
+  Number: { msg: 'Input should be a valid number, unable to parse string as a number', type: 'float_parsing' },
+  Boolean: { msg: 'Input should be a valid boolean, unable to interpret input', type: 'bool_parsing' },
+};
+
+/** A query string as the schema's integer, number or boolean; undefined when spelled otherwise. */
+function parseScalar(kind: string, text: string): number | boolean | undefined {
+  if (kind === 'Boolean') return text === 'true' ? true : text === 'false' ? false : undefined;
+  if (!(kind === 'Integer' ? INTEGER : NUMBER).test(text)) return undefined;
+  // Digits beyond a double's range are still a number: keep them finite so the schema's
+  // bounds answer (less than or equal to 500) rather than a type error.
+  const n = Number(text);
+  return Number.isFinite(n) ? n : Math.sign(n) * Number.MAX_VALUE;
+}
+
+/**
+ * The query typed by the schema, or a 422 listing every problem. Query strings are text, and
+ * this is the one place they become numbers and booleans, in their documented spellings only:
+ * typebox's Value.Convert, used before, also took `-0`, `1` or `TRUE` for a boolean and
+ * `1e400` (as 1), `10.5` or `0x10` for an integer, and the route answered as if they were valid.
+ * Anything else is FastAPI's `int_parsing`/`bool_parsing` naming the parameter; repeated keys
+ * stay arrays (and fail a scalar schema).
+ */
+function validQuery<Q extends TObject>(schema: Q, query: Record<string, QueryValue>): Static<Q> {
+  const value: Record<string, unknown> = {};
+  const unreadable: ValidationIssue[] = [];
+  for (const [name, raw] of Object.entries(query)) {
+    if (raw === undefined) continue;
+    const kind = String(schema.properties[name]?.[Kind] ?? '');
+    if (typeof raw !== 'string' || !PARSING[kind]) {
+      value[name] = raw;
+      continue;
+    }
+    const parsed = parseScalar(kind, raw);
+    if (parsed === undefined) unreadable.push({ loc: ['query', name], ...PARSING[kind] });
+    else value[name] = parsed;
+  }
+  const sameLoc = (i: ValidationIssue) => unreadable.some((u) => u.loc[1] === i.loc[1]);
+  const issues = [...unreadable, ...validationIssues(schema, value, ['query']).filter((i) => !sameLoc(i))];
+  if (issues.length) throw AppError.invalid(issues);
+  return value as Static<Q>;
 }
