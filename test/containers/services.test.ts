@@ -191,39 +191,41 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     }
   }, 120_000);
 
+  /**
+   * Four bulk upserts of 15 new products each (each waits for its embeddings, so they last a
+   * while), SIGTERM to `target` 300 ms after they are sent; every call must be answered with
+   * all its products created, and the process must exit 0 well within the grace period.
+   */
+  async function drainDuring(target: RunningService, gatewayPort: number, prefix: string): Promise<void> {
+    const batches = Array.from({ length: 4 }, (_, b) =>
+      call('/products/bulk?site_id=shop', {
+        method: 'POST',
+        body: { products: Array.from({ length: 15 }, (_, i) => ({ external_id: `${prefix}-${b}-${i}`, title: `Drain ${prefix} ${b}-${i}`, language: 'en', description: `Item ${i} of batch ${b}: a waterproof hiking jacket, size ${i}.` })) },
+      }, gatewayPort),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = Date.now();
+    const exit = signalAndWait(target, 'SIGTERM');
+    const answers = await Promise.all(batches);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const a of answers) expect(a.json.results.every((r: { status: string }) => r.status === 'created')).toBe(true);
+    expect(await exit).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(target.output()).toContain('shutting down');
+    const stored = await connection.collection('products').countDocuments({ tenant_id: tenant, external_id: { $regex: `^${prefix}-` } });
+    expect(stored).toBe(60);
+  }
+
   test('when SIGTERM reaches the gateway during in-flight calls, then every call is answered and it exits 0', async () => {
     const port = await freePort();
     const gateway = await startService('gateway', gatewayEnv(port));
     await eventually('second gateway ready', async () => (await httpRequest(port, 'localhost', '/readyz')).status === 200);
-    const batches = Array.from({ length: 4 }, (_, b) =>
-      call('/products/bulk?site_id=shop', { method: 'POST', body: { products: Array.from({ length: 15 }, (_, i) => ({ external_id: `gw-${b}-${i}`, title: `Gateway drain ${b}-${i}`, language: 'en', description: `Item ${i} of batch ${b}, a waterproof hiking jacket in size ${i}.` })) } }, port),
-    );
-    await new Promise((r) => setTimeout(r, 300));
-    const t0 = Date.now();
-    const exit = signalAndWait(gateway, 'SIGTERM');
-    const answers = await Promise.all(batches);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
-    for (const a of answers) expect(a.json.results.every((r: { status: string }) => r.status === 'created')).toBe(true);
-    expect(await exit).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    expect(gateway.output()).toContain('shutting down');
+    await drainDuring(gateway, port, 'gw');
   }, 60_000);
 
   test('when SIGTERM reaches the catalog during in-flight calls, then every call completes, nothing is lost and it exits 0', async () => {
     const catalog = started('catalog');
-    const batches = Array.from({ length: 4 }, (_, b) =>
-      call('/products/bulk?site_id=shop', { method: 'POST', body: { products: Array.from({ length: 15 }, (_, i) => ({ external_id: `cat-${b}-${i}`, title: `Catalog drain ${b}-${i}`, language: 'en', description: `Item ${i} of batch ${b}, a ceramic pour-over coffee dripper number ${i}.` })) } }),
-    );
-    await new Promise((r) => setTimeout(r, 300));
-    const t0 = Date.now();
-    const exit = signalAndWait(catalog, 'SIGTERM');
-    const answers = await Promise.all(batches);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
-    for (const a of answers) expect(a.json.results.every((r: { status: string }) => r.status === 'created')).toBe(true);
-    expect(await exit).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    const stored = await connection.collection('products').countDocuments({ tenant_id: tenant, external_id: { $regex: '^cat-' } });
-    expect(stored).toBe(60);
+    await drainDuring(catalog, ports.gateway, 'cat');
     running.splice(running.indexOf(catalog), 1);
   }, 60_000);
 });
