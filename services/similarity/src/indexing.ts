@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
 import type { IndexManager } from './indices/index-manager';
@@ -81,15 +81,36 @@ export async function readExisting(es: Client, index: string, alias: string, ids
   return found;
 }
 
+/** A bulk item error that is about Elasticsearch, not the document: retried like an outage. */
+function unavailableItem(op: { status: number; error?: { type?: string } } | undefined): boolean {
+  const status = op?.status ?? 0;
+  // 429 and 5xx: overloaded or failing; cluster_block_exception (403): an index made read-only
+  // (disk watermark, an operator) refuses every document alike until it is lifted.
+  return status === 429 || status >= 500 || op?.error?.type === 'cluster_block_exception';
+}
+
+/** Elasticsearch's reason for refusing a document, with its type ("document_parsing_exception: …"). */
+function refusal(error: { type?: string; reason?: string | null; caused_by?: { type?: string; reason?: string | null } }): string {
+  const cause = error.caused_by?.reason && error.caused_by.reason !== error.reason ? ` (${error.caused_by.type}: ${error.caused_by.reason})` : '';
+  return `${error.type ?? 'error'}: ${error.reason ?? ''}${cause}`;
+}
+
+type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
+
 /**
  * Bulk-indexes with the document version as the external version; a conflict means a newer
  * version is indexed already (stale, not an error). Refreshes before answering, so what was
  * indexed is searchable when the call returns.
+ *
+ * Failures split in two: Elasticsearch unable to answer now (down, 429, 5xx, a write block)
+ * fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it is
+ * (mapping violations, a document too large for one request) is that item's `failed` result
+ * with Elasticsearch's reason, and sending it again unchanged would fail again.
  */
 export async function bulkWrite(
   es: Client,
   index: string,
-  docs: { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] }[],
+  docs: BulkDoc[],
   alsoTo: string[] = [],
   options: { requireAlias?: boolean } = {},
 ): Promise<IndexResult[]> {
@@ -105,18 +126,23 @@ export async function bulkWrite(
       d.doc,
     ]),
   );
-  const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
-  const unavailable = res.items.some((item) => {
-    const status = item.index?.status ?? 0;
-    return status === 429 || status >= 500;
-  });
-  if (unavailable) throw AppError.unavailable('Elasticsearch is unavailable');
+  let res;
+  try {
+    res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
+  } catch (err) {
+    if (!(err instanceof errors.ResponseError && err.statusCode === 413)) throw err;
+    // Over http.max_content_length: halve the batch until the one document too large is alone.
+    if (docs.length === 1) return [{ id: docs[0]!.id, status: 'failed', embeddings: embeddingsSummary(docs[0]!.sources), error: 'document_too_large: the document is larger than Elasticsearch accepts in one request (http.max_content_length)' }];
+    const half = Math.ceil(docs.length / 2);
+    return [...(await bulkWrite(es, index, docs.slice(0, half), alsoTo, options)), ...(await bulkWrite(es, index, docs.slice(half), alsoTo, options))];
+  }
+  if (res.items.some((item) => unavailableItem(item.index))) throw AppError.unavailable('Elasticsearch is unavailable');
   if (res.items.slice(0, docs.length).some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
   return res.items.slice(0, docs.length).map((item, i) => {
     const d = docs[i]!;
     const op = item.index!;
     if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
-    if (op.error) return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: op.error.reason ?? op.error.type };
+    if (op.error) return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) };
     return { id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' };
   });
 }

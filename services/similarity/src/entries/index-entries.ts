@@ -16,9 +16,11 @@ export function entryVectorText(e: Entry): string {
     .join('\n\n');
 }
 
+// Whitespace-only text is what MongoDB may hold (the edge asks for at least one character):
+// such an entry is indexed without a vector rather than refused, so it is not lost to filters.
 function problem(e: Entry): string | undefined {
   if (!e.visibility) return 'visibility is required';
-  if (!e.title?.trim() && !e.content?.trim()) return 'title or content is required';
+  if (!e.title && !e.content) return 'title or content is required';
   return undefined;
 }
 
@@ -33,7 +35,10 @@ export async function indexEntries(
   const target = await resolveTarget(deps, 'entries', req.target_index);
   const alsoTo = target === deps.indices.alias('entries') ? await deps.indices.pendingTargets('entries') : [];
   const { valid, results } = validDocuments(req.entries, tenantId, problem);
-  const vectors = await deps.cache.vectors(valid.map(entryVectorText));
+  const texts = valid.map(entryVectorText);
+  const embedded = await deps.cache.vectors(texts.filter((t) => t !== ''));
+  let next = 0;
+  const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
   const opt = (v: string | null | undefined) => (v === undefined || v === null || v === '' ? undefined : v);
   const written = await deps.indices.withAlias('entries', () =>
     bulkWrite(
@@ -42,7 +47,7 @@ export async function indexEntries(
       valid.map((e, i) => ({
         id: e.id,
         version: Number(e.version),
-        sources: [vectors[i]!.origin],
+        sources: vectors[i] ? [vectors[i].origin] : [],
         doc: {
           tenant_id: e.tenant_id,
           visibility: e.visibility,
@@ -60,7 +65,7 @@ export async function indexEntries(
           search_keywords: e.search_keywords,
           updated_at: opt(e.updated_at),
           version: Number(e.version),
-          [ENTRY_VECTOR_PATH]: toStored(vectors[i]!.vector),
+          ...(vectors[i] ? { [ENTRY_VECTOR_PATH]: toStored(vectors[i].vector) } : {}),
         },
       })),
       alsoTo,

@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
-import { elasticsearchErrorType, withElasticsearch } from '../data-access/es-errors';
+import { elasticsearchErrorType, isElasticsearchUnavailable, withElasticsearch } from '../data-access/es-errors';
 import { MissingIndexError } from '../indexing';
 import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './names';
@@ -117,7 +117,11 @@ export class IndexManager {
    */
   private async createAliasIfMissing(kind: IndexKind): Promise<void> {
     const alias = this.alias(kind);
-    if ((await this.indicesOf(alias)).length > 0) return;
+    const existing = await this.indicesOf(alias);
+    if (existing.length > 0) {
+      await this.updateMappings(kind, [...existing, ...(await this.pendingTargets(kind))]);
+      return;
+    }
     const index = newIndexName(alias);
     await this.createIndex({ index, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
     const behind = await this.indicesOf(alias);
@@ -127,6 +131,22 @@ export class IndexManager {
       return;
     }
     this.logger.info({ alias, index }, 'created index');
+  }
+
+  /**
+   * Brings indices made by an earlier release up to the current mappings where Elasticsearch
+   * changes them in place (a new field, `ignore_above` on a keyword), so such a fix reaches a
+   * running installation without a reindex. A change it refuses (another field type) is logged
+   * once per start: it takes `npm run admin -- reindex <kind>`.
+   */
+  private async updateMappings(kind: IndexKind, indices: string[]): Promise<void> {
+    const { dynamic, properties } = this.mappingsFor(kind);
+    try {
+      await this.es.indices.putMapping({ index: indices, ...(dynamic !== undefined ? { dynamic } : {}), ...(properties ? { properties } : {}) });
+    } catch (err) {
+      if (isElasticsearchUnavailable(err)) throw err;
+      this.logger.error({ indices, err: (err as Error).message }, `the ${kind} mapping cannot be updated in place; run \`npm run admin -- reindex ${kind}\``);
+    }
   }
 
   /** A new, empty index for `kind` under the current model, not yet behind the alias. */

@@ -28,9 +28,18 @@ const vector = (dims: number): estypes.MappingProperty => ({
   similarity: 'cosine',
   index_options: { type: 'hnsw', m: 16, ef_construction: 100 },
 });
-const keyword: estypes.MappingProperty = { type: 'keyword' };
+/**
+ * Lucene refuses a term longer than 32,766 UTF-8 bytes, and with it the whole document
+ * ("immense term"), so a 40 KB category or tag would never be indexed. Keyword fields skip
+ * (ignore_above) values longer than this many characters: 8,191 always fits, whatever the
+ * characters (at most 3 UTF-8 bytes per UTF-16 unit, 4 per surrogate pair). A skipped value is
+ * still in _source and in the `.text` sub-field where there is one (multi-fields are indexed
+ * regardless), so such a brand or category is found by full text but not by an exact filter.
+ */
+export const KEYWORD_IGNORE_ABOVE = 8191;
+const keyword: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE };
 const text: estypes.MappingProperty = { type: 'text' };
-const keywordWithText: estypes.MappingProperty = { type: 'keyword', fields: { text: { type: 'text' } } };
+const keywordWithText: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE, fields: { text: { type: 'text' } } };
 
 export function productMappings(dims: number): estypes.MappingTypeMapping {
   return {
