@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, outageLog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
 import type { CatalogConfig } from './config';
 import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
 import { productsRepo, type ProductsRepo } from './data-access/products-repo';
@@ -42,6 +42,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     similarity: typedClient('similarity', similarityClient, config.SIMILARITY_DEADLINE_MS),
     indexOnWriteMs: config.INDEX_ON_WRITE_MS,
     inlineIndexing: { pausedUntil: 0 },
+    indexingOutage: outageLog(logger, 'product indexing'),
   };
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,

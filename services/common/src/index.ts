@@ -13,3 +13,4 @@ export * from "./contracts";
 export * from './api-token';
 export * from './grpc/typed-client';
 export * from './exact-json';
+export * from './index-errors';

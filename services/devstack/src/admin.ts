@@ -3,7 +3,8 @@
  * checkout's running `npm start` when MONGODB_URI is not set, so no extra flags are needed.
  * The catalog's commands (`products …`, `reindex products`) go to the catalog package; both
  * reindex commands index through the running similarity service (its address from the run
- * state, or SIMILARITY_GRPC_ADDR).
+ * state, or SIMILARITY_GRPC_ADDR). `index errors|retry` concern both: entries (knowledge) and
+ * products (catalog), each package doing its kind; `--kind` picks one.
  */
 import mongoose from 'mongoose';
 import { adminMain } from '@kb/knowledge';
@@ -12,6 +13,13 @@ import { readStartState } from './state';
 
 /** `products …` and `reindex products` belong to the catalog; everything else (including `reindex entries`) to knowledge. */
 const isCatalogCommand = (args: string[]) => args[0] === 'products' || (args[0] === 'reindex' && args[1] === 'products');
+
+/** The value of `--kind` (either spelling), if given. */
+function kindOption(args: string[]): string | undefined {
+  const at = args.findIndex((a) => a === '--kind' || a.startsWith('--kind='));
+  if (at < 0) return undefined;
+  return args[at]!.startsWith('--kind=') ? args[at]!.slice('--kind='.length) : args[at + 1];
+}
 
 async function catalogMain(args: string[], similarityAddr: string | undefined): Promise<number> {
   const uri = process.env.MONGODB_URI as string;
@@ -51,6 +59,13 @@ async function run(): Promise<number> {
   }
   const similarityAddr = process.env.SIMILARITY_GRPC_ADDR ?? (state?.extra?.similarityGrpcAddr as string | undefined);
   if (isCatalogCommand(args)) return catalogMain(args, similarityAddr);
+  if (args[0] === 'index') {
+    // Knowledge first: it checks the arguments (a usage error stops here, reported once); it
+    // does nothing for --kind products, as the catalog does nothing for --kind entries.
+    const code = await adminMain(args);
+    if (code !== 0 || kindOption(args) === 'entries') return code;
+    return catalogMain(args, similarityAddr);
+  }
   if (similarityAddr) process.env.SIMILARITY_GRPC_ADDR = similarityAddr; // `reindex entries` reads it
 
   const code = await adminMain(args);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import type mongoose from 'mongoose';
 import { SingleBar, Presets } from 'cli-progress';
-import { CLIENT_OPTIONS, similarityProto, typedClient, type Logger } from '@kb/common';
+import { CLIENT_OPTIONS, indexErrorLine, similarityProto, typedClient, type Logger } from '@kb/common';
 import { productsRepo, type ProductDoc } from '../data-access/products-repo';
 import { sitesRepo } from '../data-access/sites-repo';
 import { bulkUpsert, indexNow, systemCaller, type CatalogDeps } from '../domain/products';
@@ -17,7 +17,9 @@ import { productFromJsonText } from '../domain/product-input';
 
 export const CATALOG_USAGE = `Catalog commands:
   admin products import --tenant <tenant-id> --site <slug-or-uuid> <file.jsonl>
-  admin reindex products`;
+  admin reindex products
+  admin index errors [--tenant <tenant-id>] [--kind products|entries]   (documents the search index refused)
+  admin index retry [--tenant <tenant-id>] [--kind products|entries] [<id> ...]   (queue them for the indexer again)`;
 
 export class CatalogUsageError extends Error {}
 
@@ -53,6 +55,7 @@ export async function runCatalogAdmin(argv: string[], connection: mongoose.Conne
     const [group, action, ...rest] = argv;
     if (group === 'products' && action === 'import') return await importProducts(deps, rest, out, stderr);
     if (group === 'reindex' && action === 'products' && rest.length === 0) return await reindexProducts(deps, out, stderr);
+    if (group === 'index' && (action === 'errors' || action === 'retry')) return await indexErrors(deps, action, rest, out);
     throw new CatalogUsageError(`Unknown command "${[group, action].filter(Boolean).join(' ')}"`);
   } finally {
     client?.close();
@@ -123,12 +126,16 @@ async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, s
   let after = '';
   let done = 0;
   let failed = 0;
+  let refused = 0;
   for (;;) {
     const batch: ProductDoc[] = await deps.products.allAfter(after, BATCH);
     if (batch.length === 0) break;
     after = batch[batch.length - 1]?._id as string;
     const ok = await indexNow(deps, batch.map((d) => ({ ...d, reuse_vectors: false })), { targetIndex: begun.index, deadlineMs: 60_000 });
-    failed += batch.length - ok.size;
+    // A refused product is recorded (index errors) and does not hold up the swap: it would be
+    // refused by any index of this mapping. Anything else not indexed stops the reindex.
+    failed += batch.length - ok.indexed.size - ok.refused.size;
+    refused += ok.refused.size;
     done += batch.length;
     bar.update(done);
   }
@@ -140,5 +147,33 @@ async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, s
   const finished = await deps.similarity.call('FinishReindex', { caller, kind: 'products', index: begun.index });
   const again = await deps.products.markChangedSince(started);
   out(`Reindexed ${done} products into ${finished.index} (alias ${finished.alias}); ${again} written meanwhile are queued for the indexer`);
+  if (refused > 0) out(`${refused} products were refused by the search index: see \`admin index errors --kind products\``);
+  return 0;
+}
+
+/**
+ * `index errors`: the products the search index refused (with their reason, attempts and the
+ * refused version); `index retry`: queues them (or the given ids) for the running catalog's
+ * indexer again. `--kind entries` is the knowledge CLI's part: nothing to do here.
+ */
+async function indexErrors(deps: CatalogDeps, action: 'errors' | 'retry', args: string[], out: (line: string) => void): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { tenant: { type: 'string' }, kind: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new CatalogUsageError((err as Error).message);
+  }
+  const { tenant, kind } = parsed.values;
+  if (kind !== undefined && kind !== 'products' && kind !== 'entries') throw new CatalogUsageError(`--kind must be products or entries, got "${kind}"`);
+  if (kind === 'entries') return 0;
+  if (action === 'errors') {
+    if (parsed.positionals.length) throw new CatalogUsageError(`Unexpected argument "${parsed.positionals[0]}"`);
+    const refused = await deps.products.indexErrors(tenant);
+    for (const p of refused) if (p.index_error) out(indexErrorLine('products', { ...p, queued: p.needs_index, index_error: p.index_error }));
+    out(refused.length ? `${refused.length} products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}` : `No products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}`);
+    return 0;
+  }
+  const queued = await deps.products.retryIndexErrors(tenant, parsed.positionals);
+  out(`Queued ${queued} refused products for indexing again${tenant ? ` in tenant ${tenant}` : ''} (the running catalog's indexer takes them)`);
   return 0;
 }

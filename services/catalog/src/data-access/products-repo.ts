@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { tenantScoped } from '@kb/common';
+import { tenantScoped, type IndexErrorRecord } from '@kb/common';
 
 /** Every field a product write replaces (omitted ones take their defaults). */
 export interface ProductFields {
@@ -52,8 +52,11 @@ export interface ProductDoc extends ProductFields {
   indexed_version: number;
   /** True until the current version is indexed (what the background indexer looks for). */
   needs_index: boolean;
-  /** Set when the similarity service refused this version: the indexer tries again after it. */
-  index_retry_after?: Date | null;
+  /**
+   * Set when the search index refused a version (needs_index is then false: it is not retried
+   * until a new version or `admin index retry`); removed when a later version is indexed.
+   */
+  index_error?: IndexErrorRecord;
   /** The write kept the sync_hash: the indexer may keep the vectors already indexed. */
   reuse_vectors: boolean;
   last_synced_at: Date | null;
@@ -115,7 +118,8 @@ const productSchema = new Schema<ProductDoc>(
     version: { type: Number, required: true },
     indexed_version: { type: Number, default: 0 },
     needs_index: { type: Boolean, default: true },
-    index_retry_after: { type: Date, default: null },
+    // No default: absent until a refusal, so `$inc` can start its attempts at 1.
+    index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
     reuse_vectors: { type: Boolean, default: false },
     last_synced_at: { type: Date, default: null },
     created_at: { type: Date, required: true },
@@ -261,9 +265,9 @@ export function productsRepo(connection: Connection) {
       }
       return orphans.map((c) => c._id);
     },
-    /** Records that `version` is indexed; clears needs_index only if no newer write happened. */
+    /** Records that `version` is indexed; clears needs_index (and an index error) only if no newer write happened. */
     async markIndexed(tenantId: string, id: string, version: number): Promise<void> {
-      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version, index_retry_after: null } });
+      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version }, $unset: { index_error: '' } });
       await Product.updateOne({ tenant_id: tenantId, _id: id, indexed_version: { $lt: version } }, { $set: { indexed_version: version } });
     },
     /** Deletes the product and leaves a tombstone for the index (same version + 1). */
@@ -284,14 +288,35 @@ export function productsRepo(connection: Connection) {
     },
     // The background indexer works across tenants: it reads the raw collections (the tenancy
     // guard is for request paths) and always writes back with the document's own tenant_id.
-    // A product the similarity service refused (e.g. its text) waits a while before the next
-    // try, so it cannot hold up a whole batch of the indexer forever.
-    pendingIndex: (limit: number) =>
+    // A refused product leaves the queue (needs_index false), so it never holds up a batch.
+    pendingIndex: (limit: number) => Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+    /**
+     * Records that the search index refused `version`: out of the queue until a new version (or
+     * a retry) and the error on the product. False when a newer version was written meanwhile
+     * (that one is still queued and gets its own try).
+     */
+    async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
+      const res = await Product.updateOne(
+        { tenant_id: tenantId, _id: id, version },
+        { $set: { needs_index: false, 'index_error.message': message, 'index_error.at': at, 'index_error.version': version }, $inc: { 'index_error.attempts': 1 } },
+      );
+      return res.modifiedCount === 1;
+    },
+    /** Products the search index refused, newest refusal first (every tenant unless one is given). */
+    indexErrors: (tenantId?: string) =>
       Product.collection
-        .find({ needs_index: true, $or: [{ index_retry_after: null }, { index_retry_after: { $lt: new Date() } }] } as never)
-        .limit(limit)
-        .toArray() as unknown as Promise<ProductDoc[]>,
-    deferIndex: (tenantId: string, id: string, until: Date) => Product.updateOne({ tenant_id: tenantId, _id: id }, { $set: { index_retry_after: until } }),
+        .find({ index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) }, { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } })
+        .sort({ 'index_error.at': -1 })
+        .toArray() as unknown as Promise<Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>[]>,
+    countIndexErrors: () => Product.collection.countDocuments({ index_error: { $exists: true } }),
+    /** Queues refused products again (all, a tenant's, or the given ids); returns how many. */
+    retryIndexErrors: async (tenantId?: string, ids: string[] = []) =>
+      (
+        await Product.collection.updateMany(
+          { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}), ...(ids.length ? { _id: { $in: ids } } : {}) } as never,
+          { $set: { needs_index: true } },
+        )
+      ).modifiedCount,
     pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
     deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
     countAll: () => Product.collection.countDocuments({}),

@@ -5,13 +5,25 @@ import { indexNow, indexingRecovered, systemCaller } from './products';
  * The background indexer: every interval, indexes the products whose current version is not
  * confirmed as indexed yet and applies pending deletions, so nothing is lost while
  * Elasticsearch or the embedder is down. One pass at a time; failures wait for the next tick.
+ * Products the search index refused are not in its queue (see indexNow); how many there are
+ * is logged once at start and with every new refusal.
  */
 export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 100): { stop(): Promise<void>; runOnce(): Promise<number> } {
   let running: Promise<number> | undefined;
   let stopped = false;
+  let reported = false;
+
+  /** Once per start: products waiting for an operator (or a new version) since earlier runs. */
+  const reportIndexErrors = async () => {
+    if (reported) return;
+    const count = await deps.products.countIndexErrors();
+    reported = true;
+    if (count > 0) deps.logger.warn({ index_errors: count }, `${count} products were refused by the search index (npm run admin -- index errors)`);
+  };
 
   const pass = async (): Promise<number> => {
     if (!deps.similarity) return 0;
+    await reportIndexErrors();
     let work = 0;
     const deletions = await deps.products.pendingDeletions(batchSize);
     for (const d of deletions) {
@@ -20,13 +32,15 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
         await deps.products.deletionDone(d.tenant_id, d._id, d.version);
         indexingRecovered(deps);
         work++;
-      } catch {
+      } catch (err) {
+        deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
         return work; // the similarity service or Elasticsearch is down: try again next tick
       }
     }
     const pending = await deps.products.pendingIndex(batchSize);
     if (pending.length) {
-      const done = (await indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) })).size;
+      const { indexed, refused } = await indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) });
+      const done = indexed.size + refused.size; // a refusal came through too: the service answers
       if (done > 0) indexingRecovered(deps);
       work += done;
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { AppError, type Logger, type TypedClient, type ValidationIssue, type similarityV1 } from '@kb/common';
+import { AppError, indexErrorMessage, isRefusal, type Logger, type OutageLog, type TypedClient, type ValidationIssue, type similarityV1 } from '@kb/common';
 import type { ProductDoc, ProductFields, ProductsRepo } from '../data-access/products-repo';
 import type { SiteView, SitesRepo } from '../data-access/sites-repo';
 import { DECIMAL_FIELDS, toDecimal128 } from './exact-json';
@@ -25,6 +25,8 @@ export interface CatalogDeps {
    * answers at once instead of each spending its bound on a dependency known to be down.
    */
   inlineIndexing?: { pausedUntil: number };
+  /** Logs an indexing outage when it starts and ends, not once per retry (else a warning per failure). */
+  indexingOutage?: OutageLog;
 }
 
 const INLINE_PAUSE_MS = 10_000;
@@ -144,7 +146,6 @@ function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: P
       translation_group_id: existing?.translation_group_id ?? null,
       has_similarity_anchor: Boolean(fields.similarity_text && fields.similarity_text.trim()),
       needs_index: true,
-      index_retry_after: null,
       reuse_vectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
       last_synced_at: now,
       updated_at: now,
@@ -175,49 +176,95 @@ export async function writeProduct(deps: CatalogDeps, tenantId: string, site: Si
   return { doc, status: created ? 'created' : 'updated', reuseVectors: plan.reuseVectors, adopted };
 }
 
+/** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */
+export interface IndexOutcome {
+  indexed: Set<string>;
+  refused: Set<string>;
+}
+
 /**
  * Indexes product versions now (bounded); marks what the similarity service confirmed. Never
- * throws: what is not confirmed stays `needs_index` for the background indexer.
+ * throws. A product the index refuses as it is gets an `index_error` and leaves the queue until
+ * it changes; anything else not confirmed (a dependency down or slow) stays `needs_index` for
+ * the background indexer.
  */
 export async function indexNow(
   deps: CatalogDeps,
   docs: ProductDoc[],
   options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
-): Promise<Set<string>> {
-  const done = new Set<string>();
-  if (!deps.similarity || docs.length === 0) return done;
-  if (options.inline && inlinePaused(deps)) return done;
+): Promise<IndexOutcome> {
+  const outcome: IndexOutcome = { indexed: new Set(), refused: new Set() };
+  if (!deps.similarity || docs.length === 0) return outcome;
+  if (options.inline && inlinePaused(deps)) return outcome;
   const byTenant = new Map<string, ProductDoc[]>();
   for (const d of docs) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d]);
   for (const [tenantId, group] of byTenant) {
     try {
-      const res = await deps.similarity.call(
-        'IndexProducts',
-        {
-          caller: systemCaller(tenantId),
-          products: group.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
-          ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
-        },
-        { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
-      );
-      for (const r of res.results) {
-        if (r.status === 'failed') {
-          deps.logger.warn({ product_id: r.id, tenant_id: tenantId, error: r.error }, 'the similarity service refused a product; retried later');
-          await deps.products.deferIndex(tenantId, r.id, new Date(Date.now() + 60_000));
-        }
-        if (r.status !== 'indexed' && r.status !== 'stale') continue;
-        const d = group.find((g) => g._id === r.id);
-        if (!d) continue;
-        if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
-        done.add(d._id);
-      }
+      await indexGroup(deps, tenantId, group, options, outcome);
+      deps.indexingOutage?.recovered();
     } catch (err) {
       indexingFailed(deps, Boolean(options.inline));
-      deps.logger.warn({ err: (err as Error).message, tenant_id: tenantId, count: group.length }, 'indexing deferred to the background indexer');
+      const context = { tenant_id: tenantId, count: group.length };
+      if (deps.indexingOutage) deps.indexingOutage.failed(err, context);
+      else deps.logger.warn({ ...context, err: (err as Error).message }, 'indexing deferred to the background indexer');
       if (options.inline) break;
     }
   }
-  return done;
+  return outcome;
+}
+
+/**
+ * One call for one tenant's products. A whole call refused (INVALID_ARGUMENT) is sent again
+ * product by product, so only the product at fault is recorded. Throws what is worth retrying.
+ */
+async function indexGroup(
+  deps: CatalogDeps,
+  tenantId: string,
+  group: ProductDoc[],
+  options: { deadlineMs?: number; targetIndex?: string },
+  outcome: IndexOutcome,
+): Promise<void> {
+  let res;
+  try {
+    res = await (deps.similarity as SimilarityClient).call(
+      'IndexProducts',
+      {
+        caller: systemCaller(tenantId),
+        products: group.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
+        ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
+      },
+      { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
+    );
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    if (group.length === 1) return recordRefusal(deps, group[0] as ProductDoc, (err as Error).message, outcome);
+    for (const d of group) await indexGroup(deps, tenantId, [d], options, outcome);
+    return;
+  }
+  for (const r of res.results) {
+    const d = group.find((g) => g._id === r.id);
+    if (!d) continue;
+    if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
+    if (r.status !== 'indexed' && r.status !== 'stale') continue;
+    if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
+    outcome.indexed.add(d._id);
+  }
+}
+
+/**
+ * The search index refused this version as it is: retrying it unchanged cannot help, so it is
+ * recorded on the product (and out of the queue) until a new version or `admin index retry`,
+ * and logged once, at error level.
+ */
+async function recordRefusal(deps: CatalogDeps, doc: ProductDoc, reason: string, outcome: IndexOutcome): Promise<void> {
+  outcome.refused.add(doc._id);
+  const message = indexErrorMessage(reason || 'refused without a reason');
+  // False when a newer version was written meanwhile: that one is queued and gets its own try.
+  if (!(await deps.products.markRefused(doc.tenant_id, doc._id, doc.version, message, new Date()))) return;
+  deps.logger.error(
+    { tenant_id: doc.tenant_id, product_id: doc._id, version: doc.version, error: message, index_errors: await deps.products.countIndexErrors() },
+    'the search index refused a product; not retried until it changes (npm run admin -- index errors)',
+  );
 }
 
 function embeddingsStatus(outcome: WriteOutcome, indexed: boolean): EmbeddingsStatus {
@@ -235,7 +282,7 @@ export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdO
   const indexed =
     outcome.status === 'unchanged' || budget < 100
       ? false
-      : (await indexNow(deps, [outcome.doc, ...outcome.adopted], { inline: true, deadlineMs: budget })).has(outcome.doc._id);
+      : (await indexNow(deps, [outcome.doc, ...outcome.adopted], { inline: true, deadlineMs: budget })).indexed.has(outcome.doc._id);
   const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }
@@ -338,7 +385,7 @@ export async function bulkUpsert(
     const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(options.deadline, 500));
     if (left < 200) break; // the rest is the background indexer's
     const batch = toIndex.slice(k, k + 100);
-    for (const id of await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })) indexed.add(id);
+    for (const id of (await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })).indexed) indexed.add(id);
   }
   for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
   return results;

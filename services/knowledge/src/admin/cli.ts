@@ -7,9 +7,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import mongoose from 'mongoose';
 import * as grpc from '@grpc/grpc-js';
-import { AppError, CLIENT_OPTIONS, ROLES, SCOPES, isUuid, similarityProto, typedClient } from '@kb/common';
+import { AppError, CLIENT_OPTIONS, ROLES, SCOPES, indexErrorLine, isUuid, similarityProto, typedClient, type Logger } from '@kb/common';
 import { entriesRepo } from '../data-access/entries-repo';
-import { entryDocument, systemCaller } from '../domain/indexer';
+import { applyIndexResults, entryDocument, systemCaller } from '../domain/indexer';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import { tokensRepo } from '../data-access/tokens-repo';
@@ -23,7 +23,9 @@ export const USAGE = `Usage:
                      [--scopes "knowledge:read knowledge:write"] [--name <text>] [--expires-in <days>]
                      [--workspace <uuid> ...]
   admin token revoke --tenant <tenant-id> <token-id-or-prefix>
-  admin reindex entries [--similarity <host:port>]   (default SIMILARITY_GRPC_ADDR, else 127.0.0.1:50053)`;
+  admin reindex entries [--similarity <host:port>]   (default SIMILARITY_GRPC_ADDR, else 127.0.0.1:50053)
+  admin index errors [--tenant <tenant-id>] [--kind entries|products]   (documents the search index refused)
+  admin index retry [--tenant <tenant-id>] [--kind entries|products] [<id> ...]   (queue them for the indexer again)`;
 
 export class UsageError extends Error {}
 
@@ -167,8 +169,34 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
     return;
   }
 
+  if (group === 'index' && (action === 'errors' || action === 'retry')) {
+    const { values, positionals } = parse(rest, { tenant: { type: 'string' }, kind: { type: 'string' } });
+    const kind = values.kind as string | undefined;
+    if (kind !== undefined && kind !== 'entries' && kind !== 'products') throw new UsageError(`--kind must be entries or products, got "${kind}"`);
+    const tenant = values.tenant === undefined ? undefined : requireTenantId(values.tenant);
+    // --kind products is the catalog's part (npm run admin runs both): nothing to do here.
+    if (kind === 'products') return;
+    const repo = entriesRepo(models);
+    const scope = tenant ? ` in tenant ${tenant}` : '';
+    if (action === 'errors') {
+      if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
+      const refused = await repo.indexErrors(tenant);
+      for (const e of refused) if (e.index_error) out(indexErrorLine('entries', { ...e, queued: e.index_pending, index_error: e.index_error }));
+      out(refused.length ? `${refused.length} entries refused by the search index${scope}` : `No entries refused by the search index${scope}`);
+      return;
+    }
+    const queued = await repo.retryIndexErrors(tenant, positionals);
+    out(`Queued ${queued} refused entries for indexing again${scope} (the running knowledge service's indexer takes them)`);
+    return;
+  }
+
   throw new UsageError(group ? `Unknown command "${[group, action].filter(Boolean).join(' ')}"` : 'No command given');
 }
+
+/** The CLI's stand-in for a service logger: a refusal met during a reindex is worth a line on stderr. */
+const stderrLogger = {
+  error: (fields: Record<string, unknown>, msg: string) => process.stderr.write(`${msg}: ${fields.entry_id} (${fields.error})\n`),
+} as unknown as Logger;
 
 /**
  * Rebuilds the entries index from MongoDB: a new index (BeginReindex), every entry of every
@@ -193,13 +221,10 @@ async function reindexEntries(models: ReturnType<typeof knowledgeModels>, addres
     for (let i = 0; i < all.length; i += 200) {
       const batch = all.slice(i, i + 200);
       const res = await similarity.call('IndexEntries', { caller, entries: batch.map(entryDocument), target_index: begun.index });
-      for (const r of res.results) {
-        const entry = batch.find((e) => e._id === r.id);
-        if (entry && (r.status === 'indexed' || r.status === 'stale')) {
-          indexed += 1;
-          await repo.markIndexed(entry.tenant_id, entry._id, entry.version, res.model);
-        } else failed += 1;
-      }
+      // Refused entries are recorded as index errors, as the knowledge service's indexer does.
+      const done = await applyIndexResults({ repo, logger: stderrLogger }, batch, res);
+      indexed += done.indexed.size;
+      failed += batch.length - done.indexed.size;
       out(`  ${Math.min(i + batch.length, all.length)}/${all.length}`);
     }
     const finished = await similarity.call('FinishReindex', { caller, kind: 'entries', index: begun.index });

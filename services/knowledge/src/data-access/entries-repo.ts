@@ -96,12 +96,39 @@ export function entriesRepo(models: KnowledgeModels) {
     async allEntries(): Promise<EntryRecord[]> {
       return (await Entry.collection.find({}).toArray()) as unknown as EntryRecord[];
     },
-    /** Marks a version as indexed unless a newer write happened meanwhile. */
+    /** Marks a version as indexed (and clears an index error) unless a newer write happened meanwhile. */
     async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {
       await Entry.updateOne(
         { tenant_id: tenantId, _id: id, version },
-        { $set: { indexed_version: version, index_pending: false, embedding_model: model || null } },
+        { $set: { indexed_version: version, index_pending: false, embedding_model: model || null }, $unset: { index_error: '' } },
       );
+    },
+    /**
+     * Records that the search index refused `version`: out of the queue until a new version (or
+     * a retry) and the error on the entry. False when a newer version was written meanwhile
+     * (that one is still pending and gets its own try).
+     */
+    async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
+      const res = await Entry.updateOne(
+        { tenant_id: tenantId, _id: id, version },
+        { $set: { index_pending: false, 'index_error.message': message, 'index_error.at': at, 'index_error.version': version }, $inc: { 'index_error.attempts': 1 } },
+      );
+      return res.modifiedCount === 1;
+    },
+    /** Entries the search index refused, newest refusal first (every tenant unless one is given). */
+    async indexErrors(tenantId?: string): Promise<Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
+      return (await Entry.collection
+        .find({ index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) }, { projection: { tenant_id: 1, version: 1, index_pending: 1, index_error: 1 } })
+        .sort({ 'index_error.at': -1 })
+        .toArray()) as unknown as Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[];
+    },
+    async countIndexErrors(): Promise<number> {
+      return Entry.collection.countDocuments({ index_error: { $exists: true } });
+    },
+    /** Queues refused entries again (all, a tenant's, or the given ids); returns how many. */
+    async retryIndexErrors(tenantId?: string, ids: string[] = []): Promise<number> {
+      const filter = { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}), ...(ids.length ? { _id: { $in: ids } } : {}) };
+      return (await Entry.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
     },
     async removeTombstone(tenantId: string, id: string, version: number): Promise<void> {
       await EntryTombstone.deleteOne({ tenant_id: tenantId, _id: id, version });

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { tenantScoped } from '@kb/common';
+import { tenantScoped, type IndexErrorRecord } from '@kb/common';
 
 export interface TenantDoc {
   _id: string;
@@ -115,6 +115,11 @@ export interface EntryDoc {
   /** The version last written to the search index; below `version` means "index pending". */
   indexed_version: number;
   index_pending: boolean;
+  /**
+   * Set when the search index refused a version (index_pending is then false: not retried until
+   * a new version or `admin index retry`); removed when a later version is indexed.
+   */
+  index_error?: IndexErrorRecord;
   created_at: Date;
   updated_at: Date;
 }
@@ -173,6 +178,8 @@ const entrySchema = new Schema<EntryDoc>(
     content_changed_at: { type: Date, required: true },
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
+    // No default: absent until a refusal, so `$inc` can start its attempts at 1.
+    index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
   },

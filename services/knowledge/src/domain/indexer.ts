@@ -1,4 +1,4 @@
-import type { Caller, Logger, TypedClient, similarityV1 } from '@kb/common';
+import { indexErrorMessage, isRefusal, outageLog, type Caller, type Logger, type TypedClient, type similarityV1 } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
 export type SimilarityClient = TypedClient<similarityV1.SimilarityServiceClient>;
@@ -47,6 +47,50 @@ function byTenant<T extends { tenant_id: string }>(items: T[]): Map<string, T[]>
   return groups;
 }
 
+type IndexDeps = { repo: EntriesRepo; logger: Logger };
+
+/**
+ * The search index refused this version as it is: retrying it unchanged cannot help, so it is
+ * recorded on the entry (and out of the queue) until a new version or `admin index retry`, and
+ * logged once, at error level.
+ */
+async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string): Promise<void> {
+  const message = indexErrorMessage(reason || 'refused without a reason');
+  // False when a newer version was written meanwhile: that one is pending and gets its own try.
+  if (!(await deps.repo.markRefused(entry.tenant_id, entry._id, entry.version, message, new Date()))) return;
+  deps.logger.error(
+    { tenant_id: entry.tenant_id, entry_id: entry._id, version: entry.version, error: message, index_errors: await deps.repo.countIndexErrors() },
+    'the search index refused an entry; not retried until it changes (npm run admin -- index errors)',
+  );
+}
+
+/**
+ * Records the similarity service's answer for a group of entries: indexed versions (or stale:
+ * a newer one is indexed already) are marked, refused ones recorded. Returns the model per
+ * indexed id ('' for an entry indexed without a vector: it has no text) and the refused ids.
+ */
+export async function applyIndexResults(
+  deps: IndexDeps,
+  group: EntryRecord[],
+  res: similarityV1.IndexResponse__Output,
+): Promise<{ indexed: Map<string, string>; refused: Set<string> }> {
+  const indexed = new Map<string, string>();
+  const refused = new Set<string>();
+  for (const r of res.results) {
+    const entry = group.find((e) => e._id === r.id);
+    if (!entry) continue;
+    if (r.status === 'failed') {
+      refused.add(entry._id);
+      await recordRefusal(deps, entry, r.error);
+    } else if (r.status === 'indexed' || r.status === 'stale') {
+      const model = r.embeddings ? res.model : '';
+      await deps.repo.markIndexed(entry.tenant_id, entry._id, entry.version, model);
+      indexed.set(entry._id, model);
+    }
+  }
+  return { indexed, refused };
+}
+
 /**
  * Keeps the entries' search index in step with MongoDB. Each write tries to index at once
  * (bounded by `immediateDeadlineMs`, never failing the write); a loop catches up on every
@@ -58,6 +102,10 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let stopped = false;
+  let reported = false;
+  // Transient failures (the similarity service, Elasticsearch or the embedder away) are retried
+  // every interval; logged when they start and end, not once per retry.
+  const outage = outageLog(logger, 'entry indexing');
   // After a failed attempt, writes stop waiting for the index until the loop gets through
   // again, so an index outage costs each write nothing instead of a deadline.
   let degraded = false;
@@ -68,24 +116,40 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     let failed = false;
     for (const [tenantId, group] of byTenant(entries)) {
       try {
-        const res = await similarity.call(
-          'IndexEntries',
-          { caller: systemCaller(tenantId), entries: group.map(entryDocument) },
-          deadlineMs ? { deadlineMs } : undefined,
-        );
-        for (const r of res.results) {
-          const entry = group.find((e) => e._id === r.id);
-          if (!entry || (r.status !== 'indexed' && r.status !== 'stale')) continue;
-          await repo.markIndexed(tenantId, entry._id, entry.version, res.model);
-          done.set(entry._id, res.model);
-        }
+        await indexGroup(tenantId, group, deadlineMs, done);
+        outage.recovered();
       } catch (err) {
         failed = true;
-        logger.debug({ err: (err as Error).message, tenant_id: tenantId, count: group.length }, 'entry indexing deferred');
+        outage.failed(err, { tenant_id: tenantId, count: group.length });
       }
     }
     degraded = failed;
     return done;
+  }
+
+  /**
+   * One call for one tenant's entries. A whole call refused (INVALID_ARGUMENT) is sent again
+   * entry by entry, so only the entry at fault is recorded. Throws what is worth retrying.
+   */
+  async function indexGroup(tenantId: string, group: EntryRecord[], deadlineMs: number | undefined, done: Map<string, string>): Promise<void> {
+    let res;
+    try {
+      res = await similarity.call('IndexEntries', { caller: systemCaller(tenantId), entries: group.map(entryDocument) }, deadlineMs ? { deadlineMs } : undefined);
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+      if (group.length === 1) return recordRefusal({ repo, logger }, group[0] as EntryRecord, (err as Error).message);
+      for (const e of group) await indexGroup(tenantId, [e], deadlineMs, done);
+      return;
+    }
+    for (const [id, model] of (await applyIndexResults({ repo, logger }, group, res)).indexed) done.set(id, model);
+  }
+
+  /** Once per start: entries waiting for an operator (or a new version) since earlier runs. */
+  async function reportIndexErrors(): Promise<void> {
+    if (reported) return;
+    const count = await repo.countIndexErrors();
+    reported = true;
+    if (count > 0) logger.warn({ index_errors: count }, `${count} entries were refused by the search index (npm run admin -- index errors)`);
   }
 
   async function removeFromIndex(tombstones: { _id: string; tenant_id: string; version: number }[], deadlineMs?: number): Promise<void> {
@@ -98,9 +162,10 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
         );
         for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
         degraded = false;
+        outage.recovered();
       } catch (err) {
         degraded = true;
-        logger.debug({ err: (err as Error).message, tenant_id: tenantId }, 'entry index delete deferred');
+        outage.failed(err, { tenant_id: tenantId, count: group.length });
       }
     }
   }
@@ -109,6 +174,7 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     if (running || !deps.isUp()) return;
     running = true;
     try {
+      await reportIndexErrors();
       const tombstones = await repo.pendingTombstones(200);
       if (tombstones.length) await removeFromIndex(tombstones);
       const pending = await repo.pendingEntries(200);
