@@ -46,7 +46,12 @@ export function fromServiceError(err: grpc.ServiceError, service: string): AppEr
   if (kind === 'unavailable' && (!err.details || /No connection established|ECONNREFUSED|connect/i.test(err.details))) {
     return new AppError('unavailable', `The ${service} service is unavailable`);
   }
-  if (kind === 'deadline') return new AppError('deadline', `The ${service} service did not answer in time`);
+  // Our own deadline ran out ("Deadline exceeded…" from grpc-js): name the service called. A
+  // service that did answer, with its own dependency's deadline error, keeps its message, so
+  // the 504 names the service that was slow (e.g. similarity behind knowledge).
+  if (kind === 'deadline' && (!err.details || /^Deadline exceeded/i.test(err.details))) {
+    return new AppError('deadline', `The ${service} service did not answer in time`);
+  }
   let issues: ValidationIssue[] | undefined;
   const raw = err.metadata?.get(ISSUES_METADATA_KEY)[0];
   if (kind === 'invalid' && typeof raw === 'string') {
