@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import coBody from 'co-body';
 import { AppError } from '@kb/common';
-import { duplicateKey } from './duplicate-keys';
+import { JSON_LIMITS, jsonShapeProblem, keyIssues } from './json-shape';
 
 /**
  * Reads a JSON body for POST/PUT/PATCH: 415 for another content type, 413 above the limit,
@@ -20,9 +20,11 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
     if (length > limitBytes) {
       throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
     }
+    let parsed: unknown;
+    let raw: string;
     try {
       // The raw text stays available to routes that need numbers digit for digit (prices).
-      const { parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+      ({ parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string });
       ctx.request.body = parsed;
       ctx.request.rawBody = raw;
     } catch (err) {
@@ -37,10 +39,15 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       throw new AppError('bad_request', 'Could not read the request body');
     }
     // JSON.parse keeps the last of two equal keys; a body that says two things is refused.
-    const duplicate = duplicateKey(ctx.request.rawBody ?? '');
-    if (duplicate !== null) {
-      throw Object.assign(new Error(`Malformed JSON body: duplicate key "${duplicate}"`), { status: 400, expose: true });
+    const problem = jsonShapeProblem(ctx.request.rawBody ?? '');
+    if (problem?.kind === 'duplicate') {
+      throw Object.assign(new Error(`Malformed JSON body: duplicate key "${problem.key}"`), { status: 400, expose: true });
     }
+    if (problem?.kind === 'too_deep') {
+      throw AppError.invalid([{ loc: ['body'], msg: `JSON should be nested at most ${JSON_LIMITS.maxDepth} levels deep`, type: 'json_too_deep' }]);
+    }
+    const issues = keyIssues(parsed);
+    if (issues.length) throw AppError.invalid(issues.slice(0, 20));
     return next();
   };
 }

@@ -157,6 +157,12 @@ export const ProductSearchHit = Type.Composite(
   { $id: 'ProductSearchHit' },
 );
 
+/**
+ * Search filters match stored values exactly, so none is longer than the longest value that
+ * can be stored (brand and availability as in ProductCreate; category and language generously).
+ */
+export const FILTER_LIMITS = { site_id: 200, language: 35, brand: 200, category: 500, availability: 50 } as const;
+
 export const VectorField = Type.Union(
   [Type.Literal('description'), Type.Literal('properties'), Type.Literal('attributes'), Type.Literal('hybrid')],
   { description: 'One field, or hybrid: a weighted sum over the fields (tenant hybrid_weights)' },
@@ -167,8 +173,8 @@ export const SimilarSearch = Type.Object(
     anchor_product_ids: Type.Array(Type.String(), { minItems: 1, maxItems: 10 }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8 })),
     vector_field: Type.Optional(Nullable(VectorField)),
-    site_id: Type.Optional(Str({ description: 'uuid or slug' })),
-    language: Type.Optional(Str()),
+    site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
+    language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
     exclude_product_ids: Type.Optional(Type.Array(Type.String())),
     anchor_weights: Type.Optional(
       Type.Array(Type.Number({ minimum: 0 }), { description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids' }),
@@ -194,11 +200,11 @@ export const ProductSearch = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 1000 }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
-    site_id: Type.Optional(Str({ description: 'uuid or slug' })),
-    language: Type.Optional(Str()),
-    brand: Type.Optional(Str()),
-    category: Type.Optional(Str()),
-    availability: Type.Optional(Str()),
+    site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
+    language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
+    brand: Type.Optional(Str({ maxLength: FILTER_LIMITS.brand })),
+    category: Type.Optional(Str({ maxLength: FILTER_LIMITS.category })),
+    availability: Type.Optional(Str({ maxLength: FILTER_LIMITS.availability })),
     price_min: Type.Optional(Nullable(Type.Number())),
     price_max: Type.Optional(Nullable(Type.Number())),
   },

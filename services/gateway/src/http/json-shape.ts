@@ -1,0 +1,81 @@
+import type { ValidationIssue } from '@kb/common';
+
+/** Bounds on the shape of every JSON body, checked before any schema or service sees it. */
+export const JSON_LIMITS = {
+  /** Nesting levels, the body itself included: deeper bodies are refused before anything recurses into them. */
+  maxDepth: 32,
+  /** Keys of one object (free-form objects such as metadata, config, attributes, properties). */
+  maxKeys: 200,
+  /** Characters of one key. */
+  maxKeyLength: 128,
+} as const;
+
+export type ShapeProblem = { kind: 'duplicate'; key: string } | { kind: 'too_deep' };
+
+/**
+ * One pass over a (well-formed) JSON text: the first key that appears twice in one object
+ * (JSON.parse would silently keep the last), or nesting deeper than `maxDepth`. A linear scan,
+ * so a body nested 10,000 deep costs no stack.
+ */
+export function jsonShapeProblem(text: string, maxDepth: number = JSON_LIMITS.maxDepth): ShapeProblem | null {
+  const stack: { keys: Set<string> | null; expectKey: boolean }[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{' || ch === '[') {
+      if (stack.length >= maxDepth) return { kind: 'too_deep' };
+      stack.push(ch === '{' ? { keys: new Set(), expectKey: true } : { keys: null, expectKey: false });
+    } else if (ch === '}' || ch === ']') stack.pop();
+    else if (ch === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.keys) top.expectKey = true;
+    } else if (ch === ':') {
+      const top = stack[stack.length - 1];
+      if (top) top.expectKey = false;
+    } else if (ch === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.expectKey) {
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(i, j + 1)) as string;
+        } catch {
+          key = text.slice(i + 1, j);
+        }
+        if (top.keys.has(key)) return { kind: 'duplicate', key };
+        top.keys.add(key);
+      }
+      i = j;
+    }
+  }
+  return null;
+}
+
+// Control characters (NUL among them) break logs and drivers; a leading `$` is a MongoDB
+// operator and a `.` a MongoDB path and an Elasticsearch object path; an empty name is
+// refused by Elasticsearch.
+const BAD_KEY = /^$|^\$|\.|[\u0000-\u001f\u007f]/;
+
+/**
+ * Keys of every object in a parsed body (depth already bounded): at most `maxKeys` per object,
+ * each at most `maxKeyLength` characters and none a MongoDB or Elasticsearch would trip on.
+ * Issues point at the offending key, e.g. ["body", "metadata", "a.b"].
+ */
+export function keyIssues(value: unknown, loc: (string | number)[] = ['body']): ValidationIssue[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => keyIssues(item, [...loc, i]));
+  if (value === null || typeof value !== 'object') return [];
+  const keys = Object.keys(value);
+  const issues: ValidationIssue[] = [];
+  if (keys.length > JSON_LIMITS.maxKeys) {
+    issues.push({ loc, msg: `Object should have at most ${JSON_LIMITS.maxKeys} keys`, type: 'too_many_keys' });
+  }
+  for (const key of keys) {
+    if (key.length > JSON_LIMITS.maxKeyLength) {
+      issues.push({ loc: [...loc, key], msg: `Key should have at most ${JSON_LIMITS.maxKeyLength} characters`, type: 'key_too_long' });
+    } else if (BAD_KEY.test(key)) {
+      issues.push({ loc: [...loc, key], msg: 'Key should be non-empty, without control characters or ".", and not start with "$"', type: 'key_invalid' });
+    }
+    issues.push(...keyIssues((value as Record<string, unknown>)[key], [...loc, key]));
+  }
+  return issues;
+}

@@ -1,0 +1,93 @@
+/**
+ * Bad input that once answered 500: bodies nested thousands deep, keys with NUL or other
+ * characters MongoDB and Elasticsearch trip on, and search filters hundreds of kilobytes long.
+ * Each is a 4xx in the documented shape before any service is called, and nothing is written.
+ */
+import { startStack, uniqueId, type Stack } from '../support/stack';
+
+let stack: Stack;
+const acme = uniqueId('acme');
+let admin: string;
+let category: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = await stack.tenantWithToken(acme, 'Admin');
+  category = (await stack.request(acme, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'C' } })).json.id;
+  await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'shop', name: 'Shop' } });
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const post = (path: string, body: unknown) => stack.request(acme, `/api/knowledge${path}`, { method: 'POST', token: admin, body });
+const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+const entry = (extra: Record<string, unknown> = {}) => ({ title: 'T', content: 'C', category_id: category, visibility: 'internal', ...extra });
+const product = (extra: Record<string, unknown> = {}) => ({ title: 'P', language: 'en', external_id: uniqueId('p'), ...extra });
+
+function expect422(res: { status: number; json: any }, loc?: (string | number)[]): void {
+  expect(res.status).toBe(422);
+  expect(Array.isArray(res.json.detail)).toBe(true);
+  for (const issue of res.json.detail) expect(Object.keys(issue).sort()).toEqual(['loc', 'msg', 'type']);
+  if (loc) expect(res.json.detail[0].loc).toEqual(loc);
+}
+
+describe('hostile input', () => {
+  test('when a body is nested 10,000 deep anywhere, then 422 on every JSON route and nothing is written', async () => {
+    const bodies = [
+      deep(10_000),
+      deepObject(10_000),
+      JSON.stringify(entry()).replace('}', `,"x":${deep(10_000)}}`),
+      JSON.stringify(entry()).replace('"metadata"', '"m"').replace('}', `,"metadata":${deepObject(10_000)}}`),
+      JSON.stringify(entry()).replace('}', `,"tags":${deep(10_000)}}`),
+    ];
+    for (const body of bodies) expect422(await post('/knowledge-entries', body), ['body']);
+    const routes = ['/categories', '/sites', '/products?site_id=shop', '/products/bulk?site_id=shop', '/search/similar', '/search/products', '/search/entries'];
+    for (const route of routes) {
+      expect422(await post(route, deepObject(10_000)), ['body']);
+      expect422(await post(route, `{"config":${deepObject(5_000)}}`), ['body']);
+    }
+    expect422(await post('/products?site_id=shop', JSON.stringify(product()).replace('}', `,"attributes":${deepObject(1000)}}`)), ['body']);
+    const list = await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin });
+    expect(list.json).toEqual([]);
+  });
+
+  test('when a body is nested at the limit, then it is read', async () => {
+    // 32 levels in all: the body object, then metadata and 30 more objects inside it.
+    const res = await post('/knowledge-entries', JSON.stringify(entry()).replace('}', `,"metadata":${deepObject(31)}}`));
+    expect(res.status).toBe(201);
+    const over = await post('/knowledge-entries', JSON.stringify(entry()).replace('}', `,"metadata":${deepObject(32)}}`));
+    expect422(over, ['body']);
+    expect(over.json.detail[0].type).toBe('json_too_deep');
+  });
+
+  test('when a free-form object has a key with NUL, a control character, a leading $ or a dot, then 422 naming it', async () => {
+    const entriesBefore = (await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json.length;
+    for (const key of ['a\u0000b', 'line\nbreak', '$where', 'a.b', 'x'.repeat(129), '']) {
+      expect422(await post('/knowledge-entries', entry({ metadata: { ok: 1, nested: { [key]: 1 } } })), ['body', 'metadata', 'nested', key]);
+      expect422(await post('/products?site_id=shop', product({ attributes: { [key]: 'v' } })), ['body', 'attributes', key]);
+      expect422(await post('/products?site_id=shop', product({ properties: { list: [{ [key]: 'v' }] } })), ['body', 'properties', 'list', 0, key]);
+      expect422(await post('/sites', { slug: uniqueId('s'), name: 'S', config: { [key]: true } }), ['body', 'config', key]);
+    }
+    expect((await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json).toHaveLength(entriesBefore);
+  });
+
+  test('when a free-form object has more keys than the limit, then 422', async () => {
+    const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`k${i}`, i]));
+    expect422(await post('/products?site_id=shop', product({ attributes: many })), ['body', 'attributes']);
+    const enough = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
+    expect((await post('/products?site_id=shop', product({ attributes: enough }))).status).toBe(201);
+  });
+
+  test('when a search filter is 300,000 characters or 40,000 words, then 422 naming it', async () => {
+    const huge = 'x'.repeat(300_000);
+    const words = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(' ');
+    for (const field of ['language', 'brand', 'category', 'availability']) {
+      for (const value of [huge, words]) {
+        expect422(await post('/search/products', { query: 'shoe', [field]: value }), ['body', field]);
+        expect422(await post('/search/similar', { anchor_product_ids: ['00000000-0000-4000-8000-000000000000'], [field]: value }), ['body', field]);
+      }
+    }
+  });
+});
