@@ -14,3 +14,5 @@ export * from './api-token';
 export * from './grpc/typed-client';
 export * from './exact-json';
 export * from './index-errors';
+export * from './parent-guard';
+export * from './parent-guard-store';

@@ -52,7 +52,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     logger,
     tenants: tenantsRepo(models),
     tokens: tokensRepo(models),
-    categories: categoryUseCases(categoriesRepo(models)),
+    categories: categoryUseCases(categoriesRepo(models), entries),
     entries: entryUseCases({ entries, categories: categoriesRepo(models), tenants: tenantsRepo(models), mongo, indexer, similarity }),
   });
   grpcServer = await startGrpcServer({

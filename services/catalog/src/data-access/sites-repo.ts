@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { tenantScoped } from '@kb/common';
+import { parentGuardPath, parentGuardStore, tenantScoped, type ParentGuardState } from '@kb/common';
 
 export interface SiteDoc {
   _id: string;
@@ -12,10 +12,12 @@ export interface SiteDoc {
   platform: string | null;
   config: Record<string, unknown>;
   created_at: Date;
+  /** Deletes and the writes that refer to the site (products, the default pointer) meet here; never answered. */
+  guard?: ParentGuardState;
 }
 
 /** A site as answered: the stored document plus whether the tenant's default points at it. */
-export type SiteView = SiteDoc & { is_default: boolean };
+export type SiteView = Omit<SiteDoc, 'guard'> & { is_default: boolean };
 
 /**
  * The tenant's default site as ONE pointer document per tenant (instead of a flag on every
@@ -40,6 +42,7 @@ const siteSchema = new Schema<SiteDoc>(
     platform: { type: String, default: null },
     config: { type: Schema.Types.Mixed, default: {} },
     created_at: { type: Date, required: true },
+    ...parentGuardPath,
   },
   { collection: 'sites', versionKey: false, minimize: false, autoIndex: false },
 );
@@ -63,7 +66,7 @@ export function sitesRepo(connection: Connection) {
 
   const defaultId = async (tenantId: string): Promise<string | undefined> =>
     (await DefaultSite.findOne({ tenant_id: tenantId, _id: tenantId }).lean<DefaultSiteDoc>())?.site_id;
-  const view = (s: SiteDoc, def: string | undefined): SiteView => ({ ...s, is_default: s._id === def });
+  const view = ({ guard: _guard, ...s }: SiteDoc, def: string | undefined): SiteView => ({ ...s, is_default: s._id === def });
 
   return {
     /** Creates the indexes before the first write (autoIndex is off; see the knowledge service). */
@@ -88,9 +91,12 @@ export function sitesRepo(connection: Connection) {
     async update(tenantId: string, id: string, set: Partial<SiteDoc>): Promise<void> {
       if (Object.keys(set).length > 0) await Site.updateOne({ tenant_id: tenantId, _id: id }, { $set: set });
     },
-    async remove(tenantId: string, id: string): Promise<boolean> {
-      return (await Site.deleteOne({ tenant_id: tenantId, _id: id })).deletedCount === 1;
-    },
+    /** Where a delete and the writes that refer to a site meet (domain/site-guard.ts); the only way a site is deleted. */
+    guard: parentGuardStore(Site),
+    /** The id of the tenant's default site, if it has one. */
+    defaultId,
+    /** The tenant's sites, oldest first (who becomes the default when it has none). */
+    oldestFirst: (tenantId: string) => Site.find({ tenant_id: tenantId }, { _id: 1 }).sort({ created_at: 1, _id: 1 }).lean<Pick<SiteDoc, '_id'>[]>(),
     /** Makes the site the default (atomic; replaces the previous default). */
     async setDefault(tenantId: string, siteId: string): Promise<void> {
       await DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $set: { site_id: siteId } }, { upsert: true });
@@ -103,6 +109,7 @@ export function sitesRepo(connection: Connection) {
         if ((err as { code?: number }).code !== 11000) throw err; // a concurrent first site won
       }
     },
+    /** Removes the default pointer while it names this site. */
     async clearDefault(tenantId: string, siteId: string): Promise<void> {
       await DefaultSite.deleteOne({ tenant_id: tenantId, _id: tenantId, site_id: siteId });
     },

@@ -6,6 +6,7 @@ import type { SiteView, SitesRepo } from '../data-access/sites-repo';
 import { DECIMAL_FIELDS, toDecimal128 } from './exact-json';
 import { productIssues, type ProductInput } from './product-input';
 import { indexDocument } from './product-view';
+import { siteGuard } from './site-guard';
 
 export type SimilarityClient = TypedClient<similarityV1.SimilarityServiceClient>;
 export type UpsertStatus = 'created' | 'updated' | 'unchanged';
@@ -272,12 +273,29 @@ function embeddingsStatus(outcome: WriteOutcome, indexed: boolean): EmbeddingsSt
   return indexed ? 'recomputed' : 'pending';
 }
 
+/**
+ * Runs product writes into a site under the site's claim, so a concurrent delete of the site
+ * either sees the products (409) or wins first (404): no product is left on a deleted site.
+ * Indexing runs after the claim is released; it only reads what was written.
+ */
+function inSite<T>(deps: CatalogDeps, tenantId: string, site: SiteView, write: () => Promise<T>, createdBy: (result: T) => ProductDoc[]): Promise<T> {
+  // The undo (a claim dropped in a stall, the site deleted meanwhile; @kb/common parent-guard.ts).
+  // Only a product this write created can be left on the deleted site: one that existed before
+  // would have made the delete a 409. It goes as a product delete would (tombstone for the index).
+  const undo = async (result: T) => {
+    for (const doc of createdBy(result)) await deps.products.remove(tenantId, doc._id, new Date());
+  };
+  return siteGuard(deps.sites).referring(tenantId, site._id, write, undo);
+}
+
+const createdIn = (outcomes: WriteOutcome[]) => outcomes.filter((o) => o.status === 'created').map((o) => o.doc);
+
 /** Time left before the caller's deadline (epoch ms), keeping a margin to answer in. */
 const timeLeft = (deadline: number | undefined, marginMs: number) => (deadline ?? Infinity) - Date.now() - marginMs;
 
 export async function upsertProduct(deps: CatalogDeps, tenantId: string, siteIdOrSlug: string, input: ProductInput, deadline?: number) {
   const site = await requireSite(deps, tenantId, siteIdOrSlug);
-  const outcome = await writeProduct(deps, tenantId, site, input);
+  const outcome = await inSite(deps, tenantId, site, () => writeProduct(deps, tenantId, site, input), (o) => createdIn([o]));
   const budget = Math.min(deps.indexOnWriteMs, timeLeft(deadline, 300));
   const indexed =
     outcome.status === 'unchanged' || budget < 100
@@ -295,6 +313,14 @@ export interface BulkItem {
   errors?: ValidationIssue[];
 }
 
+/** What a batch wrote: each item's result, the written products (by item), and children adopted by new parents. */
+interface BatchWrite {
+  results: BulkItem[];
+  written: { i: number; outcome: WriteOutcome }[];
+  /** Children adopted by a new parent of the batch that are not items of it, in their new state. */
+  adoptedOutside: ProductDoc[];
+}
+
 /**
  * Many products for one site: each item validated and written on its own (a bad one gets its
  * issues, the rest go on), then the written ones indexed in batches within the write bound.
@@ -306,6 +332,32 @@ export async function bulkUpsert(
   items: { value?: unknown; issues?: ValidationIssue[] }[],
   options: { source?: string; onItem?: (done: number) => void; deadline?: number } = {},
 ): Promise<BulkItem[]> {
+  const { results, written, adoptedOutside } = await inSite(
+    deps,
+    tenantId,
+    site,
+    () => writeBatch(deps, tenantId, site, items, options.source ?? 'api'),
+    (b) => createdIn(b.written.map((w) => w.outcome)),
+  );
+  options.onItem?.(items.length);
+  // A large bulk answers without waiting for its embeddings (they are "pending"; the background
+  // indexer starts on them at once): embedding hundreds of texts would outlast any deadline.
+  const toIndex = [...written.filter((w) => w.outcome.status !== 'unchanged').flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]), ...adoptedOutside];
+  const indexed = new Set<string>();
+  const started = Date.now();
+  for (let k = 0; toIndex.length <= INLINE_BULK_MAX && k < toIndex.length; k += 100) {
+    // Within the write bound, and within the caller's deadline: the answer must make it back.
+    const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(options.deadline, 500));
+    if (left < 200) break; // the rest is the background indexer's
+    const batch = toIndex.slice(k, k + 100);
+    for (const id of (await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })).indexed) indexed.add(id);
+  }
+  for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
+  return results;
+}
+
+/** The writes of a bulk: one unordered bulkWrite of the distinct keys, then repeated keys one by one. */
+async function writeBatch(deps: CatalogDeps, tenantId: string, site: SiteView, items: { value?: unknown; issues?: ValidationIssue[] }[], source: string): Promise<BatchWrite> {
   const results: BulkItem[] = [];
   const written: { i: number; outcome: WriteOutcome }[] = [];
   const now = new Date();
@@ -333,7 +385,7 @@ export async function bulkUpsert(
       continue;
     }
     if (input.external_id != null) seen.add(input.external_id);
-    const fields = fieldsOf(input, options.source ?? 'api');
+    const fields = fieldsOf(input, source);
     const plan = planWrite(fields, fields.external_id ? (known.get(fields.external_id) ?? null) : null, fields.parent_external_id ? (known.get(fields.parent_external_id) ?? null) : null, now);
     if (plan.kind === 'unchanged') {
       touched.push(plan.existing);
@@ -367,28 +419,11 @@ export async function bulkUpsert(
     }
   }
   for (const i of one.sort((a, b) => a - b)) {
-    const outcome = await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, options.source);
+    const outcome = await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, source);
     written.push({ i, outcome });
     results[i] = { index: i, status: outcome.status, id: outcome.doc._id };
   }
-  options.onItem?.(items.length);
-  // A large bulk answers without waiting for its embeddings (they are "pending"; the background
-  // indexer starts on them at once): embedding hundreds of texts would outlast any deadline.
-  const toIndex = [
-    ...written.filter((w) => w.outcome.status !== 'unchanged').flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]),
-    ...fresh.values(),
-  ];
-  const indexed = new Set<string>();
-  const started = Date.now();
-  for (let k = 0; toIndex.length <= INLINE_BULK_MAX && k < toIndex.length; k += 100) {
-    // Within the write bound, and within the caller's deadline: the answer must make it back.
-    const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(options.deadline, 500));
-    if (left < 200) break; // the rest is the background indexer's
-    const batch = toIndex.slice(k, k + 100);
-    for (const id of (await indexNow(deps, batch, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })).indexed) indexed.add(id);
-  }
-  for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
-  return results;
+  return { results, written, adoptedOutside: [...fresh.values()] };
 }
 
 export async function deleteProduct(deps: CatalogDeps, tenantId: string, id: string): Promise<void> {

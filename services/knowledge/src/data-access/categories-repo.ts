@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { parentGuardStore } from '@kb/common';
 import type { CategoryDoc, KnowledgeModels } from './models';
 
-/** What the repository hands out: the stored document with `id` for `_id`. */
-export type CategoryRecord = Omit<CategoryDoc, '_id'> & { id: string };
+/** What the repository hands out: the stored document with `id` for `_id` (the guard's state is internal). */
+export type CategoryRecord = Omit<CategoryDoc, '_id' | 'guard'> & { id: string };
 
 const toRecord = (d: CategoryDoc): CategoryRecord => ({
   id: d._id,
@@ -46,9 +47,8 @@ export function categoriesRepo(models: KnowledgeModels) {
     async countChildren(tenantId: string, id: string): Promise<number> {
       return Category.countDocuments({ tenant_id: tenantId, parent_id: id });
     },
-    async remove(tenantId: string, id: string): Promise<boolean> {
-      return (await Category.deleteOne({ tenant_id: tenantId, _id: id })).deletedCount === 1;
-    },
+    /** Where a delete and the writes that refer to a category meet (domain/categories.ts); the only way a category is deleted. */
+    guard: parentGuardStore(Category),
   };
 }
 export type CategoriesRepo = ReturnType<typeof categoriesRepo>;

@@ -42,6 +42,20 @@ export function entriesRepo(models: KnowledgeModels) {
       ).lean<EntryDoc>();
     },
 
+    /** Deletes the entry whatever its version; returns what was deleted. */
+    async removeAnyVersion(tenantId: string, id: string, session?: ClientSession): Promise<EntryRecord | null> {
+      return Entry.findOneAndDelete({ tenant_id: tenantId, _id: id }, opts(session)).lean<EntryDoc>();
+    },
+
+    /** Moves the entry to another category while it is still in `from` (a new version); null when it is not. */
+    async moveFromCategory(tenantId: string, id: string, from: string, to: string, session?: ClientSession): Promise<EntryRecord | null> {
+      return Entry.findOneAndUpdate(
+        { tenant_id: tenantId, _id: id, category_id: from },
+        { $set: { category_id: to, updated_at: new Date(), index_pending: true }, $inc: { version: 1 } },
+        { returnDocument: 'after', ...opts(session) },
+      ).lean<EntryDoc>();
+    },
+
     async deleteIfVersion(tenantId: string, id: string, expectedVersion: number, session?: ClientSession): Promise<boolean> {
       const res = await Entry.deleteOne({ tenant_id: tenantId, _id: id, version: expectedVersion }, opts(session));
       return res.deletedCount === 1;

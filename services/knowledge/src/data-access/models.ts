@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { tenantScoped, type IndexErrorRecord } from '@kb/common';
+import { parentGuardPath, tenantScoped, type IndexErrorRecord, type ParentGuardState } from '@kb/common';
 
 export interface TenantDoc {
   _id: string;
@@ -33,6 +33,8 @@ export interface CategoryDoc {
   sort_order: number;
   created_at: Date;
   updated_at: Date;
+  /** Deletes and the writes that refer to the category (entries, children) meet here; never answered. */
+  guard?: ParentGuardState;
 }
 
 const tenantSchema = new Schema<TenantDoc>(
@@ -76,6 +78,7 @@ const categorySchema = new Schema<CategoryDoc>(
     sort_order: { type: Number, default: 0 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    ...parentGuardPath,
   },
   { collection: 'categories', versionKey: false, autoIndex: false },
 );

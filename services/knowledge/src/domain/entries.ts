@@ -5,6 +5,7 @@ import type { CategoriesRepo } from '../data-access/categories-repo';
 import type { EntriesRepo, EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
 import type { TenantsRepo } from '../data-access/tenants-repo';
 import { callerWith, notFound } from './access';
+import { categoryGuard } from './category-guard';
 import { expiryOf, normaliseMetadata } from './entry-types';
 import type { EntryIndexer, SimilarityClient } from './indexer';
 import { effectiveSettings } from './tenant-settings';
@@ -66,6 +67,7 @@ export interface EntryDeps {
 
 export function entryUseCases(deps: EntryDeps) {
   const { entries, categories, tenants, mongo, indexer } = deps;
+  const inCategory = categoryGuard(categories);
 
   // Skill-index rebuilds of one tenant run one after another in this process, so a rebuild
   // never overwrites a newer one with an older read.
@@ -133,6 +135,45 @@ export function entryUseCases(deps: EntryDeps) {
       request_id: caller.request_id || null,
       snapshot: { ...e } as unknown as Record<string, unknown>,
     };
+  }
+
+  /*
+   * Undoing a write whose category was deleted while its claim was dropped (a stall longer than
+   * the guard's TTL; @kb/common parent-guard.ts): the entry must not stay in a deleted category.
+   */
+
+  /** Removes a new entry as a delete would (tombstone for the index, skill index rebuilt). */
+  async function discard(e: EntryRecord, caller: Caller): Promise<void> {
+    const written = await writeUnit(
+      caller.tenant_id,
+      e.type === 'skill',
+      async (session) => {
+        const gone = await entries.removeAnyVersion(caller.tenant_id, e._id, session);
+        const tombstone = gone ? { _id: e._id, tenant_id: caller.tenant_id, version: gone.version + 1, deleted_at: new Date() } : null;
+        if (tombstone) await entries.addTombstone(tombstone, session);
+        return tombstone;
+      },
+      caller,
+    );
+    if (written.result) await indexer.removeNow([written.result]);
+    if (written.index) await indexer.indexNow([written.index]);
+  }
+
+  /** Moves an entry back from a deleted category into the one it came from (itself under that one's claim). */
+  async function moveBack(e: EntryRecord, categoryId: string, caller: Caller): Promise<void> {
+    const back = () =>
+      writeUnit(
+        caller.tenant_id,
+        e.type === 'skill',
+        async (session) => {
+          const moved = await entries.moveFromCategory(caller.tenant_id, e._id, e.category_id, categoryId, session);
+          if (moved) await entries.addVersion(versionRecord(moved, 'update', caller), session);
+          return moved;
+        },
+        caller,
+      );
+    // When the category it came from is gone as well, there is nowhere to put it back: the error is the answer.
+    await inCategory.referring(caller.tenant_id, categoryId, back, async () => undefined);
   }
 
   /** Index right away (bounded); the entry answered carries the model when that worked. */
@@ -231,24 +272,27 @@ export function entryUseCases(deps: EntryDeps) {
         created_at: now,
         updated_at: now,
       };
-      let written;
-      try {
-        written = await writeUnit(
-          caller.tenant_id,
-          type === 'skill',
-          async (session) => {
-            await entries.insert(doc, session);
-            await entries.addVersion(versionRecord(doc, 'create', caller), session);
-            return doc;
-          },
-          caller,
-        );
-      } catch (err) {
-        if ((err as { code?: number }).code === 11000) {
-          throw AppError.conflict(`The translation group already has an entry in language "${language}"`);
+      const insert = async () => {
+        try {
+          return await writeUnit(
+            caller.tenant_id,
+            type === 'skill',
+            async (session) => {
+              await entries.insert(doc, session);
+              await entries.addVersion(versionRecord(doc, 'create', caller), session);
+              return doc;
+            },
+            caller,
+          );
+        } catch (err) {
+          if ((err as { code?: number }).code === 11000) {
+            throw AppError.conflict(`The translation group already has an entry in language "${language}"`);
+          }
+          throw err;
         }
-        throw err;
-      }
+      };
+      // Under the category's claim: a concurrent delete of the category either sees this entry or wins first (404).
+      const written = await inCategory.referring(caller.tenant_id, categoryId, insert, (w) => discard(w.result, caller));
       return indexed(written.result, [written.index]);
     },
 
@@ -305,17 +349,23 @@ export function entryUseCases(deps: EntryDeps) {
         set.content_changed_at = now;
       }
 
-      const written = await writeUnit(
-        caller.tenant_id,
-        current.type === 'skill',
-        async (session) => {
-          const updated = await entries.updateIfVersion(caller.tenant_id, id, current.version, set, session);
-          if (!updated) throw AppError.conflict('The entry was changed by another request; read it again and retry');
-          await entries.addVersion(versionRecord(updated, 'update', caller), session);
-          return updated;
-        },
-        caller,
-      );
+      const write = () =>
+        writeUnit(
+          caller.tenant_id,
+          current.type === 'skill',
+          async (session) => {
+            const updated = await entries.updateIfVersion(caller.tenant_id, id, current.version, set, session);
+            if (!updated) throw AppError.conflict('The entry was changed by another request; read it again and retry');
+            await entries.addVersion(versionRecord(updated, 'update', caller), session);
+            return updated;
+          },
+          caller,
+        );
+      // A move refers to the new category: under its claim, like a create.
+      const written =
+        set.category_id === undefined
+          ? await write()
+          : await inCategory.referring(caller.tenant_id, set.category_id, write, (w) => moveBack(w.result, current.category_id, caller));
       return indexed(written.result, [written.index]);
     },
 
@@ -439,8 +489,6 @@ export function entryUseCases(deps: EntryDeps) {
       }
       return { site_id: siteId, assigned, already_assigned: already, not_found: notFoundIds };
     },
-
-    countInCategory: (tenantId: string, categoryId: string) => entries.countInCategory(tenantId, categoryId),
   };
 }
 export type EntryUseCases = ReturnType<typeof entryUseCases>;

@@ -64,7 +64,7 @@ export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHa
     }),
 
     DeleteCategory: unary(deps.logger, 'DeleteCategory', async (req: knowledgeV1.DeleteCategoryRequest__Output) => {
-      await deps.categories.remove(req.caller, req.category_id, deps.entries.countInCategory);
+      await deps.categories.remove(req.caller, req.category_id);
       return { id: req.category_id };
     }),
 
