@@ -91,3 +91,22 @@ describe('hostile input', () => {
     }
   });
 });
+
+describe('bounds on values the interface leaves open', () => {
+  test('when a product category, keyword, URL or entry tag is over its bound, then 422 naming it and nothing is written', async () => {
+    const before = (await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json.length;
+    expect422(await post('/products?site_id=shop', product({ category: 'c'.repeat(501) })), ['body', 'category']);
+    expect422(await post('/products?site_id=shop', product({ search_keywords: ['k'.repeat(201)] })), ['body', 'search_keywords', 0]);
+    expect422(await post('/products?site_id=shop', product({ search_keywords: Array.from({ length: 101 }, (_, i) => `k${i}`) })), ['body', 'search_keywords']);
+    expect422(await post('/products?site_id=shop', product({ image_url: `https://x/${'i'.repeat(2048)}` })), ['body', 'image_url']);
+    // A bulk answers per item: the over-long item is an error naming the field, nothing written for it.
+    const bulk = await post('/products/bulk?site_id=shop', { products: [product({ category: 'c'.repeat(40_000) })] });
+    expect(bulk.status).toBe(200);
+    expect(bulk.json.results[0].status).toBe('error');
+    expect(JSON.stringify(bulk.json.results[0].errors)).toContain('category');
+    expect422(await post('/knowledge-entries', entry({ tags: ['t'.repeat(40_000)] })), ['body', 'tags', 0]);
+    expect422(await post('/knowledge-entries', entry({ search_keywords: ['s'.repeat(201)] })), ['body', 'search_keywords', 0]);
+    expect((await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json).toHaveLength(before);
+    expect((await post('/products?site_id=shop', product({ category: 'c'.repeat(500), search_keywords: ['k'.repeat(200)] }))).status).toBe(201);
+  });
+});

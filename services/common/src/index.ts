@@ -16,3 +16,4 @@ export * from './exact-json';
 export * from './index-errors';
 export * from './parent-guard';
 export * from './parent-guard-store';
+export * from './limits';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, numberToken, validationIssues, type ValidationIssue } from '@kb/common';
+import { AppError, FIELD_LIMITS, numberToken, validationIssues, type ValidationIssue } from '@kb/common';
 import { DECIMAL_FIELDS, DECIMAL_PATTERN, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
 
 const Str = (opts: { maxLength?: number; minLength?: number } = {}) => Type.Union([Type.String(opts), Type.Null()]);
@@ -21,7 +21,7 @@ export const ProductInput = Type.Object(
     sku: Type.Optional(Str({ maxLength: 100 })),
     gtin: Type.Optional(Str({ maxLength: 50 })),
     brand: Type.Optional(Str({ maxLength: 200 })),
-    category: Type.Optional(Str()),
+    category: Type.Optional(Str({ maxLength: FIELD_LIMITS.category })),
     attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     properties: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     price_current: Type.Optional(Decimal),
@@ -29,9 +29,9 @@ export const ProductInput = Type.Object(
     price_special: Type.Optional(Decimal),
     price_on_request: Type.Optional(Type.Boolean()),
     currency: Type.Optional(Type.String({ maxLength: 3 })),
-    image_url: Type.Optional(Str()),
-    product_url: Type.Optional(Str()),
-    additional_images: Type.Optional(Type.Array(Type.String())),
+    image_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
+    product_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
+    additional_images: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images })),
     availability: Type.Optional(Str({ maxLength: 50 })),
     rating_average: Type.Optional(Decimal),
     rating_count: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -39,7 +39,7 @@ export const ProductInput = Type.Object(
     is_variant: Type.Optional(Type.Boolean()),
     is_parent: Type.Optional(Type.Boolean()),
     similarity_text: Type.Optional(Str()),
-    search_keywords: Type.Optional(Type.Array(Type.String())),
+    search_keywords: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems })),
     embedding_text_description: Type.Optional(Str()),
     embedding_text_properties: Type.Optional(Str()),
     embedding_text_attributes: Type.Optional(Str()),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { FIELD_LIMITS } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 /** The interface's decimal pattern for prices and ratings in responses. */
@@ -71,7 +72,7 @@ export const ProductCreate = Type.Object(
     sku: Type.Optional(Str({ maxLength: 100 })),
     gtin: Type.Optional(Str({ maxLength: 50 })),
     brand: Type.Optional(Str({ maxLength: 200 })),
-    category: Type.Optional(Str()),
+    category: Type.Optional(Str({ maxLength: FIELD_LIMITS.category })),
     attributes: Type.Optional(Obj),
     properties: Type.Optional(Obj),
     price_current: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
@@ -79,9 +80,9 @@ export const ProductCreate = Type.Object(
     price_special: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
     price_on_request: Type.Optional(Type.Boolean({ default: false })),
     currency: Type.Optional(Type.String({ maxLength: 3, default: 'EUR' })),
-    image_url: Type.Optional(Str()),
-    product_url: Type.Optional(Str()),
-    additional_images: Type.Optional(Type.Array(Type.String())),
+    image_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
+    product_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
+    additional_images: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images })),
     availability: Type.Optional(Str({ maxLength: 50 })),
     rating_average: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 5, description: EXACT }))),
     rating_count: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
@@ -89,7 +90,7 @@ export const ProductCreate = Type.Object(
     is_variant: Type.Optional(Type.Boolean({ default: false })),
     is_parent: Type.Optional(Type.Boolean({ default: false })),
     similarity_text: Type.Optional(Str()),
-    search_keywords: Type.Optional(Type.Array(Type.String())),
+    search_keywords: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems })),
     embedding_text_description: Type.Optional(Str()),
     embedding_text_properties: Type.Optional(Str()),
     embedding_text_attributes: Type.Optional(Str()),
@@ -161,7 +162,7 @@ export const ProductSearchHit = Type.Composite(
  * Search filters match stored values exactly, so none is longer than the longest value that
  * can be stored (brand and availability as in ProductCreate; category and language generously).
  */
-export const FILTER_LIMITS = { site_id: 200, language: 35, brand: 200, category: 500, availability: 50 } as const;
+export const FILTER_LIMITS = { site_id: 200, language: 35, brand: 200, category: FIELD_LIMITS.category, availability: 50 } as const;
 
 export const VectorField = Type.Union(
   [Type.Literal('description'), Type.Literal('properties'), Type.Literal('attributes'), Type.Literal('hybrid')],

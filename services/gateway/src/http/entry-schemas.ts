@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { knowledgeV1 } from '@kb/common';
+import { FIELD_LIMITS, type knowledgeV1 } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
@@ -18,7 +18,8 @@ const Content = Type.String({ minLength: 1, description: 'Markdown' });
 const Layer = Nullable(Type.String({ maxLength: 50 }));
 const Language = Type.String({ minLength: 2, maxLength: 5 });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'validated against the schema of the entry type' });
-const Strings = Type.Array(Type.String());
+/** tags and search_keywords: bounded items (the interface leaves them open). */
+const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems });
 
 export const Entry = Type.Object(
   {
