@@ -3,6 +3,11 @@
  * characters MongoDB and Elasticsearch trip on, and search filters hundreds of kilobytes long.
  * Each is a 4xx in the documented shape before any service is called, and nothing is written.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FIELD_LIMITS } from '@kb/common';
+import { ProductInput } from '../../services/catalog/src/domain/product-input';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -108,5 +113,99 @@ describe('bounds on values the interface leaves open', () => {
     expect422(await post('/knowledge-entries', entry({ search_keywords: ['s'.repeat(201)] })), ['body', 'search_keywords', 0]);
     expect((await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json).toHaveLength(before);
     expect((await post('/products?site_id=shop', product({ category: 'c'.repeat(500), search_keywords: ['k'.repeat(200)] }))).status).toBe(201);
+  });
+});
+
+describe('bounds on every other value the interface leaves open', () => {
+  const L = FIELD_LIMITS;
+  const uuids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  const anchor = { anchor_product_ids: ['00000000-0000-4000-8000-000000000000'] };
+  // [route, body, loc] with one value just over its bound; each case alone in an otherwise valid body.
+  const over = (): [string, unknown, (string | number)[]][] => [
+    ['/categories', { name: 'C', description: 'd'.repeat(L.text + 1) }, ['body', 'description']],
+    ['/categories', { name: 'C', sort_order: L.int32 + 1 }, ['body', 'sort_order']],
+    ['/knowledge-entries', entry({ content: 'c'.repeat(L.longText + 1) }), ['body', 'content']],
+    ['/knowledge-entries', entry({ summary: 's'.repeat(L.text + 1) }), ['body', 'summary']],
+    ['/knowledge-entries', entry({ similarity_text: 's'.repeat(L.text + 1) }), ['body', 'similarity_text']],
+    ['/knowledge-entries', entry({ source_reference: 'r'.repeat(L.url + 1) }), ['body', 'source_reference']],
+    ['/knowledge-entries', entry({ project_ids: uuids(L.projectIds + 1) }), ['body', 'project_ids']],
+    ['/knowledge-entries/personal', entry({ visibility: undefined, summary: 's'.repeat(L.text + 1) }), ['body', 'summary']],
+    ['/sites', { slug: 'over', name: 'S', domain: 'd'.repeat(L.url + 1) }, ['body', 'domain']],
+    ['/sites', { slug: 'over', name: 'S', platform: 'p'.repeat(L.name + 1) }, ['body', 'platform']],
+    ['/products?site_id=shop', product({ title: 't'.repeat(L.productTitle + 1) }), ['body', 'title']],
+    ['/products?site_id=shop', product({ description: 'd'.repeat(L.longText + 1) }), ['body', 'description']],
+    ['/products?site_id=shop', product({ short_description: 'd'.repeat(L.text + 1) }), ['body', 'short_description']],
+    ['/products?site_id=shop', product({ similarity_text: 's'.repeat(L.text + 1) }), ['body', 'similarity_text']],
+    ['/products?site_id=shop', product({ embedding_text_properties: 'e'.repeat(L.longText + 1) }), ['body', 'embedding_text_properties']],
+    ['/products?site_id=shop', product({ parent_external_id: 'p'.repeat(L.name + 1) }), ['body', 'parent_external_id']],
+    ['/products?site_id=shop', product({ rating_count: L.int32 + 1 }), ['body', 'rating_count']],
+    ['/products?site_id=shop', product({ additional_images: Array.from({ length: L.images + 1 }, (_, i) => `https://x/${i}.jpg`) }), ['body', 'additional_images']],
+    ['/search/similar', { anchor_product_ids: ['a'.repeat(L.name + 1)] }, ['body', 'anchor_product_ids', 0]],
+    ['/search/similar', { ...anchor, exclude_product_ids: uuids(L.excludeIds + 1) }, ['body', 'exclude_product_ids']],
+    ['/search/similar', { ...anchor, anchor_weights: Array.from({ length: 11 }, () => 1) }, ['body', 'anchor_weights']],
+  ];
+
+  test('when one value is over its bound, then 422 naming it and nothing is written', async () => {
+    const entriesBefore = (await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json.length;
+    const categoriesBefore = (await stack.request(acme, '/api/knowledge/categories', { token: admin })).json.length;
+    for (const [route, body, loc] of over()) {
+      const res = await post(route, body);
+      expect({ route, loc, status: res.status }).toEqual({ route, loc, status: 422 });
+      expect422(res, loc);
+    }
+    expect((await stack.request(acme, '/api/knowledge/knowledge-entries', { token: admin })).json).toHaveLength(entriesBefore);
+    expect((await stack.request(acme, '/api/knowledge/categories', { token: admin })).json).toHaveLength(categoriesBefore);
+    expect((await stack.request(acme, '/api/knowledge/sites', { token: admin })).json.map((x: { slug: string }) => x.slug)).not.toContain('over');
+  });
+
+  test('when values are at their bounds, then they are stored as sent', async () => {
+    const cat = await post('/categories', { name: 'Big', description: 'd'.repeat(L.text), sort_order: L.int32 });
+    expect(cat.status).toBe(201);
+    expect(cat.json.sort_order).toBe(L.int32);
+    const e = await post('/knowledge-entries', entry({ content: 'c'.repeat(L.longText), summary: 's'.repeat(L.text), project_ids: uuids(L.projectIds) }));
+    expect(e.status).toBe(201);
+    expect(e.json.content).toHaveLength(L.longText);
+    const p = await post('/products?site_id=shop', product({ title: 't'.repeat(L.productTitle), rating_count: L.int32, parent_external_id: 'p'.repeat(L.name) }));
+    expect(p.status).toBe(201);
+    expect(p.json).toMatchObject({ rating_count: L.int32 });
+  });
+
+  test("when the OpenAPI document and the catalog's own product input are compared, then every bound agrees", async () => {
+    // The catalog checks products again (the import CLI and bulk items reach it without the
+    // gateway's schema): a bound only one of them enforced would let the other side store it.
+    const published = (await stack.request(acme, '/api/knowledge/openapi.json')).json.components.schemas.ProductCreate.properties;
+    const bounds = (schema: any): unknown => {
+      const s = schema?.anyOf?.find((x: any) => x.type !== 'null') ?? schema;
+      return { maxLength: s?.maxLength, maxItems: s?.maxItems, maximum: s?.maximum, item: s?.items?.maxLength };
+    };
+    const catalog = ProductInput.properties as Record<string, unknown>;
+    expect(Object.keys(published).sort()).toEqual(Object.keys(catalog).sort());
+    for (const field of Object.keys(catalog)) {
+      if (['price_current', 'price_msrp', 'price_special', 'rating_average'].includes(field)) continue; // numbers at the edge, decimal strings inside
+      expect({ field, ...(bounds(published[field]) as object) }).toEqual({ field, ...(bounds(catalog[field]) as object) });
+    }
+  });
+
+  test('when an import line is nested 10,000 deep, has a NUL key or an over-long value, then that line fails and the others are imported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-hostile-'));
+    const file = join(dir, 'hostile.jsonl');
+    const line = (extra: string) => `{"title":"P","language":"en"${extra}}`;
+    writeFileSync(
+      file,
+      [
+        line(`,"external_id":"deep","attributes":${deepObject(10_000)}`),
+        line(`,"external_id":"nul","attributes":{"a\\u0000b":1}`),
+        line(`,"external_id":"cat","category":"${'c'.repeat(L.category + 1)}"`),
+        line(`,"external_id":"dup","title":"again"`),
+        line(`,"external_id":"ok"`),
+      ].join('\n'),
+    );
+    const res = await stack.catalogAdmin('products', 'import', '--tenant', acme, '--site', 'shop', file);
+    expect(res.code).toBe(1);
+    expect(res.stdout.at(-1)).toMatch(/: 1 created, 0 updated, 0 unchanged, 4 failed;/);
+    expect(res.stderr).toMatch(/line 1: \(line\): JSON should be nested at most 32 levels deep/);
+    expect(res.stderr).toMatch(/line 2: attributes\.a\u0000b: Key should be non-empty/);
+    expect(res.stderr).toMatch(/line 3: category: String should have at most 500 characters/);
+    expect(res.stderr).toMatch(/line 4: \(line\): Invalid JSON: duplicate key "title"/);
   });
 });

@@ -17,3 +17,4 @@ export * from './index-errors';
 export * from './parent-guard';
 export * from './parent-guard-store';
 export * from './limits';
+export * from './json-shape';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, FIELD_LIMITS, numberToken, validationIssues, type ValidationIssue } from '@kb/common';
+import { AppError, FIELD_LIMITS, jsonShapeProblem, keyIssues, numberToken, tooDeepIssue, validationIssues, type ValidationIssue } from '@kb/common';
 import { DECIMAL_FIELDS, DECIMAL_PATTERN, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
 
 const Str = (opts: { maxLength?: number; minLength?: number } = {}) => Type.Union([Type.String(opts), Type.Null()]);
@@ -13,11 +13,11 @@ const Decimal = Type.Union([Type.String({ pattern: DECIMAL_PATTERN }), Type.Null
  */
 export const ProductInput = Type.Object(
   {
-    title: Type.String({ minLength: 1 }),
+    title: Type.String({ minLength: 1, maxLength: FIELD_LIMITS.productTitle }),
     language: Type.String({ minLength: 2, maxLength: 5 }),
     external_id: Type.Optional(Str({ maxLength: 200 })),
-    description: Type.Optional(Str()),
-    short_description: Type.Optional(Str()),
+    description: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
+    short_description: Type.Optional(Str({ maxLength: FIELD_LIMITS.text })),
     sku: Type.Optional(Str({ maxLength: 100 })),
     gtin: Type.Optional(Str({ maxLength: 50 })),
     brand: Type.Optional(Str({ maxLength: 200 })),
@@ -34,24 +34,30 @@ export const ProductInput = Type.Object(
     additional_images: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images })),
     availability: Type.Optional(Str({ maxLength: 50 })),
     rating_average: Type.Optional(Decimal),
-    rating_count: Type.Optional(Type.Integer({ minimum: 0 })),
-    parent_external_id: Type.Optional(Str()),
+    rating_count: Type.Optional(Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32 })),
+    parent_external_id: Type.Optional(Str({ maxLength: FIELD_LIMITS.name })),
     is_variant: Type.Optional(Type.Boolean()),
     is_parent: Type.Optional(Type.Boolean()),
-    similarity_text: Type.Optional(Str()),
+    similarity_text: Type.Optional(Str({ maxLength: FIELD_LIMITS.text })),
     search_keywords: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems })),
-    embedding_text_description: Type.Optional(Str()),
-    embedding_text_properties: Type.Optional(Str()),
-    embedding_text_attributes: Type.Optional(Str()),
+    embedding_text_description: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
+    embedding_text_properties: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
+    embedding_text_attributes: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
     sync_hash: Type.Optional(Str({ maxLength: 64 })),
   },
   { additionalProperties: false },
 );
 export type ProductInput = Static<typeof ProductInput>;
 
-/** Schema problems, then the exact-decimal rules (representable; rating 0 to 5). */
+/**
+ * Schema problems, the keys of attributes and properties (as the gateway checks every body:
+ * the import CLI and a bulk item reach here without it), then the exact-decimal rules
+ * (representable; rating 0 to 5).
+ */
 export function productIssues(value: unknown, prefix: (string | number)[]): ValidationIssue[] {
   if (!Value.Check(ProductInput, value)) return validationIssues(ProductInput, value, prefix);
+  const keys = keyIssues(value, prefix);
+  if (keys.length) return keys.slice(0, 20);
   const issues: ValidationIssue[] = [];
   const input = value as ProductInput;
   for (const field of DECIMAL_FIELDS) {
@@ -82,6 +88,10 @@ export function assertProductInput(value: unknown, prefix: (string | number)[] =
  * and rating sent as strings are refused (as at the HTTP edge). Returns the value or the issues.
  */
 export function productFromJsonText(text: string, prefix: (string | number)[]): { value?: ProductInput; issues: ValidationIssue[] } {
+  // Depth first, on the text: a line nested thousands deep never reaches a recursive step.
+  const shape = jsonShapeProblem(text);
+  if (shape?.kind === 'too_deep') return { issues: [tooDeepIssue(prefix)] };
+  if (shape?.kind === 'duplicate') return { issues: [{ loc: prefix, msg: `Invalid JSON: duplicate key "${shape.key}"`, type: 'json_invalid' }] };
   let raw: unknown;
   try {
     raw = parseKeepingNumbers(text);

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import coBody from 'co-body';
-import { AppError } from '@kb/common';
-import { JSON_LIMITS, jsonShapeProblem, keyIssues } from './json-shape';
+import { AppError, jsonShapeProblem, keyIssues, tooDeepIssue } from '@kb/common';
 
 /**
  * Reads a JSON body for POST/PUT/PATCH: 415 for another content type, 413 above the limit,
@@ -44,7 +43,7 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
       throw Object.assign(new Error(`Malformed JSON body: duplicate key "${problem.key}"`), { status: 400, expose: true });
     }
     if (problem?.kind === 'too_deep') {
-      throw AppError.invalid([{ loc: ['body'], msg: `JSON should be nested at most ${JSON_LIMITS.maxDepth} levels deep`, type: 'json_too_deep' }]);
+      throw AppError.invalid([tooDeepIssue(['body'])]);
     }
     const issues = keyIssues(parsed);
     if (issues.length) throw AppError.invalid(issues.slice(0, 20));

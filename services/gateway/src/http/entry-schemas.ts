@@ -14,12 +14,16 @@ export const EntryType = literals(ENTRY_TYPES);
 export const Source = literals(SOURCES);
 
 const Title = Type.String({ minLength: 1, maxLength: 500 });
-const Content = Type.String({ minLength: 1, description: 'Markdown' });
+const Content = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.longText, description: 'Markdown' });
 const Layer = Nullable(Type.String({ maxLength: 50 }));
 const Language = Type.String({ minLength: 2, maxLength: 5 });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'validated against the schema of the entry type' });
 /** tags and search_keywords: bounded items (the interface leaves them open). */
 const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems });
+// Bounds the interface leaves open (README "Limits").
+const Summary = Type.String({ maxLength: FIELD_LIMITS.text });
+const Reference = Type.String({ maxLength: FIELD_LIMITS.url });
+const ProjectIds = Type.Array(Uuid, { maxItems: FIELD_LIMITS.projectIds });
 
 export const Entry = Type.Object(
   {
@@ -55,17 +59,17 @@ export const EntryCreate = Type.Object(
     content: Content,
     category_id: Uuid,
     visibility: Type.Optional(Visibility),
-    summary: Type.Optional(Nullable(Type.String())),
+    summary: Type.Optional(Nullable(Summary)),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
     type: Type.Optional(EntryType),
     language: Type.Optional(Language),
     metadata: Type.Optional(Metadata),
     source: Type.Optional(Source),
-    source_reference: Type.Optional(Nullable(Type.String())),
-    similarity_text: Type.Optional(Nullable(Type.String())),
+    source_reference: Type.Optional(Nullable(Reference)),
+    similarity_text: Type.Optional(Nullable(Summary)),
     search_keywords: Type.Optional(Strings),
-    project_ids: Type.Optional(Nullable(Type.Array(Uuid))),
+    project_ids: Type.Optional(Nullable(ProjectIds)),
     workspace_id: Type.Optional(Nullable(Uuid)),
     translation_of: Type.Optional(Type.Unsafe<string>({ ...Uuid, description: 'extension: the id of the entry this one translates (joins its translation group)' })),
   },
@@ -77,13 +81,13 @@ export const PersonalEntryCreate = Type.Object(
     title: Title,
     content: Content,
     category_id: Uuid,
-    summary: Type.Optional(Nullable(Type.String())),
+    summary: Type.Optional(Nullable(Summary)),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
     language: Type.Optional(Language),
     metadata: Type.Optional(Metadata),
     source: Type.Optional(Source),
-    source_reference: Type.Optional(Nullable(Type.String())),
+    source_reference: Type.Optional(Nullable(Reference)),
   },
   { additionalProperties: false, $id: 'PersonalEntryCreate' },
 );
@@ -92,16 +96,16 @@ export const EntryUpdate = Type.Object(
   {
     title: Type.Optional(Title),
     content: Type.Optional(Content),
-    summary: Type.Optional(Nullable(Type.String())),
+    summary: Type.Optional(Nullable(Summary)),
     category_id: Type.Optional(Uuid),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
     visibility: Type.Optional(Visibility),
     metadata: Type.Optional(Metadata),
-    source_reference: Type.Optional(Nullable(Type.String())),
-    similarity_text: Type.Optional(Nullable(Type.String())),
+    source_reference: Type.Optional(Nullable(Reference)),
+    similarity_text: Type.Optional(Nullable(Summary)),
     search_keywords: Type.Optional(Strings),
-    project_ids: Type.Optional(Nullable(Type.Array(Uuid))),
+    project_ids: Type.Optional(Nullable(ProjectIds)),
     workspace_id: Type.Optional(Nullable(Uuid)),
     type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),
   },

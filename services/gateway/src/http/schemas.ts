@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { FIELD_LIMITS } from '@kb/common';
 
 export const Uuid = Type.String({ format: 'uuid', examples: ['7c6a2f4e-5b0d-4a53-9a37-0d2a4b9f1c11'] });
 export const DateTime = Type.String({ format: 'date-time' });
@@ -35,9 +36,9 @@ export const Category = Type.Object(
 export const CategoryCreate = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Nullable(Type.String())),
+    description: Type.Optional(Nullable(Type.String({ maxLength: FIELD_LIMITS.text }))),
     parent_id: Type.Optional(Nullable(Uuid)),
-    sort_order: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    sort_order: Type.Optional(Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32, default: 0 })),
   },
   { additionalProperties: false, $id: 'CategoryCreate' },
 );
@@ -45,9 +46,9 @@ export const CategoryCreate = Type.Object(
 export const CategoryUpdate = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    description: Type.Optional(Nullable(Type.String())),
+    description: Type.Optional(Nullable(Type.String({ maxLength: FIELD_LIMITS.text }))),
     parent_id: Type.Optional(Nullable(Uuid)),
-    sort_order: Type.Optional(Type.Integer({ minimum: 0 })),
+    sort_order: Type.Optional(Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32 })),
   },
   { additionalProperties: false, $id: 'CategoryUpdate' },
 );

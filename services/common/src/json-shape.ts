@@ -1,15 +1,10 @@
-import type { ValidationIssue } from '@kb/common';
+import type { ValidationIssue } from './errors';
+import { JSON_LIMITS } from './limits';
 
-/** Bounds on the shape of every JSON body, checked before any schema or service sees it. */
-export const JSON_LIMITS = {
-  /** Nesting levels, the body itself included: deeper bodies are refused before anything recurses into them. */
-  maxDepth: 32,
-  /** Keys of one object (free-form objects such as metadata, config, attributes, properties). */
-  maxKeys: 200,
-  /** Characters of one key. */
-  maxKeyLength: 128,
-} as const;
-
+/**
+ * The shape of a JSON body, checked before anything recurses into it: the gateway on every
+ * body, the catalog on every product it reads (import lines do not pass through the gateway).
+ */
 export type ShapeProblem = { kind: 'duplicate'; key: string } | { kind: 'too_deep' };
 
 /**
@@ -51,19 +46,28 @@ export function jsonShapeProblem(text: string, maxDepth: number = JSON_LIMITS.ma
   return null;
 }
 
+export const tooDeepIssue = (loc: (string | number)[]): ValidationIssue => ({
+  loc,
+  msg: `JSON should be nested at most ${JSON_LIMITS.maxDepth} levels deep`,
+  type: 'json_too_deep',
+});
+
 // Control characters (NUL among them) break logs and drivers; a leading `$` is a MongoDB
 // operator and a `.` a MongoDB path and an Elasticsearch object path; an empty name is
 // refused by Elasticsearch.
 const BAD_KEY = /^$|^\$|\.|[\u0000-\u001f\u007f]/;
 
 /**
- * Keys of every object in a parsed body (depth already bounded): at most `maxKeys` per object,
- * each at most `maxKeyLength` characters and none a MongoDB or Elasticsearch would trip on.
- * Issues point at the offending key, e.g. ["body", "metadata", "a.b"].
+ * Keys of every object in a parsed value: at most `maxKeys` per object, each at most
+ * `maxKeyLength` characters and none a MongoDB or Elasticsearch would trip on. Issues point at
+ * the offending key, e.g. ["body", "metadata", "a.b"]. `depth` is the nesting level of `value`
+ * (1 for a body); the walk stops at the depth limit, so a value parsed elsewhere (an import
+ * line, a gRPC field) can never take it deep into the stack.
  */
-export function keyIssues(value: unknown, loc: (string | number)[] = ['body']): ValidationIssue[] {
-  if (Array.isArray(value)) return value.flatMap((item, i) => keyIssues(item, [...loc, i]));
+export function keyIssues(value: unknown, loc: (string | number)[] = ['body'], depth = 1): ValidationIssue[] {
   if (value === null || typeof value !== 'object') return [];
+  if (depth > JSON_LIMITS.maxDepth) return [tooDeepIssue(loc)];
+  if (Array.isArray(value)) return value.flatMap((item, i) => keyIssues(item, [...loc, i], depth + 1));
   const keys = Object.keys(value);
   const issues: ValidationIssue[] = [];
   if (keys.length > JSON_LIMITS.maxKeys) {
@@ -75,7 +79,7 @@ export function keyIssues(value: unknown, loc: (string | number)[] = ['body']): 
     } else if (BAD_KEY.test(key)) {
       issues.push({ loc: [...loc, key], msg: 'Key should be non-empty, without control characters or ".", and not start with "$"', type: 'key_invalid' });
     }
-    issues.push(...keyIssues((value as Record<string, unknown>)[key], [...loc, key]));
+    issues.push(...keyIssues((value as Record<string, unknown>)[key], [...loc, key], depth + 1));
   }
   return issues;
 }
