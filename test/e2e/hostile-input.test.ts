@@ -143,6 +143,9 @@ describe('bounds on every other value the interface leaves open', () => {
     ['/search/similar', { anchor_product_ids: ['a'.repeat(L.name + 1)] }, ['body', 'anchor_product_ids', 0]],
     ['/search/similar', { ...anchor, exclude_product_ids: uuids(L.excludeIds + 1) }, ['body', 'exclude_product_ids']],
     ['/search/similar', { ...anchor, anchor_weights: Array.from({ length: 11 }, () => 1) }, ['body', 'anchor_weights']],
+    // An empty id once reached Elasticsearch as an empty ids query: a 500.
+    ['/search/similar', { ...anchor, exclude_product_ids: [''] }, ['body', 'exclude_product_ids', 0]],
+    ['/search/similar', { anchor_product_ids: [''] }, ['body', 'anchor_product_ids', 0]],
   ];
 
   test('when one value is over its bound, then 422 naming it and nothing is written', async () => {
@@ -207,5 +210,24 @@ describe('bounds on every other value the interface leaves open', () => {
     expect(res.stderr).toMatch(/line 2: attributes\.a\u0000b: Key should be non-empty/);
     expect(res.stderr).toMatch(/line 3: category: String should have at most 500 characters/);
     expect(res.stderr).toMatch(/line 4: \(line\): Invalid JSON: duplicate key "title"/);
+  });
+});
+
+describe('validation answers that name what was sent', () => {
+  test('when a strict metadata type gets keys in another script or 200 unknown keys, then 422 at once naming them, not a 504 at the deadline', async () => {
+    // The issues cross gRPC in trailing metadata: a non-ASCII key once made grpc-js throw there,
+    // leaving the call unanswered until its deadline.
+    const started = Date.now();
+    const res = await post('/knowledge-entries', entry({ type: 'glossary', metadata: { term: 'T', Größe: 1, '\u{1F600}': 2 } }));
+    expect422(res);
+    expect(res.json.detail.map((i: { loc: unknown[] }) => i.loc)).toEqual([
+      ['body', 'metadata', 'Größe'],
+      ['body', 'metadata', '\u{1F600}'],
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`ü${'k'.repeat(120)}${i}`, i]));
+    const big = await post('/knowledge-entries', entry({ type: 'process', metadata: { steps: [{ title: 's' }], ...many } }));
+    expect422(big);
+    expect(big.json.detail[0].loc.slice(0, 2)).toEqual(['body', 'metadata']);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });

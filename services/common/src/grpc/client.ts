@@ -54,9 +54,9 @@ export function fromServiceError(err: grpc.ServiceError, service: string): AppEr
   }
   let issues: ValidationIssue[] | undefined;
   const raw = err.metadata?.get(ISSUES_METADATA_KEY)[0];
-  if (kind === 'invalid' && typeof raw === 'string') {
+  if (kind === 'invalid' && Buffer.isBuffer(raw)) {
     try {
-      issues = JSON.parse(raw) as ValidationIssue[];
+      issues = JSON.parse(raw.toString('utf8')) as ValidationIssue[];
     } catch {
       issues = undefined;
     }

@@ -1,12 +1,38 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
-import { AppError, KIND_TO_GRPC } from '../errors';
+import { AppError, KIND_TO_GRPC, type ValidationIssue } from '../errors';
 import { mapMongoError } from '../mongo';
 import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 
-/** Metadata key carrying FastAPI-style validation issues (JSON) next to INVALID_ARGUMENT. */
-export const ISSUES_METADATA_KEY = 'kb-validation-issues';
+/**
+ * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
+ * Binary (base64 on the wire): an issue names a key or echoes a value in any script, and
+ * grpc-js refuses a string value with a non-ASCII character by throwing, which left the call
+ * unanswered until its deadline (a 504 for metadata such as {"Größe": 1} on a strict type).
+ */
+export const ISSUES_METADATA_KEY = 'kb-validation-issues-bin';
+// Trailers travel as one HTTP/2 header block: the issues and the message stay far below its limit.
+const MAX_ISSUES_BYTES = 8 * 1024;
+const MAX_TEXT = 300;
+const MAX_DETAILS = 1000;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** The issues as trailing metadata: as many as fit in MAX_ISSUES_BYTES (always the first), each text clipped. */
+export function issuesMetadata(issues: ValidationIssue[]): grpc.Metadata {
+  const kept: ValidationIssue[] = [];
+  let bytes = 2;
+  for (const issue of issues) {
+    const clipped = { loc: issue.loc.map((p) => (typeof p === 'string' ? clip(p, MAX_TEXT) : p)), msg: clip(issue.msg, MAX_TEXT), type: issue.type };
+    bytes += Buffer.byteLength(JSON.stringify(clipped)) + 1;
+    if (kept.length > 0 && bytes > MAX_ISSUES_BYTES) break;
+    kept.push(clipped);
+  }
+  const metadata = new grpc.Metadata();
+  metadata.set(ISSUES_METADATA_KEY, Buffer.from(JSON.stringify(kept), 'utf8'));
+  return metadata;
+}
 
 export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -35,10 +61,9 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
         // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
         const err = mapMongoError(thrown);
         if (err instanceof AppError) {
-          const metadata = new grpc.Metadata();
-          if (err.issues) metadata.set(ISSUES_METADATA_KEY, JSON.stringify(err.issues));
+          const metadata = err.issues ? issuesMetadata(err.issues) : new grpc.Metadata();
           done(KIND_TO_GRPC[err.kind]);
-          callback({ code: KIND_TO_GRPC[err.kind], details: err.message, metadata });
+          callback({ code: KIND_TO_GRPC[err.kind], details: clip(err.message, MAX_DETAILS), metadata });
           return;
         }
         done(grpc.status.INTERNAL);

@@ -169,14 +169,17 @@ export const VectorField = Type.Union(
   { description: 'One field, or hybrid: a weighted sum over the fields (tenant hybrid_weights)' },
 );
 
+// An empty id reached Elasticsearch as an empty ids query ("Ids can't be empty"): a 500.
+const ProductId = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.name });
+
 export const SimilarSearch = Type.Object(
   {
-    anchor_product_ids: Type.Array(Type.String({ maxLength: FIELD_LIMITS.name }), { minItems: 1, maxItems: 10 }),
+    anchor_product_ids: Type.Array(ProductId, { minItems: 1, maxItems: 10 }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8 })),
     vector_field: Type.Optional(Nullable(VectorField)),
     site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
-    exclude_product_ids: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.name }), { maxItems: FIELD_LIMITS.excludeIds })),
+    exclude_product_ids: Type.Optional(Type.Array(ProductId, { maxItems: FIELD_LIMITS.excludeIds })),
     anchor_weights: Type.Optional(
       Type.Array(Type.Number({ minimum: 0 }), { maxItems: 10, description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids' }),
     ),
