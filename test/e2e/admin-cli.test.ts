@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const cli = path.resolve(__dirname, '../../services/devstack/dist/admin.js');
@@ -93,6 +94,22 @@ describe('admin CLI', () => {
     const out = admin('tenant', 'create', tenant);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/already exists/);
+  });
+
+  test('when the tenant already exists and --if-missing is given (the chart bootstrap Job), then it succeeds and changes nothing', async () => {
+    const db = await mongoose.createConnection(stack.mongoUri).asPromise();
+    const stored = () => db.collection('tenants').findOne({ _id: tenant as never });
+    const before = await stored();
+    expect(before).not.toBeNull();
+    const again = admin('tenant', 'create', tenant, '--if-missing', '--name', 'Other name', '--host', `other-${tenant}.example.test`);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`Tenant ${tenant} already exists; left unchanged`);
+    expect(await stored()).toEqual(before);
+    await db.close();
+    const fresh = uniqueId('boot');
+    const first = admin('tenant', 'create', fresh, '--if-missing');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(`Created tenant ${fresh}`);
   });
 
   test('when MongoDB cannot be reached, then it says so and exits 1', () => {

@@ -17,7 +17,7 @@ import { newApiToken, defaultScopesForRole } from '../domain/tokens';
 import { applySettingAssignments, effectiveSettings } from '../domain/tenant-settings';
 
 export const USAGE = `Usage:
-  admin tenant create <tenant-id> [--host <hostname>] [--name <text>]
+  admin tenant create <tenant-id> [--host <hostname>] [--name <text>] [--if-missing]
   admin tenant settings --tenant <tenant-id> [--set key=value ...]
   admin token create --tenant <tenant-id> --role <Admin|Supervisor|Agent|Viewer> [--user <uuid>]
                      [--scopes "knowledge:read knowledge:write"] [--name <text>] [--expires-in <days>]
@@ -62,9 +62,14 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
   };
 
   if (group === 'tenant' && action === 'create') {
-    const { values, positionals } = parse(rest, { host: { type: 'string', multiple: true }, name: { type: 'string' } });
+    const { values, positionals } = parse(rest, { host: { type: 'string', multiple: true }, name: { type: 'string' }, 'if-missing': { type: 'boolean' } });
     if (positionals.length !== 1) throw new UsageError('tenant create takes exactly one <tenant-id>');
     const id = requireTenantId(positionals[0]);
+    // The Helm chart's bootstrap Job runs on every install and upgrade: an existing tenant is left as it is.
+    if (values['if-missing'] && (await tenants.findById(id))) {
+      out(`Tenant ${id} already exists; left unchanged`);
+      return;
+    }
     const hosts = (values.host as string[] | undefined ?? []).map((h) => h.toLowerCase());
     for (const host of hosts) {
       if (!HOSTNAME.test(host)) throw new UsageError(`Invalid host name "${host}"`);
