@@ -10,8 +10,17 @@ export const GatewayConfigSchema = Type.Object({
   /** TENANT_MODE=host: the tenant served at the default hosts (for local use: localhost). */
   DEFAULT_TENANT: Type.Optional(Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' })),
   DEFAULT_HOSTS: Type.String({ default: 'localhost,127.0.0.1,::1' }),
-  /** Take the host from X-Forwarded-Host (behind an ingress that sets it). */
+  /**
+   * Behind an ingress: take the host from X-Forwarded-Host and the client address (the rate
+   * limit's key without a token) from X-Forwarded-For. Off, both headers are ignored: any client
+   * could send them.
+   */
   TRUST_PROXY: Type.Boolean({ default: false }),
+  /**
+   * How many proxies append to X-Forwarded-For in front of the gateway: the client address is
+   * the entry that many places from the right, so one a client wrote itself on the left is never taken.
+   */
+  TRUST_PROXY_HOPS: Type.Integer({ default: 1, minimum: 1, maximum: 10 }),
   KNOWLEDGE_GRPC_ADDR: GrpcAddress('127.0.0.1:50051'),
   CATALOG_GRPC_ADDR: GrpcAddress('127.0.0.1:50052'),
   SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),

@@ -26,7 +26,7 @@ const VERSION: string = (require('../package.json') as { version: string }).vers
 
 /** The Koa application: middleware order is request id → errors → rate limit → body → routes. */
 export function createGatewayApp(config: GatewayConfig, backends: Backends, logger: Logger): { app: Koa; openapi: () => unknown } {
-  const app = new Koa({ proxy: config.TRUST_PROXY });
+  const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.TRUST_PROXY_HOPS });
   app.silent = true; // errors are logged by errorHandler, with the request id
   const router = new Router();
   const resolveTenant = tenantResolver(config, backends);
