@@ -107,6 +107,8 @@ export async function signalAndWait(running: RunningService, signal: string, tim
   const container = client.container.getById(running.container.getId());
   await container.kill({ signal });
   const exited = await withTimeout(container.wait() as Promise<{ StatusCode: number }>, timeoutMs, `${running.service} did not exit within ${timeoutMs} ms of ${signal}`);
+  // Stopped by a signal, it is not stopped (and removed) by the file's clean-up: remove it here.
+  await container.remove({ force: true }).catch(() => undefined);
   return exited.StatusCode;
 }
 
