@@ -12,11 +12,12 @@ class SummaryReporter {
       for (const t of file.testResults) if (t.status === 'pending' || t.status === 'todo') groups.add(t.ancestorTitles[0] ?? t.title);
     }
     for (const g of groups) process.stdout.write(`\nskipped: ${g}`);
-    // The container tests are the ones an engine-less machine skips: say plainly that they ran.
+    // The container and deploy tests are the ones an engine-less machine skips: say plainly that they ran.
     for (const file of results.testResults) {
-      if (!/[\\/]test[\\/]containers[\\/]/.test(file.testFilePath)) continue;
+      const kind = /[\\/]test[\\/](containers|deploy)[\\/]/.exec(file.testFilePath)?.[1];
+      if (!kind) continue;
       const count = (status) => file.testResults.filter((t) => t.status === status).length;
-      process.stdout.write(`\ncontainer tests (${file.testFilePath.split(/[\\/]/).pop()}): ${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`);
+      process.stdout.write(`\n${kind === 'deploy' ? 'deploy' : 'container'} tests (${file.testFilePath.split(/[\\/]/).pop()}): ${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`);
     }
     process.stdout.write(`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }
