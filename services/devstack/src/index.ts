@@ -30,3 +30,4 @@ export {
   type DockerApi,
   type ImageService,
 } from './container-engine';
+export { ensureHelm, HELM_VERSION, KUBECTL_VERSION, type HelmTools } from './helm';
