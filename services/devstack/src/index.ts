@@ -31,3 +31,4 @@ export {
   type ImageService,
 } from './container-engine';
 export { ensureHelm, HELM_VERSION, KUBECTL_VERSION, type HelmTools } from './helm';
+export { renderK8s, renderK8sFiles, generatedFilesOnDisk, K8S_GENERATED_DIRS, K8S_RELEASE } from './k8s-render';

@@ -1,0 +1,106 @@
+{{/*
+Helpers shared by every template. A "component context" is a dict:
+  root: the chart's root context ($), name: gateway|knowledge|catalog|similarity|…,
+  c: that component's settings (values.default merged with values.components.<name>).
+*/}}
+
+{{/* The components, in the order they are rendered. */}}
+{{- define "kb.componentNames" -}}
+gateway knowledge catalog similarity
+{{- end -}}
+
+{{/* <release>-<suffix>: the name of every object of the install. */}}
+{{- define "kb.name" -}}
+{{- printf "%s-%s" .root.Release.Name .name -}}
+{{- end -}}
+
+{{- define "kb.tenantName" -}}
+{{- .Values.tenant.name | default .Values.tenant.id -}}
+{{- end -}}
+
+{{- define "kb.indexPrefix" -}}
+{{- .Values.elasticsearch.indexPrefix | default (printf "kb-%s" .Values.tenant.id) -}}
+{{- end -}}
+
+{{- define "kb.imageTag" -}}
+{{- .Values.image.tag | default .Chart.AppVersion -}}
+{{- end -}}
+
+{{/* <registry>/kb-<component>:<tag>. ctx: root, name */}}
+{{- define "kb.image" -}}
+{{- $v := .root.Values.image -}}
+{{- $repo := printf "kb-%s" .name -}}
+{{- if $v.registry }}{{ $repo = printf "%s/%s" ($v.registry | trimSuffix "/") $repo }}{{ end -}}
+{{- printf "%s:%s" $repo (include "kb.imageTag" .root) -}}
+{{- end -}}
+
+{{/* Labels that pick one component's pods of this install (never change: selectors are immutable). ctx: root, name */}}
+{{- define "kb.selectorLabels" -}}
+app.kubernetes.io/name: {{ .root.Chart.Name }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{/* Every object's labels. ctx: root, name */}}
+{{- define "kb.labels" -}}
+{{ include "kb.selectorLabels" . }}
+app.kubernetes.io/part-of: knowledge-service
+app.kubernetes.io/version: {{ include "kb.imageTag" .root | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
+kb.tenant/id: {{ .root.Values.tenant.id }}
+{{- end -}}
+
+{{/*
+Where a service is reached from the others: its Service's DNS name, or 127.0.0.1 when every pod
+shares the host's network (podman kube play on one machine). ctx: root, name
+*/}}
+{{- define "kb.address" -}}
+{{- $port := (index .root.Values.components .name).port -}}
+{{- if .root.Values.hostNetwork -}}
+{{- printf "127.0.0.1:%v" $port -}}
+{{- else -}}
+{{- printf "%s:%v" (include "kb.name" .) $port -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Deep merge of .src into .dst (a copy of values.default). Unlike sprig's merge it also takes
+false, 0 and "" from the component (autoscaling.enabled: false over a default of true).
+*/}}
+{{- define "kb.merge" -}}
+{{- $dst := .dst -}}
+{{- range $key, $value := .src -}}
+{{- if and (kindIs "map" $value) (kindIs "map" (get $dst $key)) -}}
+{{- include "kb.merge" (dict "dst" (get $dst $key) "src" $value) -}}
+{{- else -}}
+{{- $_ := set $dst $key $value -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Checks the schema cannot express; each fails the render with the value to change. */}}
+{{- define "kb.validate" -}}
+{{- if gt (len .Release.Name) 52 -}}
+{{- fail (printf "release name %q is longer than 52 characters: Service names are <release>-<component> and must stay within 63" .Release.Name) -}}
+{{- end -}}
+{{- $seen := dict -}}
+{{- range $name := splitList " " (include "kb.componentNames" .) -}}
+{{- $c := index $.Values.components $name -}}
+{{- if eq (int $c.port) (int $c.metricsPort) -}}
+{{- fail (printf "components.%s: port and metricsPort are both %v" $name $c.port) -}}
+{{- end -}}
+{{- if $.Values.hostNetwork -}}
+{{- range $key := list "port" "metricsPort" -}}
+{{- $port := toString (index $c $key) -}}
+{{- if hasKey $seen $port -}}
+{{- fail (printf "hostNetwork: components.%s.%s %s is also %s; on the host's network every port must differ" $name $key $port (get $seen $port)) -}}
+{{- end -}}
+{{- $_ := set $seen $port (printf "components.%s.%s" $name $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if and .Values.ingress.enabled .Values.httpRoute.enabled -}}
+{{- fail "ingress.enabled and httpRoute.enabled are both true: route the tenant's host with one of them" -}}
+{{- end -}}
+{{- end -}}
