@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, outageLog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, observeIndexBacklog, outageLog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
 import type { CatalogConfig } from './config';
 import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
 import { productsRepo, type ProductsRepo } from './data-access/products-repo';
@@ -52,12 +52,15 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   });
   report(mongo.isUp());
   const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS);
+  const repo = products;
+  const unobserve = observeIndexBacklog('products', async () => (mongo.isUp() ? repo.indexBacklog() : undefined));
   logger.info({ port: grpcServer.port }, 'catalog service listening');
   const server = grpcServer;
   return {
     port: server.port,
     indexPending: () => indexer.runOnce(),
     async stop() {
+      unobserve();
       await indexer.stop();
       await server.shutdown();
       similarityClient.close();

@@ -18,3 +18,4 @@ export * from './parent-guard';
 export * from './parent-guard-store';
 export * from './limits';
 export * from './json-shape';
+export * from './metrics';

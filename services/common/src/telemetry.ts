@@ -4,9 +4,13 @@
  * mongodb/mongoose, undici and pino as they are first required. Configured only by OTEL_*
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but
- * nothing is exported.
+ * nothing is exported. Metrics only when OTEL_METRICS_EXPORTER is set: `prometheus` serves
+ * them on OTEL_EXPORTER_PROMETHEUS_HOST:OTEL_EXPORTER_PROMETHEUS_PORT (all interfaces, 9464)
+ * at /metrics.
  */
+import type { IncomingMessage } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 
 const exporting = Boolean(
@@ -18,14 +22,38 @@ const dropSpans = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdo
 if (!process.env.OTEL_METRICS_EXPORTER) process.env.OTEL_METRICS_EXPORTER = 'none';
 if (!process.env.OTEL_LOGS_EXPORTER) process.env.OTEL_LOGS_EXPORTER = 'none';
 
+const metricsExporters = process.env.OTEL_METRICS_EXPORTER.split(',').map((e) => e.trim()).filter(Boolean);
+const prometheus = metricsExporters.includes('prometheus');
+const prometheusPort = Number(process.env.OTEL_EXPORTER_PROMETHEUS_PORT) || PrometheusExporter.DEFAULT_OPTIONS.port;
+
+/** One JSON line like the services' own (pino) lines: telemetry starts before any logger. */
+function logError(msg: string, fields: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), service: process.env.OTEL_SERVICE_NAME, ...fields, msg })}\n`);
+}
+
+// `prometheus` alone (what the Helm chart sets): the SDK's own exporter, read from the same
+// variables, built here so that a busy port is logged; sdk-node would drop that error silently.
+// Any other combination (otlp, console, several) is left to sdk-node as it reads the variable.
+const metricReaders =
+  prometheus && metricsExporters.every((e) => e === 'prometheus')
+    ? [
+        new PrometheusExporter({}, (err: Error | void) => {
+          if (err) logError(`metrics not served: ${err.message}`, { port: prometheusPort });
+        }),
+      ]
+    : undefined;
+
 const sdk = new NodeSDK({
   ...(exporting ? {} : { spanProcessors: [dropSpans] }),
+  ...(metricReaders ? { metricReaders } : {}),
   instrumentations: [
     getNodeAutoInstrumentations({
       // File-system and DNS spans are noise for a request-serving service.
       '@opentelemetry/instrumentation-fs': { enabled: false },
       '@opentelemetry/instrumentation-dns': { enabled: false },
       '@opentelemetry/instrumentation-net': { enabled: false },
+      // Scrapes of the metrics endpoint are neither requests to trace nor to count.
+      '@opentelemetry/instrumentation-http': prometheus ? { ignoreIncomingRequestHook: (req: IncomingMessage) => req.socket?.localPort === prometheusPort } : {},
     }),
   ],
 });

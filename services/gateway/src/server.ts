@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import type { Logger } from '@kb/common';
+import { cachedReading, observeDependencies, type Logger } from '@kb/common';
 import type { GatewayConfig } from './config';
 import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';
@@ -15,7 +15,7 @@ import { buildOpenApi } from './http/openapi';
 import { entryRoutes } from './http/routes/entries';
 import { entrySearchRoutes } from './http/routes/entry-search';
 import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
-import { probeRoutes } from './http/routes/probes';
+import { backServiceStates, probeRoutes, readinessChecks } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
 import { siteRoutes } from './http/routes/sites';
 import { productRoutes } from './http/routes/products';
@@ -81,11 +81,15 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = (server.address() as { port: number }).port;
   logger.info({ port, host: config.HOST, tenant_mode: config.TENANT_MODE }, 'gateway listening');
+  // The back services' health as /readyz checks it, at most every 5 s and only when scraped.
+  const checks = cachedReading(() => readinessChecks(backends), 5_000);
+  const unobserve = observeDependencies(async () => backServiceStates((await checks()) ?? {}));
   return {
     port,
     server,
     stop: () =>
       new Promise<void>((resolve) => {
+        unobserve();
         server.close(() => resolve());
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 5000).unref();

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { CLIENT_OPTIONS, type Logger, type MongoHandle, connectMongo, knowledgeProto, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import { CLIENT_OPTIONS, type Logger, type MongoHandle, connectMongo, knowledgeProto, observeIndexBacklog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
 import { entriesRepo } from './data-access/entries-repo';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
@@ -67,10 +67,12 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   logger.info({ port: grpcServer.port }, 'knowledge service listening');
   const server = grpcServer;
   indexer.start();
+  const unobserve = observeIndexBacklog('entries', async () => (mongo.isUp() ? entries.indexBacklog() : undefined));
   return {
     port: server.port,
     mongo,
     async stop() {
+      unobserve();
       indexer.stop();
       await server.shutdown();
       similarity.close();

@@ -4,6 +4,7 @@ import { AppError } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
 import { type Embedder, EmbedderInputError, EmbedderUnavailableError } from './embedder';
 import type { IndexManager } from './indices/index-manager';
+import { recordCacheLookups } from './embedding-metrics';
 import { fromBase64, toBase64 } from './vectors';
 
 export type VectorOrigin = 'computed' | 'cached';
@@ -82,6 +83,7 @@ export class EmbeddingCache {
         toEmbed.push({ hash, text });
       }
     });
+    recordCacheLookups(this.embedder.model, found.size, toEmbed.length);
     if (toEmbed.length > 0) {
       let computed: Float32Array[];
       try {

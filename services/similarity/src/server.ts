@@ -5,6 +5,7 @@ import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elas
 import { similarityServiceImpl } from './grpc/similarity-service';
 import { IndexManager } from './indices/index-manager';
 import { EmbeddingCache } from './embedding-cache';
+import { measuredEmbedder } from './embedding-metrics';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
 const PROBE_INTERVAL_MS = 5000;
@@ -40,7 +41,7 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
  */
 export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
-  const embedder = embedderFromConfig(config);
+  const embedder = measuredEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER);
   const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
   const cache = new EmbeddingCache(es, indices, embedder);
   const server = await startGrpcServer({

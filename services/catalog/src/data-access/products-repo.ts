@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { tenantScoped, type IndexErrorRecord } from '@kb/common';
+import { tenantScoped, type IndexBacklog, type IndexErrorRecord } from '@kb/common';
 
 /** Every field a product write replaces (omitted ones take their defaults). */
 export interface ProductFields {
@@ -131,7 +131,8 @@ productSchema.plugin(tenantScoped);
 // The upsert key: concurrent upserts of one external id leave exactly one product.
 productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true });
 productSchema.index({ tenant_id: 1, site_id: 1, parent_external_id: 1 });
-productSchema.index({ needs_index: 1 });
+// The indexer's queue; with updated_at, the oldest waiting product is one index read (metrics).
+productSchema.index({ needs_index: 1, updated_at: 1 });
 
 const deletionSchema = new Schema<ProductDeletionDoc>(
   {
@@ -143,6 +144,7 @@ const deletionSchema = new Schema<ProductDeletionDoc>(
   { collection: 'product_deletions', versionKey: false, autoIndex: false },
 );
 deletionSchema.plugin(tenantScoped);
+deletionSchema.index({ deleted_at: 1 });
 
 export function productModels(connection: Connection) {
   const Product: Model<ProductDoc> =
@@ -319,6 +321,21 @@ export function productsRepo(connection: Connection) {
       ).modifiedCount,
     pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
     deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
+    /**
+     * What the indexer still has to do, every tenant together: queued products (counted on the
+     * queue index) plus delete tombstones, and the oldest write among them. Bounded in time.
+     */
+    async indexBacklog(): Promise<IndexBacklog> {
+      const maxTimeMS = 2_000;
+      const [queued, deletions, firstQueued, firstDeletion] = await Promise.all([
+        Product.collection.countDocuments({ needs_index: true }, { maxTimeMS }),
+        ProductDeletion.collection.estimatedDocumentCount({ maxTimeMS }),
+        Product.collection.find({ needs_index: true }, { projection: { updated_at: 1 }, sort: { updated_at: 1 }, limit: 1, maxTimeMS }).next(),
+        ProductDeletion.collection.find({}, { projection: { deleted_at: 1 }, sort: { deleted_at: 1 }, limit: 1, maxTimeMS }).next(),
+      ]);
+      const times = [firstQueued?.updated_at, firstDeletion?.deleted_at].filter((t): t is Date => t instanceof Date);
+      return { count: queued + deletions, oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null };
+    },
     countAll: () => Product.collection.countDocuments({}),
     /** Marks products written since `since` for the background indexer (after a reindex). */
     markChangedSince: async (since: Date) =>

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { AppError, HTTP_TO_KIND, grpcToHttpStatus, type ValidationIssue } from '../errors';
 import { ISSUES_METADATA_KEY } from './server';
+import { recordRpcClientCall } from '../metrics';
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
@@ -14,7 +15,8 @@ type UnaryMethod<Req, Res> = (
 
 /**
  * Calls a unary method with a deadline (every call has one) and turns a gRPC error into an
- * AppError of the matching kind, so the gateway can answer with the DESIGN.md status.
+ * AppError of the matching kind, so the gateway can answer with the DESIGN.md status. The
+ * call is recorded in `rpc.client.call.duration` (method, status code).
  */
 export function callUnary<Req, Res>(
   client: grpc.Client,
@@ -23,6 +25,9 @@ export function callUnary<Req, Res>(
   options: { service: string; deadlineMs?: number },
 ): Promise<Res> {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  // grpc-js puts the full path ("/kb.similarity.v1.SimilarityService/IndexProducts") on each generated method.
+  const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
+  const started = process.hrtime.bigint();
   return new Promise<Res>((resolve, reject) => {
     method.call(
       client,
@@ -30,6 +35,7 @@ export function callUnary<Req, Res>(
       new grpc.Metadata(),
       { deadline: new Date(Date.now() + deadlineMs) },
       (err, response) => {
+        recordRpcClientCall(path, grpc.status[err ? err.code : grpc.status.OK] ?? String(err?.code), Number(process.hrtime.bigint() - started) / 1e9);
         if (err) reject(fromServiceError(err, options.service));
         else resolve(response as Res);
       },

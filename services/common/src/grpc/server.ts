@@ -4,6 +4,7 @@ import { AppError, KIND_TO_GRPC, type ValidationIssue } from '../errors';
 import { mapMongoError } from '../mongo';
 import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
+import { observeDependencies, recordRpcServerCall } from '../metrics';
 
 /**
  * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
@@ -40,7 +41,8 @@ export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<R
  * Wraps an async handler as a grpc-js unary handler: AppErrors (and driver errors meaning a
  * dependency is unreachable) become their status code
  * with the message as details; anything else becomes INTERNAL with a generic message and
- * is logged with its stack (callers never see internals).
+ * is logged with its stack (callers never see internals). Every call is logged and recorded
+ * in `rpc.server.call.duration` (method, status code).
  */
 export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   logger: Logger,
@@ -50,8 +52,12 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   return (call, callback) => {
     const requestId = call.request.caller?.request_id || undefined;
     const started = process.hrtime.bigint();
-    const done = (code: grpc.status) =>
-      logger.info({ method, request_id: requestId, code: grpc.status[code], ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'call');
+    const done = (code: grpc.status) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const name = grpc.status[code];
+      logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
+      recordRpcServerCall(call.getPath(), name, seconds);
+    };
     handler(call.request, call).then(
       (response) => {
         done(grpc.status.OK);
@@ -81,10 +87,20 @@ export interface GrpcServerHandle {
   shutdown(graceMs?: number): Promise<void>;
 }
 
+/** grpc.health.v1 that also keeps the dependencies' states ("dependency:<name>") for `kb.dependency.up`. */
+class DependencyHealth extends HealthImplementation {
+  readonly dependencies = new Map<string, boolean>();
+  override setStatus(service: string, status: ServingStatus): void {
+    super.setStatus(service, status);
+    if (service.startsWith('dependency:')) this.dependencies.set(service.slice('dependency:'.length), status === 'SERVING');
+  }
+}
+
 /**
  * Starts a gRPC server with the given services and grpc.health.v1. Health names: "" (the
  * whole server), the service's full name, and one per dependency ("dependency:mongodb" …),
- * so the gateway's /readyz can say which dependency is down.
+ * so the gateway's /readyz can say which dependency is down; the same states are the
+ * service's `kb.dependency.up` gauge.
  */
 export async function startGrpcServer(options: {
   host: string;
@@ -93,8 +109,9 @@ export async function startGrpcServer(options: {
   serviceNames: string[];
 }): Promise<GrpcServerHandle> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
-  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  const health = new DependencyHealth({ '': 'NOT_SERVING' });
   health.addToServer(server);
+  const unobserve = observeDependencies(() => health.dependencies);
   for (const s of options.services) server.addService(s.definition, s.implementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
@@ -111,6 +128,7 @@ export async function startGrpcServer(options: {
     setServing,
     shutdown: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
+        unobserve();
         setServing('NOT_SERVING');
         // Let in-flight calls finish; force after the grace period.
         const timer = setTimeout(() => {

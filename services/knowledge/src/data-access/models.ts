@@ -194,7 +194,8 @@ entrySchema.index({ tenant_id: 1, category_id: 1 });
 entrySchema.index({ tenant_id: 1, type: 1 });
 // One entry per language in a translation group (also the guard against racing translations).
 entrySchema.index({ tenant_id: 1, translation_group_id: 1, language: 1 }, { unique: true });
-entrySchema.index({ index_pending: 1 });
+// The indexer's queue; with updated_at, the oldest waiting entry is one index read (metrics).
+entrySchema.index({ index_pending: 1, updated_at: 1 });
 
 const entryVersionSchema = new Schema<EntryVersionDoc>(
   {
@@ -225,6 +226,7 @@ const entryTombstoneSchema = new Schema<EntryTombstoneDoc>(
   { collection: 'knowledge_entry_tombstones', versionKey: false, autoIndex: false },
 );
 entryTombstoneSchema.plugin(tenantScoped);
+entryTombstoneSchema.index({ deleted_at: 1 });
 
 export interface KnowledgeModels {
   Tenant: Model<TenantDoc>;

@@ -9,6 +9,31 @@ const READINESS: { service: keyof Omit<Backends, 'close'>; dependencies: string[
   { service: 'similarity', dependencies: ['elasticsearch', 'embedder'] },
 ];
 
+/** Every check /readyz makes: "<service>" up or unreachable, "<service>.<dependency>" up, down or unknown. */
+export async function readinessChecks(backends: Backends): Promise<Record<string, string>> {
+  const checks: Record<string, string> = {};
+  await Promise.all(
+    READINESS.map(async ({ service, dependencies }) => {
+      const b = backends[service];
+      const self = await b.check('');
+      checks[service] = self === 'UNREACHABLE' ? 'unreachable' : 'up';
+      await Promise.all(
+        dependencies.map(async (dep) => {
+          const key = `${service}.${dep}`;
+          if (self === 'UNREACHABLE') checks[key] = 'unknown';
+          else checks[key] = (await b.check(`dependency:${dep}`)) === 'SERVING' ? 'up' : 'down';
+        }),
+      );
+    }),
+  );
+  return Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The back services as `kb.dependency.up` sees them from the gateway: up while they answer their health check. */
+export function backServiceStates(checks: Record<string, string>): [string, boolean][] {
+  return READINESS.map(({ service }) => [service, checks[service] === 'up']);
+}
+
 /**
  * /healthz: the gateway process is alive. /readyz: every back service answers its gRPC
  * health check and reports its dependencies up; otherwise 503 naming what is down.
@@ -19,29 +44,14 @@ export function probeRoutes(router: Router, backends: Backends): void {
   });
 
   router.get('/readyz', async (ctx) => {
-    const checks: Record<string, string> = {};
-    await Promise.all(
-      READINESS.map(async ({ service, dependencies }) => {
-        const b = backends[service];
-        const self = await b.check('');
-        checks[service] = self === 'UNREACHABLE' ? 'unreachable' : 'up';
-        await Promise.all(
-          dependencies.map(async (dep) => {
-            const key = `${service}.${dep}`;
-            if (self === 'UNREACHABLE') checks[key] = 'unknown';
-            else checks[key] = (await b.check(`dependency:${dep}`)) === 'SERVING' ? 'up' : 'down';
-          }),
-        );
-      }),
-    );
+    const checks = await readinessChecks(backends);
     const down = Object.entries(checks).filter(([, v]) => v !== 'up').map(([k, v]) => `${k} ${v}`);
-    const sorted = Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
     if (down.length) {
       ctx.status = 503;
       ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      ctx.body = { status: 'not_ready', detail: `Not ready: ${down.join(', ')}`, checks: sorted };
+      ctx.body = { status: 'not_ready', detail: `Not ready: ${down.join(', ')}`, checks };
     } else {
-      ctx.body = { status: 'ready', checks: sorted };
+      ctx.body = { status: 'ready', checks };
     }
   });
 }
