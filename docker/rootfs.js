@@ -70,12 +70,13 @@ function app(service, appDir) {
     }
   }
   fs.writeFileSync(path.join(appDir, 'main.js'), `'use strict';\nrequire('./services/${service}/dist/main.js');\n`);
-  if (service === 'knowledge') {
-    // The admin CLI (tenant create, token create/revoke, reindex): the Helm chart's bootstrap Job
-    // and an operator's one-off pod run it as `node /app/admin.js …`, since the image has no shell.
+  if (service === 'knowledge' || service === 'catalog') {
+    // The service's admin CLI (knowledge: tenant create, tokens, reindex entries; catalog: products
+    // import, reindex products): the chart's bootstrap Job and an operator's one-off pod run it as
+    // `node /app/admin.js …`, since the image has no shell.
     fs.writeFileSync(
       path.join(appDir, 'admin.js'),
-      `'use strict';\nrequire('./services/knowledge/dist/admin/cli.js').main().then((code) => process.exit(code));\n`,
+      `'use strict';\nrequire('./services/${service}/dist/admin/cli.js').main().then((code) => process.exit(code));\n`,
     );
   }
   if (service === 'similarity') {

@@ -6,9 +6,8 @@
  * state, or SIMILARITY_GRPC_ADDR). `index errors|retry` concern both: entries (knowledge) and
  * products (catalog), each package doing its kind; `--kind` picks one.
  */
-import mongoose from 'mongoose';
 import { adminMain } from '@kb/knowledge';
-import { CATALOG_USAGE, CatalogUsageError, runCatalogAdmin } from '@kb/catalog';
+import { CATALOG_USAGE, catalogAdminMain } from '@kb/catalog';
 import { readStartState } from './state';
 
 /** `products …` and `reindex products` belong to the catalog; everything else (including `reindex entries`) to knowledge. */
@@ -19,29 +18,6 @@ function kindOption(args: string[]): string | undefined {
   const at = args.findIndex((a) => a === '--kind' || a.startsWith('--kind='));
   if (at < 0) return undefined;
   return args[at]!.startsWith('--kind=') ? args[at]!.slice('--kind='.length) : args[at + 1];
-}
-
-async function catalogMain(args: string[], similarityAddr: string | undefined): Promise<number> {
-  const uri = process.env.MONGODB_URI as string;
-  const connection = mongoose.createConnection();
-  try {
-    await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
-  } catch (err) {
-    process.stderr.write(`admin: cannot reach MongoDB: ${(err as Error).message}\n`);
-    return 1;
-  }
-  try {
-    return await runCatalogAdmin(args, connection, (line) => process.stdout.write(`${line}\n`), similarityAddr ? { similarityAddr } : {});
-  } catch (err) {
-    if (err instanceof CatalogUsageError) {
-      process.stderr.write(`admin: ${err.message}\n\n${CATALOG_USAGE}\n`);
-      return 2;
-    }
-    process.stderr.write(`admin: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    await connection.close();
-  }
 }
 
 async function run(): Promise<number> {
@@ -58,13 +34,13 @@ async function run(): Promise<number> {
     process.env.MONGODB_URI = mongoUri;
   }
   const similarityAddr = process.env.SIMILARITY_GRPC_ADDR ?? (state?.extra?.similarityGrpcAddr as string | undefined);
-  if (isCatalogCommand(args)) return catalogMain(args, similarityAddr);
+  if (isCatalogCommand(args)) return catalogAdminMain(args, similarityAddr);
   if (args[0] === 'index') {
     // Knowledge first: it checks the arguments (a usage error stops here, reported once); it
     // does nothing for --kind products, as the catalog does nothing for --kind entries.
     const code = await adminMain(args);
     if (code !== 0 || kindOption(args) === 'entries') return code;
-    return catalogMain(args, similarityAddr);
+    return catalogAdminMain(args, similarityAddr);
   }
   if (similarityAddr) process.env.SIMILARITY_GRPC_ADDR = similarityAddr; // `reindex entries` reads it
 

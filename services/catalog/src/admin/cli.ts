@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import type mongoose from 'mongoose';
+import mongoose from 'mongoose';
 import { SingleBar, Presets } from 'cli-progress';
 import { CLIENT_OPTIONS, indexErrorLine, similarityProto, typedClient, type Logger } from '@kb/common';
 import { productsRepo, type ProductDoc } from '../data-access/products-repo';
@@ -176,4 +176,40 @@ async function indexErrors(deps: CatalogDeps, action: 'errors' | 'retry', args: 
   const queued = await deps.products.retryIndexErrors(tenant, parsed.positionals);
   out(`Queued ${queued} refused products for indexing again${tenant ? ` in tenant ${tenant}` : ''} (the running catalog's indexer takes them)`);
   return 0;
+}
+
+/**
+ * The catalog's admin commands as a process: MONGODB_URI, and SIMILARITY_GRPC_ADDR for
+ * indexing (else the running catalog's indexer takes the products). `npm run admin` and the
+ * catalog image's `node /app/admin.js` both end here. Usage errors exit 2, other failures 1.
+ */
+export async function main(argv = process.argv.slice(2), similarityAddr = process.env.SIMILARITY_GRPC_ADDR): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
+    process.stdout.write(`${CATALOG_USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const uri = process.env.MONGODB_URI;
+  if (!uri) {
+    process.stderr.write('admin: MONGODB_URI is not set\n');
+    return 2;
+  }
+  const connection = mongoose.createConnection();
+  try {
+    await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
+  } catch (err) {
+    process.stderr.write(`admin: cannot reach MongoDB: ${(err as Error).message}\n`);
+    return 1;
+  }
+  try {
+    return await runCatalogAdmin(argv, connection, (line) => process.stdout.write(`${line}\n`), similarityAddr ? { similarityAddr } : {});
+  } catch (err) {
+    if (err instanceof CatalogUsageError) {
+      process.stderr.write(`admin: ${err.message}\n\n${CATALOG_USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`admin: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await connection.close();
+  }
 }
