@@ -56,7 +56,7 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const name = grpc.status[code];
       logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
-      recordRpcServerCall(call.getPath(), name, seconds);
+      recordRpcServerCall(typeof call.getPath === 'function' ? call.getPath() : method, name, seconds);
     };
     handler(call.request, call).then(
       (response) => {
