@@ -20,6 +20,7 @@ import { ensureHelm, findEngineCli, freePort } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import { createSecret, inspect, jobAsPod, KubePlay, logsOf, parseManifests, podman, removeSecret, waitForExit, type KubeObject } from '../support/kube-play';
 import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { scrape, select, total, type Sample } from '../support/prometheus';
 import { TcpProxy } from '../support/tcp-proxy';
 
 const chart = path.resolve(__dirname, '../../charts/knowledge-service');
@@ -78,6 +79,29 @@ function containerOf(component: Component): string {
   const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === component) as KubeObject;
   return KubePlay.containerName(deployment, deployment.spec.template.spec.containers[0].name);
 }
+
+const metricsOf = (component: Component): Promise<Sample[]> => scrape(ports[component].metricsPort);
+const gauge = (samples: Sample[], name: string, labels: Record<string, string>) => select(samples, name, labels)[0]?.value;
+
+/** Polls `probe` until `ok` holds or `timeoutMs` passes; the last value either way. */
+async function waitFor<T>(probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await probe();
+  while (!ok(value) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 500));
+    value = await probe();
+  }
+  return value;
+}
+
+const backlog = async () => {
+  const [catalog, knowledge] = await Promise.all([metricsOf('catalog'), metricsOf('knowledge')]);
+  return {
+    products: gauge(catalog, 'kb_indexer_backlog_documents', { kb_document_kind: 'products' }),
+    productsAge: gauge(catalog, 'kb_indexer_backlog_oldest_age', { kb_document_kind: 'products' }),
+    entries: gauge(knowledge, 'kb_indexer_backlog_documents', { kb_document_kind: 'entries' }),
+  };
+};
 
 function dumpLogs(): void {
   for (const c of COMPONENTS) {
@@ -198,4 +222,36 @@ suite(skip ? `deployed with the Helm chart (skipped: ${skip})` : 'deployed with 
     expect(similar.status).toBe(200);
     expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([products[1]!.json.id, products[2]!.json.id]);
   }, 60_000);
+  test('when each container is scraped at its metrics port, then request, gRPC, dependency and embedding metrics are there', async () => {
+    const [gw, knowledge, catalog, similarity] = await Promise.all(COMPONENTS.map(metricsOf));
+    expect(total(gw!, 'http_server_request_duration_count', { http_route: '/api/knowledge/products', http_request_method: 'POST', http_response_status_code: '201' })).toBeGreaterThanOrEqual(3);
+    for (const dependency of ['knowledge', 'catalog', 'similarity']) expect([dependency, gauge(gw!, 'kb_dependency_up', { kb_dependency_name: dependency })]).toEqual([dependency, 1]);
+    expect(total(catalog!, 'rpc_server_call_duration_count', { rpc_method: 'kb.catalog.v1.CatalogService/UpsertProduct', rpc_status_code: 'OK' })).toBeGreaterThanOrEqual(3);
+    expect(total(knowledge!, 'rpc_server_call_duration_count', { rpc_status_code: 'OK' })).toBeGreaterThan(0);
+    for (const [name, samples] of [['knowledge', knowledge], ['catalog', catalog]] as const) expect([name, gauge(samples!, 'kb_dependency_up', { kb_dependency_name: 'mongodb' })]).toEqual([name, 1]);
+    expect(gauge(similarity!, 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' })).toBe(1);
+    expect(total(similarity!, 'kb_embedding_texts_total')).toBeGreaterThan(0);
+  }, 60_000);
+
+  test('when Elasticsearch goes away, then writes still succeed and the backlog rises; when it is back, the backlog falls to zero', async () => {
+    await elasticsearch.down();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await gateway('/products?site_id=shop', { method: 'POST', body: { external_id: `outage-${i}`, title: `Outage kettle ${i}`, language: 'en' } });
+        expect(res.status).toBe(201);
+      }
+      const waiting = await waitFor(backlog, (b) => (b.products ?? 0) >= 3 && (b.productsAge ?? 0) > 0, 30_000);
+      expect(waiting.products).toBeGreaterThanOrEqual(3);
+      expect(waiting.productsAge).toBeGreaterThan(0);
+      expect(await waitFor(async () => gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }), (v) => v === 0, 30_000)).toBe(0);
+    } finally {
+      await elasticsearch.up();
+    }
+    const drained = await waitFor(backlog, (b) => b.products === 0 && b.entries === 0, 90_000);
+    expect(drained).toEqual({ products: 0, productsAge: 0, entries: 0 });
+    // Indexed by the background indexer once Elasticsearch was back: searchable now.
+    const found = await gateway('/search/products', { method: 'POST', body: { query: 'Outage kettle', limit: 5 } });
+    expect(found.status).toBe(200);
+    expect(found.json.products.map((p: { title: string }) => p.title).filter((t: string) => t.startsWith('Outage kettle')).sort()).toEqual(['Outage kettle 0', 'Outage kettle 1', 'Outage kettle 2']);
+  }, 180_000);
 });
