@@ -230,6 +230,10 @@ describe('the Helm chart', () => {
     const gateway = structuredClone(find(rendered.acme, 'Deployment', 'acme-gateway'));
     delete gateway.spec.template.spec.containers[0].startupProbe;
     expect(policyProblems(gateway)).toEqual(['Deployment/acme-gateway container gateway: no startupProbe']);
+    // A back service whose liveness follows its databases (health name "") is refused.
+    const catalog = structuredClone(find(rendered.acme, 'Deployment', 'acme-catalog'));
+    delete catalog.spec.template.spec.containers[0].livenessProbe.grpc.service;
+    expect(policyProblems(catalog)).toEqual(['Deployment/acme-catalog container catalog: livenessProbe asks gRPC health "", not "liveness"']);
   });
 
   test('when two tenants are rendered side by side in one namespace, then names, hosts, index prefixes, Secrets and selectors do not collide', () => {

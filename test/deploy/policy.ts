@@ -40,6 +40,10 @@ export function policyProblems(object: Workload): string[] {
     const sc = c.securityContext ?? {};
     if (needsProbes && (pod.containers ?? []).includes(c)) {
       for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (!c[probe]) problems.push(`${at}: no ${probe}`);
+      // grpc.health.v1 "" follows the databases: a liveness probe on it restarts pods through an outage.
+      for (const probe of ['livenessProbe', 'startupProbe']) {
+        if (c[probe]?.grpc && c[probe].grpc.service !== 'liveness') problems.push(`${at}: ${probe} asks gRPC health "${c[probe].grpc.service ?? ''}", not "liveness"`);
+      }
     }
     for (const kind of ['requests', 'limits']) {
       for (const resource of ['cpu', 'memory']) {

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { freePort } from '@kb/devstack';
+import { grpcHealth } from '../support/containers';
 import { httpRequest, startServices, startStack, type Services } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
@@ -63,6 +64,13 @@ describe('backends not reachable', () => {
       'similarity.embedder': 'up',
     });
     expect(res.json.detail).toContain('knowledge.mongodb down');
+  });
+
+  test('when MongoDB and Elasticsearch are down, then each back service is not ready but live (a liveness probe must not restart it)', async () => {
+    for (const name of ['knowledge', 'catalog', 'similarity'] as const) {
+      const address = services.addresses[name];
+      expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([name, 'NOT_SERVING', 'SERVING']);
+    }
   });
 
   test('when MongoDB is down, then an API request is answered 503 with Retry-After within the deadline', async () => {

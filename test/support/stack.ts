@@ -44,6 +44,8 @@ function databaseUri(base: string, db: string): string {
 
 export interface Services {
   gatewayPort: number;
+  /** host:port of each back service's gRPC server. */
+  addresses: Record<'knowledge' | 'catalog' | 'similarity', string>;
   similarityAddr: string;
   indexPending(): Promise<number>;
   stopService(name: 'knowledge' | 'catalog' | 'similarity'): Promise<void>;
@@ -77,6 +79,7 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   const gateway = await startGateway(gatewayConfig, backends, logger);
   return {
     gatewayPort: gateway.port,
+    addresses: { knowledge: `127.0.0.1:${knowledge.port}`, catalog: `127.0.0.1:${catalog.port}`, similarity: `127.0.0.1:${similarity.port}` },
     similarityAddr: `127.0.0.1:${similarity.port}`,
     indexPending: () => catalog.indexPending(),
     async stopService(name) {

@@ -64,10 +64,12 @@ embedder {{ $v.embedder.provider }} {{ $v.embedder.openai.existingSecret }}/{{ $
 {{- $_ := set $check "liveness" (dict "httpGet" (dict "path" "/healthz" "port" (int .c.port))) -}}
 {{- $_ := set $check "readiness" (dict "httpGet" (dict "path" "/readyz" "port" (int .c.port))) -}}
 {{- else -}}
-{{- /* grpc.health.v1, service "" (the server as a whole) */ -}}
-{{- range $kind := list "startup" "liveness" "readiness" -}}
-{{- $_ := set $check $kind (dict "grpc" (dict "port" (int $.c.port))) -}}
-{{- end -}}
+{{- /* grpc.health.v1. Ready: "" (the service and its MongoDB / Elasticsearch / embedder up).
+       Started and live: "liveness", SERVING once start-up (the model load) is done, whatever the
+       databases do: a restart would not bring a database back. */ -}}
+{{- $_ := set $check "startup" (dict "grpc" (dict "port" (int $.c.port) "service" "liveness")) -}}
+{{- $_ := set $check "liveness" (dict "grpc" (dict "port" (int $.c.port) "service" "liveness")) -}}
+{{- $_ := set $check "readiness" (dict "grpc" (dict "port" (int $.c.port))) -}}
 {{- end -}}
 {{- range $kind := list "startup" "readiness" "liveness" }}
 {{ $kind }}Probe:

@@ -54,6 +54,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS);
   const repo = products;
   const unobserve = observeIndexBacklog('products', async () => (mongo.isUp() ? repo.indexBacklog() : undefined));
+  grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'catalog service listening');
   const server = grpcServer;
   return {

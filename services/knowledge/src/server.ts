@@ -64,6 +64,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   const up = mongo.isUp();
   grpcServer.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
   grpcServer.setServing(up ? 'SERVING' : 'NOT_SERVING');
+  grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'knowledge service listening');
   const server = grpcServer;
   indexer.start();

@@ -82,6 +82,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   await probe();
   const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
   timer.unref();
+  server.setLive();
   logger.info({ port: server.port, model: embedder.model, dims: embedder.dims }, 'similarity service listening');
   return {
     port: server.port,

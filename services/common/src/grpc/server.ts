@@ -80,10 +80,20 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   };
 }
 
+/**
+ * Health name for a liveness probe: SERVING once the service has started (its slow start-up
+ * work, such as loading the embedding model, done) and until it shuts down, whatever its
+ * dependencies do. "" turns NOT_SERVING while MongoDB or Elasticsearch is away; a liveness
+ * probe on it would restart healthy pods through a database outage, which no restart fixes.
+ */
+export const LIVENESS_HEALTH_NAME = 'liveness';
+
 export interface GrpcServerHandle {
   readonly port: number;
   readonly health: HealthImplementation;
   setServing(status: ServingStatus): void;
+  /** Start-up is done: the liveness name turns SERVING (call it where the service says it is listening). */
+  setLive(): void;
   shutdown(graceMs?: number): Promise<void>;
 }
 
@@ -98,7 +108,8 @@ class DependencyHealth extends HealthImplementation {
 
 /**
  * Starts a gRPC server with the given services and grpc.health.v1. Health names: "" (the
- * whole server), the service's full name, and one per dependency ("dependency:mongodb" …),
+ * whole server: ready), the service's full name, "liveness" (started, see LIVENESS_HEALTH_NAME)
+ * and one per dependency ("dependency:mongodb" …),
  * so the gateway's /readyz can say which dependency is down; the same states are the
  * service's `kb.dependency.up` gauge.
  */
@@ -109,7 +120,7 @@ export async function startGrpcServer(options: {
   serviceNames: string[];
 }): Promise<GrpcServerHandle> {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
-  const health = new DependencyHealth({ '': 'NOT_SERVING' });
+  const health = new DependencyHealth({ '': 'NOT_SERVING', [LIVENESS_HEALTH_NAME]: 'NOT_SERVING' });
   health.addToServer(server);
   const unobserve = observeDependencies(() => health.dependencies);
   for (const s of options.services) server.addService(s.definition, s.implementation);
@@ -126,10 +137,12 @@ export async function startGrpcServer(options: {
     port,
     health,
     setServing,
+    setLive: () => health.setStatus(LIVENESS_HEALTH_NAME, 'SERVING'),
     shutdown: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
         unobserve();
         setServing('NOT_SERVING');
+        health.setStatus(LIVENESS_HEALTH_NAME, 'NOT_SERVING');
         // Let in-flight calls finish; force after the grace period.
         const timer = setTimeout(() => {
           server.forceShutdown();
