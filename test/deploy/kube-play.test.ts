@@ -1,6 +1,7 @@
 /**
  * The Helm chart, proved by running what it renders: `helm template` for a tenant with values
- * for this machine (host networking on 127.0.0.1, the test run's MongoDB and Elasticsearch
+ * for this machine (examples/podman-local.yaml: host networking on 127.0.0.1; free ports and the
+ * test run's MongoDB and Elasticsearch
  * behind Secrets, the images from `npm run images`), then `podman kube play` of the rendered
  * Deployments and of the bootstrap Job's pod. Through the containerized gateway, as the
  * assistant would: an entry and products written and read back, a similar search; a request
@@ -53,12 +54,12 @@ const mongoUri = () => {
   return url.toString();
 };
 
+const machineValues = path.join(chart, 'examples/podman-local.yaml');
+
+/** Over examples/podman-local.yaml: this run's tenant, free ports, Secrets and index prefix. */
 function values(): unknown {
   return {
     tenant: { id: tenant, host: `${tenant}.example.test` },
-    image: { registry: 'localhost', tag: 'local', pullPolicy: 'Never' },
-    hostNetwork: true,
-    listenAddress: '127.0.0.1',
     mongodb: { existingSecret: secrets.mongodb, uriKey: 'uri' },
     elasticsearch: { existingSecret: secrets.elasticsearch, urlKey: 'url', indexPrefix: db },
     logLevel: 'info',
@@ -67,7 +68,7 @@ function values(): unknown {
 }
 
 function helmTemplate(helm: string, valuesFile: string): string {
-  const r = spawnSync(helm, ['template', release, chart, '-f', valuesFile], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(helm, ['template', release, chart, '-f', machineValues, '-f', valuesFile], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
   return r.stdout;
 }
