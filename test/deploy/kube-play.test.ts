@@ -13,6 +13,7 @@
  * (a failure instead under KB_REQUIRE_CONTAINER_TESTS=1, as in CI).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -21,6 +22,7 @@ import { ensureHelm, findEngineCli, freePort } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import { createSecret, inspect, jobAsPod, KubePlay, logsOf, parseManifests, podman, removeSecret, waitForExit, type KubeObject } from '../support/kube-play';
 import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { scrape, select, total, type Sample } from '../support/prometheus';
 import { TcpProxy } from '../support/tcp-proxy';
 
@@ -46,6 +48,7 @@ let deployments: KubePlay | undefined;
 let bootstrap: KubePlay | undefined;
 let bootstrapPod: KubeObject;
 let elasticsearch: TcpProxy;
+let receiver: OtlpReceiver;
 let token = '';
 
 const mongoUri = () => {
@@ -62,6 +65,8 @@ function values(): unknown {
     tenant: { id: tenant, host: `${tenant}.example.test` },
     mongodb: { existingSecret: secrets.mongodb, uriKey: 'uri' },
     elasticsearch: { existingSecret: secrets.elasticsearch, urlKey: 'url', indexPrefix: db },
+    // The containers export their spans to this run's OTLP receiver, every trace kept.
+    observability: { otlp: { endpoint: receiver.url, protocol: 'http/protobuf' }, sampling: { ratio: 1 } },
     logLevel: 'info',
     components: Object.fromEntries(COMPONENTS.map((c) => [c, ports[c]])),
   };
@@ -104,6 +109,10 @@ const backlog = async () => {
   };
 };
 
+/** An Elasticsearch client span: the client's own instrumentation, or the HTTP call under it. */
+const isElasticsearch = (s: ReceivedSpan) =>
+  s.kind === 'CLIENT' && (s.attributes['db.system'] === 'elasticsearch' || s.attributes['db.system.name'] === 'elasticsearch' || String(s.attributes['server.port'] ?? s.attributes['net.peer.port'] ?? '') === String(elasticsearch.port));
+
 function dumpLogs(): void {
   for (const c of COMPONENTS) {
     try {
@@ -117,6 +126,7 @@ function dumpLogs(): void {
 suite(skip ? `deployed with the Helm chart (skipped: ${skip})` : 'deployed with the Helm chart under podman kube play', () => {
   beforeAll(async () => {
     for (const c of COMPONENTS) ports[c] = { port: await freePort(), metricsPort: await freePort() };
+    receiver = await startOtlpReceiver();
     elasticsearch = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
     await elasticsearch.up();
     // The operator's Secrets, created before the install as the chart expects (never values).
@@ -154,6 +164,7 @@ suite(skip ? `deployed with the Helm chart (skipped: ${skip})` : 'deployed with 
     removeSecret(secrets.mongodb);
     removeSecret(secrets.elasticsearch);
     await elasticsearch?.down();
+    await receiver?.close();
   }, 180_000);
 
   test('when the bootstrap Job has run, then the tenant exists, and running it again changes nothing (exit 0)', async () => {
@@ -255,4 +266,50 @@ suite(skip ? `deployed with the Helm chart (skipped: ${skip})` : 'deployed with 
     expect(found.status).toBe(200);
     expect(found.json.products.map((p: { title: string }) => p.title).filter((t: string) => t.startsWith('Outage kettle')).sort()).toEqual(['Outage kettle 0', 'Outage kettle 1', 'Outage kettle 2']);
   }, 180_000);
+  test('when a request arrives with a W3C traceparent, then one trace continues it through every container, with MongoDB and Elasticsearch spans', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentId = randomBytes(8).toString('hex');
+    // A product upsert: gateway → catalog (MongoDB) → similarity (embedder, Elasticsearch).
+    const res = await gateway('/products?site_id=shop', {
+      method: 'POST',
+      body: { external_id: 'traced-1', title: 'Traced rain jacket', description: 'A waterproof jacket for the trace.', language: 'en' },
+      headers: { traceparent: `00-${traceId}-${parentId}-01` },
+    });
+    expect(res.status).toBe(201);
+    const services = ['kb-gateway', 'kb-catalog', 'kb-similarity'];
+    const spans = await receiver
+      .waitForSpans(
+        (all) => {
+          const mine = all.filter((s) => s.traceId === traceId);
+          const mongo = (s: ReceivedSpan) => s.service === 'kb-catalog' && (s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb');
+          // Exporters batch per process: wait until every span's parent has arrived too.
+          const ids = new Set(mine.map((s) => s.spanId));
+          const complete = mine.every((s) => s.parentSpanId === parentId || (s.parentSpanId && ids.has(s.parentSpanId)));
+          return complete && services.every((svc) => mine.some((s) => s.service === svc)) && mine.some(mongo) && mine.some(isElasticsearch);
+        },
+        30_000,
+      )
+      .then((all) => all.filter((s) => s.traceId === traceId))
+      .catch((err: Error) => {
+        throw new Error(`${err.message}\n${receiver.tree(traceId)}`);
+      });
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    // The gateway's server span continues the caller's span; every other span's parent is in the trace.
+    const roots = spans.filter((s) => !s.parentSpanId || !byId.has(s.parentSpanId));
+    expect({ roots: roots.map((s) => [s.service, s.kind, s.parentSpanId]), tree: receiver.tree(traceId) }).toEqual({
+      roots: [['kb-gateway', 'SERVER', parentId]],
+      tree: expect.any(String),
+    });
+    // Each service's server span is a child of a client span of its caller.
+    for (const [callee, caller] of [['kb-catalog', 'kb-gateway'], ['kb-similarity', 'kb-catalog']]) {
+      const server = spans.find((s) => s.service === callee && s.kind === 'SERVER');
+      expect([callee, server && byId.get(server.parentSpanId as string)?.service, server && byId.get(server.parentSpanId as string)?.kind]).toEqual([callee, caller, 'CLIENT']);
+    }
+    // MongoDB: the token and tenant looked up by knowledge, the product written by catalog.
+    const mongo = new Set(spans.filter((s) => s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb').map((s) => s.service));
+    expect(mongo).toContain('kb-catalog');
+    expect(spans.find(isElasticsearch)?.service).toBe('kb-similarity');
+    // The install's resource attributes name the tenant on every span.
+    for (const s of spans) expect([s.service, s.resource['kb.tenant']]).toEqual([s.service, tenant]);
+  }, 60_000);
 });
