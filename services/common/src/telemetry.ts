@@ -25,6 +25,7 @@ if (!process.env.OTEL_LOGS_EXPORTER) process.env.OTEL_LOGS_EXPORTER = 'none';
 const metricsExporters = process.env.OTEL_METRICS_EXPORTER.split(',').map((e) => e.trim()).filter(Boolean);
 const prometheus = metricsExporters.includes('prometheus');
 const prometheusPort = Number(process.env.OTEL_EXPORTER_PROMETHEUS_PORT) || PrometheusExporter.DEFAULT_OPTIONS.port;
+const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** One JSON line like the services' own (pino) lines: telemetry starts before any logger. */
 function logError(msg: string, fields: Record<string, unknown>): void {
@@ -52,8 +53,19 @@ const sdk = new NodeSDK({
       '@opentelemetry/instrumentation-fs': { enabled: false },
       '@opentelemetry/instrumentation-dns': { enabled: false },
       '@opentelemetry/instrumentation-net': { enabled: false },
-      // Scrapes of the metrics endpoint are neither requests to trace nor to count.
-      '@opentelemetry/instrumentation-http': prometheus ? { ignoreIncomingRequestHook: (req: IncomingMessage) => req.socket?.localPort === prometheusPort } : {},
+      // Scrapes of the metrics endpoint are neither requests to trace nor to count; nor are
+      // probes (/healthz, /readyz; grpc.health.v1 Check and Watch, names no kb.* method has):
+      // each would be a trace every few seconds per pod.
+      '@opentelemetry/instrumentation-http': {
+        ignoreIncomingRequestHook: (req: IncomingMessage) =>
+          PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') || (prometheus && req.socket?.localPort === prometheusPort),
+      },
+      '@opentelemetry/instrumentation-grpc': { ignoreGrpcMethods: ['Check', 'Watch'] },
+      // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
+      // without suppression the driver's span of the same round trip is its sibling. Operations
+      // outside any trace (start-up, timers) are not traced, as the driver's
+      // instrumentation does by default.
+      '@opentelemetry/instrumentation-mongoose': { suppressInternalInstrumentation: true, requireParentSpan: true },
     }),
   ],
 });
