@@ -19,3 +19,4 @@ export * from './parent-guard-store';
 export * from './limits';
 export * from './json-shape';
 export * from './metrics';
+export * from './tracing';

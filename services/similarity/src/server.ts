@@ -1,4 +1,4 @@
-import { type Logger, similarityProto, startGrpcServer } from '@kb/common';
+import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
@@ -6,6 +6,7 @@ import { similarityServiceImpl } from './grpc/similarity-service';
 import { IndexManager } from './indices/index-manager';
 import { EmbeddingCache } from './embedding-cache';
 import { measuredEmbedder } from './embedding-metrics';
+import { tracedEmbedder } from './embedding-tracing';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
 const PROBE_INTERVAL_MS = 5000;
@@ -41,7 +42,7 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
  */
 export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
-  const embedder = measuredEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER);
+  const embedder = measuredEmbedder(tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER), config.EMBEDDING_PROVIDER);
   const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
   const cache = new EmbeddingCache(es, indices, embedder);
   const server = await startGrpcServer({
@@ -64,7 +65,8 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
   };
   let indicesCreated = false;
-  const probe = async () => {
+  // Not traced: a probe every few seconds would be a trace every few seconds.
+  const probe = () => untraced(async () => {
     const esUp = await elasticsearchIsUp(es);
     // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
     if (esUp && !indicesCreated) {
@@ -78,7 +80,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
       logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
       return false;
     }));
-  };
+  });
   await probe();
   const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
   timer.unref();

@@ -1,4 +1,6 @@
-import type { CatalogDeps } from './products';
+import { backgroundSpan } from '@kb/common';
+import type { ProductDeletionDoc } from '../data-access/products-repo';
+import type { CatalogDeps, SimilarityClient } from './products';
 import { indexNow, indexingRecovered, systemCaller } from './products';
 
 /**
@@ -22,29 +24,45 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
   };
 
   const pass = async (): Promise<number> => {
-    if (!deps.similarity) return 0;
+    const similarity = deps.similarity;
+    if (!similarity) return 0;
     await reportIndexErrors();
     let work = 0;
+    // Reading the queues is not traced (it happens every interval); the work found is, as a
+    // trace of its own (backgroundSpan).
     const deletions = await deps.products.pendingDeletions(batchSize);
-    for (const d of deletions) {
-      try {
-        await deps.similarity.call('DeleteProducts', { caller: systemCaller(d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
-        await deps.products.deletionDone(d.tenant_id, d._id, d.version);
-        indexingRecovered(deps);
-        work++;
-      } catch (err) {
-        deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
-        return work; // the similarity service or Elasticsearch is down: try again next tick
-      }
+    if (deletions.length) {
+      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(similarity, deletions));
+      work += removed.done;
+      if (removed.failed) return work; // the similarity service or Elasticsearch is down: try again next tick
     }
     const pending = await deps.products.pendingIndex(batchSize);
     if (pending.length) {
-      const { indexed, refused } = await indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) });
+      const { indexed, refused } = await backgroundSpan('index pending products', { 'kb.document.kind': 'products', 'kb.indexer.documents': pending.length }, () =>
+        indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) }),
+      );
       const done = indexed.size + refused.size; // a refusal came through too: the service answers
       if (done > 0) indexingRecovered(deps);
       work += done;
     }
     return work;
+  };
+
+  /** Applies delete tombstones to the index in order; stops at the first failure. */
+  const removeDeleted = async (similarity: SimilarityClient, deletions: ProductDeletionDoc[]) => {
+    let done = 0;
+    for (const d of deletions) {
+      try {
+        await similarity.call('DeleteProducts', { caller: systemCaller(d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
+        await deps.products.deletionDone(d.tenant_id, d._id, d.version);
+        indexingRecovered(deps);
+        done++;
+      } catch (err) {
+        deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
+        return { done, failed: true };
+      }
+    }
+    return { done, failed: false };
   };
 
   const runOnce = async () => {

@@ -1,4 +1,4 @@
-import { indexErrorMessage, isRefusal, outageLog, type Caller, type Logger, type TypedClient, type similarityV1 } from '@kb/common';
+import { backgroundSpan, indexErrorMessage, isRefusal, outageLog, type Caller, type Logger, type TypedClient, type similarityV1 } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
 export type SimilarityClient = TypedClient<similarityV1.SimilarityServiceClient>;
@@ -175,10 +175,14 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     running = true;
     try {
       await reportIndexErrors();
+      // Reading the queues is not traced (it happens every interval); the work found is, as a
+      // trace of its own (backgroundSpan).
       const tombstones = await repo.pendingTombstones(200);
-      if (tombstones.length) await removeFromIndex(tombstones);
+      if (tombstones.length) {
+        await backgroundSpan('remove deleted entries from index', { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length }, () => removeFromIndex(tombstones));
+      }
       const pending = await repo.pendingEntries(200);
-      if (pending.length) await index(pending);
+      if (pending.length) await backgroundSpan('index pending entries', { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length }, () => index(pending));
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'entry indexer pass failed');
     } finally {

@@ -1,0 +1,48 @@
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+
+/**
+ * Spans the auto-instrumentations cannot make, and none where they would make too many.
+ * Without the preloaded SDK (tests in-process) all of it is a no-op. They trace every call they
+ * see, so what runs on a timer either needs a span of its own (its calls then form one trace)
+ * or none at all (a probe every few seconds would otherwise be a trace every few seconds).
+ */
+const tracer = () => trace.getTracer('@kb/common');
+
+function run<T>(name: string, options: { kind: SpanKind; attributes: Attributes; root?: boolean }, parent: Context, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, options, parent, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      span.setAttribute('error.type', (err as Error)?.name || 'Error');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * `work` as a span in the current trace, for a step no instrumentation sees (a model's
+ * inference in-process). `client` when it stands for a call to another system. A failure sets
+ * the span's status and `error.type`.
+ */
+export function inSpan<T>(name: string, options: { kind?: 'internal' | 'client'; attributes?: Attributes }, work: (span: Span) => Promise<T>): Promise<T> {
+  const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
+  return run(name, { kind, attributes: options.attributes ?? {} }, context.active(), work);
+}
+
+/**
+ * Background `work` (an indexer pass that found something to do) as the root span of a trace
+ * of its own: its gRPC and database calls become children of it instead of fragments without
+ * a parent, and it never joins whichever request's context happened to be active.
+ */
+export function backgroundSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
+  return run(name, { kind: SpanKind.INTERNAL, attributes, root: true }, ROOT_CONTEXT, work);
+}
+
+/** Runs `work` with tracing suppressed: nothing it calls (Elasticsearch, MongoDB, gRPC) is traced. */
+export function untraced<T>(work: () => Promise<T>): Promise<T> {
+  return context.with(suppressTracing(context.active()), work);
+}
