@@ -1,98 +1,370 @@
 /**
- * Distributed tracing as an operator sees it: with OTEL_EXPORTER_OTLP_ENDPOINT set, the
- * gateway and the knowledge service (started as their entry points start them, with the
- * OpenTelemetry preload) export spans over OTLP, and one request is one trace across gRPC.
- * A real OTLP/HTTP receiver on 127.0.0.1 collects what they send.
+ * Distributed traces as an operator reads them. The four services run as their entry points
+ * run them (`node --require @kb/common/dist/telemetry.js`, configured only by OTEL_*
+ * variables) and export OTLP over HTTP in the exporters' default encoding (http/protobuf) to a
+ * real receiver (test/support/otlp-receiver.ts). A request that arrives with a W3C
+ * traceparent, as the assistant sends it, must come back as one trace: gateway → knowledge /
+ * catalog → similarity over gRPC, with the MongoDB, Elasticsearch and embedder calls inside,
+ * every span's parent in the trace. A second gateway runs with
+ * OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=0 for sampling.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
+import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
-import { httpRequest, uniqueId } from '../support/stack';
+import { runAdmin } from '@kb/knowledge';
+import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 
 const root = path.resolve(__dirname, '../..');
 const telemetry = path.join(root, 'services/common/dist/telemetry.js');
+const db = uniqueId('kbtraces');
+const tenant = uniqueId('traced');
+const SERVICE_NAMES = ['kb-gateway', 'kb-knowledge', 'kb-catalog', 'kb-similarity'];
+type Process = 'similarity' | 'knowledge' | 'catalog' | 'gateway' | 'sampledGateway';
 
-interface ExportedSpan {
-  service: string;
-  traceId: string;
-  name: string;
+let receiver: OtlpReceiver;
+const children: Partial<Record<Process, ChildProcess>> = {};
+const logs = {} as Record<Process, string>;
+const port = {} as Record<'gateway' | 'sampledGateway', number>;
+let conn: mongoose.Connection;
+let token: string;
+let category: string;
+
+function mongoUri(): string {
+  const url = new URL(process.env.MONGODB_URI as string);
+  url.pathname = `/${db}`;
+  return url.toString();
 }
 
-let receiver: Server;
-const spans: ExportedSpan[] = [];
-const children: ChildProcess[] = [];
-
-function collect(body: string): void {
-  const payload = JSON.parse(body) as {
-    resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { traceId: string; name: string }[] }[] }[];
-  };
-  for (const rs of payload.resourceSpans ?? []) {
-    const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-    for (const ss of rs.scopeSpans) for (const s of ss.spans) spans.push({ service, traceId: s.traceId, name: s.name });
-  }
-}
-
-function startService(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--require', telemetry, path.join(root, 'services', name, 'dist', 'main.js')], {
-    env: { ...process.env, ...env, OTEL_SERVICE_NAME: `kb-${name}` },
-    stdio: 'ignore',
+function start(proc: Process, env: Record<string, string>): void {
+  const service = proc === 'sampledGateway' ? 'gateway' : proc;
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: _o, OTEL_TRACES_EXPORTER: _t, OTEL_TRACES_SAMPLER: _s, OTEL_TRACES_SAMPLER_ARG: _a, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--require', telemetry, path.join(root, 'services', service, 'dist', 'main.js')], {
+    env: {
+      ...inherited,
+      GRPC_HOST: '127.0.0.1',
+      OTEL_SERVICE_NAME: `kb-${service}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
-  return child;
+  logs[proc] = '';
+  const keep = (chunk: Buffer) => (logs[proc] = (logs[proc] + chunk.toString()).slice(-500_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  children[proc] = child;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const request = (p: string, init: RequestOptions = {}, via: 'gateway' | 'sampledGateway' = 'gateway') =>
+  httpRequest(port[via], `${tenant}.localhost`, p, { token, ...init });
+
+/** A fresh W3C trace context as the assistant sends it: version 00, sampled (flags 01). */
+function traceparent(): { header: string; traceId: string; parentId: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const parentId = randomBytes(8).toString('hex');
+  return { header: `00-${traceId}-${parentId}-01`, traceId, parentId };
 }
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') collect(body);
-      res.setHeader('Content-Type', 'application/json');
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-});
+  receiver = await startOtlpReceiver();
+  const grpc = { similarity: await freePort(), knowledge: await freePort(), catalog: await freePort() };
+  port.gateway = await freePort();
+  port.sampledGateway = await freePort();
+  const similarityAddr = `127.0.0.1:${grpc.similarity}`;
+  const indexing = { MONGODB_URI: mongoUri(), SIMILARITY_GRPC_ADDR: similarityAddr, INDEXER_INTERVAL_MS: '250' };
+  start('similarity', { SIMILARITY_GRPC_PORT: String(grpc.similarity), ELASTICSEARCH_INDEX_PREFIX: db });
+  start('knowledge', { ...indexing, KNOWLEDGE_GRPC_PORT: String(grpc.knowledge) });
+  start('catalog', { ...indexing, CATALOG_GRPC_PORT: String(grpc.catalog) });
+  const gateway = {
+    HOST: '127.0.0.1',
+    TENANT_MODE: 'host',
+    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpc.knowledge}`,
+    CATALOG_GRPC_ADDR: `127.0.0.1:${grpc.catalog}`,
+    SIMILARITY_GRPC_ADDR: similarityAddr,
+  };
+  start('gateway', { ...gateway, PORT: String(port.gateway) });
+  start('sampledGateway', { ...gateway, PORT: String(port.sampledGateway), OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+
+  const deadline = Date.now() + 60_000;
+  for (const via of ['gateway', 'sampledGateway'] as const) {
+    let ready = 0;
+    while (ready !== 200 && Date.now() < deadline) {
+      ready = await httpRequest(port[via], 'localhost', '/readyz').then((r) => r.status, () => 0);
+      if (ready !== 200) await sleep(200);
+    }
+    if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(logs, null, 1)}`);
+  }
+
+  conn = await mongoose.createConnection(mongoUri()).asPromise();
+  const lines: string[] = [];
+  await runAdmin(['tenant', 'create', tenant], conn, (l) => lines.push(l));
+  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], conn, (l) => lines.push(l));
+  token = lines.at(-1) as string;
+  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
+  const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
+  expect(created.status).toBe(201);
+  category = created.json.id;
+}, 90_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
-  receiver.close();
+  const all = Object.values(children);
+  for (const c of all) c.kill('SIGTERM');
+  await Promise.all(all.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))));
+  await conn?.close();
+  await receiver?.close();
 });
 
-test('when a request crosses gateway and knowledge service, then both export spans of one trace over OTLP', async () => {
-  const otel = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as { port: number }).port}`,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-  };
-  const grpcPort = await freePort();
-  const httpPort = await freePort();
-  const mongo = new URL(process.env.MONGODB_URI as string);
-  mongo.pathname = `/${uniqueId('kbotel')}`;
-  startService('knowledge', { ...otel, MONGODB_URI: mongo.toString(), KNOWLEDGE_GRPC_PORT: String(grpcPort) });
-  startService('gateway', { ...otel, PORT: String(httpPort), KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpcPort}` });
+// ---- reading a trace -------------------------------------------------------------------
 
-  const deadline = Date.now() + 30_000;
-  let status = 0;
-  while (Date.now() < deadline) {
-    status = await httpRequest(httpPort, 'traced.localhost', '/api/knowledge/categories', { token: 'kbt_000000000000_x', headers: { 'X-Request-Id': 'otel-1' } })
-      .then((r) => r.status)
-      .catch(() => 0);
-    if (status === 404) break; // the knowledge service answered: no such tenant
-    await new Promise((r) => setTimeout(r, 200));
+/** Spans whose parent is not in the trace: a well-formed trace has one, its root. */
+const orphans = (trace: readonly ReceivedSpan[]) => {
+  const ids = new Set(trace.map((s) => s.spanId));
+  return trace.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
+};
+
+/** Waits until the trace has a span matching every `expected` and no span without its parent. */
+async function completeTrace(traceId: string, expected: ((s: ReceivedSpan) => boolean)[]): Promise<ReceivedSpan[]> {
+  const complete = () => {
+    const trace = receiver.spansOf(traceId);
+    return orphans(trace).length === 1 && expected.every((e) => trace.some(e));
+  };
+  await receiver.waitForSpans(complete, 10_000).catch((err: Error) => {
+    throw new Error(`${err.message}\ntrace ${traceId} so far:\n${receiver.tree(traceId)}`);
+  });
+  return receiver.spansOf(traceId);
+}
+
+const span = (service: string, name: string | RegExp, kind?: ReceivedSpan['kind']) => (s: ReceivedSpan) =>
+  s.service === service && (typeof name === 'string' ? s.name === name : name.test(s.name)) && (!kind || s.kind === kind);
+const isMongo = (s: ReceivedSpan) => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'mongodb';
+const isElasticsearch = (s: ReceivedSpan) => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'elasticsearch';
+
+class Trace {
+  constructor(
+    readonly spans: ReceivedSpan[],
+    private readonly traceId: string,
+  ) {}
+
+  one(match: (s: ReceivedSpan) => boolean, what: string): ReceivedSpan {
+    const found = this.spans.find(match);
+    if (!found) throw new Error(`no ${what} in trace ${this.traceId}:\n${receiver.tree(this.traceId)}`);
+    return found;
   }
-  expect(status).toBe(404);
 
-  const exported = async (pred: () => boolean) => {
-    const until = Date.now() + 10_000;
-    while (!pred() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    return pred();
-  };
-  const shared = () => {
-    const gatewayTraces = new Set(spans.filter((s) => s.service === 'kb-gateway').map((s) => s.traceId));
-    return spans.some((s) => s.service === 'kb-knowledge' && gatewayTraces.has(s.traceId) && /ResolveTenant/.test(s.name));
-  };
-  expect(await exported(shared)).toBe(true);
-}, 60_000);
+  /** True when `ancestor` is `s`'s parent, grandparent, …. */
+  under(s: ReceivedSpan, ancestor: ReceivedSpan): boolean {
+    const byId = new Map(this.spans.map((x) => [x.spanId, x]));
+    for (let p = s.parentSpanId && byId.get(s.parentSpanId); p; p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined) if (p === ancestor) return true;
+    return false;
+  }
+
+  /**
+   * One gRPC hop: the client span in `from` (under `caller`), the server span in `to` as its
+   * direct child. Returns the server span.
+   */
+  hop(caller: ReceivedSpan, to: string, method: string): ReceivedSpan {
+    const name = `grpc.${method}`;
+    const client = this.one((s) => span(caller.service, name, 'CLIENT')(s) && this.under(s, caller), `${caller.service} client span ${name} under ${caller.name}`);
+    const server = this.one(span(to, name, 'SERVER'), `${to} server span ${name}`);
+    expect(server.parentSpanId).toBe(client.spanId);
+    return server;
+  }
+
+  /** Spans of `service` that `match` below `ancestor`. */
+  below(ancestor: ReceivedSpan, match: (s: ReceivedSpan) => boolean): ReceivedSpan[] {
+    return this.spans.filter((s) => s.service === ancestor.service && match(s) && this.under(s, ancestor));
+  }
+}
+
+/** The gateway's server span continues the sent context; one root; the four service names. */
+function expectContinued(trace: ReceivedSpan[], sent: { traceId: string; parentId: string }, services = SERVICE_NAMES): ReceivedSpan {
+  const roots = orphans(trace);
+  expect(roots.map((s) => [s.service, s.kind, s.parentSpanId])).toEqual([['kb-gateway', 'SERVER', sent.parentId]]);
+  expect(trace.every((s) => s.traceId === sent.traceId)).toBe(true);
+  expect([...new Set(trace.map((s) => s.service))].sort()).toEqual([...services].sort());
+  return roots[0] as ReceivedSpan;
+}
+
+const grpcServer = (service: string, method: string) => span(service, `grpc.${method}`, 'SERVER');
+
+// ---- the tests -------------------------------------------------------------------------
+
+const kettle = { external_id: 'kettle-1', title: 'Blue kettle', description: 'Stainless steel kettle, 1.7 litres, boil-dry protection.', language: 'en' };
+let kettleId: string;
+
+test('when a product upsert arrives with a sampled traceparent, then one trace continues it: gateway → catalog → MongoDB, catalog → similarity → embedder and Elasticsearch, the token checked in knowledge', async () => {
+  const sent = traceparent();
+  const res = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: kettle, headers: { traceparent: sent.header } });
+  expect(res.status).toBe(201);
+  kettleId = res.json.id;
+
+  const spans = await completeTrace(sent.traceId, [
+    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
+    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
+    span('kb-similarity', 'bulk'),
+    span('kb-similarity', /^embeddings /),
+  ]);
+  const root = expectContinued(spans, sent);
+  const trace = new Trace(spans, sent.traceId);
+  expect(root.name).toBe('POST /api/knowledge/products');
+  expect(root.attributes['http.route']).toBe('/api/knowledge/products');
+
+  const auth = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/AuthenticateApiToken');
+  expect(trace.below(auth, isMongo).map((s) => s.name)).toContain('findOne api_tokens');
+
+  const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct');
+  const writes = trace.below(catalog, isMongo);
+  expect(writes.map((s) => s.name)).toContain('findOneAndUpdate products');
+  for (const w of writes) expect(w.kind).toBe('CLIENT');
+  // One span per operation: the driver's span of the same round trip is not beside it.
+  expect(writes.map((s) => s.name)).not.toContain('findAndModify $cmd');
+
+  const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
+  const embedding = trace.one(span('kb-similarity', /^embeddings /), 'embedding span');
+  expect(trace.under(embedding, similarity)).toBe(true);
+  expect(embedding.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': 'local', 'gen_ai.request.model': process.env.EMBEDDING_MODEL_NAME });
+  const es = trace.below(similarity, isElasticsearch);
+  expect(es.map((s) => s.name)).toContain('bulk');
+  for (const s of es) expect(s.kind).toBe('CLIENT');
+  // The HTTP request under each Elasticsearch operation (undici) is its child, not a sibling.
+  const bulk = trace.one(span('kb-similarity', 'bulk'), 'bulk');
+  expect(trace.spans.some((s) => s.parentSpanId === bulk.spanId && s.name === 'POST' && s.attributes['url.path'] === '/_bulk')).toBe(true);
+  // Every span carries its service's name as the resource says it.
+  for (const s of spans) expect(s.resource['service.name']).toBe(s.service);
+});
+
+test('when a similar search arrives with a sampled traceparent, then gateway → catalog → similarity → Elasticsearch is one trace under it', async () => {
+  const sent = traceparent();
+  const res = await request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { traceparent: sent.header } });
+  expect(res.status).toBe(200);
+
+  const spans = await completeTrace(sent.traceId, [
+    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts'),
+    span('kb-similarity', 'search'),
+  ]);
+  const root = expectContinued(spans, sent);
+  const trace = new Trace(spans, sent.traceId);
+  const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/SimilarProducts');
+  expect(trace.below(catalog, isMongo).length).toBeGreaterThan(0); // the anchors read from MongoDB
+  const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts');
+  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(expect.arrayContaining(['mget', 'search']));
+});
+
+test('when an entry is created with a sampled traceparent, then gateway → knowledge → MongoDB and knowledge → similarity → embedder and Elasticsearch are one trace under it', async () => {
+  const sent = traceparent();
+  const res = await request('/api/knowledge/knowledge-entries', {
+    method: 'POST',
+    body: { title: 'Kettle care', content: 'Descale the kettle with citric acid once a month.', category_id: category, visibility: 'internal' },
+    headers: { traceparent: sent.header },
+  });
+  expect(res.status).toBe(201);
+
+  const spans = await completeTrace(sent.traceId, [
+    grpcServer('kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry'),
+    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries'),
+    span('kb-similarity', 'bulk'),
+    span('kb-similarity', /^embeddings /),
+  ]);
+  // No catalog in this one.
+  const root = expectContinued(spans, sent, ['kb-gateway', 'kb-knowledge', 'kb-similarity']);
+  const trace = new Trace(spans, sent.traceId);
+  const knowledge = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry');
+  expect(trace.below(knowledge, isMongo).map((s) => s.name)).toContain('save knowledge_entries');
+  const similarity = trace.hop(knowledge, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries');
+  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toContain('bulk');
+  expect(trace.below(similarity, span('kb-similarity', /^embeddings /))).toHaveLength(1);
+});
+
+/** The JSON log lines of a process that carry `request_id`. */
+async function logLines(proc: Process, requestId: string, min = 1): Promise<Record<string, unknown>[]> {
+  const read = () =>
+    logs[proc]
+      .split('\n')
+      .filter((l) => l.includes(requestId))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const until = Date.now() + 5_000;
+  while (read().length < min && Date.now() < until) await sleep(50);
+  return read();
+}
+
+test('when a request carries X-Request-Id and a traceparent, then the response echoes the request id and every service logs it with the trace id', async () => {
+  const sent = traceparent();
+  const requestId = uniqueId('req');
+  const res: HttpResponse = await request(`/api/knowledge/products/${kettleId}`, { headers: { traceparent: sent.header, 'X-Request-Id': requestId } });
+  expect(res.status).toBe(200);
+  expect(res.headers['x-request-id']).toBe(requestId);
+
+  const [gatewayLine] = await logLines('gateway', requestId);
+  expect(gatewayLine).toMatchObject({ msg: 'request', request_id: requestId, trace_id: sent.traceId, status: 200 });
+  for (const service of ['knowledge', 'catalog'] as const) {
+    const calls = await logLines(service, requestId);
+    expect(calls.length).toBeGreaterThan(0);
+    for (const line of calls) expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
+  }
+  // A log line's span id is a span of that trace, so logs lead to the span they were written in.
+  const spans = await completeTrace(sent.traceId, [grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/GetProduct')]);
+  const [catalogLine] = await logLines('catalog', requestId);
+  expect(spans.map((s) => s.spanId)).toContain(catalogLine?.span_id);
+});
+
+test('when the background indexer finds work, then its pass is a trace of its own (root span, gRPC and MongoDB calls under it), never part of a request', async () => {
+  // Queue the product again, as a write whose inline indexing timed out would leave it.
+  await conn.collection<{ _id: string }>('products').updateOne({ _id: kettleId }, { $set: { needs_index: true } });
+  const isPass = span('kb-catalog', 'index pending products');
+  await receiver.waitForSpans((all) => all.some((s) => isPass(s) && receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'))), 10_000);
+  const pass = receiver.spans.find((s) => isPass(s) && receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'))) as ReceivedSpan;
+  expect(pass.parentSpanId).toBeUndefined();
+  expect(pass.attributes).toMatchObject({ 'kb.document.kind': 'products' });
+  const spans = await completeTrace(pass.traceId, [span('kb-catalog', 'updateOne products')]);
+  const trace = new Trace(spans, pass.traceId);
+  trace.hop(pass, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
+  expect(trace.below(pass, isMongo).map((s) => s.name)).toContain('updateOne products');
+  expect(spans.some((s) => s.service === 'kb-gateway')).toBe(false);
+});
+
+test('when probes and timers run (/readyz, grpc.health.v1, the similarity service\'s dependency probe, idle indexer passes), then they export no spans', async () => {
+  // beforeAll polled /readyz on both gateways (each fanning out grpc.health.v1 checks) until
+  // ready; the similarity service probes Elasticsearch every 5 s; the indexers poll every 250 ms.
+  const noise = (s: ReceivedSpan) =>
+    /readyz|healthz/.test(s.name) || /grpc\.health\.v1/.test(s.name) || s.name === 'cluster.health' || (s.service === 'kb-similarity' && !s.parentSpanId);
+  expect(receiver.spans.filter(noise).map((s) => `${s.service}: ${s.name}`)).toEqual([]);
+  // Every trace starts at a request or at an indexer pass that found work.
+  const rootNames = new Set(receiver.spans.filter((s) => !s.parentSpanId).map((s) => `${s.service}: ${s.name}`));
+  for (const name of rootNames) expect(name).toMatch(/^kb-gateway: (GET|POST|PUT|DELETE) \/api\/knowledge\/|^kb-(catalog|knowledge): (index pending|remove deleted) /);
+});
+
+test('when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent exports no span in any service, and one with a sampled traceparent is still traced end to end', async () => {
+  const sampledPid = children.sampledGateway?.pid;
+  const fromSampledGateway = (s: ReceivedSpan) => s.resource['process.pid'] === sampledPid;
+
+  // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in
+  // the traceparent it sends on (flags 00), so the services behind it record nothing either.
+  const requestId = uniqueId('unsampled');
+  expect((await request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { 'X-Request-Id': requestId } }, 'sampledGateway')).status).toBe(200);
+  const [line] = await logLines('sampledGateway', requestId);
+  const unsampledTrace = line?.trace_id as string;
+  expect(unsampledTrace).toMatch(/^[0-9a-f]{32}$/);
+  // The catalog saw the same (unsampled) trace id: context still propagates, only recording stops.
+  expect((await logLines('catalog', requestId))[0]).toMatchObject({ trace_id: unsampledTrace });
+
+  // With a sampled traceparent the parent's decision wins.
+  const sent = traceparent();
+  const res = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: { ...kettle, title: 'Blue kettle, sampled' }, headers: { traceparent: sent.header } }, 'sampledGateway');
+  expect(res.status).toBe(200);
+  const spans = await completeTrace(sent.traceId, [
+    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
+    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
+  ]);
+  const root = expectContinued(spans, sent);
+  expect(fromSampledGateway(root)).toBe(true);
+
+  // By now the sampled request's spans have arrived; the unsampled one, earlier, left none.
+  expect(receiver.spansOf(unsampledTrace)).toEqual([]);
+  expect(receiver.spans.filter(fromSampledGateway).every((s) => s.traceId === sent.traceId)).toBe(true);
+});
