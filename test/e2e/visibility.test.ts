@@ -1,6 +1,6 @@
 /**
- * Roles × visibilities × routes: who may read and write what (DESIGN.md, "Identity, scopes,
- * roles"), generated as a matrix rather than a handful of cases.
+ * Roles × visibilities × routes: who may read and write what (README.md, "Roles and
+ * visibility"), generated as a matrix rather than a handful of cases.
  */
 import { startStack, uniqueId, type Stack } from '../support/stack';
 

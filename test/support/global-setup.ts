@@ -1,6 +1,6 @@
 /**
  * Starts the real backends once for the whole run (MongoDB-compatible server and
- * Elasticsearch, found as DESIGN.md "Running it" says) and fetches the embedding model.
+ * Elasticsearch, found as README.md "Backends: three paths, one code path" says) and fetches the embedding model.
  * Test workers read the addresses from the environment.
  *
  * It also finds a container engine for the container tests (test/containers/): a Docker-API

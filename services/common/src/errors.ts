@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 
-/** The error kinds of DESIGN.md ("Errors"); each maps to one gRPC code and one HTTP status. */
+/** The error kinds behind README.md's "Errors" table; each maps to one gRPC code and one HTTP status. */
 export type ErrorKind =
   | 'invalid' // 422
   | 'bad_request' // 400
@@ -64,7 +64,7 @@ export const KIND_TO_GRPC: Record<ErrorKind, status> = {
   internal: status.INTERNAL,
 };
 
-/** gRPC status → HTTP status, as DESIGN.md fixes it. */
+/** gRPC status → HTTP status, as README.md ("Errors") states it: one to one, 409 for both conflict codes. */
 export function grpcToHttpStatus(code: status): number {
   switch (code) {
     case status.INVALID_ARGUMENT:

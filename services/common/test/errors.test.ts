@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { KIND_TO_GRPC, grpcToHttpStatus } from '../src';
 
-describe('gRPC status to HTTP, as DESIGN.md fixes it', () => {
+describe('gRPC status to HTTP, as README.md ("Errors") states it', () => {
   test.each([
     [status.INVALID_ARGUMENT, 422],
     [status.NOT_FOUND, 404],

@@ -37,7 +37,6 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
     const caller = await authenticate(ctx, tenant);
     return { caller, tenant };
   });
-  // Knowledge entries (issue 3).
   entryRoutes(routes, backends);
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);

@@ -249,7 +249,7 @@ export function productsRepo(connection: Connection) {
     touch: async (tenantId: string, ids: string[], now: Date) => {
       if (ids.length) await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
     },
-    /** Children that name this external id as parent, in the same site, now point at it. */
+    /** Products of a site by upsert key (external_id, or the id when there is none), in one query. */
     findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
       keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
     /** Children waiting for new parents (external id → id) point at them (a new version each); returns the adopted children's ids. */

@@ -119,10 +119,6 @@ async function adoptChildren(deps: CatalogDeps, tenantId: string, siteId: string
   return ids.length ? deps.products.findByIds(tenantId, ids) : [];
 }
 
-/**
- * Writes one validated product: unchanged content only records the sync; anything else is one
- * atomic upsert (a new version, to be indexed). Children waiting for this external id adopt it.
- */
 /** Products of a site by upsert key, looked up once for a batch (absent keys map to null). */
 export type KnownProducts = Map<string, ProductDoc | null>;
 
@@ -156,7 +152,7 @@ function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: P
 
 /**
  * Writes one validated product: unchanged content only records the sync; anything else is one
- * atomic upsert (a new version, to be indexed). A new parent is adopted by its waiting children.
+ * atomic upsert (a new version, to be indexed). A new parent adopts the children waiting for its external id.
  */
 export async function writeProduct(deps: CatalogDeps, tenantId: string, site: SiteView, input: ProductInput, source = 'api'): Promise<WriteOutcome> {
   const now = new Date();

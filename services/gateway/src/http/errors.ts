@@ -10,9 +10,10 @@ function httpStatus(kind: ErrorKind): number {
 export const RETRY_AFTER_SECONDS = 5;
 
 /**
- * First middleware in the chain: turns every error into the DESIGN.md body
- * ({"detail": [...]} for 422, {"detail": "..."} otherwise), never a stack trace, and logs
- * 5xx with the request id.
+ * Second middleware in the chain, right after the request id (so an error response still
+ * carries X-Request-Id and its log line the id): turns every error into the body README.md
+ * ("Errors") gives ({"detail": [...]} for 422, {"detail": "..."} otherwise), never a stack
+ * trace, and logs 5xx with the request id.
  */
 export function errorHandler(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {

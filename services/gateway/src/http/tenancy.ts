@@ -9,7 +9,7 @@ const LOCALHOST_TENANT = /^([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)\.localhost$/;
 const CACHE_TTL_MS = 5000;
 
 /**
- * Finds the tenant a request was addressed to (DESIGN.md, "Tenancy"): the configured one in
+ * Finds the tenant a request was addressed to (README.md, "Tenancy"): the configured one in
  * TENANT_MODE=single; in host mode the Host header, where `<tenant>.localhost` and the default
  * hosts work without configuration and any other host is looked up in the tenants' host list.
  * Answers are cached for a few seconds so settings changes show up quickly.

@@ -5,7 +5,7 @@ import { AppError, validationIssues } from '@kb/common';
 const Str = Type.String({ minLength: 1 });
 
 /**
- * One metadata schema per entry type (DESIGN.md, "Knowledge entries"). Strict schemas reject
+ * One metadata schema per entry type (README.md, "Metadata per type"). Strict schemas reject
  * unknown keys; defaults fill in, and the cleaned value replaces what the client sent.
  */
 export const METADATA_SCHEMAS: Record<string, TSchema> = {

@@ -1,7 +1,7 @@
 import { AppError, type Caller } from '@kb/common';
 import type { TenantSettings } from './tenant-settings';
 
-/** The ordered visibility levels (DESIGN.md); personal and workspace are handled apart. */
+/** The ordered visibility levels, lowest first (README.md, "Roles and visibility"); personal and workspace are handled apart. */
 export const LEVELS = ['public', 'community', 'internal', 'restricted'] as const;
 
 const rank = (v: string): number => LEVELS.indexOf(v as (typeof LEVELS)[number]);
