@@ -131,19 +131,20 @@ type Plan =
 function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: ProductDoc | null, now: Date): Plan {
   if (existing && sameFields(existing, fields)) return { kind: 'unchanged', existing };
   const newId = randomUUID();
+  const reuseVectors = Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash);
   return {
     kind: 'write',
     key: fields.external_id ?? newId,
     newId,
     externalId: fields.external_id,
-    reuseVectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
+    reuseVectors,
     set: {
       ...fields,
       parent_product_id: parent && parent._id !== (existing?._id ?? newId) ? parent._id : null,
       translation_group_id: existing?.translation_group_id ?? null,
       has_similarity_anchor: Boolean(fields.similarity_text && fields.similarity_text.trim()),
       needs_index: true,
-      reuse_vectors: Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash),
+      reuse_vectors: reuseVectors,
       last_synced_at: now,
       updated_at: now,
     },

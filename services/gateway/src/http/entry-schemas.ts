@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { FIELD_LIMITS, type knowledgeV1 } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
@@ -227,5 +227,3 @@ export function ifMatchVersion(header: string | undefined): number | undefined {
   const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header.split(',')[0] ?? '');
   return m ? Number(m[1]) : Number.NaN;
 }
-
-export type { TSchema };

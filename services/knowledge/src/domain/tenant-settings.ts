@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { AppError, ROLES, assertValid } from '@kb/common';
 
 export const VISIBILITIES = ['public', 'community', 'internal', 'restricted', 'personal', 'workspace'] as const;
@@ -7,11 +6,10 @@ export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory
 export const VECTOR_FIELDS = ['description', 'properties', 'attributes', 'hybrid'] as const;
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
-const Role = literals(ROLES);
 const Ceiling = literals(['public', 'community', 'internal', 'restricted'] as const);
 const WritableType = literals(ENTRY_TYPES.filter((t) => t !== 'skill_index'));
 
-/** Tenant settings (DESIGN.md, "Tenancy"), stored per tenant, edited with the admin CLI. */
+/** Tenant settings (README.md, "Admin CLI"), stored per tenant, edited with the admin CLI. */
 export const TenantSettingsSchema = Type.Object(
   {
     workspaces_enabled: Type.Boolean({ default: false }),
@@ -107,9 +105,3 @@ export function applySettingAssignments(current: TenantSettings, assignments: st
   }
   return assertValid(TenantSettingsSchema, next, ['settings']);
 }
-
-export function settingsAreValid(value: unknown): value is TenantSettings {
-  return Value.Check(TenantSettingsSchema, value);
-}
-
-export { Role };
