@@ -5,7 +5,7 @@ export const CatalogConfigSchema = Type.Object({
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://' }),
   GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   CATALOG_GRPC_PORT: Type.Integer({ default: 50052, minimum: 0, maximum: 65535 }),
-  /** The similarity service (indexing and search); every call has this deadline. */
+  /** The similarity service (indexing and search); every call has this deadline, or less: what is left of the call it serves. */
   SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
   SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** How long a product write waits for its indexing before it answers anyway (then the indexer catches up). */

@@ -8,6 +8,7 @@ export * from './validation';
 export * from './grpc/proto';
 export * from './grpc/server';
 export * from './grpc/client';
+export * from './grpc/deadline';
 export * from './process';
 export * from "./contracts";
 export * from './api-token';

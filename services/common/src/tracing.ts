@@ -1,5 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
+import { outsideCall } from './grpc/deadline';
 
 /**
  * Spans the auto-instrumentations cannot make, and none where they would make too many.
@@ -39,7 +40,8 @@ export function inSpan<T>(name: string, options: { kind?: 'internal' | 'client';
  * a parent, and it never joins whichever request's context happened to be active.
  */
 export function backgroundSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
-  return run(name, { kind: SpanKind.INTERNAL, attributes, root: true }, ROOT_CONTEXT, work);
+  // Nor that request's deadline: background calls keep their own.
+  return outsideCall(() => run(name, { kind: SpanKind.INTERNAL, attributes, root: true }, ROOT_CONTEXT, work));
 }
 
 /** Runs `work` with tracing suppressed: nothing it calls (Elasticsearch, MongoDB, gRPC) is traced. */

@@ -1,5 +1,4 @@
-import type * as grpc from '@grpc/grpc-js';
-import { AppError, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
+import { AppError, incomingDeadline, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
 import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
 import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
 import { assertProductInput } from '../domain/product-input';
@@ -8,13 +7,6 @@ import { searchProducts, similarProducts } from '../domain/search';
 
 /** At most this many products per bulk call (the interface's extension bound). */
 export const BULK_LIMIT = 1000;
-
-/** The caller's deadline (epoch ms), or undefined when it set none. */
-function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
-  const d = call.getDeadline();
-  const t = d instanceof Date ? d.getTime() : Number(d);
-  return Number.isFinite(t) ? t : undefined;
-}
 
 function parseJson(text: string, loc: (string | number)[]): unknown {
   try {
@@ -54,14 +46,14 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
       return { id: req.site_id };
     }),
 
-    UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output, call) => {
+    UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:write');
       const input = assertProductInput(parseJson(req.product_json, ['body']));
-      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, deadlineOf(call));
+      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, incomingDeadline());
       return { product: productMessage(res.doc), status: res.status, embeddings: res.embeddings };
     }),
-    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output, call) => {
+    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output) => {
       const caller = requireCaller(req.caller);
       requireScope(caller, 'knowledge:write');
       if (req.products_json.length > BULK_LIMIT) {
@@ -75,7 +67,7 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
           return { issues: [{ loc: [i], msg: 'Invalid JSON', type: 'json_invalid' }] };
         }
       });
-      const results = await bulkUpsert(deps, caller.tenant_id, site, items, { deadline: deadlineOf(call) });
+      const results = await bulkUpsert(deps, caller.tenant_id, site, items, { deadline: incomingDeadline() });
       return {
         results: results.map((r) => ({
           index: r.index,

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { AppError, HTTP_TO_KIND, grpcToHttpStatus, type ValidationIssue } from '../errors';
 import { ISSUES_METADATA_KEY } from './server';
 import { recordRpcClientCall } from '../metrics';
+import { outgoingDeadline } from './deadline';
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
@@ -16,7 +17,8 @@ type UnaryMethod<Req, Res> = (
 /**
  * Calls a unary method with a deadline (every call has one) and turns a gRPC error into an
  * AppError of the matching kind, so the gateway can answer with the DESIGN.md status. The
- * call is recorded in `rpc.client.call.duration` (method, status code).
+ * call is recorded in `rpc.client.call.duration` (method, status code). Made while serving a
+ * call (`unary`), it ends no later than that call's deadline; with none left, it is not made.
  */
 export function callUnary<Req, Res>(
   client: grpc.Client,
@@ -24,7 +26,9 @@ export function callUnary<Req, Res>(
   request: Req,
   options: { service: string; deadlineMs?: number },
 ): Promise<Res> {
-  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadline = outgoingDeadline(options.deadlineMs ?? DEFAULT_DEADLINE_MS);
+  // The caller has stopped waiting: nobody would read the answer.
+  if (deadline <= Date.now()) return Promise.reject(new AppError('deadline', `No time left to call the ${options.service} service`));
   // grpc-js puts the full path ("/kb.similarity.v1.SimilarityService/IndexProducts") on each generated method.
   const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
   const started = process.hrtime.bigint();
@@ -33,7 +37,7 @@ export function callUnary<Req, Res>(
       client,
       request,
       new grpc.Metadata(),
-      { deadline: new Date(Date.now() + deadlineMs) },
+      { deadline: new Date(deadline) },
       (err, response) => {
         recordRpcClientCall(path, grpc.status[err ? err.code : grpc.status.OK] ?? String(err?.code), Number(process.hrtime.bigint() - started) / 1e9);
         if (err) reject(fromServiceError(err, options.service));

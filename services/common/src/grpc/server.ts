@@ -5,6 +5,7 @@ import { mapMongoError } from '../mongo';
 import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
+import { deadlineMs, servingCall } from './deadline';
 
 /**
  * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
@@ -42,7 +43,8 @@ export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<R
  * dependency is unreachable) become their status code
  * with the message as details; anything else becomes INTERNAL with a generic message and
  * is logged with its stack (callers never see internals). Every call is logged and recorded
- * in `rpc.server.call.duration` (method, status code).
+ * in `rpc.server.call.duration` (method, status code). The handler runs with the call's
+ * deadline as the bound of every call it makes to another service (`callUnary`).
  */
 export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   logger: Logger,
@@ -58,7 +60,8 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
       logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
       recordRpcServerCall(typeof call.getPath === 'function' ? call.getPath() : method, name, seconds);
     };
-    handler(call.request, call).then(
+    const deadline = typeof call.getDeadline === 'function' ? deadlineMs(call.getDeadline()) : undefined;
+    servingCall(deadline, () => handler(call.request, call)).then(
       (response) => {
         done(grpc.status.OK);
         callback(null, response);
