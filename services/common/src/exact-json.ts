@@ -7,6 +7,12 @@
 /** The product fields whose numbers stay exact (decimal strings, Decimal128 in MongoDB). */
 export const DECIMAL_FIELDS = ['price_current', 'price_msrp', 'price_special', 'rating_average'] as const;
 
+/**
+ * The interface's pattern for a price or rating as a decimal string: plain digits with an
+ * optional sign and point, never an exponent, never only signs and points.
+ */
+export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
+
 const NUMBER_MARK = '\u0000n:';
 // A JSON string literal (kept as is) or a number token (marked); outside strings valid JSON
 // holds nothing else that could match.

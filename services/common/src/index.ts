@@ -18,6 +18,7 @@ export * from './index-errors';
 export * from './parent-guard';
 export * from './parent-guard-store';
 export * from './limits';
+export * from './search-defaults';
 export * from './json-shape';
 export * from './metrics';
 export * from './tracing';

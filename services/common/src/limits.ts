@@ -31,6 +31,12 @@ export const FIELD_LIMITS = {
   int32: 2_147_483_647,
 } as const;
 
+/**
+ * Products in one bulk upsert: the gateway's schema publishes it, the catalog enforces it for
+ * callers that reach it directly.
+ */
+export const BULK_LIMIT = 1000;
+
 /** Bounds on the shape of every JSON body, checked before any schema or service sees it. */
 export const JSON_LIMITS = {
   /** Nesting levels, the body itself included: deeper bodies are refused before anything recurses into them. */

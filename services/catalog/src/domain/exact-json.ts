@@ -1,7 +1,7 @@
 import { Types } from 'mongoose';
 import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/common';
 
-export { DECIMAL_FIELDS, parseKeepingNumbers } from '@kb/common';
+export { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers } from '@kb/common';
 
 /** Replaces marked numbers: in a product object, decimal fields become decimal strings. */
 export function resolveNumbers(value: unknown, decimalKeys: readonly string[] = DECIMAL_FIELDS, inProduct = true): unknown {
@@ -18,8 +18,6 @@ export function resolveNumbers(value: unknown, decimalKeys: readonly string[] = 
   }
   return value;
 }
-
-export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
 
 /**
  * How many digits a price or rating may have written out: integer and fractional digits

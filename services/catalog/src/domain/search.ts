@@ -1,4 +1,4 @@
-import { AppError, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 import { productHitMessage } from './product-view';
@@ -52,7 +52,7 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
   });
   if (anchors.length === 0) throw AppError.notFound('None of the anchor products was found');
   const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
-  const vectorField = req.vector_field ?? (req.settings?.default_vector_field || 'description');
+  const vectorField = req.vector_field ?? (req.settings?.default_vector_field || DEFAULT_VECTOR_FIELD);
   const excludeParents = req.settings?.variant_strategy === 'children_only';
   const excluded = new Set([...anchors, ...req.exclude_product_ids]);
   const res = await similarity(deps).call('SimilarProducts', {
@@ -61,7 +61,7 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
     anchor_weights: weights,
     vector_field: vectorField,
     weights: weightsOf(req.settings),
-    limit: req.limit || 8,
+    limit: req.limit || SIMILAR_DEFAULT_LIMIT,
     ...(site ? { site_id: site._id } : {}),
     ...(req.language !== undefined ? { language: req.language } : {}),
     exclude_product_ids: [...excluded],

@@ -1,12 +1,9 @@
-import { AppError, incomingDeadline, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
+import { AppError, BULK_LIMIT, incomingDeadline, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
 import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
 import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
 import { assertProductInput } from '../domain/product-input';
 import { issueMessages, productMessage } from '../domain/product-view';
 import { searchProducts, similarProducts } from '../domain/search';
-
-/** At most this many products per bulk call (the interface's extension bound). */
-export const BULK_LIMIT = 1000;
 
 function parseJson(text: string, loc: (string | number)[]): unknown {
   try {

@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { FIELD_LIMITS } from '@kb/common';
+import { BULK_LIMIT, DECIMAL_PATTERN, FIELD_LIMITS, SIMILAR_DEFAULT_LIMIT } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
-/** The interface's decimal pattern for prices and ratings in responses. */
-export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
+// Prices and ratings in responses: decimal strings in the interface's pattern.
 const DecimalString = Nullable(Type.String({ pattern: DECIMAL_PATTERN, examples: ['19.99'] }));
 const Str = (opts: Record<string, unknown> = {}) => Nullable(Type.String(opts));
 const Obj = Type.Record(Type.String(), Type.Unknown());
@@ -175,7 +174,7 @@ const ProductId = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.name });
 export const SimilarSearch = Type.Object(
   {
     anchor_product_ids: Type.Array(ProductId, { minItems: 1, maxItems: 10 }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: SIMILAR_DEFAULT_LIMIT })),
     vector_field: Type.Optional(Nullable(VectorField)),
     site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
@@ -217,7 +216,6 @@ export const ProductSearch = Type.Object(
 
 export const ProductSearchResponse = Type.Object({ products: Type.Array(ProductSearchHit) }, { $id: 'ProductSearchResponse' });
 
-export const BULK_LIMIT = 1000;
 export const ProductBulk = Type.Object(
   {
     products: Type.Array(Type.Unknown(), {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, ROLES, assertValid } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, ROLES, assertValid } from '@kb/common';
 
 export const VISIBILITIES = ['public', 'community', 'internal', 'restricted', 'personal', 'workspace'] as const;
 export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
@@ -44,7 +44,7 @@ export type TenantSettings = Static<typeof TenantSettingsSchema>;
 export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
   workspaces_enabled: false,
   variant_strategy: 'all',
-  default_vector_field: 'description',
+  default_vector_field: DEFAULT_VECTOR_FIELD,
   hybrid_weights: { description: 0.5, properties: 0.3, attributes: 0.2 },
   role_visibility_ceilings: { Admin: 'restricted', Supervisor: 'restricted', Agent: 'internal', Viewer: 'community' },
   role_writable_types: {

@@ -1,11 +1,10 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, SIMILAR_DEFAULT_LIMIT, type similarityV1 } from '@kb/common';
 import { withElasticsearch } from '../data-access/es-errors';
 import type { IndexManager } from '../indices/index-manager';
 import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from '../indices/mappings';
 import { centroid, dot, normalized } from '../vectors';
 
-export const SIMILAR_DEFAULT_LIMIT = 8;
 export const SIMILAR_MAX_LIMIT = 50;
 const MAX_ANCHORS = 100;
 /** kNN candidates per field: generous, so recall@10 against brute force stays ≥ 0.95. */

@@ -1,4 +1,4 @@
-import { AppError, type knowledgeV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, SIMILAR_DEFAULT_LIMIT, type knowledgeV1 } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { SimilarSearch, SimilarSearchResponse } from '../catalog-schemas';
@@ -8,7 +8,7 @@ import { productHitJson } from '../catalog-views';
 export function searchSettings(settings: knowledgeV1.TenantSettings__Output | null | undefined) {
   return {
     variant_strategy: settings?.variant_strategy || 'all',
-    default_vector_field: settings?.default_vector_field || 'description',
+    default_vector_field: settings?.default_vector_field || DEFAULT_VECTOR_FIELD,
     hybrid_weights: settings?.hybrid_weights ?? {},
   };
 }
@@ -34,7 +34,7 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
         caller,
         anchor_product_ids: body.anchor_product_ids,
         anchor_weights: body.anchor_weights ?? [],
-        limit: body.limit ?? 8,
+        limit: body.limit ?? SIMILAR_DEFAULT_LIMIT,
         ...(body.vector_field != null ? { vector_field: body.vector_field } : {}),
         ...(body.site_id != null ? { site_id: body.site_id } : {}),
         ...(body.language != null ? { language: body.language } : {}),
