@@ -13,7 +13,7 @@ import mongoose from 'mongoose';
 import { runAdmin } from '@kb/knowledge';
 import { freePort } from '@kb/devstack';
 import { containersSkipReason, eventually, execIn, grpcHealth, runToExit, signalAndWait, startService, type RunningService } from '../support/containers';
-import { httpRequest, uniqueId, type HttpResponse } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId, type HttpResponse } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 
 const skip = containersSkipReason();
@@ -21,11 +21,7 @@ const suite = skip ? describe.skip : describe;
 
 const db = uniqueId('kbcontainers');
 const tenant = uniqueId('acme');
-const mongoUri = (() => {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-})();
+const mongoUri = databaseUri(db);
 
 const running: RunningService[] = [];
 const ports = { knowledge: 0, catalog: 0, similarity: 0, gateway: 0 };

@@ -21,7 +21,7 @@ import { stringify } from 'yaml';
 import { ensureHelm, findEngineCli, freePort } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import { createSecret, inspect, jobAsPod, KubePlay, logsOf, parseManifests, podman, removeSecret, waitForExit, type KubeObject } from '../support/kube-play';
-import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { scrape, select, total, type Sample } from '../support/prometheus';
 import { TcpProxy } from '../support/tcp-proxy';
@@ -51,11 +51,7 @@ let elasticsearch: TcpProxy;
 let receiver: OtlpReceiver;
 let token = '';
 
-const mongoUri = () => {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-};
+const mongoUri = () => databaseUri(db);
 
 const machineValues = path.join(chart, 'examples/podman-local.yaml');
 

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, runAdmin, type KnowledgeServer } from '@kb/knowledge';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '@kb/similarity';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { httpRequest, uniqueId } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -26,11 +26,7 @@ let conn: mongoose.Connection;
 let token: string;
 let category: string;
 
-function mongoUri(): string {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-}
+const mongoUri = () => databaseUri(db);
 
 const startSimilarity = (port: number) =>
   startSimilarityServer(loadSimilarityConfig({ ...process.env, GRPC_HOST: '127.0.0.1', SIMILARITY_GRPC_PORT: String(port), ELASTICSEARCH_INDEX_PREFIX: db }), logger);

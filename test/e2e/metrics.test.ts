@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
 import { runAdmin } from '@kb/knowledge';
-import { httpRequest, uniqueId, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId, type RequestOptions } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { scrape, select, total, type Sample } from '../support/prometheus';
 
@@ -32,11 +32,7 @@ let conn: mongoose.Connection;
 let token: string;
 let category: string;
 
-function mongoUri(): string {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-}
+const mongoUri = () => databaseUri(db);
 
 function startService(name: Service, env: Record<string, string>): void {
   const { OTEL_EXPORTER_OTLP_ENDPOINT: _o, OTEL_TRACES_EXPORTER: _t, ...inherited } = process.env;

@@ -18,7 +18,7 @@ import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, runAdmin, type KnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 
 const SIMILARITY_DEADLINE_MS = 1000;
 const INDEX_ON_WRITE_MS = 1000;
@@ -36,11 +36,7 @@ let conn: mongoose.Connection;
 let token: string;
 let category: string;
 
-function mongoUri(): string {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-}
+const mongoUri = () => databaseUri(db);
 
 /** Starts services/similarity/dist/main.js on a free port; resolves to its port once it listens. */
 function startSimilarityProcess(): Promise<number> {

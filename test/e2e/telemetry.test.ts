@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
 import { runAdmin } from '@kb/knowledge';
-import { httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 
 const root = path.resolve(__dirname, '../..');
@@ -32,11 +32,7 @@ let conn: mongoose.Connection;
 let token: string;
 let category: string;
 
-function mongoUri(): string {
-  const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/${db}`;
-  return url.toString();
-}
+const mongoUri = () => databaseUri(db);
 
 function start(proc: Process, env: Record<string, string>): void {
   const service = proc === 'sampledGateway' ? 'gateway' : proc;

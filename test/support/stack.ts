@@ -36,7 +36,8 @@ export function uniqueId(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
-function databaseUri(base: string, db: string): string {
+/** The test run's MongoDB URI with `db` as its database (one database per test file). */
+export function databaseUri(db: string, base = process.env.MONGODB_URI as string): string {
   const url = new URL(base);
   url.pathname = `/${db}`;
   return url.toString();
@@ -97,7 +98,7 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
 export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
   // Each test file: its own MongoDB database and its own Elasticsearch index names.
   const db = uniqueId('kbtest');
-  const mongoUri = databaseUri(process.env.MONGODB_URI as string, db);
+  const mongoUri = databaseUri(db);
   const services = await startServices({ MONGODB_URI: mongoUri, ELASTICSEARCH_INDEX_PREFIX: db, ...options.env });
   const gateway = { port: services.gatewayPort };
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
