@@ -55,6 +55,9 @@ const caller = { tenant_id: 'deadline', role: 'Admin', scopes: ['knowledge:read'
 const search = (deadline: number) =>
   new Promise<grpc.ServiceError | null>((resolve) => client.SearchProducts({ caller, query: 'chair', limit: 5 }, { deadline: new Date(deadline) }, (e) => resolve(e)));
 
+/** Slack for the time a call spends on the wire and in queues between hops (a CI run once saw 11 ms). */
+const TRANSIT_MS = 250;
+
 test('when the catalog calls the similarity service to serve a search, then that call ends no later than the search it serves', async () => {
   // MongoDB connects in the background: UNAVAILABLE until it has.
   const started = Date.now();
@@ -63,7 +66,8 @@ test('when the catalog calls the similarity service to serve a search, then that
   const deadline = Date.now() + CALLER_DEADLINE_MS;
   expect(await search(deadline)).toBeNull();
   expect(received).toHaveLength(1);
-  // On the wire a deadline is a timeout in whole milliseconds, read on arrival at each hop.
-  expect(received[0]!).toBeLessThanOrEqual(deadline + 10);
+  // On the wire a deadline is a timeout in whole milliseconds, read on arrival at each hop, so
+  // two hops' transit (milliseconds; more on a loaded CI machine) is added: far from the 30 s own deadline.
+  expect(received[0]!).toBeLessThanOrEqual(deadline + TRANSIT_MS);
   expect(received[0]!).toBeLessThan(Date.now() + SIMILARITY_DEADLINE_MS / 2);
 });

@@ -84,8 +84,8 @@ describe('deadlines passed on to the services a call calls', () => {
     expect(outerDeadline).toBeDefined();
     expect(sent[0]!).toBeLessThanOrEqual(outerDeadline!);
     // On the wire a deadline is a timeout in whole milliseconds, read on arrival.
-    expect(received[0]!).toBeLessThanOrEqual(outerDeadline! + 5);
-    expect(received[0]!).toBeLessThanOrEqual(started + 2_000 + 50);
+    expect(received[0]!).toBeLessThanOrEqual(outerDeadline! + 250); // + transit: a wire deadline is read on arrival
+    expect(received[0]!).toBeLessThanOrEqual(started + 2_000 + 250);
   });
 
   test('when the incoming call has more time than the own bound, then the inner call has the own bound', async () => {
