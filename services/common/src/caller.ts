@@ -19,3 +19,22 @@ export function requireCaller(caller: Caller | null | undefined): Caller {
 export function requireScope(caller: Caller, scope: Scope): void {
   if (!caller.scopes.includes(scope)) throw AppError.forbidden(`Missing scope ${scope}`);
 }
+
+/**
+ * The caller a service uses for calls it makes on its own behalf (indexing, reindex): an Admin
+ * with every scope, in one tenant, or in none (`''`: the similarity service's cross-tenant
+ * system caller). `service` names it in the token id the callee logs.
+ */
+export function systemCaller(service: string, tenantId: string): Caller {
+  return {
+    tenant_id: tenantId,
+    user_id: '',
+    role: 'Admin',
+    scopes: [...SCOPES],
+    workspace_ids: [],
+    audit_source: 'system',
+    client_id: '',
+    request_id: '',
+    token_id: `system:${service}`,
+  };
+}

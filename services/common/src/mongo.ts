@@ -98,3 +98,21 @@ export function mapMongoError(err: unknown): unknown {
   }
   return err;
 }
+
+/** MongoDB's code for a write refused by a unique index. */
+export const DUPLICATE_KEY = 11000;
+
+export const isDuplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === DUPLICATE_KEY;
+
+/**
+ * Runs a write; when a unique index refuses it, answers `instead()` (a value, or an AppError it
+ * throws) rather than the driver's error. Data-access code maps duplicate keys only through this.
+ */
+export async function onDuplicateKey<T, R>(write: () => Promise<T>, instead: () => R): Promise<T | R> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isDuplicateKey(err)) return instead();
+    throw err;
+  }
+}

@@ -9,10 +9,10 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import mongoose from 'mongoose';
 import { SingleBar, Presets } from 'cli-progress';
-import { CLIENT_OPTIONS, indexErrorLine, similarityProto, typedClient, type Logger } from '@kb/common';
+import { CLIENT_OPTIONS, indexErrorLine, similarityProto, systemCaller, typedClient, type Logger } from '@kb/common';
 import { productsRepo, type ProductDoc } from '../data-access/products-repo';
 import { sitesRepo } from '../data-access/sites-repo';
-import { bulkUpsert, indexNow, systemCaller, type CatalogDeps } from '../domain/products';
+import { bulkUpsert, indexNow, type CatalogDeps } from '../domain/products';
 import { productFromJsonText } from '../domain/product-input';
 
 export const CATALOG_USAGE = `Catalog commands:
@@ -118,7 +118,7 @@ async function importProducts(deps: CatalogDeps, args: string[], out: (line: str
 async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
   if (!deps.similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
   const started = new Date();
-  const caller = systemCaller(''); // an empty tenant: the similarity service's cross-tenant system caller
+  const caller = systemCaller('catalog', ''); // an empty tenant: the similarity service's cross-tenant system caller
   const begun = await deps.similarity.call('BeginReindex', { caller, kind: 'products' });
   const total = await deps.products.countAll();
   const bar = new SingleBar({ stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false }, Presets.shades_classic);

@@ -1,7 +1,7 @@
-import { backgroundSpan } from '@kb/common';
+import { backgroundSpan, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDeletionDoc } from '../data-access/products-repo';
-import type { CatalogDeps, SimilarityClient } from './products';
-import { indexNow, indexingRecovered, systemCaller } from './products';
+import type { CatalogDeps } from './products';
+import { indexNow, indexingRecovered } from './products';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
@@ -53,7 +53,7 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     let done = 0;
     for (const d of deletions) {
       try {
-        await similarity.call('DeleteProducts', { caller: systemCaller(d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
+        await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
         await deps.products.deletionDone(d.tenant_id, d._id, d.version);
         indexingRecovered(deps);
         done++;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { AppError, indexErrorMessage, isRefusal, type Logger, type OutageLog, type TypedClient, type ValidationIssue, type similarityV1 } from '@kb/common';
+import { AppError, indexErrorMessage, isRefusal, systemCaller, type Logger, type OutageLog, type SimilarityClient, type ValidationIssue, type similarityV1 } from '@kb/common';
 import type { ProductDoc, ProductFields, ProductsRepo } from '../data-access/products-repo';
 import type { SiteView, SitesRepo } from '../data-access/sites-repo';
 import { DECIMAL_FIELDS, toDecimal128 } from './exact-json';
@@ -8,7 +8,6 @@ import { productIssues, type ProductInput } from './product-input';
 import { indexDocument } from './product-view';
 import { siteGuard } from './site-guard';
 
-export type SimilarityClient = TypedClient<similarityV1.SimilarityServiceClient>;
 export type UpsertStatus = 'created' | 'updated' | 'unchanged';
 export type EmbeddingsStatus = 'recomputed' | 'skipped' | 'pending';
 
@@ -40,11 +39,6 @@ function indexingFailed(deps: CatalogDeps, inline: boolean): void {
 /** The background indexer got through: writes may wait for indexing again. */
 export function indexingRecovered(deps: CatalogDeps): void {
   if (deps.inlineIndexing) deps.inlineIndexing.pausedUntil = 0;
-}
-
-/** Caller for calls the catalog makes on its own behalf (indexing), inside one tenant. */
-export function systemCaller(tenantId: string) {
-  return { tenant_id: tenantId, user_id: '', role: 'Admin', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'], workspace_ids: [], audit_source: 'system', client_id: '', request_id: '', token_id: 'system:catalog' };
 }
 
 export async function requireSite(deps: CatalogDeps, tenantId: string, idOrSlug: string): Promise<SiteView> {
@@ -227,7 +221,7 @@ async function indexGroup(
     res = await (deps.similarity as SimilarityClient).call(
       'IndexProducts',
       {
-        caller: systemCaller(tenantId),
+        caller: systemCaller('catalog', tenantId),
         products: group.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
         ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
       },
@@ -428,7 +422,7 @@ export async function deleteProduct(deps: CatalogDeps, tenantId: string, id: str
   if (!doc) throw AppError.notFound('Product not found');
   if (deps.similarity && !inlinePaused(deps)) {
     try {
-      await deps.similarity.call('DeleteProducts', { caller: systemCaller(tenantId), documents: [{ id, version: String(doc.version + 1) }] }, { deadlineMs: deps.indexOnWriteMs });
+      await deps.similarity.call('DeleteProducts', { caller: systemCaller('catalog', tenantId), documents: [{ id, version: String(doc.version + 1) }] }, { deadlineMs: deps.indexOnWriteMs });
       await deps.products.deletionDone(tenantId, id, doc.version + 1);
     } catch (err) {
       indexingFailed(deps, true);

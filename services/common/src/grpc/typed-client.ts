@@ -27,3 +27,6 @@ export function typedClient<C extends grpc.Client>(name: string, client: C, dead
     close: () => client.close(),
   };
 }
+
+/** The similarity service as knowledge and catalog call it. */
+export type SimilarityClient = TypedClient<import('../generated/kb/similarity/v1/SimilarityService').SimilarityServiceClient>;

@@ -9,7 +9,8 @@ import mongoose from 'mongoose';
 import * as grpc from '@grpc/grpc-js';
 import { AppError, CLIENT_OPTIONS, ROLES, SCOPES, indexErrorLine, isUuid, similarityProto, typedClient, type Logger } from '@kb/common';
 import { entriesRepo } from '../data-access/entries-repo';
-import { applyIndexResults, entryDocument, systemCaller } from '../domain/indexer';
+import { applyIndexResults, entryDocument, INDEXER } from '../domain/indexer';
+import { systemCaller } from '@kb/common';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import { tokensRepo } from '../data-access/tokens-repo';
@@ -215,7 +216,7 @@ async function reindexEntries(models: ReturnType<typeof knowledgeModels>, addres
     60_000,
   );
   // A system caller without a tenant: the reindex spans tenants (each document names its own).
-  const caller = { ...systemCaller(''), tenant_id: '' };
+  const caller = systemCaller(INDEXER, '');
   const repo = entriesRepo(models);
   try {
     const begun = await similarity.call('BeginReindex', { caller, kind: 'entries' });

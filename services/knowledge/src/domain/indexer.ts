@@ -1,22 +1,8 @@
-import { backgroundSpan, indexErrorMessage, isRefusal, outageLog, type Caller, type Logger, type TypedClient, type similarityV1 } from '@kb/common';
+import { backgroundSpan, systemCaller, indexErrorMessage, isRefusal, outageLog, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
-export type SimilarityClient = TypedClient<similarityV1.SimilarityServiceClient>;
-
-/** The caller the knowledge service uses for its own calls to the similarity service. */
-export function systemCaller(tenantId: string): Caller {
-  return {
-    tenant_id: tenantId,
-    user_id: '',
-    role: 'Admin',
-    scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'],
-    workspace_ids: [],
-    audit_source: 'system',
-    client_id: '',
-    request_id: '',
-    token_id: 'system:knowledge-indexer',
-  };
-}
+/** The token id the similarity service logs for the knowledge service's own calls. */
+export const INDEXER = 'knowledge-indexer';
 
 /** What the similarity service indexes for an entry (its embedding text is title, summary, content, similarity_text). */
 export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
@@ -134,7 +120,7 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
   async function indexGroup(tenantId: string, group: EntryRecord[], deadlineMs: number | undefined, done: Map<string, string>): Promise<void> {
     let res;
     try {
-      res = await similarity.call('IndexEntries', { caller: systemCaller(tenantId), entries: group.map(entryDocument) }, deadlineMs ? { deadlineMs } : undefined);
+      res = await similarity.call('IndexEntries', { caller: systemCaller(INDEXER, tenantId), entries: group.map(entryDocument) }, deadlineMs ? { deadlineMs } : undefined);
     } catch (err) {
       if (!isRefusal(err)) throw err;
       if (group.length === 1) return recordRefusal({ repo, logger }, group[0] as EntryRecord, (err as Error).message);
@@ -157,7 +143,7 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
       try {
         await similarity.call(
           'DeleteEntries',
-          { caller: systemCaller(tenantId), documents: group.map((t) => ({ id: t._id, version: String(t.version) })) },
+          { caller: systemCaller(INDEXER, tenantId), documents: group.map((t) => ({ id: t._id, version: String(t.version) })) },
           deadlineMs ? { deadlineMs } : undefined,
         );
         for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
