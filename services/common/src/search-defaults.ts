@@ -10,3 +10,20 @@ export const SIMILAR_DEFAULT_LIMIT = 8;
 
 /** The product vector a similar search compares when neither the request nor the tenant names one. */
 export const DEFAULT_VECTOR_FIELD = 'description';
+
+/** Hits a similar search may ask for. */
+export const SIMILAR_MAX_LIMIT = 50;
+
+/** Hits answered when a product or entry search names no limit. */
+export const SEARCH_DEFAULT_LIMIT = 10;
+
+/** The product texts that each get a vector (the index mapping has one dense_vector per field). */
+export const PRODUCT_VECTOR_FIELDS = ['description', 'properties', 'attributes'] as const;
+export type ProductVectorField = (typeof PRODUCT_VECTOR_FIELDS)[number];
+
+/** What a similar search (and a tenant's default) may name: one field, or `hybrid` over all of them. */
+export const VECTOR_FIELD_CHOICES = [...PRODUCT_VECTOR_FIELDS, 'hybrid'] as const;
+export type VectorFieldChoice = (typeof VECTOR_FIELD_CHOICES)[number];
+
+/** Hits a product or entry search may ask for through the API. */
+export const SEARCH_MAX_LIMIT = 50;

@@ -1,9 +1,9 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AppError } from '@kb/common';
+import { AppError, SEARCH_DEFAULT_LIMIT } from '@kb/common';
 import { withElasticsearch } from './data-access/es-errors';
 import type { EmbeddingCache } from './embedding-cache';
 
-export const SEARCH_DEFAULT_LIMIT = 10;
+/** Hits the similarity service answers at most, for callers that do not pass through the gateway (which publishes a lower bound). */
 export const SEARCH_MAX_LIMIT = 100;
 export const MAX_QUERY_LENGTH = 1000;
 /** Keyword and vector shares of the hybrid score. */

@@ -1,4 +1,4 @@
-import { AppError, DEFAULT_VECTOR_FIELD, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 import { productHitMessage } from './product-view';
@@ -92,7 +92,7 @@ export async function searchProducts(deps: CatalogDeps, caller: Caller, req: cat
   const res = await similarity(deps).call('SearchProducts', {
     caller,
     query: req.query,
-    limit: req.limit || 10,
+    limit: req.limit || SEARCH_DEFAULT_LIMIT,
     ...(site ? { site_id: site._id } : {}),
     ...opt('language', req.language),
     ...opt('brand', req.brand),

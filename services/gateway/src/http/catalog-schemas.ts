@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { BULK_LIMIT, DECIMAL_PATTERN, FIELD_LIMITS, SIMILAR_DEFAULT_LIMIT } from '@kb/common';
+import { BULK_LIMIT, DECIMAL_PATTERN, FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SIMILAR_DEFAULT_LIMIT, SIMILAR_MAX_LIMIT, VECTOR_FIELD_CHOICES } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 // Prices and ratings in responses: decimal strings in the interface's pattern.
@@ -164,7 +164,7 @@ export const ProductSearchHit = Type.Composite(
 export const FILTER_LIMITS = { site_id: 200, language: 35, brand: 200, category: FIELD_LIMITS.category, availability: 50 } as const;
 
 export const VectorField = Type.Union(
-  [Type.Literal('description'), Type.Literal('properties'), Type.Literal('attributes'), Type.Literal('hybrid')],
+  VECTOR_FIELD_CHOICES.map((field) => Type.Literal(field)),
   { description: 'One field, or hybrid: a weighted sum over the fields (tenant hybrid_weights)' },
 );
 
@@ -174,7 +174,7 @@ const ProductId = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.name });
 export const SimilarSearch = Type.Object(
   {
     anchor_product_ids: Type.Array(ProductId, { minItems: 1, maxItems: 10 }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: SIMILAR_DEFAULT_LIMIT })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SIMILAR_MAX_LIMIT, default: SIMILAR_DEFAULT_LIMIT })),
     vector_field: Type.Optional(Nullable(VectorField)),
     site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
@@ -202,7 +202,7 @@ export const SimilarSearchResponse = Type.Object(
 export const ProductSearch = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 1000 }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
     brand: Type.Optional(Str({ maxLength: FILTER_LIMITS.brand })),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FIELD_LIMITS, type knowledgeV1 } from '@kb/common';
+import { FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type knowledgeV1 } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
@@ -148,7 +148,7 @@ export const Translation = Type.Object(
 export const EntrySearch = Type.Object(
   {
     query: Type.String({ minLength: 1, maxLength: 1000 }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
     category_id: Type.Optional(Uuid),
     language: Type.Optional(Language),

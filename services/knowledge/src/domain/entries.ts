@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientSession } from 'mongoose';
-import { AppError, type Caller, type MongoHandle, type knowledgeV1 } from '@kb/common';
+import { AppError, SEARCH_DEFAULT_LIMIT, type Caller, type MongoHandle, type knowledgeV1 } from '@kb/common';
 import type { CategoriesRepo } from '../data-access/categories-repo';
 import type { EntriesRepo, EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
 import type { TenantsRepo } from '../data-access/tenants-repo';
@@ -449,7 +449,7 @@ export function entryUseCases(deps: EntryDeps) {
 
     async search(callerIn: Caller | null | undefined, req: knowledgeV1.SearchEntriesRequest__Output) {
       const v = await viewer(callerIn, 'knowledge:read');
-      const limit = req.limit > 0 ? req.limit : 10;
+      const limit = req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT;
       const res = await deps.similarity.call('SearchEntries', {
         caller: v.caller,
         query: req.query,

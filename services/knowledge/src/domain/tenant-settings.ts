@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, DEFAULT_VECTOR_FIELD, ROLES, assertValid } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, ROLES, VECTOR_FIELD_CHOICES, assertValid } from '@kb/common';
 
 export const VISIBILITIES = ['public', 'community', 'internal', 'restricted', 'personal', 'workspace'] as const;
 export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
-export const VECTOR_FIELDS = ['description', 'properties', 'attributes', 'hybrid'] as const;
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 const Ceiling = literals(['public', 'community', 'internal', 'restricted'] as const);
@@ -14,7 +13,7 @@ export const TenantSettingsSchema = Type.Object(
   {
     workspaces_enabled: Type.Boolean({ default: false }),
     variant_strategy: literals(['all', 'children_only'] as const),
-    default_vector_field: literals(VECTOR_FIELDS),
+    default_vector_field: literals(VECTOR_FIELD_CHOICES),
     hybrid_weights: Type.Object(
       {
         description: Type.Number({ minimum: 0, maximum: 1 }),

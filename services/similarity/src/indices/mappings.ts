@@ -1,8 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 
-/** Product vector fields, one per embedding text. */
-export const PRODUCT_VECTOR_FIELDS = ['description', 'properties', 'attributes'] as const;
-export type ProductVectorField = (typeof PRODUCT_VECTOR_FIELDS)[number];
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/common';
+
+export { PRODUCT_VECTOR_FIELDS, type ProductVectorField };
 export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
 export const ENTRY_VECTOR_PATH = 'vector';
 

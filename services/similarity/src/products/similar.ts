@@ -1,11 +1,10 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AppError, SIMILAR_DEFAULT_LIMIT, type similarityV1 } from '@kb/common';
+import { AppError, SIMILAR_DEFAULT_LIMIT, SIMILAR_MAX_LIMIT, VECTOR_FIELD_CHOICES, type similarityV1 } from '@kb/common';
 import { withElasticsearch } from '../data-access/es-errors';
 import type { IndexManager } from '../indices/index-manager';
 import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from '../indices/mappings';
 import { centroid, dot, normalized } from '../vectors';
 
-export const SIMILAR_MAX_LIMIT = 50;
 const MAX_ANCHORS = 100;
 /** kNN candidates per field: generous, so recall@10 against brute force stays ≥ 0.95. */
 const MIN_NUM_CANDIDATES = 200;
@@ -35,7 +34,7 @@ export async function similarProducts(deps: { es: Client; indices: IndexManager 
   if (!Number.isInteger(limit) || limit < 1 || limit > SIMILAR_MAX_LIMIT) throw invalid('limit', `limit must be between 1 and ${SIMILAR_MAX_LIMIT}`);
   const mode = req.vector_field;
   if (!(PRODUCT_VECTOR_FIELDS as readonly string[]).includes(mode) && mode !== 'hybrid') {
-    throw invalid('vector_field', `vector_field must be one of ${[...PRODUCT_VECTOR_FIELDS, 'hybrid'].join(', ')}`);
+    throw invalid('vector_field', `vector_field must be one of ${VECTOR_FIELD_CHOICES.join(', ')}`);
   }
   const anchorIds = req.anchor_product_ids;
   if (anchorIds.length === 0 || anchorIds.length > MAX_ANCHORS) throw invalid('anchor_product_ids', `Between 1 and ${MAX_ANCHORS} anchors`);
