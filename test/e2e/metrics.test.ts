@@ -5,18 +5,16 @@
  * Elasticsearch is taken away for this file only: the similarity service reaches it through a
  * TCP proxy that the outage test closes (the shared Elasticsearch is never touched).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
 import { runAdmin } from '@kb/knowledge';
 import { databaseUri, httpRequest, uniqueId, type RequestOptions } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { scrape, select, total, type Sample } from '../support/prometheus';
+import { ROOT as root, TELEMETRY_PRELOAD as telemetry, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
-const root = path.resolve(__dirname, '../..');
-const telemetry = path.join(root, 'services/common/dist/telemetry.js');
 const ES = new URL(process.env.ELASTICSEARCH_URL as string);
 const elasticsearch = new TcpProxy(ES);
 const db = uniqueId('kbmetrics');
@@ -24,8 +22,7 @@ const tenant = uniqueId('metrics');
 const SERVICES = ['similarity', 'knowledge', 'catalog', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 
-const children: ChildProcess[] = [];
-const logs: Record<string, string> = {};
+const processes: Partial<Record<Service, ServiceProcess>> = {};
 const metricsPort = {} as Record<Service, number>;
 let gatewayPort: number;
 let conn: mongoose.Connection;
@@ -35,25 +32,14 @@ let category: string;
 const mongoUri = () => databaseUri(db);
 
 function startService(name: Service, env: Record<string, string>): void {
-  const { OTEL_EXPORTER_OTLP_ENDPOINT: _o, OTEL_TRACES_EXPORTER: _t, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--require', telemetry, path.join(root, 'services', name, 'dist', 'main.js')], {
-    env: {
-      ...inherited,
-      LOG_LEVEL: 'warn',
-      GRPC_HOST: '127.0.0.1',
-      OTEL_SERVICE_NAME: `kb-${name}`,
-      OTEL_METRICS_EXPORTER: 'prometheus',
-      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-      OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort[name]),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  logs[name] = '';
-  const keep = (chunk: Buffer) => (logs[name] = (logs[name] + chunk.toString()).slice(-20_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  children.push(child);
+  const service = startServiceProcess(name, {
+    LOG_LEVEL: 'warn',
+    OTEL_METRICS_EXPORTER: 'prometheus',
+    OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+    OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort[name]),
+    ...env,
+  }, { keepChars: 20_000 });
+  processes[name] = service;
 }
 
 const request = (p: string, init: RequestOptions = {}) => httpRequest(gatewayPort, `${tenant}.localhost`, p, { token, ...init });
@@ -104,7 +90,7 @@ beforeAll(async () => {
     (s) => s === 200,
     90_000,
   );
-  if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(logs, null, 1)}`);
+  if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(Object.fromEntries(Object.entries(processes).map(([n, p]) => [n, p.log()])), null, 1)}`);
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
   const lines: string[] = [];
@@ -118,8 +104,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const c of children) c.kill('SIGTERM');
-  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))));
+  await Promise.all(Object.values(processes).map((p) => p.stop()));
   await conn?.close();
   await elasticsearch.down().catch(() => undefined);
 });

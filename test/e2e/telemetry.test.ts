@@ -8,25 +8,22 @@
  * every span's parent in the trace. A second gateway runs with
  * OTEL_TRACES_SAMPLER=parentbased_traceidratio and OTEL_TRACES_SAMPLER_ARG=0 for sampling.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
 import { runAdmin } from '@kb/knowledge';
 import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 
-const root = path.resolve(__dirname, '../..');
-const telemetry = path.join(root, 'services/common/dist/telemetry.js');
 const db = uniqueId('kbtraces');
 const tenant = uniqueId('traced');
 const SERVICE_NAMES = ['kb-gateway', 'kb-knowledge', 'kb-catalog', 'kb-similarity'];
 type Process = 'similarity' | 'knowledge' | 'catalog' | 'gateway' | 'sampledGateway';
 
 let receiver: OtlpReceiver;
-const children: Partial<Record<Process, ChildProcess>> = {};
-const logs = {} as Record<Process, string>;
+const children: Partial<Record<Process, ServiceProcess>> = {};
+const logOf = (proc: Process) => children[proc]?.log() ?? '';
 const port = {} as Record<'gateway' | 'sampledGateway', number>;
 let conn: mongoose.Connection;
 let token: string;
@@ -36,24 +33,12 @@ const mongoUri = () => databaseUri(db);
 
 function start(proc: Process, env: Record<string, string>): void {
   const service = proc === 'sampledGateway' ? 'gateway' : proc;
-  const { OTEL_EXPORTER_OTLP_ENDPOINT: _o, OTEL_TRACES_EXPORTER: _t, OTEL_TRACES_SAMPLER: _s, OTEL_TRACES_SAMPLER_ARG: _a, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--require', telemetry, path.join(root, 'services', service, 'dist', 'main.js')], {
-    env: {
-      ...inherited,
-      GRPC_HOST: '127.0.0.1',
-      OTEL_SERVICE_NAME: `kb-${service}`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  logs[proc] = '';
-  const keep = (chunk: Buffer) => (logs[proc] = (logs[proc] + chunk.toString()).slice(-500_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  children[proc] = child;
+  children[proc] = startServiceProcess(service, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    ...env,
+  }, { keepChars: 500_000 });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,7 +79,7 @@ beforeAll(async () => {
       ready = await httpRequest(port[via], 'localhost', '/readyz').then((r) => r.status, () => 0);
       if (ready !== 200) await sleep(200);
     }
-    if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(logs, null, 1)}`);
+    if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(Object.fromEntries(Object.entries(children).map(([n, p]) => [n, p.log()])), null, 1)}`);
   }
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
@@ -109,9 +94,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  const all = Object.values(children);
-  for (const c of all) c.kill('SIGTERM');
-  await Promise.all(all.map((c) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)))));
+  await Promise.all(Object.values(children).map((p) => p.stop()));
   await conn?.close();
   await receiver?.close();
 });
@@ -280,7 +263,7 @@ test('when an entry is created with a sampled traceparent, then gateway → know
 /** The JSON log lines of a process that carry `request_id`. */
 async function logLines(proc: Process, requestId: string, min = 1): Promise<Record<string, unknown>[]> {
   const read = () =>
-    logs[proc]
+    logOf(proc)
       .split('\n')
       .filter((l) => l.includes(requestId))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -336,7 +319,7 @@ test('when probes and timers run (/readyz, grpc.health.v1, the similarity servic
 });
 
 test('when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent exports no span in any service, and one with a sampled traceparent is still traced end to end', async () => {
-  const sampledPid = children.sampledGateway?.pid;
+  const sampledPid = children.sampledGateway?.child.pid;
   const fromSampledGateway = (s: ReceivedSpan) => s.resource['process.pid'] === sampledPid;
 
   // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in
