@@ -41,3 +41,28 @@ export const LogLevel = Type.Union(
 
 /** A `host:port` gRPC address setting with a default. */
 export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
+
+/** Where each back service listens unless told otherwise, and where its callers look for it. */
+export const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
+
+/** A back service's own address on loopback, the default of every caller's `*_GRPC_ADDR`. */
+export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) => `127.0.0.1:${DEFAULT_GRPC_PORTS[service]}`;
+
+/** A TCP port setting (0: any free port). */
+export const Port = (fallback: number) => Type.Integer({ default: fallback, minimum: 0, maximum: 65535 });
+
+/** The settings of a back service's gRPC server: loopback unless the image says 0.0.0.0. */
+export const grpcServerSettings = <P extends string>(portVariable: P, service: keyof typeof DEFAULT_GRPC_PORTS) =>
+  ({ GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }), [portVariable]: Port(DEFAULT_GRPC_PORTS[service]) }) as { GRPC_HOST: ReturnType<typeof Type.String> } & Record<P, ReturnType<typeof Port>>;
+
+/** The settings of a MongoDB-backed service that indexes what it writes through the similarity service (knowledge, catalog). */
+export const INDEXING_SERVICE_SETTINGS = {
+  MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' }),
+  /** The similarity service (indexing and search); every call has this deadline, or less: what is left of the call it serves. */
+  SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
+  SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
+  /** How often the background indexer catches up on documents not indexed in their latest version. */
+  INDEXER_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50 }),
+  /** How long a write waits for its own indexing before it answers anyway (it never fails the write; the indexer catches up). */
+  INDEX_ON_WRITE_MS: Type.Integer({ default: 3000, minimum: 50 }),
+};

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, GrpcAddress, LogLevel, loadConfig } from '@kb/common';
+import { ConfigError, GrpcAddress, LogLevel, Port, defaultGrpcAddress, loadConfig } from '@kb/common';
 
 export const GatewayConfigSchema = Type.Object({
-  PORT: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+  PORT: Port(8080),
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   TENANT_MODE: Type.Union([Type.Literal('single'), Type.Literal('host')], { default: 'host' }),
   /** The one tenant of a per-tenant install (TENANT_MODE=single). */
@@ -21,9 +21,9 @@ export const GatewayConfigSchema = Type.Object({
    * the entry that many places from the right, so one a client wrote itself on the left is never taken.
    */
   TRUST_PROXY_HOPS: Type.Integer({ default: 1, minimum: 1, maximum: 10 }),
-  KNOWLEDGE_GRPC_ADDR: GrpcAddress('127.0.0.1:50051'),
-  CATALOG_GRPC_ADDR: GrpcAddress('127.0.0.1:50052'),
-  SIMILARITY_GRPC_ADDR: GrpcAddress('127.0.0.1:50053'),
+  KNOWLEDGE_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('knowledge')),
+  CATALOG_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('catalog')),
+  SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
   /** Deadline of every gRPC call the gateway makes. */
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */

@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, LogLevel, loadConfig } from '@kb/common';
+import { ConfigError, LogLevel, grpcServerSettings, loadConfig } from '@kb/common';
 
 export const SimilarityConfigSchema = Type.Object({
   ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),
   /** Prefix of every index and alias name (several installs or test runs can share a cluster). */
   ELASTICSEARCH_INDEX_PREFIX: Type.String({ default: 'kb', pattern: '^[a-z0-9][a-z0-9_-]*$' }),
-  GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-  SIMILARITY_GRPC_PORT: Type.Integer({ default: 50053, minimum: 0, maximum: 65535 }),
+  ...grpcServerSettings('SIMILARITY_GRPC_PORT', 'similarity'),
   /** local: the ONNX model in EMBEDDING_MODEL_DIR; openai: an OpenAI-compatible /v1/embeddings endpoint. */
   EMBEDDING_PROVIDER: Type.Union([Type.Literal('local'), Type.Literal('openai')], { default: 'local' }),
   EMBEDDING_MODEL_DIR: Type.Optional(Type.String({ minLength: 1 })),
