@@ -46,25 +46,19 @@ export function rpcAttributes(side: 'server' | 'client', path: string, code: str
 let serverCalls: Histogram | undefined;
 let clientCalls: Histogram | undefined;
 
+/** A call-duration histogram in seconds, on the shared buckets. */
+const callDurations = (name: string, description: string): Histogram =>
+  kbMeter().createHistogram(name, { description, unit: 's', valueType: ValueType.DOUBLE, advice: { explicitBucketBoundaries: DURATION_BUCKETS_S } });
+
 /** Records one handled call in `rpc.server.call.duration` (seconds). */
 export function recordRpcServerCall(path: string, code: string, seconds: number): void {
-  serverCalls ??= kbMeter().createHistogram('rpc.server.call.duration', {
-    description: 'Duration of gRPC calls handled by this service, per method and status code.',
-    unit: 's',
-    valueType: ValueType.DOUBLE,
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-  });
+  serverCalls ??= callDurations('rpc.server.call.duration', 'Duration of gRPC calls handled by this service, per method and status code.');
   serverCalls.record(seconds, rpcAttributes('server', path, code));
 }
 
 /** Records one call made to another service in `rpc.client.call.duration` (seconds). */
 export function recordRpcClientCall(path: string, code: string, seconds: number): void {
-  clientCalls ??= kbMeter().createHistogram('rpc.client.call.duration', {
-    description: 'Duration of gRPC calls this service made to another, per method and status code.',
-    unit: 's',
-    valueType: ValueType.DOUBLE,
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
-  });
+  clientCalls ??= callDurations('rpc.client.call.duration', 'Duration of gRPC calls this service made to another, per method and status code.');
   clientCalls.record(seconds, rpcAttributes('client', path, code));
 }
 

@@ -31,7 +31,10 @@ function quoteList(values: unknown[]): string {
   return q.length > 1 ? `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}` : (q[0] ?? '');
 }
 
-/** One typebox error in the wording and type names FastAPI (pydantic) uses. */
+/**
+ * One typebox error in the wording and type names FastAPI (pydantic) uses. Long because it is a
+ * table: one short case per typebox error kind, read top to bottom.
+ */
 function describe(error: ValueError): { msg: string; type: string } {
   const s = error.schema;
   switch (error.type) {
