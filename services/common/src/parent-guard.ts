@@ -69,6 +69,7 @@ export interface ParentGuardOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A factory of four short functions over one store and one set of options (claim, mark, referring, remove). */
 export function parentGuard(store: ParentGuardStore, options: ParentGuardOptions) {
   const waitMs = options.waitMs ?? GUARD_WAIT_MS;
   const beingDeleted = () => AppError.conflict(`The ${options.what.toLowerCase()} is being deleted; try again`);

@@ -42,15 +42,7 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   const { log, persistent } = opts;
   await reapStale(log);
   const kind = persistent ? 'start' : 'test';
-  if (persistent) {
-    const other = readStartState();
-    if (other && other.owner.pid !== process.pid) {
-      throw new Error(
-        `Another \`npm start\` of this checkout is running (pid ${other.owner.pid}, since ${other.startedAt}; ` +
-          `MongoDB ${redact(other.mongoUri)}, Elasticsearch ${other.elasticsearchUrl}). Stop it first.`,
-      );
-    }
-  }
+  if (persistent) refuseSecondStart();
   const statePath = runStatePath(kind);
   const state: RunState = newRunState(kind);
   let stopped = false;
@@ -71,29 +63,9 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   const need = { mongo: !envMongo, elasticsearch: !envEs };
 
   let mode: BackendMode = 'env';
-  let started: { mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> } = { stop: async () => {} };
+  let started: Started = { stop: async () => {} };
   try {
-    if (need.mongo || need.elasticsearch) {
-      let containers: typeof started | undefined;
-      const engine = await dockerEngineAnswers();
-      if (engine) {
-        log(`A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`);
-        // An engine without a reachable image registry (podman on an offline machine) cannot
-        // pull MongoDB or Elasticsearch; the local processes serve the same code paths.
-        containers = await startContainerBackends(need, log).catch((err: Error) => {
-          log(`Could not start them in the engine (${err.message.split('\n')[0]}); running them locally instead.`);
-          return undefined;
-        });
-      }
-      if (containers) {
-        mode = 'testcontainers';
-        started = containers;
-      } else {
-        mode = 'local';
-        if (!engine) log(`No Docker engine${envMongo || envEs ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
-        started = await startLocal(need, { persistent, log, tracker, startTimeoutMs: opts.startTimeoutMs });
-      }
-    }
+    if (need.mongo || need.elasticsearch) ({ mode, started } = await startMissing(need, Boolean(envMongo || envEs), { ...opts, tracker }));
   } catch (err) {
     rmSync(statePath, { force: true });
     throw err;
@@ -119,6 +91,41 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   Object.assign(state, { mode, mongoUri: backends.mongoUri, elasticsearchUrl: backends.elasticsearchUrl });
   save();
   return backends;
+}
+
+type Started = { mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> };
+
+/** One `npm start` per checkout: a second would fight the first over ports and state. */
+function refuseSecondStart(): void {
+  const other = readStartState();
+  if (other && other.owner.pid !== process.pid) {
+    throw new Error(
+      `Another \`npm start\` of this checkout is running (pid ${other.owner.pid}, since ${other.startedAt}; ` +
+        `MongoDB ${redact(other.mongoUri)}, Elasticsearch ${other.elasticsearchUrl}). Stop it first.`,
+    );
+  }
+}
+
+/** The backends not given by URL: in a Docker engine when one answers and can pull them, else as local processes. */
+async function startMissing(
+  need: { mongo: boolean; elasticsearch: boolean },
+  someFromEnv: boolean,
+  opts: StartBackendsOptions & { tracker: RunTracker },
+): Promise<{ mode: BackendMode; started: Started }> {
+  const { log, persistent } = opts;
+  const engine = await dockerEngineAnswers();
+  if (engine) {
+    log(`A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`);
+    // An engine without a reachable image registry (podman on an offline machine) cannot
+    // pull MongoDB or Elasticsearch; the local processes serve the same code paths.
+    const containers = await startContainerBackends(need, log).catch((err: Error) => {
+      log(`Could not start them in the engine (${err.message.split('\n')[0]}); running them locally instead.`);
+      return undefined;
+    });
+    if (containers) return { mode: 'testcontainers', started: containers };
+  }
+  if (!engine) log(`No Docker engine${someFromEnv ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
+  return { mode: 'local', started: await startLocal(need, { persistent, log, tracker: opts.tracker, startTimeoutMs: opts.startTimeoutMs }) };
 }
 
 /** Both local processes at once; if one fails the other is stopped before the error goes up. */

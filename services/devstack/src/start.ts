@@ -85,7 +85,11 @@ async function main(): Promise<void> {
   const url = `http://localhost:${port}`;
   const { token, categoryId } = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`);
   backends.recordExtra({ gatewayUrl: url });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  printWelcome({ url, port, token, categoryId, mongoUri, backends, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+}
+
+/** What a new user reads first: where it runs, the token, calls to try. */
+function printWelcome({ url, port, token, categoryId, mongoUri, backends, seconds }: { url: string; port: number; token: string; categoryId: string; mongoUri: string; backends: Backends; seconds: string }): void {
   process.stdout.write(`
 Knowledge service running at ${url}/api/knowledge (ready in ${seconds} s; backends: ${backends.mode})
   MongoDB        ${mongoUri}
@@ -156,6 +160,11 @@ async function startServices(
     backends.trackProcess({ name, pgid: child.pgid, marker });
     log(`${name} service started (pid ${child.pgid})`);
   }
+  await waitForReady(children, port);
+}
+
+/** Waits for the gateway's /readyz; a service that exits meanwhile fails the start with its log's path. */
+async function waitForReady(children: RunningProcess[], port: number): Promise<void> {
   const readyz = `http://127.0.0.1:${port}/readyz`;
   let last = '';
   const ready = await waitUntil(async () => {
