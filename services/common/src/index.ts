@@ -25,3 +25,4 @@ export * from './tracing';
 export * from './indexer-loop';
 export * from './reindex';
 export * from './admin-process';
+export * from './index-refusals';

@@ -42,6 +42,15 @@ function heldPass() {
   return { pass, release: () => releases.shift()?.(), stats: () => ({ calls, maxActive }) };
 }
 
+/** A started loop whose first pass is running (held until the test releases it). */
+async function loopInFirstPass() {
+  const held = heldPass();
+  const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass: held.pass });
+  loop.start();
+  await jest.advanceTimersByTimeAsync(INTERVAL);
+  return { held, loop };
+}
+
 beforeEach(() => {
   jest.useFakeTimers({ now: 0 });
 });
@@ -93,10 +102,7 @@ describe('a full batch', () => {
 
 describe('stop()', () => {
   test('when a pass is running, then stop() waits for it, and no pass runs afterwards', async () => {
-    const held = heldPass();
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass: held.pass });
-    loop.start();
-    await jest.advanceTimersByTimeAsync(INTERVAL);
+    const { held, loop } = await loopInFirstPass();
     expect(held.stats().calls).toBe(1);
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
@@ -138,10 +144,7 @@ describe('stop()', () => {
 
 describe('one pass at a time', () => {
   test('when runOnce is called while a pass runs, then it joins that pass instead of starting another', async () => {
-    const held = heldPass();
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass: held.pass });
-    loop.start();
-    await jest.advanceTimersByTimeAsync(INTERVAL);
+    const { held, loop } = await loopInFirstPass();
     const joined = [loop.runOnce(), loop.runOnce()];
     // The timer's own next tick comes later; meanwhile nothing else starts.
     await jest.advanceTimersByTimeAsync(5 * INTERVAL);

@@ -1,4 +1,4 @@
-import { backgroundSpan, indexerLoop, systemCaller, indexErrorMessage, isRefusal, outageLog, type Caller, type IndexerPass, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
+import { backgroundSpan, indexerLoop, indexSplittingRefusals, systemCaller, indexErrorMessage, outageLog, type Caller, type IndexerPass, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
@@ -81,9 +81,8 @@ async function applyIndexResults(
 export type EntryIndexOutcome = { indexed: Map<string, string>; refused: Set<string> };
 
 /**
- * One call for a group of entries, into `targetIndex` when given (a reindex) or the alias, with
- * the answer recorded into `outcome`. A whole call refused (INVALID_ARGUMENT) is sent again
- * entry by entry, so only the entry at fault is recorded. Throws what is worth retrying.
+ * Indexes a group of entries, into `targetIndex` when given (a reindex) or the alias, with the
+ * answer recorded into `outcome`; only an entry at fault is refused. Throws what is worth retrying.
  */
 export async function indexEntries(
   deps: IndexDeps & { similarity: SimilarityClient },
@@ -92,25 +91,23 @@ export async function indexEntries(
   options: { deadlineMs?: number; targetIndex?: string },
   outcome: EntryIndexOutcome,
 ): Promise<void> {
-  let res;
-  try {
-    res = await deps.similarity.call(
+  const call = (entries: EntryRecord[]) =>
+    deps.similarity.call(
       'IndexEntries',
-      { caller, entries: group.map(entryDocument), ...(options.targetIndex ? { target_index: options.targetIndex } : {}) },
+      { caller, entries: entries.map(entryDocument), ...(options.targetIndex ? { target_index: options.targetIndex } : {}) },
       options.deadlineMs ? { deadlineMs: options.deadlineMs } : undefined,
     );
-  } catch (err) {
-    if (!isRefusal(err)) throw err;
-    if (group.length > 1) {
-      for (const e of group) await indexEntries(deps, caller, [e], options, outcome);
-      return;
-    }
-    outcome.refused.add((group[0] as EntryRecord)._id);
-    return recordRefusal(deps, group[0] as EntryRecord, (err as Error).message);
-  }
-  const applied = await applyIndexResults(deps, group, res);
-  for (const [id, model] of applied.indexed) outcome.indexed.set(id, model);
-  for (const id of applied.refused) outcome.refused.add(id);
+  await indexSplittingRefusals(group, call, {
+    answered: async (entries, res) => {
+      const applied = await applyIndexResults(deps, entries, res);
+      for (const [id, model] of applied.indexed) outcome.indexed.set(id, model);
+      for (const id of applied.refused) outcome.refused.add(id);
+    },
+    refused: async (entry, reason) => {
+      outcome.refused.add(entry._id);
+      await recordRefusal(deps, entry, reason);
+    },
+  });
 }
 
 /** How many entries (and delete tombstones) one pass of the background indexer takes. */
