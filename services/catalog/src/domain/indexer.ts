@@ -31,7 +31,7 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     // trace of its own (backgroundSpan).
     const deletions = await deps.products.pendingDeletions(batchSize);
     if (deletions.length) {
-      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(similarity, deletions));
+      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(deps, similarity, deletions));
       work += removed.done;
       // The similarity service or Elasticsearch is down: the loop tries again later.
       if (removed.failed) return { done: work, more: false, failed: true };
@@ -50,27 +50,27 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     return { done: work, more: work >= batchSize, failed: false };
   };
 
-  /** Applies delete tombstones to the index in order; stops at the first failure. */
-  const removeDeleted = async (similarity: SimilarityClient, deletions: ProductDeletionDoc[]) => {
-    let done = 0;
-    for (const d of deletions) {
-      try {
-        await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
-        await deps.products.deletionDone(d.tenant_id, d._id, d.version);
-        indexingRecovered(deps);
-        done++;
-      } catch (err) {
-        deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
-        return { done, failed: true };
-      }
-    }
-    return { done, failed: false };
-  };
-
   const loop = indexerLoop({ name: 'product indexer', intervalMs, logger: deps.logger, pass });
   loop.start();
   return {
     runOnce: async () => (await loop.runOnce())?.done ?? 0,
     stop: loop.stop,
   };
+}
+
+/** Applies delete tombstones to the index in order; stops at the first failure. */
+async function removeDeleted(deps: CatalogDeps, similarity: SimilarityClient, deletions: ProductDeletionDoc[]): Promise<{ done: number; failed: boolean }> {
+  let done = 0;
+  for (const d of deletions) {
+    try {
+      await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
+      await deps.products.deletionDone(d.tenant_id, d._id, d.version);
+      indexingRecovered(deps);
+      done++;
+    } catch (err) {
+      deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
+      return { done, failed: true };
+    }
+  }
+  return { done, failed: false };
 }

@@ -119,7 +119,7 @@ const BATCH = 200;
  * entry whose indexed version is behind and on delete tombstones, so nothing is lost while
  * Elasticsearch or the similarity service is down.
  */
-export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityClient; logger: Logger; intervalMs: number; immediateDeadlineMs: number; isUp: () => boolean }) {
+export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityClient; logger: Logger; intervalMs: number; immediateDeadlineMs: number; isUp: () => boolean }) { // one closure: writes and the loop share the outage log and the degraded flag
   const { repo, similarity, logger } = deps;
   let reported = false;
   // Transient failures (the similarity service, Elasticsearch or the embedder away) are retried
