@@ -4,7 +4,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
 import mongoose from 'mongoose';
+import { similarityProto } from '@kb/common';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const cli = path.resolve(__dirname, '../../services/devstack/dist/admin.js');
@@ -110,6 +112,35 @@ describe('admin CLI', () => {
     const first = admin('tenant', 'create', fresh, '--if-missing');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`Created tenant ${fresh}`);
+  });
+
+  test('when entries cannot be written into the new index, then `reindex entries` fails and the alias is not swapped', async () => {
+    // A stand-in similarity service: it begins a reindex, then fails every write (not a refusal).
+    const calls: string[] = [];
+    const answer = (name: string, reply: Record<string, unknown> | null) => (_call: unknown, done: grpc.sendUnaryData<unknown>) => {
+      calls.push(name);
+      if (reply) done(null, reply);
+      else done({ code: grpc.status.INTERNAL, details: 'Elasticsearch answered 500' });
+    };
+    const server = new grpc.Server();
+    server.addService(similarityProto().kb.similarity.v1.SimilarityService.service, {
+      BeginReindex: answer('BeginReindex', { index: 'entries-next', alias: 'entries' }),
+      IndexEntries: answer('IndexEntries', null),
+      FinishReindex: answer('FinishReindex', { index: 'entries-next', alias: 'entries', removed_indices: [] }),
+    });
+    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    try {
+      const owner = uniqueId('reindex');
+      const token = await stack.tenantWithToken(owner, 'Admin');
+      const category = await stack.request(owner, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } });
+      const entry = { title: 'Okapi', content: 'Okapis eat leaves.', category_id: category.json.id, visibility: 'internal' };
+      expect((await stack.request(owner, '/api/knowledge/knowledge-entries', { method: 'POST', token, body: entry })).status).toBe(201);
+      await expect(stack.admin('reindex', 'entries', '--similarity', `127.0.0.1:${port}`)).rejects.toThrow(/entries could not be indexed .*the alias still points at the old index/);
+      expect(calls).toContain('IndexEntries');
+      expect(calls).not.toContain('FinishReindex');
+    } finally {
+      server.forceShutdown();
+    }
   });
 
   test('when MongoDB cannot be reached, then it says so and exits 1', () => {

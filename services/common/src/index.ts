@@ -22,3 +22,7 @@ export * from './search-defaults';
 export * from './json-shape';
 export * from './metrics';
 export * from './tracing';
+export * from './indexer-loop';
+export * from './reindex';
+export * from './admin-process';
+export * from './index-refusals';

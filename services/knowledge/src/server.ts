@@ -74,7 +74,8 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     mongo,
     async stop() {
       unobserve();
-      indexer.stop();
+      // The running pass uses the similarity client and MongoDB: it ends before they close.
+      await indexer.stop();
       await server.shutdown();
       similarity.close();
       await mongo.close();

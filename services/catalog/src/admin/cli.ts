@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import mongoose from 'mongoose';
+import type mongoose from 'mongoose';
 import { SingleBar, Presets } from 'cli-progress';
-import { CLIENT_OPTIONS, indexErrorLine, similarityProto, systemCaller, typedClient, type Logger } from '@kb/common';
+import { CLIENT_OPTIONS, indexErrorLine, reindex, runAdminProcess, similarityProto, systemCaller, typedClient, type Logger } from '@kb/common';
 import { productsRepo, type ProductDoc } from '../data-access/products-repo';
 import { sitesRepo } from '../data-access/sites-repo';
 import { bulkUpsert, indexNow, type CatalogDeps } from '../domain/products';
@@ -111,43 +111,35 @@ async function importProducts(deps: CatalogDeps, args: string[], out: (line: str
 }
 
 /**
- * Rebuilds the products index from MongoDB: a new index, every product of every tenant into
- * it, then the alias swapped. Products written meanwhile are marked again afterwards, so the
- * background indexer sends them to the new index too (external versions make that idempotent).
+ * Rebuilds the products index from MongoDB (the rules: @kb/common reindex). A refused product
+ * is recorded (index errors) and does not hold up the swap: it would be refused by any index of
+ * this mapping. Anything else not indexed leaves the alias on the old index and fails.
  */
 async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
-  if (!deps.similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
-  const started = new Date();
-  const caller = systemCaller('catalog', ''); // an empty tenant: the similarity service's cross-tenant system caller
-  const begun = await deps.similarity.call('BeginReindex', { caller, kind: 'products' });
-  const total = await deps.products.countAll();
+  const similarity = deps.similarity;
+  if (!similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
   const bar = new SingleBar({ stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false }, Presets.shades_classic);
-  bar.start(total, 0);
-  let after = '';
-  let done = 0;
-  let failed = 0;
-  let refused = 0;
-  for (;;) {
-    const batch: ProductDoc[] = await deps.products.allAfter(after, BATCH);
-    if (batch.length === 0) break;
-    after = batch[batch.length - 1]?._id as string;
-    const ok = await indexNow(deps, batch.map((d) => ({ ...d, reuse_vectors: false })), { targetIndex: begun.index, deadlineMs: 60_000 });
-    // A refused product is recorded (index errors) and does not hold up the swap: it would be
-    // refused by any index of this mapping. Anything else not indexed stops the reindex.
-    failed += batch.length - ok.indexed.size - ok.refused.size;
-    refused += ok.refused.size;
-    done += batch.length;
-    bar.update(done);
-  }
+  const result = await reindex({
+    kind: 'products',
+    similarity,
+    caller: systemCaller('catalog', ''), // an empty tenant: the similarity service's cross-tenant system caller
+    pageSize: BATCH,
+    page: (after, limit) => deps.products.allAfter(after, limit),
+    indexPage: async (batch: ProductDoc[], targetIndex) => {
+      const ok = await indexNow(deps, batch.map((d) => ({ ...d, reuse_vectors: false })), { targetIndex, deadlineMs: 60_000 });
+      return { indexed: ok.indexed.size, refused: ok.refused.size };
+    },
+    requeueWrittenSince: (since) => deps.products.markChangedSince(since),
+    onBegun: async () => bar.start(await deps.products.countAll(), 0),
+    onPage: (done) => bar.update(done),
+  });
   bar.stop();
-  if (failed > 0) {
-    stderr.write(`reindex: ${failed} products could not be indexed; the alias still points at the old index\n`);
+  if (!result.finished) {
+    stderr.write(`reindex: ${result.failed} products could not be indexed${result.error ? ` (${result.error})` : ''}; the alias still points at the old index\n`);
     return 1;
   }
-  const finished = await deps.similarity.call('FinishReindex', { caller, kind: 'products', index: begun.index });
-  const again = await deps.products.markChangedSince(started);
-  out(`Reindexed ${done} products into ${finished.index} (alias ${finished.alias}); ${again} written meanwhile are queued for the indexer`);
-  if (refused > 0) out(`${refused} products were refused by the search index: see \`admin index errors --kind products\``);
+  out(`Reindexed ${result.done} products into ${result.index} (alias ${result.alias}); ${result.finished.requeued} written meanwhile are queued for the indexer`);
+  if (result.refused > 0) out(`${result.refused} products were refused by the search index: see \`admin index errors --kind products\``);
   return 0;
 }
 
@@ -181,35 +173,13 @@ async function indexErrors(deps: CatalogDeps, action: 'errors' | 'retry', args: 
 /**
  * The catalog's admin commands as a process: MONGODB_URI, and SIMILARITY_GRPC_ADDR for
  * indexing (else the running catalog's indexer takes the products). `npm run admin` and the
- * catalog image's `node /app/admin.js` both end here. Usage errors exit 2, other failures 1.
+ * catalog image's `node /app/admin.js` both end here.
  */
 export async function main(argv = process.argv.slice(2), similarityAddr = process.env.SIMILARITY_GRPC_ADDR): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === 'help') {
-    process.stdout.write(`${CATALOG_USAGE}\n`);
-    return argv.length === 0 ? 2 : 0;
-  }
-  const uri = process.env.MONGODB_URI;
-  if (!uri) {
-    process.stderr.write('admin: MONGODB_URI is not set\n');
-    return 2;
-  }
-  const connection = mongoose.createConnection();
-  try {
-    await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
-  } catch (err) {
-    process.stderr.write(`admin: cannot reach MongoDB: ${(err as Error).message}\n`);
-    return 1;
-  }
-  try {
-    return await runCatalogAdmin(argv, connection, (line) => process.stdout.write(`${line}\n`), similarityAddr ? { similarityAddr } : {});
-  } catch (err) {
-    if (err instanceof CatalogUsageError) {
-      process.stderr.write(`admin: ${err.message}\n\n${CATALOG_USAGE}\n`);
-      return 2;
-    }
-    process.stderr.write(`admin: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    await connection.close();
-  }
+  return runAdminProcess({
+    argv,
+    usage: CATALOG_USAGE,
+    isUsageError: (err) => err instanceof CatalogUsageError,
+    run: (connection, out) => runCatalogAdmin(argv, connection, out, similarityAddr ? { similarityAddr } : {}),
+  });
 }

@@ -1,4 +1,4 @@
-import { backgroundSpan, systemCaller, type SimilarityClient } from '@kb/common';
+import { backgroundSpan, indexerLoop, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDeletionDoc } from '../data-access/products-repo';
 import type { CatalogDeps } from './products';
 import { indexNow, indexingRecovered } from './products';
@@ -6,13 +6,11 @@ import { indexNow, indexingRecovered } from './products';
 /**
  * The background indexer: every interval, indexes the products whose current version is not
  * confirmed as indexed yet and applies pending deletions, so nothing is lost while
- * Elasticsearch or the embedder is down. One pass at a time; failures wait for the next tick.
+ * Elasticsearch or the embedder is down (the loop's rules: @kb/common indexerLoop).
  * Products the search index refused are not in its queue (see indexNow); how many there are
  * is logged once at start and with every new refusal.
  */
 export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 100): { stop(): Promise<void>; runOnce(): Promise<number> } {
-  let running: Promise<number> | undefined;
-  let stopped = false;
   let reported = false;
 
   /** Once per start: products waiting for an operator (or a new version) since earlier runs. */
@@ -23,18 +21,20 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     if (count > 0) deps.logger.warn({ index_errors: count }, `${count} products were refused by the search index (npm run admin -- index errors)`);
   };
 
-  const pass = async (): Promise<number> => {
+  /** `done`: products indexed, refused or deleted from the index. */
+  const pass = async (): Promise<{ done: number; more: boolean; failed: boolean }> => {
     const similarity = deps.similarity;
-    if (!similarity) return 0;
+    if (!similarity) return { done: 0, more: false, failed: false };
     await reportIndexErrors();
     let work = 0;
     // Reading the queues is not traced (it happens every interval); the work found is, as a
     // trace of its own (backgroundSpan).
     const deletions = await deps.products.pendingDeletions(batchSize);
     if (deletions.length) {
-      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(similarity, deletions));
+      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(deps, similarity, deletions));
       work += removed.done;
-      if (removed.failed) return work; // the similarity service or Elasticsearch is down: try again next tick
+      // The similarity service or Elasticsearch is down: the loop tries again later.
+      if (removed.failed) return { done: work, more: false, failed: true };
     }
     const pending = await deps.products.pendingIndex(batchSize);
     if (pending.length) {
@@ -44,55 +44,33 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
       const done = indexed.size + refused.size; // a refusal came through too: the service answers
       if (done > 0) indexingRecovered(deps);
       work += done;
+      // Not all of it got through: some tenant's call failed (logged by indexNow).
+      if (done < pending.length) return { done: work, more: false, failed: true };
     }
-    return work;
+    return { done: work, more: work >= batchSize, failed: false };
   };
 
-  /** Applies delete tombstones to the index in order; stops at the first failure. */
-  const removeDeleted = async (similarity: SimilarityClient, deletions: ProductDeletionDoc[]) => {
-    let done = 0;
-    for (const d of deletions) {
-      try {
-        await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
-        await deps.products.deletionDone(d.tenant_id, d._id, d.version);
-        indexingRecovered(deps);
-        done++;
-      } catch (err) {
-        deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
-        return { done, failed: true };
-      }
-    }
-    return { done, failed: false };
-  };
-
-  const runOnce = async () => {
-    if (running) return running;
-    running = pass()
-      .catch((err: Error) => {
-        deps.logger.warn({ err: err.message }, 'indexer pass failed');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-
-  const tick = async () => {
-    if (stopped) return;
-    // Keep going while a pass finds a full batch of work; else wait for the interval.
-    let n = await runOnce();
-    while (!stopped && n >= batchSize) n = await runOnce();
-    if (!stopped) timer = setTimeout(() => void tick(), intervalMs).unref();
-  };
-  let timer: NodeJS.Timeout = setTimeout(() => void tick(), intervalMs).unref();
-
+  const loop = indexerLoop({ name: 'product indexer', intervalMs, logger: deps.logger, pass });
+  loop.start();
   return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
+    runOnce: async () => (await loop.runOnce())?.done ?? 0,
+    stop: loop.stop,
   };
+}
+
+/** Applies delete tombstones to the index in order; stops at the first failure. */
+async function removeDeleted(deps: CatalogDeps, similarity: SimilarityClient, deletions: ProductDeletionDoc[]): Promise<{ done: number; failed: boolean }> {
+  let done = 0;
+  for (const d of deletions) {
+    try {
+      await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
+      await deps.products.deletionDone(d.tenant_id, d._id, d.version);
+      indexingRecovered(deps);
+      done++;
+    } catch (err) {
+      deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
+      return { done, failed: true };
+    }
+  }
+  return { done, failed: false };
 }

@@ -108,8 +108,13 @@ export function entriesRepo(models: KnowledgeModels) {
     async pendingTombstones(limit: number): Promise<EntryTombstoneDoc[]> {
       return (await EntryTombstone.collection.find({}).limit(limit).toArray()) as unknown as EntryTombstoneDoc[];
     },
-    async allEntries(): Promise<EntryRecord[]> {
-      return (await Entry.collection.find({}).toArray()) as unknown as EntryRecord[];
+    /** Every entry of every tenant, in _id order, a page at a time (a reindex). */
+    async allAfter(afterId: string, limit: number): Promise<EntryRecord[]> {
+      return (await Entry.collection.find({ _id: { $gt: afterId } } as never).sort({ _id: 1 }).limit(limit).toArray()) as unknown as EntryRecord[];
+    },
+    /** Queues entries written since `since` for the background indexer (after a reindex); returns how many. */
+    async markChangedSince(since: Date): Promise<number> {
+      return (await Entry.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } })).modifiedCount;
     },
     /** Marks a version as indexed (and clears an index error) unless a newer write happened meanwhile. */
     async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { backgroundSpan, systemCaller, indexErrorMessage, isRefusal, outageLog, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
+import { backgroundSpan, indexerLoop, indexSplittingRefusals, systemCaller, indexErrorMessage, outageLog, type Caller, type IndexerPass, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
@@ -55,7 +55,7 @@ async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string
  * a newer one is indexed already) are marked, refused ones recorded. Returns the model per
  * indexed id ('' for an entry indexed without a vector: it has no text) and the refused ids.
  */
-export async function applyIndexResults(
+async function applyIndexResults(
   deps: IndexDeps,
   group: EntryRecord[],
   res: similarityV1.IndexResponse__Output,
@@ -77,32 +77,65 @@ export async function applyIndexResults(
   return { indexed, refused };
 }
 
+/** What indexing came to: the model per indexed id ('' when it has no text to embed) and the refused ids. */
+export type EntryIndexOutcome = { indexed: Map<string, string>; refused: Set<string> };
+
+/**
+ * Indexes a group of entries, into `targetIndex` when given (a reindex) or the alias, with the
+ * answer recorded into `outcome`; only an entry at fault is refused. Throws what is worth retrying.
+ */
+export async function indexEntries(
+  deps: IndexDeps & { similarity: SimilarityClient },
+  caller: Caller,
+  group: EntryRecord[],
+  options: { deadlineMs?: number; targetIndex?: string },
+  outcome: EntryIndexOutcome,
+): Promise<void> {
+  const call = (entries: EntryRecord[]) =>
+    deps.similarity.call(
+      'IndexEntries',
+      { caller, entries: entries.map(entryDocument), ...(options.targetIndex ? { target_index: options.targetIndex } : {}) },
+      options.deadlineMs ? { deadlineMs: options.deadlineMs } : undefined,
+    );
+  await indexSplittingRefusals(group, call, {
+    answered: async (entries, res) => {
+      const applied = await applyIndexResults(deps, entries, res);
+      for (const [id, model] of applied.indexed) outcome.indexed.set(id, model);
+      for (const id of applied.refused) outcome.refused.add(id);
+    },
+    refused: async (entry, reason) => {
+      outcome.refused.add(entry._id);
+      await recordRefusal(deps, entry, reason);
+    },
+  });
+}
+
+/** How many entries (and delete tombstones) one pass of the background indexer takes. */
+const BATCH = 200;
+
 /**
  * Keeps the entries' search index in step with MongoDB. Each write tries to index at once
  * (bounded by `immediateDeadlineMs`, never failing the write); a loop catches up on every
  * entry whose indexed version is behind and on delete tombstones, so nothing is lost while
  * Elasticsearch or the similarity service is down.
  */
-export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityClient; logger: Logger; intervalMs: number; immediateDeadlineMs: number; isUp: () => boolean }) {
+export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityClient; logger: Logger; intervalMs: number; immediateDeadlineMs: number; isUp: () => boolean }) { // one closure: writes and the loop share the outage log and the degraded flag
   const { repo, similarity, logger } = deps;
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let stopped = false;
   let reported = false;
   // Transient failures (the similarity service, Elasticsearch or the embedder away) are retried
-  // every interval; logged when they start and end, not once per retry.
+  // by the loop; logged when they start and end, not once per retry.
   const outage = outageLog(logger, 'entry indexing');
   // After a failed attempt, writes stop waiting for the index until the loop gets through
   // again, so an index outage costs each write nothing instead of a deadline.
   let degraded = false;
 
-  /** Indexes entries; returns the model per indexed id (empty when indexing failed). */
-  async function index(entries: EntryRecord[], deadlineMs?: number): Promise<Map<string, string>> {
-    const done = new Map<string, string>();
+  /** Indexes entries, one call per tenant; returns the model per indexed id and whether a call failed. */
+  async function index(entries: EntryRecord[], deadlineMs?: number): Promise<{ done: Map<string, string>; failed: boolean }> {
+    const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
     let failed = false;
     for (const [tenantId, group] of byTenant(entries)) {
       try {
-        await indexGroup(tenantId, group, deadlineMs, done);
+        await indexEntries({ repo, logger, similarity }, systemCaller(INDEXER, tenantId), group, deadlineMs ? { deadlineMs } : {}, outcome);
         outage.recovered();
       } catch (err) {
         failed = true;
@@ -110,24 +143,7 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
       }
     }
     degraded = failed;
-    return done;
-  }
-
-  /**
-   * One call for one tenant's entries. A whole call refused (INVALID_ARGUMENT) is sent again
-   * entry by entry, so only the entry at fault is recorded. Throws what is worth retrying.
-   */
-  async function indexGroup(tenantId: string, group: EntryRecord[], deadlineMs: number | undefined, done: Map<string, string>): Promise<void> {
-    let res;
-    try {
-      res = await similarity.call('IndexEntries', { caller: systemCaller(INDEXER, tenantId), entries: group.map(entryDocument) }, deadlineMs ? { deadlineMs } : undefined);
-    } catch (err) {
-      if (!isRefusal(err)) throw err;
-      if (group.length === 1) return recordRefusal({ repo, logger }, group[0] as EntryRecord, (err as Error).message);
-      for (const e of group) await indexGroup(tenantId, [e], deadlineMs, done);
-      return;
-    }
-    for (const [id, model] of (await applyIndexResults({ repo, logger }, group, res)).indexed) done.set(id, model);
+    return { done: outcome.indexed, failed };
   }
 
   /** Once per start: entries waiting for an operator (or a new version) since earlier runs. */
@@ -138,7 +154,9 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     if (count > 0) logger.warn({ index_errors: count }, `${count} entries were refused by the search index (npm run admin -- index errors)`);
   }
 
-  async function removeFromIndex(tombstones: { _id: string; tenant_id: string; version: number }[], deadlineMs?: number): Promise<void> {
+  /** Applies delete tombstones, one call per tenant; returns whether a call failed. */
+  async function removeFromIndex(tombstones: { _id: string; tenant_id: string; version: number }[], deadlineMs?: number): Promise<boolean> {
+    let failed = false;
     for (const [tenantId, group] of byTenant(tombstones)) {
       try {
         await similarity.call(
@@ -150,50 +168,41 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
         degraded = false;
         outage.recovered();
       } catch (err) {
+        failed = true;
         degraded = true;
         outage.failed(err, { tenant_id: tenantId, count: group.length });
       }
     }
+    return failed;
   }
 
-  async function catchUp(): Promise<void> {
-    if (running || !deps.isUp()) return;
-    running = true;
-    try {
-      await reportIndexErrors();
-      // Reading the queues is not traced (it happens every interval); the work found is, as a
-      // trace of its own (backgroundSpan).
-      const tombstones = await repo.pendingTombstones(200);
-      if (tombstones.length) {
-        await backgroundSpan('remove deleted entries from index', { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length }, () => removeFromIndex(tombstones));
-      }
-      const pending = await repo.pendingEntries(200);
-      if (pending.length) await backgroundSpan('index pending entries', { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length }, () => index(pending));
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'entry indexer pass failed');
-    } finally {
-      running = false;
+  async function pass(): Promise<IndexerPass> {
+    if (!deps.isUp()) return {};
+    await reportIndexErrors();
+    // Reading the queues is not traced (it happens every interval); the work found is, as a
+    // trace of its own (backgroundSpan).
+    let failed = false;
+    const tombstones = await repo.pendingTombstones(BATCH);
+    if (tombstones.length) {
+      failed = await backgroundSpan('remove deleted entries from index', { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length }, () => removeFromIndex(tombstones));
     }
+    const pending = await repo.pendingEntries(BATCH);
+    if (pending.length) {
+      const indexed = await backgroundSpan('index pending entries', { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length }, () => index(pending));
+      failed ||= indexed.failed;
+    }
+    return { failed, more: tombstones.length === BATCH || pending.length === BATCH };
   }
 
+  const loop = indexerLoop({ name: 'entry indexer', intervalMs: deps.intervalMs, logger, pass });
   return {
-    indexNow: async (entries: EntryRecord[]) => (degraded ? new Map<string, string>() : index(entries, deps.immediateDeadlineMs)),
+    indexNow: async (entries: EntryRecord[]) => (degraded ? new Map<string, string>() : (await index(entries, deps.immediateDeadlineMs)).done),
     removeNow: async (tombstones: { _id: string; tenant_id: string; version: number }[]) => {
       if (!degraded) await removeFromIndex(tombstones, deps.immediateDeadlineMs);
     },
-    catchUp,
-    start() {
-      const tick = () => {
-        if (stopped) return;
-        timer = setTimeout(() => void catchUp().finally(tick), deps.intervalMs);
-        timer.unref();
-      };
-      tick();
-    },
-    stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-    },
+    start: loop.start,
+    runOnce: loop.runOnce,
+    stop: loop.stop,
   };
 }
 export type EntryIndexer = ReturnType<typeof entryIndexer>;
