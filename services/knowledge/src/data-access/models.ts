@@ -1,4 +1,4 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
 import { parentGuardPath, tenantScoped, type IndexErrorRecord, type ParentGuardState } from '@kb/common';
 
 export interface TenantDoc {
@@ -37,22 +37,35 @@ export interface CategoryDoc {
   guard?: ParentGuardState;
 }
 
+/** When a document was created and last changed (fresh objects: mongoose may keep what it is given). */
+const timestamps = () => ({
+  created_at: { type: Date, required: true },
+  updated_at: { type: Date, required: true },
+});
+
+/**
+ * A collection whose every document belongs to one tenant: string ids, a tenant id, and the
+ * tenantScoped guard that refuses a query naming no tenant.
+ */
+function tenantScopedSchema<T>(fields: SchemaDefinition, options: SchemaOptions): Schema<T> {
+  const schema = new Schema({ _id: { type: String, required: true }, tenant_id: { type: String, required: true }, ...fields }, options);
+  schema.plugin(tenantScoped);
+  return schema as unknown as Schema<T>;
+}
+
 const tenantSchema = new Schema<TenantDoc>(
   {
     _id: { type: String, required: true },
     name: { type: String, required: true },
     hosts: { type: [String], default: [], index: true },
     settings: { type: Schema.Types.Mixed, default: {} },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
   },
   { collection: 'tenants', versionKey: false, minimize: false, autoIndex: false },
 );
 
-const apiTokenSchema = new Schema<ApiTokenDoc>(
+const apiTokenSchema = tenantScopedSchema<ApiTokenDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     hash: { type: String, required: true, unique: true },
     user_id: { type: String, default: null },
     role: { type: String, required: true },
@@ -65,24 +78,19 @@ const apiTokenSchema = new Schema<ApiTokenDoc>(
   },
   { collection: 'api_tokens', versionKey: false, autoIndex: false },
 );
-apiTokenSchema.plugin(tenantScoped);
 apiTokenSchema.index({ tenant_id: 1, hash: 1 });
 
-const categorySchema = new Schema<CategoryDoc>(
+const categorySchema = tenantScopedSchema<CategoryDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     name: { type: String, required: true },
     description: { type: String, default: null },
     parent_id: { type: String, default: null },
     sort_order: { type: Number, default: 0 },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
     ...parentGuardPath,
   },
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
-categorySchema.plugin(tenantScoped);
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
 
 /** A knowledge entry. `owner_key` decides personal visibility (the user id, else the token). */
@@ -150,10 +158,8 @@ export interface EntryTombstoneDoc {
   deleted_at: Date;
 }
 
-const entrySchema = new Schema<EntryDoc>(
+const entrySchema = tenantScopedSchema<EntryDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     title: { type: String, required: true },
     content: { type: String, required: true },
     category_id: { type: String, required: true },
@@ -183,12 +189,10 @@ const entrySchema = new Schema<EntryDoc>(
     index_pending: { type: Boolean, default: true },
     // No default: absent until a refusal, so `$inc` can start its attempts at 1.
     index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },
 );
-entrySchema.plugin(tenantScoped);
 entrySchema.index({ tenant_id: 1, updated_at: -1, _id: 1 });
 entrySchema.index({ tenant_id: 1, category_id: 1 });
 entrySchema.index({ tenant_id: 1, type: 1 });
@@ -197,10 +201,8 @@ entrySchema.index({ tenant_id: 1, translation_group_id: 1, language: 1 }, { uniq
 // The indexer's queue; with updated_at, the oldest waiting entry is one index read (metrics).
 entrySchema.index({ index_pending: 1, updated_at: 1 });
 
-const entryVersionSchema = new Schema<EntryVersionDoc>(
+const entryVersionSchema = tenantScopedSchema<EntryVersionDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     entry_id: { type: String, required: true },
     version: { type: Number, required: true },
     action: { type: String, required: true },
@@ -213,19 +215,15 @@ const entryVersionSchema = new Schema<EntryVersionDoc>(
   },
   { collection: 'knowledge_entry_versions', versionKey: false, minimize: false, autoIndex: false },
 );
-entryVersionSchema.plugin(tenantScoped);
 entryVersionSchema.index({ tenant_id: 1, entry_id: 1, version: 1 }, { unique: true });
 
-const entryTombstoneSchema = new Schema<EntryTombstoneDoc>(
+const entryTombstoneSchema = tenantScopedSchema<EntryTombstoneDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     version: { type: Number, required: true },
     deleted_at: { type: Date, required: true },
   },
   { collection: 'knowledge_entry_tombstones', versionKey: false, autoIndex: false },
 );
-entryTombstoneSchema.plugin(tenantScoped);
 entryTombstoneSchema.index({ deleted_at: 1 });
 
 export interface KnowledgeModels {
