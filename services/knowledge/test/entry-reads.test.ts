@@ -1,9 +1,7 @@
 import { stillMatching } from '../src/domain/entries/search';
 import { translationMembers } from '../src/domain/entries/translations';
 import { snapshotAccess } from '../src/domain/entries/versions';
-import { entryListRequest } from '../src/grpc/mappers';
 import { entry, viewer } from './support/fixtures';
-import type { knowledgeV1 } from '@kb/common';
 
 describe('translations', () => {
   const source = entry({ _id: 'src', content_changed_at: new Date(2_000) });
@@ -51,14 +49,5 @@ describe('search hits checked against MongoDB', () => {
     const loaded = [entry({ _id: 'a', category_id: 'moved' }), entry({ _id: 'b', language: 'en' })];
     expect(stillMatching(viewer(), { ...req, category_id: 'cat-1' }, [hit('a'), hit('b')], loaded)).toHaveLength(1);
     expect(stillMatching(viewer(), { ...req, language: 'de' }, [hit('a'), hit('b')], loaded).map((h) => h.entry._id)).toEqual(['a']);
-  });
-});
-
-describe('list requests from the wire', () => {
-  const wire = (more: Partial<knowledgeV1.ListEntriesRequest__Output>) =>
-    ({ caller: null, include_expired: false, limit: 0, ...more }) as knowledgeV1.ListEntriesRequest__Output;
-
-  it('when filters are empty strings, then they are no filters, but a sent empty layer is one', () => {
-    expect(entryListRequest(wire({ category_id: '', type: '', cursor: '', layer: '' }))).toEqual({ layer: '', include_expired: false, limit: 0 });
   });
 });

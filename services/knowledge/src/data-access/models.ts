@@ -37,10 +37,15 @@ export interface CategoryDoc {
   guard?: ParentGuardState;
 }
 
+/** A field every document has. */
+const required = <T>(type: T) => ({ type, required: true as const });
+/** A field that is null until set. */
+const nullable = <T>(type: T) => ({ type, default: null });
+
 /** When a document was created and last changed (fresh objects: mongoose may keep what it is given). */
 const timestamps = () => ({
-  created_at: { type: Date, required: true },
-  updated_at: { type: Date, required: true },
+  created_at: required(Date),
+  updated_at: required(Date),
 });
 
 /**
@@ -48,15 +53,15 @@ const timestamps = () => ({
  * tenantScoped guard that refuses a query naming no tenant.
  */
 function tenantScopedSchema<T>(fields: SchemaDefinition, options: SchemaOptions): Schema<T> {
-  const schema = new Schema({ _id: { type: String, required: true }, tenant_id: { type: String, required: true }, ...fields }, options);
+  const schema = new Schema({ _id: required(String), tenant_id: required(String), ...fields }, options);
   schema.plugin(tenantScoped);
   return schema as unknown as Schema<T>;
 }
 
 const tenantSchema = new Schema<TenantDoc>(
   {
-    _id: { type: String, required: true },
-    name: { type: String, required: true },
+    _id: required(String),
+    name: required(String),
     hosts: { type: [String], default: [], index: true },
     settings: { type: Schema.Types.Mixed, default: {} },
     ...timestamps(),
@@ -67,14 +72,14 @@ const tenantSchema = new Schema<TenantDoc>(
 const apiTokenSchema = tenantScopedSchema<ApiTokenDoc>(
   {
     hash: { type: String, required: true, unique: true },
-    user_id: { type: String, default: null },
-    role: { type: String, required: true },
+    user_id: nullable(String),
+    role: required(String),
     scopes: { type: [String], default: [] },
     workspace_ids: { type: [String], default: [] },
-    name: { type: String, default: null },
-    expires_at: { type: Date, default: null },
-    revoked_at: { type: Date, default: null },
-    created_at: { type: Date, required: true },
+    name: nullable(String),
+    expires_at: nullable(Date),
+    revoked_at: nullable(Date),
+    created_at: required(Date),
   },
   { collection: 'api_tokens', versionKey: false, autoIndex: false },
 );
@@ -82,9 +87,9 @@ apiTokenSchema.index({ tenant_id: 1, hash: 1 });
 
 const categorySchema = tenantScopedSchema<CategoryDoc>(
   {
-    name: { type: String, required: true },
-    description: { type: String, default: null },
-    parent_id: { type: String, default: null },
+    name: required(String),
+    description: nullable(String),
+    parent_id: nullable(String),
     sort_order: { type: Number, default: 0 },
     ...timestamps(),
     ...parentGuardPath,
@@ -160,31 +165,31 @@ export interface EntryTombstoneDoc {
 
 const entrySchema = tenantScopedSchema<EntryDoc>(
   {
-    title: { type: String, required: true },
-    content: { type: String, required: true },
-    category_id: { type: String, required: true },
-    visibility: { type: String, required: true },
-    type: { type: String, required: true },
-    version: { type: Number, required: true },
-    language: { type: String, required: true },
-    translation_group_id: { type: String, required: true },
-    translation_of: { type: String, default: null },
-    source: { type: String, required: true },
-    source_reference: { type: String, default: null },
-    embedding_model: { type: String, default: null },
-    summary: { type: String, default: null },
-    layer: { type: String, default: null },
+    title: required(String),
+    content: required(String),
+    category_id: required(String),
+    visibility: required(String),
+    type: required(String),
+    version: required(Number),
+    language: required(String),
+    translation_group_id: required(String),
+    translation_of: nullable(String),
+    source: required(String),
+    source_reference: nullable(String),
+    embedding_model: nullable(String),
+    summary: nullable(String),
+    layer: nullable(String),
     tags: { type: [String], default: [] },
-    workspace_id: { type: String, default: null },
-    created_by_user_id: { type: String, default: null },
-    owner_key: { type: String, default: null },
+    workspace_id: nullable(String),
+    created_by_user_id: nullable(String),
+    owner_key: nullable(String),
     metadata: { type: Schema.Types.Mixed, default: {} },
     search_keywords: { type: [String], default: [] },
-    similarity_text: { type: String, default: null },
-    project_ids: { type: [String], default: null },
+    similarity_text: nullable(String),
+    project_ids: nullable([String]),
     site_ids: { type: [String], default: [] },
-    expires_at: { type: Date, default: null },
-    content_changed_at: { type: Date, required: true },
+    expires_at: nullable(Date),
+    content_changed_at: required(Date),
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
     // No default: absent until a refusal, so `$inc` can start its attempts at 1.
@@ -203,15 +208,15 @@ entrySchema.index({ index_pending: 1, updated_at: 1 });
 
 const entryVersionSchema = tenantScopedSchema<EntryVersionDoc>(
   {
-    entry_id: { type: String, required: true },
-    version: { type: Number, required: true },
-    action: { type: String, required: true },
-    changed_at: { type: Date, required: true },
-    changed_by_user_id: { type: String, default: null },
-    audit_source: { type: String, required: true },
-    client_id: { type: String, default: null },
-    request_id: { type: String, default: null },
-    snapshot: { type: Schema.Types.Mixed, required: true },
+    entry_id: required(String),
+    version: required(Number),
+    action: required(String),
+    changed_at: required(Date),
+    changed_by_user_id: nullable(String),
+    audit_source: required(String),
+    client_id: nullable(String),
+    request_id: nullable(String),
+    snapshot: required(Schema.Types.Mixed),
   },
   { collection: 'knowledge_entry_versions', versionKey: false, minimize: false, autoIndex: false },
 );
@@ -219,8 +224,8 @@ entryVersionSchema.index({ tenant_id: 1, entry_id: 1, version: 1 }, { unique: tr
 
 const entryTombstoneSchema = tenantScopedSchema<EntryTombstoneDoc>(
   {
-    version: { type: Number, required: true },
-    deleted_at: { type: Date, required: true },
+    version: required(Number),
+    deleted_at: required(Date),
   },
   { collection: 'knowledge_entry_tombstones', versionKey: false, autoIndex: false },
 );

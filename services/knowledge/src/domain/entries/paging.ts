@@ -1,7 +1,7 @@
 import { AppError } from '@kb/common';
 
-export const DEFAULT_PAGE = 100;
-export const MAX_PAGE = 500;
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 500;
 
 /** The page size asked for, within 1..MAX_PAGE; 0 (not sent) is the default. */
 export function pageSize(limit: number): number {
