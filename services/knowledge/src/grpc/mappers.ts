@@ -4,8 +4,7 @@ import type { TenantRecord } from '../data-access/tenants-repo';
 import type { ApiTokenRecord } from '../data-access/tokens-repo';
 import type { EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
 import type { CategoryChanges, CategoryInput } from '../domain/categories';
-import type { EntryInput, EntryListRequest, EntrySearchRequest } from '../domain/entries';
-import type { TranslationMember } from '../domain/entries/translations';
+import type { EntryInput, EntryListRequest, EntrySearchRequest, TranslationMember } from '../domain/entries';
 import { effectiveSettings } from '../domain/tenant-settings';
 
 // ---- requests → use-case inputs ----

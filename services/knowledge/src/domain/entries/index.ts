@@ -15,6 +15,7 @@ export type { EntryDeps } from './context';
 export type { EntryInput } from './input';
 export type { EntryListRequest } from './list';
 export type { EntrySearchRequest } from './search';
+export type { TranslationMember } from './translations';
 
 type CallerIn = Caller | null | undefined;
 
