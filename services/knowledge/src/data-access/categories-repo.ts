@@ -47,7 +47,7 @@ export function categoriesRepo(models: KnowledgeModels) {
     async countChildren(tenantId: string, id: string): Promise<number> {
       return Category.countDocuments({ tenant_id: tenantId, parent_id: id });
     },
-    /** Where a delete and the writes that refer to a category meet (domain/categories.ts); the only way a category is deleted. */
+    /** Where a delete and the writes that refer to a category meet (domain/category-guard.ts); the only way a category is deleted. */
     guard: parentGuardStore(Category),
   };
 }

@@ -1,13 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientSession } from 'mongoose';
-import type { IndexBacklog } from '@kb/common';
+import { onDuplicateKey, type IndexBacklog } from '@kb/common';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 
 export type EntryRecord = EntryDoc;
 export type EntryVersionRecord = EntryVersionDoc;
+export type EntryTombstoneRecord = EntryTombstoneDoc;
+
+/**
+ * Whom a read is for: the plain visibilities they may read, their personal entries (owner key),
+ * and their workspaces' entries (null when workspaces are off: then `workspace` is a plain level).
+ */
+export interface ReadableBy {
+  visibilities: string[];
+  ownerKey: string;
+  workspaceIds: string[] | null;
+}
 
 export interface ListQuery {
-  filter: Record<string, unknown>;
+  readableBy: ReadableBy;
+  category_id?: string;
+  type?: string;
+  project_id?: string;
+  visibility?: string;
+  layer?: string;
+  /** False leaves out memories whose expires_at has passed. */
+  includeExpired: boolean;
   /** Keyset position: entries strictly after (updated_at desc, id asc). */
   after?: { updatedAt: Date; id: string };
   limit: number;
@@ -15,20 +33,49 @@ export interface ListQuery {
 
 const opts = (session?: ClientSession) => (session ? { session } : {});
 
+function readableFilter(by: ReadableBy): Record<string, unknown> {
+  const or: Record<string, unknown>[] = [{ visibility: { $in: by.visibilities } }, { visibility: 'personal', owner_key: by.ownerKey }];
+  if (by.workspaceIds) or.push({ visibility: 'workspace', workspace_id: { $in: by.workspaceIds } });
+  return { $or: or };
+}
+
+function listFilter(q: ListQuery): Record<string, unknown>[] {
+  const and: Record<string, unknown>[] = [readableFilter(q.readableBy)];
+  if (q.category_id) and.push({ category_id: q.category_id });
+  if (q.type) and.push({ type: q.type });
+  if (q.project_id) and.push({ project_ids: q.project_id });
+  if (q.visibility) and.push({ visibility: q.visibility });
+  if (q.layer !== undefined) and.push({ layer: q.layer });
+  if (!q.includeExpired) and.push({ $or: [{ expires_at: null }, { expires_at: { $gt: new Date() } }] });
+  if (q.after) and.push({ $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }] });
+  return and;
+}
+
+// One factory over the three entry collections rather than a file per query: each method is one
+// query, and the indexer and the admin CLI take the repository whole.
 export function entriesRepo(models: KnowledgeModels) {
   const { Entry, EntryVersion, EntryTombstone } = models;
   return {
-    async insert(doc: EntryDoc, session?: ClientSession): Promise<EntryRecord> {
-      await Entry.create([doc], opts(session));
-      return doc;
+    /**
+     * Null when a unique index refused it: the only one a new entry can meet is one language per
+     * translation group, so its group already has an entry in its language.
+     */
+    async insert(doc: EntryDoc, session?: ClientSession): Promise<EntryRecord | null> {
+      const write = async () => {
+        await Entry.create([doc], opts(session));
+        return doc;
+      };
+      return onDuplicateKey(write, () => null);
     },
 
-    async findById(tenantId: string, id: string, extra: Record<string, unknown> = {}, session?: ClientSession): Promise<EntryRecord | null> {
-      return Entry.findOne({ ...extra, tenant_id: tenantId, _id: id }, null, opts(session)).lean<EntryDoc>();
+    /** The entry, when the reader may read it. */
+    async findReadable(tenantId: string, id: string, by: ReadableBy): Promise<EntryRecord | null> {
+      return Entry.findOne({ ...readableFilter(by), tenant_id: tenantId, _id: id }).lean<EntryDoc>();
     },
 
-    async findMany(tenantId: string, ids: string[], extra: Record<string, unknown> = {}): Promise<EntryRecord[]> {
-      return Entry.find({ ...extra, tenant_id: tenantId, _id: { $in: ids } }).lean<EntryDoc[]>();
+    /** Those of the entries the reader may read (any order). */
+    async findManyReadable(tenantId: string, ids: string[], by: ReadableBy): Promise<EntryRecord[]> {
+      return Entry.find({ ...readableFilter(by), tenant_id: tenantId, _id: { $in: ids } }).lean<EntryDoc[]>();
     },
 
     /**
@@ -62,18 +109,16 @@ export function entriesRepo(models: KnowledgeModels) {
       return res.deletedCount === 1;
     },
 
+    /** One page of the entries matching the query, newest change first. */
     async list(tenantId: string, q: ListQuery): Promise<EntryRecord[]> {
-      const and: Record<string, unknown>[] = [q.filter];
-      if (q.after) {
-        and.push({ $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }] });
-      }
-      return Entry.find({ tenant_id: tenantId, $and: and }).sort({ updated_at: -1, _id: 1 }).limit(q.limit).lean<EntryDoc[]>();
+      return Entry.find({ tenant_id: tenantId, $and: listFilter(q) }).sort({ updated_at: -1, _id: 1 }).limit(q.limit).lean<EntryDoc[]>();
     },
 
     async countInCategory(tenantId: string, categoryId: string): Promise<number> {
       return Entry.countDocuments({ tenant_id: tenantId, category_id: categoryId, type: { $ne: 'skill_index' } });
     },
 
+    /** Oldest first. */
     async ofType(tenantId: string, type: string, session?: ClientSession): Promise<EntryRecord[]> {
       return Entry.find({ tenant_id: tenantId, type }, null, opts(session)).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
     },
@@ -82,7 +127,7 @@ export function entriesRepo(models: KnowledgeModels) {
       return Entry.find({ tenant_id: tenantId, translation_group_id: groupId }).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
     },
 
-    /** Records a site on entries; true for each id whose site list changed. */
+    /** Records a site on an entry; true when its site list changed. */
     async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
       const res = await Entry.updateOne({ tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } }, { $addToSet: { site_ids: siteId } });
       return res.modifiedCount === 1;

@@ -1,4 +1,4 @@
-import { Schema, type Connection, type Model } from 'mongoose';
+import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
 import { parentGuardPath, tenantScoped, type IndexErrorRecord, type ParentGuardState } from '@kb/common';
 
 export interface TenantDoc {
@@ -37,52 +37,65 @@ export interface CategoryDoc {
   guard?: ParentGuardState;
 }
 
+/** A field every document has. */
+const required = <T>(type: T) => ({ type, required: true as const });
+/** A field that is null until set. */
+const nullable = <T>(type: T) => ({ type, default: null });
+
+/** When a document was created and last changed (fresh objects: mongoose may keep what it is given). */
+const timestamps = () => ({
+  created_at: required(Date),
+  updated_at: required(Date),
+});
+
+/**
+ * A collection whose every document belongs to one tenant: string ids, a tenant id, and the
+ * tenantScoped guard that refuses a query naming no tenant.
+ */
+function tenantScopedSchema<T>(fields: SchemaDefinition, options: SchemaOptions): Schema<T> {
+  const schema = new Schema({ _id: required(String), tenant_id: required(String), ...fields }, options);
+  schema.plugin(tenantScoped);
+  return schema as unknown as Schema<T>;
+}
+
 const tenantSchema = new Schema<TenantDoc>(
   {
-    _id: { type: String, required: true },
-    name: { type: String, required: true },
+    _id: required(String),
+    name: required(String),
     hosts: { type: [String], default: [], index: true },
     settings: { type: Schema.Types.Mixed, default: {} },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
   },
   { collection: 'tenants', versionKey: false, minimize: false, autoIndex: false },
 );
 
-const apiTokenSchema = new Schema<ApiTokenDoc>(
+const apiTokenSchema = tenantScopedSchema<ApiTokenDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
     hash: { type: String, required: true, unique: true },
-    user_id: { type: String, default: null },
-    role: { type: String, required: true },
+    user_id: nullable(String),
+    role: required(String),
     scopes: { type: [String], default: [] },
     workspace_ids: { type: [String], default: [] },
-    name: { type: String, default: null },
-    expires_at: { type: Date, default: null },
-    revoked_at: { type: Date, default: null },
-    created_at: { type: Date, required: true },
+    name: nullable(String),
+    expires_at: nullable(Date),
+    revoked_at: nullable(Date),
+    created_at: required(Date),
   },
   { collection: 'api_tokens', versionKey: false, autoIndex: false },
 );
-apiTokenSchema.plugin(tenantScoped);
 apiTokenSchema.index({ tenant_id: 1, hash: 1 });
 
-const categorySchema = new Schema<CategoryDoc>(
+const categorySchema = tenantScopedSchema<CategoryDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
-    name: { type: String, required: true },
-    description: { type: String, default: null },
-    parent_id: { type: String, default: null },
+    name: required(String),
+    description: nullable(String),
+    parent_id: nullable(String),
     sort_order: { type: Number, default: 0 },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
     ...parentGuardPath,
   },
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
-categorySchema.plugin(tenantScoped);
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
 
 /** A knowledge entry. `owner_key` decides personal visibility (the user id, else the token). */
@@ -150,45 +163,41 @@ export interface EntryTombstoneDoc {
   deleted_at: Date;
 }
 
-const entrySchema = new Schema<EntryDoc>(
+const entrySchema = tenantScopedSchema<EntryDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
-    title: { type: String, required: true },
-    content: { type: String, required: true },
-    category_id: { type: String, required: true },
-    visibility: { type: String, required: true },
-    type: { type: String, required: true },
-    version: { type: Number, required: true },
-    language: { type: String, required: true },
-    translation_group_id: { type: String, required: true },
-    translation_of: { type: String, default: null },
-    source: { type: String, required: true },
-    source_reference: { type: String, default: null },
-    embedding_model: { type: String, default: null },
-    summary: { type: String, default: null },
-    layer: { type: String, default: null },
+    title: required(String),
+    content: required(String),
+    category_id: required(String),
+    visibility: required(String),
+    type: required(String),
+    version: required(Number),
+    language: required(String),
+    translation_group_id: required(String),
+    translation_of: nullable(String),
+    source: required(String),
+    source_reference: nullable(String),
+    embedding_model: nullable(String),
+    summary: nullable(String),
+    layer: nullable(String),
     tags: { type: [String], default: [] },
-    workspace_id: { type: String, default: null },
-    created_by_user_id: { type: String, default: null },
-    owner_key: { type: String, default: null },
+    workspace_id: nullable(String),
+    created_by_user_id: nullable(String),
+    owner_key: nullable(String),
     metadata: { type: Schema.Types.Mixed, default: {} },
     search_keywords: { type: [String], default: [] },
-    similarity_text: { type: String, default: null },
-    project_ids: { type: [String], default: null },
+    similarity_text: nullable(String),
+    project_ids: nullable([String]),
     site_ids: { type: [String], default: [] },
-    expires_at: { type: Date, default: null },
-    content_changed_at: { type: Date, required: true },
+    expires_at: nullable(Date),
+    content_changed_at: required(Date),
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
     // No default: absent until a refusal, so `$inc` can start its attempts at 1.
     index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
+    ...timestamps(),
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },
 );
-entrySchema.plugin(tenantScoped);
 entrySchema.index({ tenant_id: 1, updated_at: -1, _id: 1 });
 entrySchema.index({ tenant_id: 1, category_id: 1 });
 entrySchema.index({ tenant_id: 1, type: 1 });
@@ -197,35 +206,29 @@ entrySchema.index({ tenant_id: 1, translation_group_id: 1, language: 1 }, { uniq
 // The indexer's queue; with updated_at, the oldest waiting entry is one index read (metrics).
 entrySchema.index({ index_pending: 1, updated_at: 1 });
 
-const entryVersionSchema = new Schema<EntryVersionDoc>(
+const entryVersionSchema = tenantScopedSchema<EntryVersionDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
-    entry_id: { type: String, required: true },
-    version: { type: Number, required: true },
-    action: { type: String, required: true },
-    changed_at: { type: Date, required: true },
-    changed_by_user_id: { type: String, default: null },
-    audit_source: { type: String, required: true },
-    client_id: { type: String, default: null },
-    request_id: { type: String, default: null },
-    snapshot: { type: Schema.Types.Mixed, required: true },
+    entry_id: required(String),
+    version: required(Number),
+    action: required(String),
+    changed_at: required(Date),
+    changed_by_user_id: nullable(String),
+    audit_source: required(String),
+    client_id: nullable(String),
+    request_id: nullable(String),
+    snapshot: required(Schema.Types.Mixed),
   },
   { collection: 'knowledge_entry_versions', versionKey: false, minimize: false, autoIndex: false },
 );
-entryVersionSchema.plugin(tenantScoped);
 entryVersionSchema.index({ tenant_id: 1, entry_id: 1, version: 1 }, { unique: true });
 
-const entryTombstoneSchema = new Schema<EntryTombstoneDoc>(
+const entryTombstoneSchema = tenantScopedSchema<EntryTombstoneDoc>(
   {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
-    version: { type: Number, required: true },
-    deleted_at: { type: Date, required: true },
+    version: required(Number),
+    deleted_at: required(Date),
   },
   { collection: 'knowledge_entry_tombstones', versionKey: false, autoIndex: false },
 );
-entryTombstoneSchema.plugin(tenantScoped);
 entryTombstoneSchema.index({ deleted_at: 1 });
 
 export interface KnowledgeModels {

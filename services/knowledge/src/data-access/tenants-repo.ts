@@ -1,3 +1,4 @@
+import { onDuplicateKey } from '@kb/common';
 import type { KnowledgeModels, TenantDoc } from './models';
 
 /** What the repository hands out: the stored document with `id` for `_id`. */
@@ -25,13 +26,8 @@ export function tenantsRepo(models: KnowledgeModels) {
     /** Creates the tenant; returns null when the id is taken. */
     async create(input: { id: string; name: string; hosts: string[] }): Promise<TenantRecord | null> {
       const now = new Date();
-      try {
-        const doc = await Tenant.create({ _id: input.id, name: input.name, hosts: input.hosts, settings: {}, created_at: now, updated_at: now });
-        return toRecord(doc.toObject());
-      } catch (err) {
-        if ((err as { code?: number }).code === 11000) return null;
-        throw err;
-      }
+      const create = () => Tenant.create({ _id: input.id, name: input.name, hosts: input.hosts, settings: {}, created_at: now, updated_at: now });
+      return onDuplicateKey(async () => toRecord((await create()).toObject()), () => null);
     },
     async hostTakenByOther(host: string, id: string): Promise<boolean> {
       return (await Tenant.findOne({ hosts: host, _id: { $ne: id } }).lean()) !== null;

@@ -10,3 +10,4 @@ import { notFound } from './access';
 export function categoryGuard(categories: CategoriesRepo, missing: () => AppError = () => notFound('Category')) {
   return parentGuard(categories.guard, { what: 'Category', missing });
 }
+export type CategoryGuard = ReturnType<typeof categoryGuard>;

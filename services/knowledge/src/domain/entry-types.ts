@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, validationIssues } from '@kb/common';
+import type { Viewer } from './visibility';
 
 const Str = Type.String({ minLength: 1 });
 
@@ -61,4 +62,15 @@ export function normaliseMetadata(type: string, raw: unknown): Record<string, un
 export function expiryOf(type: string, metadata: Record<string, unknown>): Date | null {
   if (type !== 'memory' || typeof metadata.expires_at !== 'string') return null;
   return new Date(metadata.expires_at);
+}
+
+/** Whether an entry has expired (only memories expire) at `now`. */
+export function isExpired(e: { expires_at: Date | null }, now: number = Date.now()): boolean {
+  return !!e.expires_at && e.expires_at.getTime() <= now;
+}
+
+/** 403 unless the viewer's role may write entries of this type; the skill index only the system writes. */
+export function assertMayWriteType(v: Viewer, type: string): void {
+  if (type === 'skill_index') throw AppError.forbidden('skill_index entries are maintained by the system and cannot be written');
+  if (!v.writableTypes.includes(type)) throw AppError.forbidden(`Role ${v.caller.role} may not write ${type} entries`);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientSession } from 'mongoose';
 import type { Caller } from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
+import { newEntryRecord, nextUpdatedAt, tombstoneOf, versionRecord } from './entries/records';
 import { highestLevel } from './visibility';
 
 export interface SkillIndexItem {
@@ -19,21 +20,8 @@ export function skillIndexContent(items: SkillIndexItem[]): string {
   return ['# Skill index', '', ...items.map((s) => `- **${s.title}** (\`${s.id}\`): ${s.trigger_description}`)].join('\n');
 }
 
-/**
- * Recomputes the tenant's singleton `skill_index` entry from every skill (so it never keeps a
- * deleted or renamed skill). With no skills left the index entry is removed. Returns the index
- * entry when it was written (for indexing), else null.
- */
-export async function rebuildSkillIndex(entries: EntriesRepo, tenantId: string, caller: Caller, session?: ClientSession): Promise<EntryRecord | null> {
-  const skills = await entries.ofType(tenantId, 'skill', session);
-  const existing = (await entries.ofType(tenantId, 'skill_index', session))[0] ?? null;
-  const audit = { ...caller, audit_source: 'system' };
-  if (skills.length === 0) {
-    if (existing && (await entries.deleteIfVersion(tenantId, existing._id, existing.version, session))) {
-      await entries.addTombstone({ _id: existing._id, tenant_id: tenantId, version: existing.version + 1, deleted_at: new Date() }, session);
-    }
-    return null;
-  }
+/** What the index says, from every skill (oldest first): never more visible than its skills, in the oldest one's category. */
+export function skillIndexFields(skills: EntryRecord[]) {
   const items: SkillIndexItem[] = skills.map((s) => ({
     id: s._id,
     title: s.title,
@@ -43,81 +31,74 @@ export async function rebuildSkillIndex(entries: EntriesRepo, tenantId: string, 
     language: s.language,
     visibility: s.visibility,
   }));
-  const content = skillIndexContent(items);
-  const metadata = { skills: items };
-  const visibility = highestLevel(items.map((i) => i.visibility));
-  const categoryId = skills[0]!.category_id;
-  const now = new Date();
-  const version = (v: EntryRecord) => ({
-    tenant_id: tenantId,
-    entry_id: v._id,
-    version: v.version,
-    action: v.version === 1 ? 'create' : 'update',
-    changed_at: now,
-    changed_by_user_id: audit.user_id || null,
-    audit_source: 'system',
-    client_id: audit.client_id || null,
-    request_id: audit.request_id || null,
-    snapshot: { ...v } as unknown as Record<string, unknown>,
-  });
+  return {
+    content: skillIndexContent(items),
+    metadata: { skills: items },
+    visibility: highestLevel(items.map((i) => i.visibility)),
+    category_id: skills[0]!.category_id,
+    summary: `${items.length} skill${items.length === 1 ? '' : 's'}`,
+  };
+}
+type SkillIndexFields = ReturnType<typeof skillIndexFields>;
 
-  if (!existing) {
-    const doc: EntryRecord = {
-      _id: randomUUID(),
+/** The first skill index of a tenant: a system entry in the first skill's language. */
+function newSkillIndex(tenantId: string, fields: SkillIndexFields, language: string, now: Date): EntryRecord {
+  return newEntryRecord(
+    {
+      ...fields,
       tenant_id: tenantId,
       title: 'Skill index',
-      content,
-      category_id: categoryId,
-      visibility,
       type: 'skill_index',
-      version: 1,
-      language: skills[0]!.language,
+      language,
       translation_group_id: randomUUID(),
       translation_of: null,
       source: 'system',
       source_reference: null,
-      embedding_model: null,
-      summary: `${items.length} skill${items.length === 1 ? '' : 's'}`,
       layer: null,
       tags: [],
       workspace_id: null,
       created_by_user_id: null,
       owner_key: null,
-      metadata,
       search_keywords: [],
       similarity_text: null,
       project_ids: null,
-      site_ids: [],
       expires_at: null,
-      content_changed_at: now,
-      indexed_version: 0,
-      index_pending: true,
-      created_at: now,
-      updated_at: now,
-    };
-    await entries.insert(doc, session);
-    await entries.addVersion(version(doc), session);
-    return doc;
-  }
-  if (existing.content === content && existing.visibility === visibility && existing.category_id === categoryId &&
-      JSON.stringify(existing.metadata) === JSON.stringify(metadata)) {
+    },
+    now,
+  );
+}
+
+function unchanged(existing: EntryRecord, fields: SkillIndexFields): boolean {
+  return existing.content === fields.content && existing.visibility === fields.visibility && existing.category_id === fields.category_id &&
+    JSON.stringify(existing.metadata) === JSON.stringify(fields.metadata);
+}
+
+/**
+ * Recomputes the tenant's singleton `skill_index` entry from every skill (so it never keeps a
+ * deleted or renamed skill). With no skills left the index entry is removed. Returns the index
+ * entry when it was written (for indexing), else null. Its history names the system as the writer.
+ */
+export async function rebuildSkillIndex(entries: EntriesRepo, tenantId: string, caller: Caller, session?: ClientSession): Promise<EntryRecord | null> {
+  const skills = await entries.ofType(tenantId, 'skill', session);
+  const existing = (await entries.ofType(tenantId, 'skill_index', session))[0] ?? null;
+  const system = { ...caller, audit_source: 'system' };
+  if (skills.length === 0) {
+    if (existing && (await entries.deleteIfVersion(tenantId, existing._id, existing.version, session))) {
+      await entries.addTombstone(tombstoneOf(existing), session);
+    }
     return null;
   }
-  const updated = await entries.updateIfVersion(
-    tenantId,
-    existing._id,
-    existing.version,
-    {
-      content,
-      metadata,
-      visibility,
-      category_id: categoryId,
-      summary: `${items.length} skill${items.length === 1 ? '' : 's'}`,
-      updated_at: new Date(Math.max(now.getTime(), existing.updated_at.getTime() + 1)),
-      content_changed_at: now,
-    },
-    session,
-  );
-  if (updated) await entries.addVersion(version(updated), session);
+  const fields = skillIndexFields(skills);
+  const now = new Date();
+  if (!existing) {
+    const doc = newSkillIndex(tenantId, fields, skills[0]!.language, now);
+    await entries.insert(doc, session); // a new translation group: no unique index to meet
+    await entries.addVersion(versionRecord(doc, 'create', system, now), session);
+    return doc;
+  }
+  if (unchanged(existing, fields)) return null;
+  const set = { ...fields, updated_at: nextUpdatedAt(existing.updated_at, now.getTime()), content_changed_at: now };
+  const updated = await entries.updateIfVersion(tenantId, existing._id, existing.version, set, session);
+  if (updated) await entries.addVersion(versionRecord(updated, 'update', system, now), session);
   return updated;
 }

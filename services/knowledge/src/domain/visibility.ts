@@ -1,4 +1,5 @@
 import { AppError, type Caller } from '@kb/common';
+import type { ReadableBy } from '../data-access/entries-repo';
 import type { TenantSettings } from './tenant-settings';
 
 /** The ordered visibility levels, lowest first (README.md, "Roles and visibility"); personal and workspace are handled apart. */
@@ -17,29 +18,34 @@ export interface Viewer {
   levels: string[];
   workspacesEnabled: boolean;
   ownerKey: string;
+  /** The entry types the caller's role may write (tenant setting role_writable_types). */
+  writableTypes: string[];
 }
 
+/** The caller as the tenant's settings see it: visibility ceiling, workspaces, writable types. */
 export function viewerOf(caller: Caller, settings: TenantSettings): Viewer {
   const ceiling = settings.role_visibility_ceilings[caller.role] ?? 'public';
   const levels = LEVELS.filter((l) => rank(l) <= rank(ceiling));
-  return { caller, ceiling, levels, workspacesEnabled: settings.workspaces_enabled, ownerKey: ownerKey(caller) };
+  const writableTypes = settings.role_writable_types[caller.role] ?? [];
+  return { caller, ceiling, levels, workspacesEnabled: settings.workspaces_enabled, ownerKey: ownerKey(caller), writableTypes };
 }
 
-/** The MongoDB filter of what a viewer may read (ceiling, personal ownership, workspaces). */
-export function visibilityFilter(v: Viewer): Record<string, unknown> {
-  const or: Record<string, unknown>[] = [{ visibility: { $in: v.levels } }, { visibility: 'personal', owner_key: v.ownerKey }];
-  if (v.workspacesEnabled) or.push({ visibility: 'workspace', workspace_id: { $in: v.caller.workspace_ids } });
-  else if (v.levels.includes('internal')) or.push({ visibility: 'workspace' });
-  return { $or: or };
+/**
+ * What a viewer may read (ceiling, personal ownership, workspaces), for the repository's reads.
+ * With workspaces off, a workspace entry reads as internal.
+ */
+export function readableBy(v: Viewer): ReadableBy {
+  const visibilities: string[] = [...v.levels];
+  if (!v.workspacesEnabled && v.levels.includes('internal')) visibilities.push('workspace');
+  return { visibilities, ownerKey: v.ownerKey, workspaceIds: v.workspacesEnabled ? v.caller.workspace_ids : null };
 }
 
-/** The same rule for one loaded entry (used to re-check search hits and single reads). */
+/** The same rule for one loaded entry or stored state (search hits, history, translations). */
 export function canSee(v: Viewer, e: { visibility: string; owner_key: string | null; workspace_id: string | null }): boolean {
-  if (e.visibility === 'personal') return e.owner_key === v.ownerKey;
-  if (e.visibility === 'workspace') {
-    return v.workspacesEnabled ? e.workspace_id !== null && v.caller.workspace_ids.includes(e.workspace_id) : v.levels.includes('internal');
-  }
-  return v.levels.includes(e.visibility);
+  const by = readableBy(v);
+  if (e.visibility === 'personal') return e.owner_key === by.ownerKey;
+  if (e.visibility === 'workspace' && by.workspaceIds) return e.workspace_id !== null && by.workspaceIds.includes(e.workspace_id);
+  return by.visibilities.includes(e.visibility);
 }
 
 /** 403 unless the viewer may write an entry with this visibility. */
@@ -65,14 +71,13 @@ export function highestLevel(visibilities: string[]): string {
   return best < 0 ? 'internal' : (LEVELS[best] as string);
 }
 
-/** For the similarity service: the same filter, in its contract's terms. */
+/** For the similarity service: the same rule as readableBy, in its contract's terms. */
 export function searchFilter(v: Viewer) {
-  const visibilities = [...v.levels];
-  if (!v.workspacesEnabled && v.levels.includes('internal')) visibilities.push('workspace');
+  const by = readableBy(v);
   return {
-    visibilities,
-    owner_user_id: v.ownerKey,
-    workspace_scoped: v.workspacesEnabled,
-    workspace_ids: v.workspacesEnabled ? v.caller.workspace_ids : [],
+    visibilities: by.visibilities,
+    owner_user_id: by.ownerKey,
+    workspace_scoped: by.workspaceIds !== null,
+    workspace_ids: by.workspaceIds ?? [],
   };
 }

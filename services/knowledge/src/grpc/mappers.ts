@@ -1,8 +1,77 @@
 import type { knowledgeV1 } from '@kb/common';
 import type { CategoryRecord } from '../data-access/categories-repo';
 import type { TenantRecord } from '../data-access/tenants-repo';
+import type { ApiTokenRecord } from '../data-access/tokens-repo';
 import type { EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
+import type { CategoryChanges, CategoryInput } from '../domain/categories';
+import type { EntryInput, EntryListRequest, EntrySearchRequest, TranslationMember } from '../domain/entries';
 import { effectiveSettings } from '../domain/tenant-settings';
+
+// ---- requests → use-case inputs ----
+
+export function categoryInput(req: knowledgeV1.CreateCategoryRequest__Output): CategoryInput {
+  return { name: req.name, description: req.description ?? null, parent_id: req.parent_id ?? null, sort_order: req.sort_order };
+}
+
+/** Only the fields the client sent; a sent null clears description and parent_id. */
+export function categoryChanges(req: knowledgeV1.UpdateCategoryRequest__Output): CategoryChanges {
+  const sent = new Set(req.sent_fields);
+  const changes: CategoryChanges = {};
+  if (sent.has('name') && req.name !== undefined) changes.name = req.name;
+  if (sent.has('description')) changes.description = req.description ?? null;
+  if (sent.has('parent_id')) changes.parent_id = req.parent_id ?? null;
+  if (sent.has('sort_order') && req.sort_order !== undefined) changes.sort_order = req.sort_order;
+  return changes;
+}
+
+/** A request without an input counts as one that sent no field. */
+export function entryInput(input: knowledgeV1.EntryInput__Output | null): EntryInput {
+  return input ?? ({ tags: [], search_keywords: [], project_ids: [], sent_fields: [] } as unknown as EntryInput);
+}
+
+/** An empty filter is no filter, except layer: a sent empty layer lists the entries without one. */
+export function entryListRequest(req: knowledgeV1.ListEntriesRequest__Output): EntryListRequest {
+  return {
+    ...(req.category_id ? { category_id: req.category_id } : {}),
+    ...(req.type ? { type: req.type } : {}),
+    ...(req.project_id ? { project_id: req.project_id } : {}),
+    ...(req.visibility ? { visibility: req.visibility } : {}),
+    ...(req.layer != null ? { layer: req.layer } : {}),
+    include_expired: req.include_expired,
+    limit: req.limit,
+    ...(req.cursor ? { cursor: req.cursor } : {}),
+  };
+}
+
+export function entrySearchRequest(req: knowledgeV1.SearchEntriesRequest__Output): EntrySearchRequest {
+  return {
+    query: req.query,
+    limit: req.limit,
+    types: req.types,
+    ...(req.category_id ? { category_id: req.category_id } : {}),
+    ...(req.language ? { language: req.language } : {}),
+  };
+}
+
+// ---- records → messages ----
+
+export function apiTokenMessage(token: ApiTokenRecord): knowledgeV1.ApiTokenIdentity {
+  return {
+    token_id: token.id,
+    user_id: token.user_id ?? '',
+    role: token.role,
+    scopes: token.scopes,
+    workspace_ids: token.workspace_ids,
+    name: token.name ?? '',
+  };
+}
+
+export function translationsMessage(group: { groupId: string; members: TranslationMember[] }): knowledgeV1.ListTranslationsResponse {
+  return {
+    translation_group_id: group.groupId,
+    translations: group.members.map((m) => ({ entry: entryMessage(m.entry), is_source: m.isSource, outdated: m.outdated })),
+  };
+}
 
 export function categoryMessage(c: CategoryRecord): knowledgeV1.Category {
   return {

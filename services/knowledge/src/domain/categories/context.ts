@@ -1,0 +1,35 @@
+import { AppError } from '@kb/common';
+import type { CategoriesRepo } from '../../data-access/categories-repo';
+import type { EntriesRepo } from '../../data-access/entries-repo';
+import { categoryGuard, type CategoryGuard } from '../category-guard';
+
+export interface CategoryContext {
+  categories: CategoriesRepo;
+  entries: Pick<EntriesRepo, 'countInCategory'>;
+  /** Named in a body (parent_id), an unknown parent is a 422. */
+  asParent: CategoryGuard;
+  /** The category a delete names: unknown is a 404. */
+  asCategory: CategoryGuard;
+}
+
+export const parentNotFound = () => AppError.invalid([{ loc: ['body', 'parent_id'], msg: 'Parent category not found', type: 'value_error' }]);
+
+export function categoryContext(categories: CategoriesRepo, entries: Pick<EntriesRepo, 'countInCategory'>): CategoryContext {
+  return { categories, entries, asParent: categoryGuard(categories, parentNotFound), asCategory: categoryGuard(categories) };
+}
+
+/** Why the category may not be deleted now, or null; asked while the delete holds it. */
+export async function inUse(ctx: CategoryContext, tenantId: string, id: string): Promise<string | null> {
+  if ((await ctx.categories.countChildren(tenantId, id)) > 0) return 'Category has child categories';
+  if ((await ctx.entries.countInCategory(tenantId, id)) > 0) return 'Category has knowledge entries';
+  return null;
+}
+
+/*
+ * Undoing a write whose parent was deleted while its claim was dropped (a stall longer than the
+ * guard's TTL; @kb/common parent-guard.ts): the category must not stay under a deleted parent.
+ */
+
+export async function toTopLevel(ctx: CategoryContext, tenantId: string, id: string): Promise<void> {
+  await ctx.categories.update(tenantId, id, { parent_id: null });
+}

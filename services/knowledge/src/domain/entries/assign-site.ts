@@ -1,0 +1,19 @@
+import type { Caller } from '@kb/common';
+import { readableBy } from '../visibility';
+import { viewerFor, type EntryContext } from './context';
+
+/** PUT /sites/{site_id}/knowledge: records the site on the entries the caller can see; the others count as not found. */
+export async function assignSite(ctx: EntryContext, callerIn: Caller | null | undefined, siteId: string, ids: string[]) {
+  const v = await viewerFor(ctx, callerIn, 'knowledge:write');
+  const unique = [...new Set(ids)];
+  const visible = new Set((await ctx.entries.findManyReadable(v.caller.tenant_id, unique, readableBy(v))).map((e) => e._id));
+  let assigned = 0;
+  let already = 0;
+  const notFoundIds: string[] = [];
+  for (const id of unique) {
+    if (!visible.has(id)) notFoundIds.push(id);
+    else if (await ctx.entries.addSite(v.caller.tenant_id, id, siteId)) assigned += 1;
+    else already += 1;
+  }
+  return { site_id: siteId, assigned, already_assigned: already, not_found: notFoundIds };
+}

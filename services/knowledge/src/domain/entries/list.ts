@@ -1,0 +1,35 @@
+import type { Caller } from '@kb/common';
+import type { EntryRecord } from '../../data-access/entries-repo';
+import { readableBy } from '../visibility';
+import { viewerFor, type EntryContext } from './context';
+import { decodeCursor, encodeCursor, pageSize } from './paging';
+
+export interface EntryListRequest {
+  category_id?: string;
+  type?: string;
+  project_id?: string;
+  visibility?: string;
+  layer?: string;
+  include_expired: boolean;
+  /** 0: the default page size. */
+  limit: number;
+  cursor?: string;
+}
+
+/** GET /knowledge-entries: one page of what the caller may read, newest change first; a cursor when there may be more. */
+export async function listEntries(ctx: EntryContext, callerIn: Caller | null | undefined, req: EntryListRequest): Promise<{ entries: EntryRecord[]; nextCursor?: string }> {
+  const v = await viewerFor(ctx, callerIn, 'knowledge:read');
+  const { cursor, include_expired, limit: asked, ...filters } = req;
+  const limit = pageSize(asked);
+  // One more than the page: whether it comes back tells whether there is a next page.
+  const page = await ctx.entries.list(v.caller.tenant_id, {
+    ...filters,
+    readableBy: readableBy(v),
+    includeExpired: include_expired,
+    ...(cursor ? { after: decodeCursor(cursor) } : {}),
+    limit: limit + 1,
+  });
+  const shown = page.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return { entries: shown, ...(page.length > limit && last ? { nextCursor: encodeCursor(last) } : {}) };
+}
