@@ -2,11 +2,12 @@ import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/com
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
+import { EmbeddingStore } from './data-access/embedding-store';
+import { IndexManager } from './data-access/index-manager';
+import { EmbeddingCache } from './domain/embedding-cache';
+import { measuredEmbedder } from './embedder/metrics';
+import { tracedEmbedder } from './embedder/tracing';
 import { similarityServiceImpl } from './grpc/similarity-service';
-import { IndexManager } from './indices/index-manager';
-import { EmbeddingCache } from './embedding-cache';
-import { measuredEmbedder } from './embedding-metrics';
-import { tracedEmbedder } from './embedding-tracing';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
 const PROBE_INTERVAL_MS = 5000;
@@ -44,7 +45,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
   const embedder = measuredEmbedder(tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER), config.EMBEDDING_PROVIDER);
   const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
-  const cache = new EmbeddingCache(es, indices, embedder);
+  const cache = new EmbeddingCache(new EmbeddingStore(es, indices, embedder.model, embedder.dims), embedder);
   const server = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.SIMILARITY_GRPC_PORT,
