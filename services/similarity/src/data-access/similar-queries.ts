@@ -1,7 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/common';
 import { withElasticsearch } from './es-errors';
 import { numCandidates } from './knn';
-import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from './mappings';
+import { productVectorPath } from './mappings';
 
 export interface StoredProduct {
   id: string;

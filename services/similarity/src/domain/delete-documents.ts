@@ -1,10 +1,9 @@
-import type { Client } from '@elastic/elasticsearch';
 import { AppError, type similarityV1 } from '@kb/common';
 import { deleteAtVersions, foreignIds } from '../data-access/documents';
-import type { IndexManager } from '../data-access/index-manager';
 import type { IndexKind } from '../data-access/index-names';
 import { writeCaller } from './callers';
 import { assertAtMostPerCall, isPositiveVersion } from './index-documents';
+import type { IndexDeps } from './deps';
 
 function assertRefs(refs: { id: string; version: string | number }[]): void {
   for (const [i, ref] of refs.entries()) {
@@ -21,7 +20,7 @@ function assertRefs(refs: { id: string; version: string | number }[]): void {
  * (another tenant's id is skipped, not refused). Answers how many were deleted.
  */
 export async function deleteDocuments(
-  deps: { es: Client; indices: IndexManager },
+  deps: IndexDeps,
   kind: IndexKind,
   req: similarityV1.DeleteDocumentsRequest__Output,
 ): Promise<number> {

@@ -1,7 +1,7 @@
-import type { Client } from '@elastic/elasticsearch';
-import { AppError, SEARCH_DEFAULT_LIMIT } from '@kb/common';
+import { AppError, SEARCH_DEFAULT_LIMIT, type Caller } from '@kb/common';
 import { hybridMatches, type HybridMatches, type SearchFields, type SearchFilter } from '../data-access/search-queries';
-import type { EmbeddingCache } from './embedding-cache';
+import { readCaller } from './callers';
+import type { EmbeddingDeps } from './deps';
 
 /**
  * Hits the similarity service answers at most, for callers that do not pass through the gateway
@@ -26,8 +26,9 @@ export interface HybridHit {
 /** Best score first; equal scores by id, so a page is the same on every call. */
 export const byScoreThenId = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || (a.id < b.id ? -1 : 1);
 
-/** The query and limit every search request carries, checked and defaulted. */
-export function searchRequest(req: { query: string; limit: number }): { query: string; limit: number } {
+/** What every search request must be: from a tenant's reader, with a query and a limit (defaulted). */
+export function searchRequest(req: { caller?: Caller | null; query: string; limit: number }): { tenantId: string; query: string; limit: number } {
+  const { tenantId } = readCaller(req.caller);
   const query = req.query.trim();
   if (query === '' || query.length > MAX_QUERY_LENGTH) {
     throw AppError.invalid([{ loc: ['query'], msg: `query must be 1 to ${MAX_QUERY_LENGTH} characters`, type: 'value_error' }]);
@@ -36,7 +37,7 @@ export function searchRequest(req: { query: string; limit: number }): { query: s
   if (!Number.isInteger(limit) || limit < 1 || limit > DIRECT_SEARCH_MAX_LIMIT) {
     throw AppError.invalid([{ loc: ['limit'], msg: `limit must be between 1 and ${DIRECT_SEARCH_MAX_LIMIT}`, type: 'value_error' }]);
   }
-  return { query, limit };
+  return { tenantId, query, limit };
 }
 
 /**
@@ -44,7 +45,7 @@ export function searchRequest(req: { query: string; limit: number }): { query: s
  * (cached, not persisted), the three searches of hybridMatches, then rankHybrid.
  */
 export async function hybridSearch(
-  deps: { es: Client; cache: EmbeddingCache },
+  deps: Pick<EmbeddingDeps, 'es' | 'cache'>,
   options: { index: string; query: string; limit: number; filter: SearchFilter; fields: SearchFields },
 ): Promise<HybridHit[]> {
   const size = Math.max(options.limit * 3, 30);

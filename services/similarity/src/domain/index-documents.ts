@@ -1,9 +1,7 @@
-import type { Client } from '@elastic/elasticsearch';
 import { AppError } from '@kb/common';
 import { bulkWrite, indexExists, type BulkDoc, type IndexResult } from '../data-access/documents';
-import type { IndexManager } from '../data-access/index-manager';
 import type { IndexKind } from '../data-access/index-names';
-import type { EmbeddingCache } from './embedding-cache';
+import type { EmbeddingDeps, IndexDeps } from './deps';
 
 /** Documents per IndexProducts, IndexEntries, DeleteProducts or DeleteEntries call. */
 export const MAX_DOCUMENTS_PER_CALL = 1000;
@@ -15,12 +13,6 @@ export const isPositiveVersion = (version: unknown) => /^\d+$/.test(String(versi
 
 /** An optional string field as stored: empty means absent. */
 export const optional = (v: string | null | undefined) => (v === undefined || v === null || v === '' ? undefined : v);
-
-export interface IndexingDeps {
-  es: Client;
-  indices: IndexManager;
-  cache: EmbeddingCache;
-}
 
 /** Refuses a call carrying more than MAX_DOCUMENTS_PER_CALL items of `field`. */
 export function assertAtMostPerCall(items: unknown[], field: string): void {
@@ -58,7 +50,7 @@ export function validDocuments<D extends { id: string; tenant_id: string; versio
 }
 
 /** The alias (created if missing) or an existing reindex target. */
-export async function resolveTarget(deps: { es: Client; indices: IndexManager }, kind: IndexKind, target: string | null | undefined): Promise<string> {
+export async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | null | undefined): Promise<string> {
   const index = deps.indices.writeTarget(kind, target);
   await deps.indices.ensure(kind);
   // Writing to a missing index would auto-create it with a guessed mapping.
@@ -72,7 +64,7 @@ export async function resolveTarget(deps: { es: Client; indices: IndexManager },
  * write of what `prepare` makes of the valid documents. Results come back in request order.
  */
 export async function indexDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
-  deps: IndexingDeps,
+  deps: EmbeddingDeps,
   request: { kind: IndexKind; field: string; docs: D[]; targetIndex: string | null | undefined; tenantId: string | undefined },
   check: (doc: D) => string | undefined,
   prepare: (valid: D[], target: string) => Promise<BulkDoc[]>,

@@ -3,7 +3,8 @@ import { ENTRY_VECTOR_PATH } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
-import { indexDocuments, optional, type IndexingDeps } from './index-documents';
+import { indexDocuments, optional, } from './index-documents';
+import type { EmbeddingDeps } from './deps';
 
 type Entry = similarityV1.EntryDocument__Output;
 
@@ -47,7 +48,7 @@ function entrySource(e: Entry, vector: CachedVector | undefined): Record<string,
 }
 
 /** IndexEntries: embeds (through the cache) and indexes entries with their version as the external version. */
-export function indexEntries(deps: IndexingDeps, req: similarityV1.IndexEntriesRequest__Output) {
+export function indexEntries(deps: EmbeddingDeps, req: similarityV1.IndexEntriesRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
   return indexDocuments(deps, { kind: 'entries', field: 'entries', docs: req.entries, targetIndex: req.target_index, tenantId }, problem, async (valid) => {
     const texts = valid.map(entryVectorText);

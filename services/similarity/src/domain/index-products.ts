@@ -1,9 +1,10 @@
-import type { similarityV1 } from '@kb/common';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type similarityV1 } from '@kb/common';
 import { readExisting, type BulkDoc, type VectorSource } from '../data-access/documents';
-import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from '../data-access/mappings';
+import { productVectorPath } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
-import { DECIMAL, indexDocuments, optional, type IndexingDeps } from './index-documents';
+import { DECIMAL, indexDocuments, optional, } from './index-documents';
+import type { EmbeddingDeps } from './deps';
 
 type Product = similarityV1.ProductDocument__Output;
 
@@ -47,7 +48,7 @@ const fieldText = (p: Product, field: ProductVectorField) =>
  * The products as bulk documents with their vectors: kept from the indexed copy when
  * reuse_vectors says the texts are unchanged (same tenant only), else through the cache.
  */
-async function withVectors(deps: IndexingDeps, products: Product[], target: string): Promise<BulkDoc[]> {
+async function withVectors(deps: EmbeddingDeps, products: Product[], target: string): Promise<BulkDoc[]> {
   const reuseIds = products.filter((p) => p.reuse_vectors).map((p) => p.id);
   const existing = await readExisting(deps.es, target, deps.indices.alias('products'), reuseIds, PRODUCT_VECTOR_FIELDS.map(productVectorPath));
   const needs: { product: number; field: ProductVectorField; text: string }[] = [];
@@ -78,7 +79,7 @@ async function withVectors(deps: IndexingDeps, products: Product[], target: stri
 }
 
 /** IndexProducts: embeds and indexes products with their version as the external version. */
-export function indexProducts(deps: IndexingDeps, req: similarityV1.IndexProductsRequest__Output) {
+export function indexProducts(deps: EmbeddingDeps, req: similarityV1.IndexProductsRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
   return indexDocuments(deps, { kind: 'products', field: 'products', docs: req.products, targetIndex: req.target_index, tenantId }, problem, (valid, target) =>
     withVectors(deps, valid, target),

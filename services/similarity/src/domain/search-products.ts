@@ -1,11 +1,8 @@
-import type { Client } from '@elastic/elasticsearch';
 import { AppError, type similarityV1 } from '@kb/common';
-import type { IndexManager } from '../data-access/index-manager';
 import { PRODUCT_SEARCH, productFilter } from '../data-access/search-queries';
-import { readCaller } from './callers';
-import type { EmbeddingCache } from './embedding-cache';
 import { hybridSearch, searchRequest, type HybridHit } from './hybrid-search';
 import { DECIMAL } from './index-documents';
+import type { EmbeddingDeps } from './deps';
 
 function price(loc: string, value: string | null | undefined): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
@@ -15,11 +12,10 @@ function price(loc: string, value: string | null | undefined): number | undefine
 
 /** SearchProducts: hybrid search over a tenant's products; an exact sku or gtin comes first. */
 export async function searchProducts(
-  deps: { es: Client; indices: IndexManager; cache: EmbeddingCache },
+  deps: EmbeddingDeps,
   req: similarityV1.SearchProductsRequest__Output,
 ): Promise<HybridHit[]> {
-  const { tenantId } = readCaller(req.caller);
-  const { query, limit } = searchRequest(req);
+  const { tenantId, query, limit } = searchRequest(req);
   const priceMin = price('price_min', req.price_min);
   const priceMax = price('price_max', req.price_max);
   if (priceMin !== undefined && priceMax !== undefined && priceMin > priceMax) {

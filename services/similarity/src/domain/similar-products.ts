@@ -1,9 +1,16 @@
-import type { Client } from '@elastic/elasticsearch';
-import { AppError, SIMILAR_DEFAULT_LIMIT, SIMILAR_MAX_LIMIT, VECTOR_FIELD_CHOICES, type ProductVectorField, type similarityV1, type VectorFieldChoice } from '@kb/common';
-import type { IndexManager } from '../data-access/index-manager';
-import { PRODUCT_VECTOR_FIELDS } from '../data-access/mappings';
+import {
+  AppError,
+  PRODUCT_VECTOR_FIELDS,
+  SIMILAR_DEFAULT_LIMIT,
+  SIMILAR_MAX_LIMIT,
+  VECTOR_FIELD_CHOICES,
+  type ProductVectorField,
+  type similarityV1,
+  type VectorFieldChoice,
+} from '@kb/common';
 import { knnNeighbours, readAnchors, type SimilarFilter, type StoredProduct } from '../data-access/similar-queries';
 import { readCaller } from './callers';
+import type { IndexDeps } from './deps';
 import { byScoreThenId } from './hybrid-search';
 import {
   anchorWeights,
@@ -23,7 +30,6 @@ const MAX_K = 1000;
 
 type Request = similarityV1.SimilarProductsRequest__Output;
 type Hit = { id: string; score: number; score_sources: Record<string, number>; explanation_json: string };
-type Deps = { es: Client; indices: IndexManager };
 
 /** What the centroids and field weights make of the anchors: the input of every kNN round. */
 interface Plan {
@@ -55,13 +61,13 @@ function similarRequest(req: Request): { limit: number; mode: VectorFieldChoice;
 }
 
 /** The anchors' vectors, the caller's tenant only (another tenant's anchor is unknown) and weighted above 0. */
-async function tenantAnchors(deps: Deps, index: string, weightOf: Map<string, number>, tenantId: string): Promise<StoredProduct[]> {
+async function tenantAnchors(deps: IndexDeps, index: string, weightOf: Map<string, number>, tenantId: string): Promise<StoredProduct[]> {
   const found = await readAnchors(deps.es, index, [...weightOf.keys()]);
   return found.filter((a) => a.source['tenant_id'] === tenantId && (weightOf.get(a.id) ?? 0) > 0);
 }
 
 /** One kNN round of `k` neighbours per field, scored exactly, best first. */
-async function searchCandidates(deps: Deps, plan: Plan, k: number, filter: SimilarFilter): Promise<{ candidates: Candidate[]; exhausted: boolean }> {
+async function searchCandidates(deps: IndexDeps, plan: Plan, k: number, filter: SimilarFilter): Promise<{ candidates: Candidate[]; exhausted: boolean }> {
   const hits = await knnNeighbours(deps.es, { index: plan.index, centroids: plan.centroids, k, filter, withVectors: plan.fields.length > 1 });
   const candidates = hits.map((h) => scoreCandidate(h, plan.centroids, plan.weights));
   candidates.sort(byScoreThenId);
@@ -74,7 +80,7 @@ async function searchCandidates(deps: Deps, plan: Plan, k: number, filter: Simil
  * neighbours by the weighted sum: a hit can be outside one field's top `limit`, so each field
  * contributes more candidates.
  */
-async function widenUntilLimit(deps: Deps, plan: Plan, filter: SimilarFilter, options: { limit: number; minScore: number | undefined; collapse: boolean }) {
+async function widenUntilLimit(deps: IndexDeps, plan: Plan, filter: SimilarFilter, options: { limit: number; minScore: number | undefined; collapse: boolean }) {
   const { limit, minScore, collapse } = options;
   const base = plan.fields.length > 1 ? Math.max(limit * 3, 30) : Math.max(limit, 10);
   let k = collapse || minScore !== undefined ? Math.max(base, limit * 5, 50) : base;
@@ -110,7 +116,7 @@ function toHit(c: Candidate, plan: Plan, ranks: Map<ProductVectorField, Map<stri
  * and the field weights are normalised to sum to 1 over the fields used, so score is on the
  * cosine scale.
  */
-export async function similarProducts(deps: Deps, req: Request): Promise<similarityV1.SimilarProductsResponse> {
+export async function similarProducts(deps: IndexDeps, req: Request): Promise<similarityV1.SimilarProductsResponse> {
   const { tenantId } = readCaller(req.caller);
   const { limit, mode, requested, minScore } = similarRequest(req);
   await deps.indices.ensure('products');

@@ -1,6 +1,6 @@
-import type { ProductVectorField, VectorFieldChoice } from '@kb/common';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type VectorFieldChoice } from '@kb/common';
 import { cosineOfScore } from '../data-access/knn';
-import { PRODUCT_VECTOR_FIELDS, productVectorPath } from '../data-access/mappings';
+import { productVectorPath } from '../data-access/mappings';
 import type { StoredProduct } from '../data-access/similar-queries';
 import { centroid, dot, normalized } from './vectors';
 

@@ -1,11 +1,9 @@
-import type { Client } from '@elastic/elasticsearch';
 import { type Logger, type similarityV1, unary } from '@kb/common';
 import type { IndexResult } from '../data-access/documents';
-import type { IndexManager } from '../data-access/index-manager';
 import { deleteDocuments } from '../domain/delete-documents';
 import { describeModel } from '../domain/describe-model';
 import { embedTexts } from '../domain/embed-texts';
-import type { EmbeddingCache } from '../domain/embedding-cache';
+import type { EmbeddingDeps } from '../domain/deps';
 import { indexEntries } from '../domain/index-entries';
 import { indexProducts } from '../domain/index-products';
 import { beginReindex, finishReindex } from '../domain/reindex';
@@ -14,13 +12,10 @@ import { searchProducts } from '../domain/search-products';
 import { similarProducts } from '../domain/similar-products';
 import type { Embedder } from '../embedder';
 
-export interface SimilarityDeps {
+export interface SimilarityDeps extends EmbeddingDeps {
   logger: Logger;
   embedder: Embedder;
   provider: string;
-  es: Client;
-  indices: IndexManager;
-  cache: EmbeddingCache;
 }
 
 /** Each RPC: its use case, the result put in the response message. A table, one handler per RPC, so it runs long. */
