@@ -18,16 +18,17 @@ export interface SimilarityDeps extends EmbeddingDeps {
   provider: string;
 }
 
-/** Each RPC: its use case, the result put in the response message. A table, one handler per RPC, so it runs long. */
+/**
+ * Each RPC: its use case, the result put in the response message. A table of one-line handlers,
+ * one per RPC, so it is longer than a function usually is.
+ */
 export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.SimilarityServiceHandlers {
   const { embedder, logger, indices } = deps;
+  const embedded = (vectors: Float32Array[]) => ({ model: embedder.model, dims: embedder.dims, vectors: vectors.map((v) => ({ values: Array.from(v) })) });
   const indexed = (results: IndexResult[]) => ({ model: embedder.model, results });
+  const finished = (done: { alias: string; index: string; removed: string[] }) => ({ alias: done.alias, index: done.index, removed_indices: done.removed });
   return {
-    Embed: unary(logger, 'Embed', async (req: similarityV1.EmbedRequest__Output) => ({
-      model: embedder.model,
-      dims: embedder.dims,
-      vectors: (await embedTexts(embedder, req)).map((v) => ({ values: Array.from(v) })),
-    })),
+    Embed: unary(logger, 'Embed', async (req: similarityV1.EmbedRequest__Output) => embedded(await embedTexts(embedder, req))),
     DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) => describeModel(embedder, deps.provider, req)),
     IndexProducts: unary(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) => indexed(await indexProducts(deps, req))),
     DeleteProducts: unary(logger, 'DeleteProducts', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({ deleted: await deleteDocuments(deps, 'products', req) })),
@@ -37,9 +38,6 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
     DeleteEntries: unary(logger, 'DeleteEntries', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({ deleted: await deleteDocuments(deps, 'entries', req) })),
     SearchEntries: unary(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({ hits: await searchEntries(deps, req) })),
     BeginReindex: unary(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) => beginReindex(indices, req)),
-    FinishReindex: unary(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) => {
-      const done = await finishReindex(indices, req);
-      return { alias: done.alias, index: done.index, removed_indices: done.removed };
-    }),
+    FinishReindex: unary(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) => finished(await finishReindex(indices, req))),
   };
 }
