@@ -1,7 +1,7 @@
 import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
-import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
+import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
 import { EmbeddingStore } from './data-access/embedding-store';
 import { IndexManager } from './data-access/index-manager';
 import { EmbeddingCache } from './domain/embedding-cache';
@@ -38,6 +38,41 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 }
 
 /**
+ * Probes Elasticsearch and the embedder, publishing each as health "dependency:<name>"; the
+ * service is SERVING when both are up. Creates the indices once Elasticsearch first answers.
+ */
+function dependencyProbe(
+  server: Awaited<ReturnType<typeof startGrpcServer>>,
+  deps: { es: ElasticsearchClient; indices: IndexManager; embedder: Embedder; logger: Logger },
+): () => Promise<void> {
+  const { es, indices, embedder, logger } = deps;
+  const state = { elasticsearch: false, embedder: false };
+  const publish = (dep: keyof typeof state, up: boolean) => {
+    if (state[dep] !== up) logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
+    state[dep] = up;
+    server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
+    server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
+  };
+  let indicesCreated = false;
+  // Not traced: a probe every few seconds would be a trace every few seconds.
+  return () => untraced(async () => {
+    const esUp = await elasticsearchIsUp(es);
+    // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
+    if (esUp && !indicesCreated) {
+      indicesCreated = await indices.ensureAll().then(() => true, (err: Error) => {
+        logger.warn({ err: err.message }, 'could not create the indices yet');
+        return false;
+      });
+    }
+    publish('elasticsearch', esUp);
+    publish('embedder', await embedder.ready().then(() => true, (err: Error) => {
+      logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
+      return false;
+    }));
+  });
+}
+
+/**
  * Starts the similarity service. Health names "dependency:elasticsearch" and
  * "dependency:embedder" are probed every few seconds; the service is SERVING when both are up.
  */
@@ -58,30 +93,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     serviceNames: [SIMILARITY_SERVICE_NAME],
   });
 
-  const state = { elasticsearch: false, embedder: false };
-  const publish = (dep: keyof typeof state, up: boolean) => {
-    if (state[dep] !== up) logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
-    state[dep] = up;
-    server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
-    server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
-  };
-  let indicesCreated = false;
-  // Not traced: a probe every few seconds would be a trace every few seconds.
-  const probe = () => untraced(async () => {
-    const esUp = await elasticsearchIsUp(es);
-    // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
-    if (esUp && !indicesCreated) {
-      indicesCreated = await indices.ensureAll().then(() => true, (err: Error) => {
-        logger.warn({ err: err.message }, 'could not create the indices yet');
-        return false;
-      });
-    }
-    publish('elasticsearch', esUp);
-    publish('embedder', await embedder.ready().then(() => true, (err: Error) => {
-      logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
-      return false;
-    }));
-  });
+  const probe = dependencyProbe(server, { es, indices, embedder, logger });
   await probe();
   const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
   timer.unref();
