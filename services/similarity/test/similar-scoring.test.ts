@@ -3,16 +3,7 @@
  * weights, exact scores, collapsing and min_score, explain's filter counts, the hybrid ranking.
  */
 import { rankHybrid } from '../src/domain/hybrid-search';
-import {
-  anchorWeights,
-  centroidsPerField,
-  fieldRanks,
-  fieldWeights,
-  filteredCounts,
-  scoreCandidate,
-  selectHits,
-  type Candidate,
-} from '../src/domain/similar-scoring';
+import { anchorWeights, centroidsPerField, fieldRanks, fieldWeights, filteredCounts, scoreCandidate, selectHits, type Candidate } from '../src/domain/similar-scoring';
 import { centroid } from '../src/domain/vectors';
 
 const noWeights = { description: 0, properties: 0, attributes: 0 };

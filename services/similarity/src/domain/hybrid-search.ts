@@ -16,7 +16,8 @@ export const VECTOR_WEIGHT = 0.4;
 export const KEYWORDS_SHARE = 0.6;
 export const TEXT_SHARE = 0.4;
 
-export interface HybridHit {
+/** A hit as every search answers it (products, entries, similar products). */
+export interface RankedHit {
   id: string;
   score: number;
   score_sources: Record<string, number>;
@@ -47,7 +48,7 @@ export function searchRequest(req: { caller?: Caller | null; query: string; limi
 export async function hybridSearch(
   deps: Pick<EmbeddingDeps, 'es' | 'cache'>,
   options: { index: string; query: string; limit: number; filter: SearchFilter; fields: SearchFields },
-): Promise<HybridHit[]> {
+): Promise<RankedHit[]> {
   const size = Math.max(options.limit * 3, 30);
   const [queryVector] = await deps.cache.vectors([options.query], { persist: false });
   const matches = await hybridMatches(deps.es, { ...options, size, queryVector: queryVector!.vector });
@@ -61,7 +62,7 @@ export async function hybridSearch(
  * vector (a literal match is the user's explicit intent); score_sources holds both halves.
  * Exact hits (sku/gtin) come first with score_sources.exact = 1 and 1 added to their score.
  */
-export function rankHybrid(matches: HybridMatches, limit: number): HybridHit[] {
+export function rankHybrid(matches: HybridMatches, limit: number): RankedHit[] {
   const parts = new Map<string, { keyword: number; vector: number; exact: boolean }>();
   const part = (id: string) => {
     let p = parts.get(id);
@@ -79,7 +80,7 @@ export function rankHybrid(matches: HybridMatches, limit: number): HybridHit[] {
   }
   for (const h of matches.vector) part(h.id).vector = Math.max(0, h.cosine);
   for (const id of matches.exact) part(id).exact = true;
-  const hits = [...parts.entries()].map(([id, p]): HybridHit => {
+  const hits = [...parts.entries()].map(([id, p]): RankedHit => {
     const score_sources: Record<string, number> = { keyword: KEYWORD_WEIGHT * p.keyword, vector: VECTOR_WEIGHT * p.vector };
     if (p.exact) score_sources['exact'] = 1;
     return { id, score: Object.values(score_sources).reduce((a, b) => a + b, 0), score_sources, explanation_json: '' };

@@ -1,6 +1,6 @@
 import { AppError, type similarityV1 } from '@kb/common';
 import { PRODUCT_SEARCH, productFilter } from '../data-access/search-queries';
-import { hybridSearch, searchRequest, type HybridHit } from './hybrid-search';
+import { hybridSearch, searchRequest, type RankedHit } from './hybrid-search';
 import { DECIMAL } from './index-documents';
 import type { EmbeddingDeps } from './deps';
 
@@ -14,7 +14,7 @@ function price(loc: string, value: string | null | undefined): number | undefine
 export async function searchProducts(
   deps: EmbeddingDeps,
   req: similarityV1.SearchProductsRequest__Output,
-): Promise<HybridHit[]> {
+): Promise<RankedHit[]> {
   const { tenantId, query, limit } = searchRequest(req);
   const priceMin = price('price_min', req.price_min);
   const priceMax = price('price_max', req.price_max);

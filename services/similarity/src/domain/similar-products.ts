@@ -11,7 +11,7 @@ import {
 import { knnNeighbours, readAnchors, type SimilarFilter, type StoredProduct } from '../data-access/similar-queries';
 import { readCaller } from './callers';
 import type { IndexDeps } from './deps';
-import { byScoreThenId } from './hybrid-search';
+import { byScoreThenId, type RankedHit } from './hybrid-search';
 import {
   anchorWeights,
   centroidsPerField,
@@ -29,7 +29,6 @@ const MAX_ANCHORS = 100;
 const MAX_K = 1000;
 
 type Request = similarityV1.SimilarProductsRequest__Output;
-type Hit = { id: string; score: number; score_sources: Record<string, number>; explanation_json: string };
 
 /** What the centroids and field weights make of the anchors: the input of every kNN round. */
 interface Plan {
@@ -95,7 +94,7 @@ async function widenUntilLimit(deps: IndexDeps, plan: Plan, filter: SimilarFilte
 }
 
 /** A hit as answered: score_sources per field, and with explain its per-field cosine, weight, contribution and rank. */
-function toHit(c: Candidate, plan: Plan, ranks: Map<ProductVectorField, Map<string, number>> | undefined): Hit {
+function toHit(c: Candidate, plan: Plan, ranks: Map<ProductVectorField, Map<string, number>> | undefined): RankedHit {
   const score_sources = Object.fromEntries(plan.fields.map((f) => [f, plan.weights.get(f)! * (c.cosines[f] ?? 0)]));
   const explanation = ranks
     ? JSON.stringify({
