@@ -13,7 +13,7 @@ export interface IndexResult {
 export type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
 
 /** computed if any vector was embedded now, else cached if any came from the cache, else reused. */
-export function embeddingsSummary(sources: VectorSource[]): string {
+function embeddingsSummary(sources: VectorSource[]): string {
   if (sources.includes('computed')) return 'computed';
   if (sources.includes('cached')) return 'cached';
   return sources.length > 0 ? 'reused' : '';

@@ -1,5 +1,5 @@
 /** kNN candidates per field at the least: generous, so recall@10 against brute force stays ≥ 0.95. */
-export const MIN_NUM_CANDIDATES = 200;
+const MIN_NUM_CANDIDATES = 200;
 
 /** num_candidates for `k` neighbours: twice k, at least MIN_NUM_CANDIDATES, at most Elasticsearch's 10,000. */
 export const numCandidates = (k: number) => Math.min(10_000, Math.max(MIN_NUM_CANDIDATES, 2 * k));

@@ -59,7 +59,7 @@ export function productFilter(tenantId: string, v: ProductFilterValues): SearchF
  * `personal` in the list is ignored (only the owner clause can match a personal entry), and so
  * is `workspace` when workspace-scoped (only the workspace clause can match one then).
  */
-export function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchFilter {
+function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchFilter {
   const listed = v.visibilities.filter((x) => x !== 'personal' && !(v.workspace_scoped && x === 'workspace'));
   const should: estypes.QueryDslQueryContainer[] = [];
   if (listed.length > 0) should.push({ terms: { visibility: listed } });

@@ -26,7 +26,7 @@ export function assertAtMostPerCall(items: unknown[], field: string): void {
  * id, a tenant (the caller's, unless the caller is the system), a positive version, and passes
  * `check` (the kind's own rules).
  */
-export function validDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
+function validDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
   docs: D[],
   tenantId: string | undefined,
   check: (doc: D) => string | undefined,
@@ -50,7 +50,7 @@ export function validDocuments<D extends { id: string; tenant_id: string; versio
 }
 
 /** The alias (created if missing) or an existing reindex target. */
-export async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | null | undefined): Promise<string> {
+async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | null | undefined): Promise<string> {
   const index = deps.indices.writeTarget(kind, target);
   await deps.indices.ensure(kind);
   // Writing to a missing index would auto-create it with a guessed mapping.

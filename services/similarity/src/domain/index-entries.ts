@@ -9,7 +9,7 @@ import type { EmbeddingDeps } from './deps';
 type Entry = similarityV1.EntryDocument__Output;
 
 /** The text an entry is embedded from: title, summary, content and similarity_text. */
-export function entryVectorText(e: Entry): string {
+function entryVectorText(e: Entry): string {
   return [e.title, e.summary, e.content, e.similarity_text]
     .map((s) => (s ?? '').trim())
     .filter((s) => s !== '')
