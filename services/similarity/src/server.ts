@@ -1,12 +1,13 @@
 import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
-import { createElasticsearchClient, elasticsearchIsUp } from './data-access/elasticsearch';
+import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
+import { EmbeddingStore } from './data-access/embedding-store';
+import { IndexManager } from './data-access/index-manager';
+import { EmbeddingCache } from './domain/embedding-cache';
+import { measuredEmbedder } from './embedder/metrics';
+import { tracedEmbedder } from './embedder/tracing';
 import { similarityServiceImpl } from './grpc/similarity-service';
-import { IndexManager } from './indices/index-manager';
-import { EmbeddingCache } from './embedding-cache';
-import { measuredEmbedder } from './embedding-metrics';
-import { tracedEmbedder } from './embedding-tracing';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
 const PROBE_INTERVAL_MS = 5000;
@@ -37,26 +38,14 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 }
 
 /**
- * Starts the similarity service. Health names "dependency:elasticsearch" and
- * "dependency:embedder" are probed every few seconds; the service is SERVING when both are up.
+ * Probes Elasticsearch and the embedder, publishing each as health "dependency:<name>"; the
+ * service is SERVING when both are up. Creates the indices once Elasticsearch first answers.
  */
-export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
-  const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
-  const embedder = measuredEmbedder(tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER), config.EMBEDDING_PROVIDER);
-  const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
-  const cache = new EmbeddingCache(es, indices, embedder);
-  const server = await startGrpcServer({
-    host: config.GRPC_HOST,
-    port: config.SIMILARITY_GRPC_PORT,
-    services: [
-      {
-        definition: similarityProto().kb.similarity.v1.SimilarityService.service,
-        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER, es, indices, cache }),
-      },
-    ],
-    serviceNames: [SIMILARITY_SERVICE_NAME],
-  });
-
+function dependencyProbe(
+  server: Awaited<ReturnType<typeof startGrpcServer>>,
+  deps: { es: ElasticsearchClient; indices: IndexManager; embedder: Embedder; logger: Logger },
+): () => Promise<void> {
+  const { es, indices, embedder, logger } = deps;
   const state = { elasticsearch: false, embedder: false };
   const publish = (dep: keyof typeof state, up: boolean) => {
     if (state[dep] !== up) logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
@@ -66,7 +55,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   };
   let indicesCreated = false;
   // Not traced: a probe every few seconds would be a trace every few seconds.
-  const probe = () => untraced(async () => {
+  return () => untraced(async () => {
     const esUp = await elasticsearchIsUp(es);
     // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
     if (esUp && !indicesCreated) {
@@ -81,6 +70,30 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
       return false;
     }));
   });
+}
+
+/**
+ * Starts the similarity service. Health names "dependency:elasticsearch" and
+ * "dependency:embedder" are probed every few seconds; the service is SERVING when both are up.
+ */
+export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
+  const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
+  const embedder = measuredEmbedder(tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER), config.EMBEDDING_PROVIDER);
+  const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
+  const cache = new EmbeddingCache(new EmbeddingStore(es, indices, embedder.model, embedder.dims), embedder);
+  const server = await startGrpcServer({
+    host: config.GRPC_HOST,
+    port: config.SIMILARITY_GRPC_PORT,
+    services: [
+      {
+        definition: similarityProto().kb.similarity.v1.SimilarityService.service,
+        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER, es, indices, cache }),
+      },
+    ],
+    serviceNames: [SIMILARITY_SERVICE_NAME],
+  });
+
+  const probe = dependencyProbe(server, { es, indices, embedder, logger });
   await probe();
   const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
   timer.unref();

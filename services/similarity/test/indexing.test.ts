@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { caller, ELASTICSEARCH_URL, failure, product, startSimilarity, SYSTEM, type Harness } from './support/similarity';
-import { IndexManager } from '../src/indices/index-manager';
+import { IndexManager } from '../src/data-access/index-manager';
 import pino from 'pino';
 
 let h: Harness;

@@ -17,3 +17,6 @@ export async function elasticsearchIsUp(client: Client): Promise<boolean> {
     return false;
   }
 }
+
+/** The client as the domain passes it to this folder's functions (never calling it itself). */
+export type ElasticsearchClient = Client;

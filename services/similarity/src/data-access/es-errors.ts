@@ -17,12 +17,40 @@ export function elasticsearchErrorType(err: unknown): string | undefined {
   return undefined;
 }
 
+/** A request over http.max_content_length (413): the caller splits it rather than retrying. */
+export function isRequestTooLarge(err: unknown): boolean {
+  return err instanceof errors.ResponseError && err.statusCode === 413;
+}
+
+export const elasticsearchUnavailable = () => AppError.unavailable('Elasticsearch is unavailable');
+
 /** Runs an Elasticsearch call; "cannot answer now" becomes UNAVAILABLE so callers retry later. */
 export async function withElasticsearch<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isElasticsearchUnavailable(err)) throw AppError.unavailable('Elasticsearch is unavailable');
+    if (isElasticsearchUnavailable(err)) throw elasticsearchUnavailable();
     throw err;
   }
+}
+
+/** The write target does not exist (an alias deleted behind the service's back). */
+export class MissingIndexError extends Error {
+  constructor(readonly index: string) {
+    super(`Index ${index} does not exist`);
+  }
+}
+
+/** A bulk item error that is about Elasticsearch, not the document: retried like an outage. */
+export function isUnavailableItem(op: { status: number; error?: { type?: string } } | undefined): boolean {
+  const status = op?.status ?? 0;
+  // 429 and 5xx: overloaded or failing; cluster_block_exception (403): an index made read-only
+  // (disk watermark, an operator) refuses every document alike until it is lifted.
+  return status === 429 || status >= 500 || op?.error?.type === 'cluster_block_exception';
+}
+
+/** Elasticsearch's reason for refusing a document, with its type ("document_parsing_exception: …"). */
+export function refusal(error: { type?: string; reason?: string | null; caused_by?: { type?: string; reason?: string | null } }): string {
+  const cause = error.caused_by?.reason && error.caused_by.reason !== error.reason ? ` (${error.caused_by.type}: ${error.caused_by.reason})` : '';
+  return `${error.type ?? 'error'}: ${error.reason ?? ''}${cause}`;
 }

@@ -69,3 +69,18 @@ export function requirePositiveInt(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
   return value;
 }
+
+/** `embedder` with its embed calls going through `embed`; model, dims, ready and close pass through. */
+export function wrapEmbed(embedder: Embedder, embed: Embedder['embed']): Embedder {
+  return {
+    get model() {
+      return embedder.model;
+    },
+    get dims() {
+      return embedder.dims;
+    },
+    embed,
+    ready: () => embedder.ready(),
+    close: () => embedder.close(),
+  };
+}

@@ -1,5 +1,5 @@
 import { inSpan } from '@kb/common';
-import type { Embedder } from './embedder';
+import { type Embedder, wrapEmbed } from './embedder';
 
 /**
  * The embedder with every `embed` call as a span, named and attributed as the GenAI semantic
@@ -12,15 +12,7 @@ import type { Embedder } from './embedder';
 export function tracedEmbedder(embedder: Embedder, provider: string): Embedder {
   const attributes = { 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': provider, 'gen_ai.request.model': embedder.model };
   const kind = provider === 'local' ? 'internal' : 'client';
-  return {
-    get model() {
-      return embedder.model;
-    },
-    get dims() {
-      return embedder.dims;
-    },
-    embed: (texts) => inSpan(`embeddings ${embedder.model}`, { kind, attributes: { ...attributes, 'kb.embedding.texts': texts.length } }, () => embedder.embed(texts)),
-    ready: () => embedder.ready(),
-    close: () => embedder.close(),
-  };
+  return wrapEmbed(embedder, (texts) =>
+    inSpan(`embeddings ${embedder.model}`, { kind, attributes: { ...attributes, 'kb.embedding.texts': texts.length } }, () => embedder.embed(texts)),
+  );
 }

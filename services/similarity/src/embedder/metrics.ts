@@ -1,5 +1,5 @@
 import { DURATION_BUCKETS_S, kbMeter, type Counter, type Histogram } from '@kb/common';
-import type { Embedder } from './embedder';
+import { type Embedder, wrapEmbed } from './embedder';
 
 /**
  * Embedding throughput as operators see it: texts embedded (`kb.embedding.texts`), the
@@ -34,30 +34,20 @@ function get(): Instruments {
 export function measuredEmbedder(embedder: Embedder, provider: string): Embedder {
   const attributes = { 'gen_ai.provider.name': provider, 'gen_ai.request.model': embedder.model };
   const operation = { ...attributes, 'gen_ai.operation.name': 'embeddings' };
-  return {
-    get model() {
-      return embedder.model;
-    },
-    get dims() {
-      return embedder.dims;
-    },
-    async embed(texts) {
-      const { texts: counter, duration } = get();
-      const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-      try {
-        const vectors = await embedder.embed(texts);
-        duration.record(seconds(), operation);
-        counter.add(texts.length, attributes);
-        return vectors;
-      } catch (err) {
-        duration.record(seconds(), { ...operation, 'error.type': (err as Error)?.name || 'Error' });
-        throw err;
-      }
-    },
-    ready: () => embedder.ready(),
-    close: () => embedder.close(),
-  };
+  return wrapEmbed(embedder, async (texts) => {
+    const { texts: counter, duration } = get();
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const vectors = await embedder.embed(texts);
+      duration.record(seconds(), operation);
+      counter.add(texts.length, attributes);
+      return vectors;
+    } catch (err) {
+      duration.record(seconds(), { ...operation, 'error.type': (err as Error)?.name || 'Error' });
+      throw err;
+    }
+  });
 }
 
 /** One lookup of distinct texts in the embedding cache: how many were found, how many not. */

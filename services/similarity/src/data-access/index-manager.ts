@@ -1,9 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
-import { elasticsearchErrorType, isElasticsearchUnavailable, withElasticsearch } from '../data-access/es-errors';
-import { MissingIndexError } from '../indexing';
+import { elasticsearchErrorType, isElasticsearchUnavailable, MissingIndexError, withElasticsearch } from './es-errors';
 import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
-import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './names';
+import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './index-names';
 
 /**
  * Owns the index names of one prefix, model and dimension: creates each kind's alias on first
@@ -27,13 +26,6 @@ export class IndexManager {
   /** The embedding cache index (a plain index: it never needs a reindex, the model is in its name). */
   get cacheIndex(): string {
     return aliasName(this.prefix, 'embeddings', this.model, this.dims);
-  }
-
-  parseKind(kind: string): IndexKind {
-    if (!(INDEX_KINDS as readonly string[]).includes(kind)) {
-      throw AppError.invalid([{ loc: ['kind'], msg: `kind must be one of ${INDEX_KINDS.join(', ')}`, type: 'enum' }]);
-    }
-    return kind as IndexKind;
   }
 
   /** Resolves once the kind's alias exists; concurrent callers in this process share one attempt. */

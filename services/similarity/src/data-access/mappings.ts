@@ -1,8 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-
-import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/common';
-
-export { PRODUCT_VECTOR_FIELDS, type ProductVectorField };
+import type { ProductVectorField } from '@kb/common';
 export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
 export const ENTRY_VECTOR_PATH = 'vector';
 

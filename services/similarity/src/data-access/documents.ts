@@ -1,0 +1,117 @@
+import type { Client } from '@elastic/elasticsearch';
+import { elasticsearchUnavailable, isRequestTooLarge, isUnavailableItem, MissingIndexError, refusal, withElasticsearch } from './es-errors';
+
+export type VectorSource = 'computed' | 'cached' | 'reused';
+
+export interface IndexResult {
+  id: string;
+  status: 'indexed' | 'stale' | 'failed';
+  embeddings: string;
+  error: string;
+}
+
+export type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
+
+/** computed if any vector was embedded now, else cached if any came from the cache, else reused. */
+function embeddingsSummary(sources: VectorSource[]): string {
+  if (sources.includes('computed')) return 'computed';
+  if (sources.includes('cached')) return 'cached';
+  return sources.length > 0 ? 'reused' : '';
+}
+
+/** Whether a concrete index (a reindex target) exists. */
+export function indexExists(es: Client, index: string): Promise<boolean> {
+  return withElasticsearch(() => es.indices.exists({ index }));
+}
+
+/**
+ * The indexed _source (tenant and vectors) of `ids` in `index`, falling back to `alias` for ids
+ * a reindex target does not have yet, so a reindex under the same model keeps every vector.
+ */
+export async function readExisting(es: Client, index: string, alias: string, ids: string[], fields: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  if (ids.length === 0) return found;
+  const read = async (from: string, wanted: string[]) => {
+    const res = await withElasticsearch(() =>
+      es.mget<Record<string, unknown>>({ index: from, ids: wanted, _source_includes: ['tenant_id', ...fields] }),
+    );
+    for (const doc of res.docs) if ('found' in doc && doc.found && doc._source) found.set(doc._id, doc._source);
+  };
+  await read(index, [...new Set(ids)]);
+  const rest = ids.filter((id) => !found.has(id));
+  if (index !== alias && rest.length > 0) await read(alias, [...new Set(rest)]);
+  return found;
+}
+
+/**
+ * Bulk-indexes with the document version as the external version; a conflict means a newer
+ * version is indexed already (stale, not an error). Refreshes before answering, so what was
+ * indexed is searchable when the call returns.
+ *
+ * Failures split in two: Elasticsearch unable to answer now (down, 429, 5xx, a write block)
+ * fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it is
+ * (mapping violations, a document too large for one request) is that item's `failed` result
+ * with Elasticsearch's reason, and sending it again unchanged would fail again.
+ */
+export async function bulkWrite(
+  es: Client,
+  index: string,
+  docs: BulkDoc[],
+  alsoTo: string[] = [],
+  options: { requireAlias?: boolean } = {},
+): Promise<IndexResult[]> {
+  if (docs.length === 0) return [];
+  let res;
+  try {
+    res = await withElasticsearch(() => es.bulk({ operations: indexOperations(index, docs, alsoTo, options.requireAlias === true), refresh: true }));
+  } catch (err) {
+    if (!isRequestTooLarge(err)) throw err;
+    // Over http.max_content_length: halve the batch until the one document too large is alone.
+    if (docs.length === 1) return [{ id: docs[0]!.id, status: 'failed', embeddings: embeddingsSummary(docs[0]!.sources), error: 'document_too_large: the document is larger than Elasticsearch accepts in one request (http.max_content_length)' }];
+    const half = Math.ceil(docs.length / 2);
+    return [...(await bulkWrite(es, index, docs.slice(0, half), alsoTo, options)), ...(await bulkWrite(es, index, docs.slice(half), alsoTo, options))];
+  }
+  if (res.items.some((item) => isUnavailableItem(item.index))) throw elasticsearchUnavailable();
+  // Results are read from the first block of items (the main target); copies to pending reindex
+  // targets follow it and may be stale there without it mattering.
+  const own = res.items.slice(0, docs.length);
+  if (own.some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
+  return own.map((item, i) => {
+    const d = docs[i]!;
+    const op = item.index!;
+    if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
+    if (op.error) return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) };
+    return { id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' };
+  });
+}
+
+function indexOperations(index: string, docs: BulkDoc[], alsoTo: string[], requireAlias: boolean) {
+  // require_alias: if the alias were gone, a write must fail rather than auto-create an index
+  // with a guessed mapping under the alias's name.
+  return [index, ...alsoTo].flatMap((target) =>
+    docs.flatMap((d) => [
+      { index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const, ...(requireAlias && target === index ? { require_alias: true } : {}) } },
+      d.doc,
+    ]),
+  );
+}
+
+/** The ids among `ids` indexed in `index` under another tenant than `tenantId`. */
+export async function foreignIds(es: Client, index: string, ids: string[], tenantId: string): Promise<Set<string>> {
+  const res = await withElasticsearch(() => es.mget<{ tenant_id?: string }>({ index, ids: [...new Set(ids)], _source_includes: ['tenant_id'] }));
+  return new Set(res.docs.filter((d) => 'found' in d && d.found && d._source?.tenant_id !== tenantId).map((d) => d._id));
+}
+
+/**
+ * Deletes at the given external version (an older delete never removes a newer document; an
+ * id already gone is fine), from `index` and every index of `alsoFrom`. Answers how many were
+ * deleted from `index`.
+ */
+export async function deleteAtVersions(es: Client, index: string, refs: { id: string; version: number }[], alsoFrom: string[]): Promise<number> {
+  const operations = [index, ...alsoFrom].flatMap((target) =>
+    refs.map((r) => ({ delete: { _index: target, _id: r.id, version: r.version, version_type: 'external' as const } })),
+  );
+  const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
+  if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw elasticsearchUnavailable();
+  return res.items.slice(0, refs.length).filter((item) => item.delete?.result === 'deleted').length;
+}

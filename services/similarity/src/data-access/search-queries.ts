@@ -1,0 +1,132 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { similarityV1 } from '@kb/common';
+import { withElasticsearch } from './es-errors';
+import { cosineOfScore, numCandidates } from './knn';
+import { ENTRY_VECTOR_PATH } from './mappings';
+
+/** A search's filter, built here and passed back unchanged. */
+export type SearchFilter = estypes.QueryDslQueryContainer;
+
+/** Which fields a hybrid search reads: text fields with boosts, search_keywords, the vector, exact-term fields. */
+export interface SearchFields {
+  textFields: string[];
+  keywordField: string;
+  vectorField: string;
+  exactFields?: string[];
+}
+
+/** Title above the rest; search_keywords are scored on their own, above these (see rankHybrid). */
+export const PRODUCT_SEARCH: SearchFields = {
+  textFields: ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'],
+  keywordField: 'search_keywords',
+  vectorField: 'vector_description',
+  exactFields: ['sku', 'gtin'],
+};
+
+export const ENTRY_SEARCH: SearchFields = {
+  textFields: ['title^2', 'summary^1.5', 'content', 'similarity_text'],
+  keywordField: 'search_keywords',
+  vectorField: ENTRY_VECTOR_PATH,
+};
+
+export interface ProductFilterValues {
+  site_id?: string | null;
+  language?: string | null;
+  brand?: string | null;
+  category?: string | null;
+  availability?: string | null;
+  priceMin: number | undefined;
+  priceMax: number | undefined;
+  excludeParents: boolean;
+}
+
+/** A tenant's products with the given exact values and price range; parents left out on request. */
+export function productFilter(tenantId: string, v: ProductFilterValues): SearchFilter {
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { tenant_id: tenantId } }];
+  for (const field of ['site_id', 'language', 'brand', 'category', 'availability'] as const) {
+    const value = v[field];
+    if (value) filter.push({ term: { [field]: value } });
+  }
+  const { priceMin: min, priceMax: max } = v;
+  if (min !== undefined || max !== undefined) filter.push({ range: { price_current: { ...(min !== undefined ? { gte: min } : {}), ...(max !== undefined ? { lte: max } : {}) } } });
+  const mustNot: estypes.QueryDslQueryContainer[] = v.excludeParents ? [{ term: { is_parent: true } }] : [];
+  return { bool: { filter, must_not: mustNot } };
+}
+
+/**
+ * The EntryVisibilityFilter as a query: visibility in the list, or personal and owned by the
+ * caller, or (when workspace-scoped) a workspace entry of one of the caller's workspaces.
+ * `personal` in the list is ignored (only the owner clause can match a personal entry), and so
+ * is `workspace` when workspace-scoped (only the workspace clause can match one then).
+ */
+function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchFilter {
+  const listed = v.visibilities.filter((x) => x !== 'personal' && !(v.workspace_scoped && x === 'workspace'));
+  const should: estypes.QueryDslQueryContainer[] = [];
+  if (listed.length > 0) should.push({ terms: { visibility: listed } });
+  if (v.owner_user_id) should.push({ bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: v.owner_user_id } }] } });
+  if (v.workspace_scoped && v.workspace_ids.length > 0) {
+    should.push({ bool: { filter: [{ term: { visibility: 'workspace' } }, { terms: { workspace_id: v.workspace_ids } }] } });
+  }
+  // Nothing visible: a clause that matches no document.
+  if (should.length === 0) return { bool: { must_not: [{ match_all: {} }] } };
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
+/** A tenant's entries the caller may see, of the given types, category and language. */
+export function entryFilter(
+  tenantId: string,
+  v: { visibility: similarityV1.EntryVisibilityFilter__Output; types: string[]; category_id?: string | null; language?: string | null },
+): SearchFilter {
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { tenant_id: tenantId } }, visibilityQuery(v.visibility)];
+  if (v.types.length > 0) filter.push({ terms: { type: v.types } });
+  if (v.category_id) filter.push({ term: { category_id: v.category_id } });
+  if (v.language) filter.push({ term: { language: v.language } });
+  return { bool: { filter } };
+}
+
+/** What each half of a hybrid search found: raw BM25 per named clause, kNN cosines, exact-term ids. */
+export interface HybridMatches {
+  keyword: { id: string; text: number; keywords: number }[];
+  vector: { id: string; cosine: number }[];
+  exact: string[];
+}
+
+/**
+ * The three searches of a hybrid search, run together: BM25 over the text fields and
+ * search_keywords as two named clauses (their scores reported apart), kNN on the query vector,
+ * and exact terms (when the kind has exact fields). Every one filtered inside the query.
+ */
+export async function hybridMatches(
+  es: Client,
+  q: { index: string; query: string; size: number; limit: number; filter: SearchFilter; fields: SearchFields; queryVector: Float32Array },
+): Promise<HybridMatches> {
+  const { index, query, size, filter, fields } = q;
+  const [keyword, vector, exact] = await withElasticsearch(() =>
+    Promise.all([
+      es.search({ index, size, _source: false, include_named_queries_score: true, query: keywordQuery(query, filter, fields) }),
+      es.search({ index, size, _source: false, knn: { field: fields.vectorField, query_vector: Array.from(q.queryVector), k: size, num_candidates: numCandidates(size), filter: [filter] } }),
+      fields.exactFields && fields.exactFields.length > 0
+        ? es.search({ index, size: q.limit, _source: false, query: { bool: { filter: [filter], should: fields.exactFields.map((f) => ({ term: { [f]: query } })), minimum_should_match: 1 } } })
+        : Promise.resolve(undefined),
+    ]),
+  );
+  const named = (h: { matched_queries?: unknown }, name: string) => Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
+  return {
+    keyword: keyword.hits.hits.map((h) => ({ id: h._id!, text: named(h, 'text'), keywords: named(h, 'keywords') })),
+    vector: vector.hits.hits.map((h) => ({ id: h._id!, cosine: cosineOfScore(h._score) })),
+    exact: (exact?.hits.hits ?? []).map((h) => h._id!),
+  };
+}
+
+function keywordQuery(query: string, filter: SearchFilter, fields: SearchFields): estypes.QueryDslQueryContainer {
+  return {
+    bool: {
+      filter: [filter],
+      should: [
+        { multi_match: { query, fields: fields.textFields, type: 'best_fields', _name: 'text' } },
+        { match: { [fields.keywordField]: { query, _name: 'keywords' } } },
+      ],
+      minimum_should_match: 1,
+    },
+  };
+}

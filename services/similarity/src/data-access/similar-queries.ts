@@ -1,0 +1,60 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/common';
+import { withElasticsearch } from './es-errors';
+import { numCandidates } from './knn';
+import { productVectorPath } from './mappings';
+
+export interface StoredProduct {
+  id: string;
+  source: Record<string, unknown>;
+}
+
+/** The anchors that exist, with their tenant and vectors (found by id, whatever the tenant). */
+export async function readAnchors(es: Client, index: string, ids: string[]): Promise<StoredProduct[]> {
+  const res = await withElasticsearch(() =>
+    es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...PRODUCT_VECTOR_FIELDS.map(productVectorPath)] }),
+  );
+  return (res.docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map((d) => ({ id: d._id, source: d._source ?? {} }));
+}
+
+/** What a similar search filters on; with only tenantId, the tenant-only pass `explain` counts against. */
+export interface SimilarFilter {
+  tenantId: string;
+  siteId?: string | null;
+  language?: string | null;
+  excludedIds?: string[];
+  excludeParents?: boolean;
+}
+
+function filterQuery(f: SimilarFilter): estypes.QueryDslQueryContainer {
+  const tenant: estypes.QueryDslQueryContainer = { term: { tenant_id: f.tenantId } };
+  if (!f.excludedIds) return tenant;
+  const filter: estypes.QueryDslQueryContainer[] = [tenant];
+  if (f.siteId) filter.push({ term: { site_id: f.siteId } });
+  if (f.language) filter.push({ term: { language: f.language } });
+  const mustNot: estypes.QueryDslQueryContainer[] = [{ ids: { values: f.excludedIds } }];
+  if (f.excludeParents) mustNot.push({ term: { is_parent: true } });
+  return { bool: { filter, must_not: mustNot } };
+}
+
+/**
+ * kNN around each field's centroid (one clause per field, `k` neighbours each), every filter
+ * inside the query. The hits carry what explain and collapsing read, plus the field vectors
+ * when `withVectors` (several fields: the exact weighted sum is computed from them).
+ */
+export async function knnNeighbours(
+  es: Client,
+  q: { index: string; centroids: Map<ProductVectorField, Float64Array>; k: number; filter: SimilarFilter; withVectors: boolean },
+): Promise<{ id: string; score: number | null | undefined; source: Record<string, unknown> }[]> {
+  const fields = [...q.centroids.keys()];
+  const filter = filterQuery(q.filter);
+  const out = await withElasticsearch(() =>
+    es.search<Record<string, unknown>>({
+      index: q.index,
+      size: q.k * fields.length,
+      knn: fields.map((f) => ({ field: productVectorPath(f), query_vector: Array.from(q.centroids.get(f)!), k: q.k, num_candidates: numCandidates(q.k), filter })),
+      _source: { includes: ['site_id', 'language', 'is_parent', 'parent_product_id', ...(q.withVectors ? fields.map(productVectorPath) : [])] },
+    }),
+  );
+  return out.hits.hits.map((h) => ({ id: h._id!, score: h._score, source: h._source ?? {} }));
+}
