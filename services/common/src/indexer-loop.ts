@@ -25,7 +25,8 @@ const MAX_BACKOFF_INTERVALS = 16;
  * The background indexers' loop: one pass at a time (a pass asked for while one runs joins
  * it), every interval; at once while passes find a full batch; after failed passes, waiting
  * interval×2^failures (capped) so an outage is not hammered, back to the interval after the
- * first pass that gets through.
+ * first pass that gets through. One closure because the three methods share the running pass,
+ * the timer and the failure count.
  */
 export function indexerLoop<R extends IndexerPass>(options: {
   name: string;

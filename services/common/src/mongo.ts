@@ -17,6 +17,7 @@ export interface MongoHandle {
  * clear "unavailable" instead of a hang. The first connect is retried in the background,
  * so the service starts (and says it is not ready) even when MongoDB is not reachable yet.
  * `prepare` (index creation) runs once after the first connect, before the service counts as up.
+ * One closure: the connection events, the retrying open and the handle share the up/closed state.
  */
 export function connectMongo(
   uri: string,
