@@ -115,7 +115,10 @@ export function grpcToHttpStatus(code: status): number {
   }
 }
 
-/** An error kind's HTTP status: the one its gRPC code maps to, so the two tables cannot drift. */
+/**
+ * An error kind's HTTP status: the one its gRPC code maps to, so the two tables cannot drift;
+ * the request-level kinds, which have no gRPC code of their own, have theirs.
+ */
 export function kindToHttpStatus(kind: ErrorKind): number {
   return HTTP_ONLY_STATUS[kind] ?? grpcToHttpStatus(KIND_TO_GRPC[kind]);
 }

@@ -25,8 +25,8 @@ const Summary = Type.String({ maxLength: FIELD_LIMITS.text });
 const Reference = Type.String({ maxLength: FIELD_LIMITS.url });
 const ProjectIds = Type.Array(Uuid, { maxItems: FIELD_LIMITS.projectIds });
 
-/** The fields create and update both take, after the content: its references and where it belongs. */
-const writableLinks = {
+/** Fields create and update take alike: where the entry came from, how search finds it, where it belongs. */
+const sourceSearchAndPlacement = {
   source_reference: Type.Optional(Nullable(Reference)),
   similarity_text: Type.Optional(Nullable(Summary)),
   search_keywords: Type.Optional(Strings),
@@ -75,7 +75,7 @@ export const EntryCreate = Type.Object(
     language: Type.Optional(Language),
     metadata: Type.Optional(Metadata),
     source: Type.Optional(Source),
-    ...writableLinks,
+    ...sourceSearchAndPlacement,
     translation_of: Type.Optional(Type.Unsafe<string>({ ...Uuid, description: 'extension: the id of the entry this one translates (joins its translation group)' })),
   },
   { additionalProperties: false, $id: 'KnowledgeEntryCreate' },
@@ -107,7 +107,7 @@ export const EntryUpdate = Type.Object(
     tags: Type.Optional(Strings),
     visibility: Type.Optional(Visibility),
     metadata: Type.Optional(Metadata),
-    ...writableLinks,
+    ...sourceSearchAndPlacement,
     type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),
   },
   { additionalProperties: false, $id: 'KnowledgeEntryUpdate' },

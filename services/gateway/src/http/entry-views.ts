@@ -49,9 +49,6 @@ export function entryResult(e: knowledgeV1.Entry__Output, created = false): Rout
   return { status: created ? 201 : 200, body: entryJson(e), headers };
 }
 
-/** A created resource: 201 with its Location. */
-export const createdResult = (body: unknown, location: string): RouteResult => ({ status: 201, body, headers: { Location: location } });
-
 /**
  * The Link header to the next page: the request's own query with the cursor replaced, so the
  * filters and the page size carry over.

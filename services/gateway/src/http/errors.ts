@@ -4,7 +4,7 @@ import { AppError, kindToHttpStatus, type Logger } from '@kb/common';
 /** Seconds a client should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
-interface ErrorResponse {
+interface ErrorReply {
   status: number;
   body: { detail: unknown };
   headers: Record<string, string>;
@@ -34,7 +34,7 @@ export function errorHandler(logger: Logger): Koa.Middleware {
 }
 
 /** Every error the gateway raises itself or receives from a back service. */
-function appErrorResponse(err: AppError): ErrorResponse {
+function appErrorResponse(err: AppError): ErrorReply {
   const status = kindToHttpStatus(err.kind);
   const headers: Record<string, string> = {};
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="knowledge", error="invalid_token"';
@@ -49,7 +49,7 @@ function appErrorResponse(err: AppError): ErrorResponse {
  * status and an `expose` flag; the message is shown only when it is meant for the client, and
  * anything that is not a 4xx is a 500.
  */
-function foreignErrorResponse(err: unknown): ErrorResponse {
+function foreignErrorResponse(err: unknown): ErrorReply {
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

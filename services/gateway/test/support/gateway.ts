@@ -154,3 +154,13 @@ export function entryMessage(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** A gateway for the enclosing describe block (or file): started before its tests, closed after. */
+export function useGateway(env: Record<string, string> = {}): () => TestGateway {
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    gw = await startGateway(env);
+  });
+  afterAll(() => gw?.close());
+  return () => gw as TestGateway;
+}

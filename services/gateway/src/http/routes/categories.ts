@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Backends } from '../../clients/backends';
-import { API_PREFIX, type RouteTable } from '../route';
+import { API_PREFIX, created, type RouteTable } from '../route';
 import { Category, CategoryCreate, CategoryUpdate, Uuid } from '../schemas';
 import { createCategoryRequest, listCategoriesRequest, updateCategoryRequest } from '../entry-requests';
-import { categoryJson, createdResult } from '../entry-views';
+import { categoryJson } from '../entry-views';
 
 const TAG = 'categories';
 const Params = Type.Object({ category_id: Uuid });
@@ -53,8 +53,8 @@ function categoryWriteRoutes(routes: RouteTable, backends: Backends): void {
     body: CategoryCreate,
     responses: { 201: { description: 'Created', schema: Category } },
     handler: async ({ body, caller }) => {
-      const created = await backends.knowledge.call('CreateCategory', createCategoryRequest(caller, body));
-      return createdResult(categoryJson(created), `${API_PREFIX}/categories/${created.id}`);
+      const category = await backends.knowledge.call('CreateCategory', createCategoryRequest(caller, body));
+      return created(categoryJson(category), `${API_PREFIX}/categories/${category.id}`);
     },
   });
 
