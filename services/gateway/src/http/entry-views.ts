@@ -40,7 +40,7 @@ export const entrySearchHitJson = (h: knowledgeV1.EntrySearchHit__Output) => vie
 export const categoryJson = (c: knowledgeV1.Category__Output) => view(Category, c);
 export const siteKnowledgeJson = (r: knowledgeV1.AssignEntriesToSiteResponse__Output) => view(SiteKnowledgeResult, r);
 
-export const etag = (version: number) => `"${version}"`;
+const etag = (version: number) => `"${version}"`;
 
 /** An entry answer: the entry, with its version as the ETag (and Location when created). */
 export function entryResult(e: knowledgeV1.Entry__Output, created = false): RouteResult {

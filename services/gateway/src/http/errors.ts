@@ -22,7 +22,7 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw AppError.notFound('Not Found');
     } catch (err) {
-      const { status, body, headers } = err instanceof AppError ? appErrorResponse(err) : foreignErrorResponse(err);
+      const { status, body, headers } = err instanceof AppError ? appErrorReply(err) : foreignErrorReply(err);
       ctx.status = status;
       ctx.body = body;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
@@ -34,7 +34,7 @@ export function errorHandler(logger: Logger): Koa.Middleware {
 }
 
 /** Every error the gateway raises itself or receives from a back service. */
-function appErrorResponse(err: AppError): ErrorReply {
+function appErrorReply(err: AppError): ErrorReply {
   const status = kindToHttpStatus(err.kind);
   const headers: Record<string, string> = {};
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="knowledge", error="invalid_token"';
@@ -49,7 +49,7 @@ function appErrorResponse(err: AppError): ErrorReply {
  * status and an `expose` flag; the message is shown only when it is meant for the client, and
  * anything that is not a 4xx is a 500.
  */
-function foreignErrorResponse(err: unknown): ErrorReply {
+function foreignErrorReply(err: unknown): ErrorReply {
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
