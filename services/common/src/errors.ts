@@ -4,6 +4,8 @@ import { status } from '@grpc/grpc-js';
 export type ErrorKind =
   | 'invalid' // 422
   | 'bad_request' // 400
+  | 'payload_too_large' // 413
+  | 'unsupported_media_type' // 415
   | 'unauthenticated' // 401
   | 'forbidden' // 403
   | 'not_found' // 404
@@ -49,11 +51,32 @@ export class AppError extends Error {
   static unavailable(message: string): AppError {
     return new AppError('unavailable', message);
   }
+  static badRequest(message: string): AppError {
+    return new AppError('bad_request', message);
+  }
+  static payloadTooLarge(message: string): AppError {
+    return new AppError('payload_too_large', message);
+  }
+  static unsupportedMediaType(message: string): AppError {
+    return new AppError('unsupported_media_type', message);
+  }
 }
+
+/**
+ * Kinds about the HTTP request itself (its bytes, size or media type): only the gateway raises
+ * them, and gRPC has no code of their own, so they cross it as INVALID_ARGUMENT.
+ */
+const HTTP_ONLY_STATUS: Partial<Record<ErrorKind, number>> = {
+  bad_request: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+};
 
 export const KIND_TO_GRPC: Record<ErrorKind, status> = {
   invalid: status.INVALID_ARGUMENT,
   bad_request: status.INVALID_ARGUMENT,
+  payload_too_large: status.INVALID_ARGUMENT,
+  unsupported_media_type: status.INVALID_ARGUMENT,
   unauthenticated: status.UNAUTHENTICATED,
   forbidden: status.PERMISSION_DENIED,
   not_found: status.NOT_FOUND,
@@ -92,6 +115,14 @@ export function grpcToHttpStatus(code: status): number {
   }
 }
 
+/**
+ * An error kind's HTTP status: the one its gRPC code maps to, so the two tables cannot drift;
+ * the request-level kinds, which have no gRPC code of their own, have theirs.
+ */
+export function kindToHttpStatus(kind: ErrorKind): number {
+  return HTTP_ONLY_STATUS[kind] ?? grpcToHttpStatus(KIND_TO_GRPC[kind]);
+}
+
 export const HTTP_TO_KIND: Record<number, ErrorKind> = {
   400: 'bad_request',
   401: 'unauthenticated',
@@ -99,6 +130,8 @@ export const HTTP_TO_KIND: Record<number, ErrorKind> = {
   404: 'not_found',
   409: 'conflict',
   412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
   422: 'invalid',
   503: 'unavailable',
   504: 'deadline',

@@ -17,6 +17,9 @@ interface Identity {
   workspace_ids: string[];
 }
 
+type KeySets = Map<string, ReturnType<typeof createRemoteJWKSet>>;
+type OAuthSettings = NonNullable<NonNullable<Tenant['settings']>['oauth']>;
+
 /**
  * Authenticates the bearer token against the request's tenant and builds the caller
  * identity that travels with every gRPC request. API tokens are checked by hash in the
@@ -24,41 +27,7 @@ interface Identity {
  * is the same 401, whether the token is unknown, expired, revoked or another tenant's.
  */
 export function authenticator(backends: Backends) {
-  const jwks = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
-
-  const verifyJwt = async (token: string, tenant: Tenant): Promise<Identity> => {
-    const oauth = tenant.settings?.oauth;
-    if (!oauth?.jwks_url || !oauth.issuer) throw unauthenticated();
-    let keySet = jwks.get(oauth.jwks_url);
-    if (!keySet) {
-      keySet = createRemoteJWKSet(new URL(oauth.jwks_url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
-      jwks.set(oauth.jwks_url, keySet);
-    }
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, keySet, {
-        issuer: oauth.issuer,
-        ...(oauth.audience ? { audience: oauth.audience } : {}),
-        requiredClaims: ['sub', 'exp'],
-      }));
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
-      // A JWKS endpoint that cannot be reached is our problem, not the caller's.
-      if (code === 'ERR_JWKS_TIMEOUT' || /fetch failed|ECONNREFUSED/.test((err as Error).message)) {
-        throw AppError.unavailable('The token issuer cannot be reached');
-      }
-      throw unauthenticated();
-    }
-    const role = payload[oauth.role_claim || 'role'];
-    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw unauthenticated('Token carries no valid role');
-    const rawScopes = payload[oauth.scope_claim || 'scope'];
-    const scopes = (Array.isArray(rawScopes) ? rawScopes : typeof rawScopes === 'string' ? rawScopes.split(/\s+/) : []).filter(
-      (s): s is string => typeof s === 'string' && (SCOPES as readonly string[]).includes(s),
-    );
-    const rawWorkspaces = payload[oauth.workspaces_claim || 'workspace_ids'];
-    const workspaceIds = Array.isArray(rawWorkspaces) ? rawWorkspaces.filter((w): w is string => typeof w === 'string') : [];
-    return { token_id: `jwt:${payload.jti ?? payload.sub}`, user_id: String(payload.sub), role, scopes, workspace_ids: workspaceIds };
-  };
+  const keySets: KeySets = new Map();
 
   return async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
     const header = ctx.get('Authorization');
@@ -74,30 +43,16 @@ export function authenticator(backends: Backends) {
         token_sha256: sha256Hex(token),
       });
     } else if (token.split('.').length === 3) {
-      identity = await verifyJwt(token, tenant);
+      identity = await jwtIdentity(token, tenant, keySets);
     } else {
       throw unauthenticated();
     }
-
-    // X-Scopes can only narrow: the effective scopes are the intersection.
-    const narrowing = ctx.get('X-Scopes');
-    const scopes = ctx.headers['x-scopes'] === undefined
-      ? identity.scopes
-      : identity.scopes.filter((s) => narrowing.split(/\s+/).includes(s));
-
-    const auditSource = ctx.get('X-Audit-Source') || 'api';
-    if (!AUDIT_SOURCE.test(auditSource)) {
-      throw AppError.invalid([{ loc: ['header', 'x-audit-source'], msg: 'String should match pattern \'^[A-Za-z0-9._:-]{1,64}$\'', type: 'string_pattern_mismatch' }]);
-    }
-    const clientId = ctx.get('X-Client-Id');
-    if (clientId && !CLIENT_ID.test(clientId)) {
-      throw AppError.invalid([{ loc: ['header', 'x-client-id'], msg: 'String should have at most 200 printable characters', type: 'string_pattern_mismatch' }]);
-    }
+    const { auditSource, clientId } = auditHeaders(ctx);
     return {
       tenant_id: tenant.id,
       user_id: identity.user_id,
       role: identity.role,
-      scopes,
+      scopes: effectiveScopes(ctx, identity.scopes),
       workspace_ids: identity.workspace_ids,
       audit_source: auditSource,
       client_id: clientId,
@@ -105,4 +60,64 @@ export function authenticator(backends: Backends) {
       token_id: identity.token_id,
     };
   };
+}
+
+/** X-Scopes can only narrow: the effective scopes are the intersection (none for an empty header). */
+function effectiveScopes(ctx: Koa.Context, granted: string[]): string[] {
+  if (ctx.headers['x-scopes'] === undefined) return granted;
+  const asked = ctx.get('X-Scopes').split(/\s+/);
+  return granted.filter((s) => asked.includes(s));
+}
+
+/** Who the audit trail names as the writer's tool: X-Audit-Source (default api) and X-Client-Id, both checked. */
+function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string } {
+  const auditSource = ctx.get('X-Audit-Source') || 'api';
+  if (!AUDIT_SOURCE.test(auditSource)) {
+    throw AppError.invalid([{ loc: ['header', 'x-audit-source'], msg: 'String should match pattern \'^[A-Za-z0-9._:-]{1,64}$\'', type: 'string_pattern_mismatch' }]);
+  }
+  const clientId = ctx.get('X-Client-Id');
+  if (clientId && !CLIENT_ID.test(clientId)) {
+    throw AppError.invalid([{ loc: ['header', 'x-client-id'], msg: 'String should have at most 200 printable characters', type: 'string_pattern_mismatch' }]);
+  }
+  return { auditSource, clientId };
+}
+
+/** An OAuth access token verified against the tenant's issuer and JWKS (one key set per JWKS URL, kept). */
+async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Promise<Identity> {
+  const oauth = tenant.settings?.oauth;
+  if (!oauth?.jwks_url || !oauth.issuer) throw unauthenticated();
+  let keySet = keySets.get(oauth.jwks_url);
+  if (!keySet) {
+    keySet = createRemoteJWKSet(new URL(oauth.jwks_url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
+    keySets.set(oauth.jwks_url, keySet);
+  }
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keySet, {
+      issuer: oauth.issuer,
+      ...(oauth.audience ? { audience: oauth.audience } : {}),
+      requiredClaims: ['sub', 'exp'],
+    }));
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    // A JWKS endpoint that cannot be reached is our problem, not the caller's.
+    if (code === 'ERR_JWKS_TIMEOUT' || /fetch failed|ECONNREFUSED/.test((err as Error).message)) {
+      throw AppError.unavailable('The token issuer cannot be reached');
+    }
+    throw unauthenticated();
+  }
+  return claimsIdentity(payload, oauth);
+}
+
+/** The identity a verified token's claims give, under the claim names the tenant configured. */
+function claimsIdentity(payload: JWTPayload, oauth: OAuthSettings): Identity {
+  const role = payload[oauth.role_claim || 'role'];
+  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw unauthenticated('Token carries no valid role');
+  const rawScopes = payload[oauth.scope_claim || 'scope'];
+  const scopes = (Array.isArray(rawScopes) ? rawScopes : typeof rawScopes === 'string' ? rawScopes.split(/\s+/) : []).filter(
+    (s): s is string => typeof s === 'string' && (SCOPES as readonly string[]).includes(s),
+  );
+  const rawWorkspaces = payload[oauth.workspaces_claim || 'workspace_ids'];
+  const workspaceIds = Array.isArray(rawWorkspaces) ? rawWorkspaces.filter((w): w is string => typeof w === 'string') : [];
+  return { token_id: `jwt:${payload.jti ?? payload.sub}`, user_id: String(payload.sub), role, scopes, workspace_ids: workspaceIds };
 }

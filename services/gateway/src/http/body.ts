@@ -3,52 +3,45 @@ import coBody from 'co-body';
 import { AppError, jsonShapeProblem, keyIssues, tooDeepIssue } from '@kb/common';
 
 /**
- * Reads a JSON body for POST/PUT/PATCH: 415 for another content type, 413 above the limit,
- * 400 for malformed JSON (co-body raises those with the right status). An empty body stays
- * undefined so the route's schema reports it as missing (422).
+ * Reads a JSON body for POST/PUT/PATCH: 415 for another content type or an unsupported
+ * Content-Encoding, 413 above the limit, 400 for malformed JSON or a key sent twice, 422 for a
+ * body nested too deep or with unsafe keys. An empty body stays undefined so the route's schema
+ * reports it as missing (422).
  */
 export function jsonBody(limitBytes: number): Koa.Middleware {
+  const tooLarge = () => AppError.payloadTooLarge(`Request body too large (limit ${limitBytes} bytes)`);
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH'].includes(ctx.method)) return next();
     const length = Number(ctx.get('Content-Length') || '0');
     const chunked = Boolean(ctx.get('Transfer-Encoding'));
     if (length === 0 && !chunked) return next();
-    if (!ctx.is('application/json', '+json')) {
-      throw Object.assign(new Error('Unsupported media type: send application/json'), { status: 415, expose: true });
-    }
-    if (length > limitBytes) {
-      throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
-    }
-    let parsed: unknown;
-    let raw: string;
-    try {
-      // The raw text stays available to routes that need numbers digit for digit (prices).
-      ({ parsed, raw } = (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string });
-      ctx.request.body = parsed;
-      ctx.request.rawBody = raw;
-    } catch (err) {
-      const e = err as { status?: number; type?: string; message?: string };
-      if (e.status === 413 || e.type === 'entity.too.large') {
-        throw Object.assign(new Error(`Request body too large (limit ${limitBytes} bytes)`), { status: 413, expose: true });
-      }
-      if (e.status === 400 || e.type === 'entity.parse.failed') {
-        throw Object.assign(new Error('Malformed JSON body'), { status: 400, expose: true });
-      }
-      if (e.status === 415) throw Object.assign(new Error('Unsupported content encoding'), { status: 415, expose: true });
-      throw new AppError('bad_request', 'Could not read the request body');
-    }
+    if (!ctx.is('application/json', '+json')) throw AppError.unsupportedMediaType('Unsupported media type: send application/json');
+    if (length > limitBytes) throw tooLarge();
+    const { parsed, raw } = await readJson(ctx, limitBytes, tooLarge);
+    ctx.request.body = parsed;
+    // The raw text stays available to routes that need numbers digit for digit (prices).
+    ctx.request.rawBody = raw;
     // JSON.parse keeps the last of two equal keys; a body that says two things is refused.
-    const problem = jsonShapeProblem(ctx.request.rawBody ?? '');
-    if (problem?.kind === 'duplicate') {
-      throw Object.assign(new Error(`Malformed JSON body: duplicate key "${problem.key}"`), { status: 400, expose: true });
-    }
-    if (problem?.kind === 'too_deep') {
-      throw AppError.invalid([tooDeepIssue(['body'])]);
-    }
+    const problem = jsonShapeProblem(raw);
+    if (problem?.kind === 'duplicate') throw AppError.badRequest(`Malformed JSON body: duplicate key "${problem.key}"`);
+    if (problem?.kind === 'too_deep') throw AppError.invalid([tooDeepIssue(['body'])]);
     const issues = keyIssues(parsed);
     if (issues.length) throw AppError.invalid(issues.slice(0, 20));
     return next();
   };
+}
+
+/** co-body's reading, its failures as AppErrors (it raises http-errors with its own messages). */
+async function readJson(ctx: Koa.Context, limitBytes: number, tooLarge: () => AppError): Promise<{ parsed: unknown; raw: string }> {
+  try {
+    return (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+  } catch (err) {
+    const e = err as { status?: number; type?: string };
+    if (e.status === 413 || e.type === 'entity.too.large') throw tooLarge();
+    if (e.status === 400 || e.type === 'entity.parse.failed') throw AppError.badRequest('Malformed JSON body');
+    if (e.status === 415) throw AppError.unsupportedMediaType('Unsupported content encoding');
+    throw AppError.badRequest('Could not read the request body');
+  }
 }
 
 declare module 'koa' {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, type knowledgeV1 } from '@kb/common';
+import { FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
@@ -24,6 +24,15 @@ const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { 
 const Summary = Type.String({ maxLength: FIELD_LIMITS.text });
 const Reference = Type.String({ maxLength: FIELD_LIMITS.url });
 const ProjectIds = Type.Array(Uuid, { maxItems: FIELD_LIMITS.projectIds });
+
+/** Fields create and update take alike: where the entry came from, how search finds it, where it belongs. */
+const sourceSearchAndPlacement = {
+  source_reference: Type.Optional(Nullable(Reference)),
+  similarity_text: Type.Optional(Nullable(Summary)),
+  search_keywords: Type.Optional(Strings),
+  project_ids: Type.Optional(Nullable(ProjectIds)),
+  workspace_id: Type.Optional(Nullable(Uuid)),
+};
 
 export const Entry = Type.Object(
   {
@@ -66,11 +75,7 @@ export const EntryCreate = Type.Object(
     language: Type.Optional(Language),
     metadata: Type.Optional(Metadata),
     source: Type.Optional(Source),
-    source_reference: Type.Optional(Nullable(Reference)),
-    similarity_text: Type.Optional(Nullable(Summary)),
-    search_keywords: Type.Optional(Strings),
-    project_ids: Type.Optional(Nullable(ProjectIds)),
-    workspace_id: Type.Optional(Nullable(Uuid)),
+    ...sourceSearchAndPlacement,
     translation_of: Type.Optional(Type.Unsafe<string>({ ...Uuid, description: 'extension: the id of the entry this one translates (joins its translation group)' })),
   },
   { additionalProperties: false, $id: 'KnowledgeEntryCreate' },
@@ -102,11 +107,7 @@ export const EntryUpdate = Type.Object(
     tags: Type.Optional(Strings),
     visibility: Type.Optional(Visibility),
     metadata: Type.Optional(Metadata),
-    source_reference: Type.Optional(Nullable(Reference)),
-    similarity_text: Type.Optional(Nullable(Summary)),
-    search_keywords: Type.Optional(Strings),
-    project_ids: Type.Optional(Nullable(ProjectIds)),
-    workspace_id: Type.Optional(Nullable(Uuid)),
+    ...sourceSearchAndPlacement,
     type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),
   },
   { additionalProperties: false, $id: 'KnowledgeEntryUpdate' },
@@ -179,51 +180,3 @@ export const SiteKnowledgeResult = Type.Object(
   },
   { $id: 'SiteKnowledgeResult' },
 );
-
-/** The proto entry → the interface's response shape (explicit nulls, metadata as an object). */
-export function entryJson(e: knowledgeV1.Entry__Output) {
-  return {
-    id: e.id,
-    tenant_id: e.tenant_id,
-    title: e.title,
-    content: e.content,
-    category_id: e.category_id,
-    visibility: e.visibility,
-    type: e.type,
-    version: e.version,
-    language: e.language,
-    translation_group_id: e.translation_group_id,
-    source: e.source,
-    source_reference: e.source_reference ?? null,
-    embedding_model: e.embedding_model ?? null,
-    created_at: e.created_at,
-    updated_at: e.updated_at,
-    summary: e.summary ?? null,
-    layer: e.layer ?? null,
-    tags: e.tags,
-    workspace_id: e.workspace_id ?? null,
-    created_by_user_id: e.created_by_user_id ?? null,
-    metadata: JSON.parse(e.metadata_json || '{}') as Record<string, unknown>,
-    search_keywords: e.search_keywords,
-  };
-}
-
-/** A validated body → the proto input: every sent key is named, so null and absent stay apart. */
-export function entryInput(body: Record<string, unknown>): knowledgeV1.EntryInput {
-  const input: Record<string, unknown> = { sent_fields: Object.keys(body).map((k) => (k === 'metadata' ? 'metadata_json' : k)) };
-  for (const [key, value] of Object.entries(body)) {
-    if (value === null || value === undefined) continue;
-    if (key === 'metadata') input.metadata_json = JSON.stringify(value);
-    else input[key] = value;
-  }
-  return input as knowledgeV1.EntryInput;
-}
-
-export const etag = (version: number) => `"${version}"`;
-
-/** The version an If-Match header asks for; undefined for none or `*`; NaN when unreadable. */
-export function ifMatchVersion(header: string | undefined): number | undefined {
-  if (!header || header.trim() === '*') return undefined;
-  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header.split(',')[0] ?? '');
-  return m ? Number(m[1]) : Number.NaN;
-}

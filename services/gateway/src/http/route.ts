@@ -42,6 +42,9 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
   handler: (input: HandlerInput<P, Q, B>) => Promise<RouteResult>;
 }
 
+/** A created resource: 201 with its Location. */
+export const created = (body: unknown, location: string): RouteResult => ({ status: 201, body, headers: { Location: location } });
+
 export type AuthenticatedContext = (ctx: Koa.Context) => Promise<{ caller: Caller; tenant: Tenant }>;
 
 const Empty = Type.Object({});

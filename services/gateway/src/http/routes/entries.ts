@@ -1,37 +1,30 @@
 import { Type } from '@sinclair/typebox';
-import { AppError } from '@kb/common';
+import type { Caller } from '@kb/common';
 import type { Backends } from '../../clients/backends';
-import { API_PREFIX, type RouteTable } from '../route';
+import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
-import {
-  Entry,
-  EntryCreate,
-  EntryListQuery,
-  EntryUpdate,
-  EntryVersion,
-  PersonalEntryCreate,
-  Translation,
-  entryInput,
-  entryJson,
-  etag,
-  ifMatchVersion,
-} from '../entry-schemas';
+import { Entry, EntryCreate, EntryListQuery, EntryUpdate, EntryVersion, PersonalEntryCreate, Translation } from '../entry-schemas';
+import { entryInput, expectedVersion, listEntriesRequest } from '../entry-requests';
+import { entryJson, entryResult, entryVersionJson, nextPageLink, translationJson } from '../entry-views';
 
 const PATH = '/knowledge-entries';
+const TAG = 'knowledge-entries';
 const Params = Type.Object({ entry_id: Uuid });
 
-function expectedVersion(header: string | undefined): number | undefined {
-  const v = ifMatchVersion(header);
-  if (v !== undefined && Number.isNaN(v)) throw new AppError('precondition_failed', 'If-Match must be an ETag of this entry, e.g. "3"');
-  return v;
+/** The knowledge-entry routes, in the order the OpenAPI document lists them. */
+export function entryRoutes(routes: RouteTable, backends: Backends): void {
+  entryWriteRoutes(routes, backends);
+  entryReadRoutes(routes, backends);
+  entryDeleteRoute(routes, backends);
+  entryHistoryRoutes(routes, backends);
 }
 
-export function entryRoutes(routes: RouteTable, backends: Backends): void {
-  const entryResponse = (e: Parameters<typeof entryJson>[0], status = 200, extra: Record<string, string> = {}) => ({
-    status,
-    body: entryJson(e),
-    headers: { ETag: etag(e.version), ...extra },
-  });
+/** Create (shared or personal: the same call but for the flag) and update. */
+function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
+  const create =
+    (personal: boolean) =>
+    async ({ body, caller }: { body: Record<string, unknown>; caller: Caller }) =>
+      entryResult(await backends.knowledge.call('CreateEntry', { caller, input: entryInput(body), personal }), true);
 
   routes.define({
     method: 'post',
@@ -43,13 +36,10 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
       'visibility is required except for type memory (default internal); personal is a 422 here (use the personal route). ' +
       'metadata is validated against the type and replaced by its normalised value. translation_of (extension) joins that entry\'s ' +
       'translation group (409 when the group already has the language). The response carries ETag "<version>".',
-    tag: 'knowledge-entries',
+    tag: TAG,
     body: EntryCreate,
     responses: { 201: { description: 'Created', schema: Entry } },
-    handler: async ({ body, caller }) => {
-      const created = await backends.knowledge.call('CreateEntry', { caller, input: entryInput(body), personal: false });
-      return entryResponse(created, 201, { Location: `${API_PREFIX}${PATH}/${created.id}` });
-    },
+    handler: create(false),
   });
 
   routes.define({
@@ -58,13 +48,10 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'createPersonalEntry',
     summary: 'Create a personal note',
     description: 'Type knowledge, visibility personal, free-form metadata. Only its owner (the token\'s user, else the token) ever sees it.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     body: PersonalEntryCreate,
     responses: { 201: { description: 'Created', schema: Entry } },
-    handler: async ({ body, caller }) => {
-      const created = await backends.knowledge.call('CreateEntry', { caller, input: entryInput(body), personal: true });
-      return entryResponse(created, 201, { Location: `${API_PREFIX}${PATH}/${created.id}` });
-    },
+    handler: create(true),
   });
 
   routes.define({
@@ -76,22 +63,19 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
       'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type. ' +
       'The write is conditioned on the version read: a concurrent write makes it 409. With If-Match: "<version>" a mismatch is 412. ' +
       'Every change keeps the previous state in the version history.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     params: Params,
     body: EntryUpdate,
     responses: { 200: { description: 'The updated entry', schema: Entry }, 409: { description: 'Changed concurrently' }, 412: { description: 'If-Match does not match' } },
     handler: async ({ params, body, caller, ctx }) => {
-      const expected = expectedVersion(ctx.get('If-Match') || undefined);
-      const updated = await backends.knowledge.call('UpdateEntry', {
-        caller,
-        entry_id: params.entry_id,
-        input: entryInput(body as Record<string, unknown>),
-        ...(expected !== undefined ? { expected_version: expected } : {}),
-      });
-      return entryResponse(updated);
+      const expected = expectedVersion(ctx.get('If-Match'));
+      const input = entryInput(body as Record<string, unknown>);
+      return entryResult(await backends.knowledge.call('UpdateEntry', { caller, entry_id: params.entry_id, input, ...expected }));
     },
   });
+}
 
+function entryReadRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'get',
     path: PATH,
@@ -100,31 +84,12 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
     description:
       'Ordered by updated_at descending, then id. The visibility ceiling and personal ownership always apply. Expired memory entries ' +
       'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the Link rel="next" header.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     query: EntryListQuery,
     responses: { 200: { description: 'Entries', schema: Type.Array(Entry) } },
     handler: async ({ query, caller, ctx }) => {
-      const res = await backends.knowledge.call('ListEntries', {
-        caller,
-        ...(query.category_id ? { category_id: query.category_id } : {}),
-        ...(query.type ? { type: query.type } : {}),
-        ...(query.project_id ? { project_id: query.project_id } : {}),
-        ...(query.visibility ? { visibility: query.visibility } : {}),
-        ...(query.layer !== undefined ? { layer: query.layer } : {}),
-        include_expired: query.include_expired ?? false,
-        limit: query.limit ?? 100,
-        ...(query.cursor ? { cursor: query.cursor } : {}),
-      });
-      const headers: Record<string, string> = {};
-      if (res.next_cursor) {
-        const next = new URLSearchParams();
-        for (const [k, v] of Object.entries(ctx.query)) {
-          if (k === 'cursor' || v === undefined) continue;
-          for (const item of Array.isArray(v) ? v : [v]) next.append(k, item);
-        }
-        next.set('cursor', res.next_cursor);
-        headers.Link = `<${API_PREFIX}${PATH}?${next.toString()}>; rel="next"`;
-      }
+      const res = await backends.knowledge.call('ListEntries', listEntriesRequest(caller, query));
+      const headers: Record<string, string> = res.next_cursor ? { Link: nextPageLink(PATH, ctx.query, res.next_cursor) } : {};
       return { body: res.entries.map(entryJson), headers };
     },
   });
@@ -135,58 +100,48 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'getKnowledgeEntry',
     summary: 'Get a knowledge entry',
     description: '404 "Entry not found" for unknown, other-tenant and invisible entries alike. Carries ETag "<version>".',
-    tag: 'knowledge-entries',
+    tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'The entry', schema: Entry } },
-    handler: async ({ params, caller }) => entryResponse(await backends.knowledge.call('GetEntry', { caller, entry_id: params.entry_id })),
+    handler: async ({ params, caller }) => entryResult(await backends.knowledge.call('GetEntry', { caller, entry_id: params.entry_id })),
   });
+}
 
+function entryDeleteRoute(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'delete',
     path: `${PATH}/{entry_id}`,
     operationId: 'deleteKnowledgeEntry',
     summary: 'Delete a knowledge entry',
     description: 'Needs knowledge:write and a role that may write the type; the skill index cannot be deleted (403). If-Match is honoured (412). 204.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     extension: true,
     params: Params,
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ params, caller, ctx }) => {
-      const expected = expectedVersion(ctx.get('If-Match') || undefined);
-      await backends.knowledge.call('DeleteEntry', {
-        caller,
-        entry_id: params.entry_id,
-        ...(expected !== undefined ? { expected_version: expected } : {}),
-      });
+      const expected = expectedVersion(ctx.get('If-Match'));
+      await backends.knowledge.call('DeleteEntry', { caller, entry_id: params.entry_id, ...expected });
       return { status: 204, body: null };
     },
   });
+}
 
+/** What an entry has been (its versions) and what it is in other languages (its translations). */
+function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'get',
     path: `${PATH}/{entry_id}/versions`,
     operationId: 'listKnowledgeEntryVersions',
     summary: 'Version history of an entry',
     description: 'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'Versions', schema: Type.Array(EntryVersion) } },
-    handler: async ({ params, caller }) => {
-      const res = await backends.knowledge.call('ListEntryVersions', { caller, entry_id: params.entry_id });
-      return {
-        body: res.versions.map((v) => ({
-          version: v.version,
-          action: v.action,
-          changed_at: v.changed_at,
-          changed_by_user_id: v.changed_by_user_id ?? null,
-          audit_source: v.audit_source,
-          client_id: v.client_id ?? null,
-          entry: entryJson(v.entry!),
-        })),
-      };
-    },
+    handler: async ({ params, caller }) => ({
+      body: (await backends.knowledge.call('ListEntryVersions', { caller, entry_id: params.entry_id })).versions.map(entryVersionJson),
+    }),
   });
 
   routes.define({
@@ -197,13 +152,12 @@ export function entryRoutes(routes: RouteTable, backends: Backends): void {
     description:
       'The entry\'s translation group (the members the caller may see), with is_source and outdated: true when the source\'s title, ' +
       'summary or content changed after the translation\'s own text was last edited.',
-    tag: 'knowledge-entries',
+    tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'Translations', schema: Type.Array(Translation) } },
-    handler: async ({ params, caller }) => {
-      const res = await backends.knowledge.call('ListTranslations', { caller, entry_id: params.entry_id });
-      return { body: res.translations.map((t) => ({ entry: entryJson(t.entry!), is_source: t.is_source, outdated: t.outdated })) };
-    },
+    handler: async ({ params, caller }) => ({
+      body: (await backends.knowledge.call('ListTranslations', { caller, entry_id: params.entry_id })).translations.map(translationJson),
+    }),
   });
 }

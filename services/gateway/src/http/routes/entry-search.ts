@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
-import { EntrySearch, EntrySearchHit, entryJson } from '../entry-schemas';
+import { EntrySearch, EntrySearchHit } from '../entry-schemas';
+import { searchEntriesRequest } from '../entry-requests';
+import { entrySearchHitJson } from '../entry-views';
 
 export function entrySearchRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
@@ -17,16 +19,8 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends): void 
     extension: true,
     body: EntrySearch,
     responses: { 200: { description: 'Hits, best first', schema: Type.Array(EntrySearchHit) } },
-    handler: async ({ body, caller }) => {
-      const res = await backends.knowledge.call('SearchEntries', {
-        caller,
-        query: body.query,
-        limit: body.limit ?? 10,
-        types: body.types ?? [],
-        ...(body.category_id ? { category_id: body.category_id } : {}),
-        ...(body.language ? { language: body.language } : {}),
-      });
-      return { body: res.hits.map((h) => ({ entry: entryJson(h.entry!), score: h.score, score_sources: h.score_sources })) };
-    },
+    handler: async ({ body, caller }) => ({
+      body: (await backends.knowledge.call('SearchEntries', searchEntriesRequest(caller, body))).hits.map(entrySearchHitJson),
+    }),
   });
 }

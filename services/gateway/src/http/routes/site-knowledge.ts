@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { SiteKnowledgeAssign, SiteKnowledgeResult } from '../entry-schemas';
+import { siteKnowledgeJson } from '../entry-views';
 
 export function siteKnowledgeRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
@@ -19,7 +20,7 @@ export function siteKnowledgeRoutes(routes: RouteTable, backends: Backends): voi
     handler: async ({ params, body, caller }) => {
       const site = await backends.catalog.call('GetSite', { caller, site_id: params.site_id });
       const res = await backends.knowledge.call('AssignEntriesToSite', { caller, site_id: site.id, entry_ids: body.entry_ids });
-      return { body: { site_id: res.site_id, assigned: res.assigned, already_assigned: res.already_assigned, not_found: res.not_found } };
+      return { body: siteKnowledgeJson(res) };
     },
   });
 }
