@@ -70,3 +70,9 @@ export function productFromJsonText(text: string, prefix: (string | number)[]): 
   const issues = [...wrongType, ...productIssues(value, prefix).filter((i) => !wrongType.some((w) => w.loc.join() === i.loc.join()))];
   return issues.length ? { issues } : { value: value as ProductInput, issues };
 }
+
+/** A product body as decoded from its JSON text: the value, or why it could not be read. */
+export interface DecodedProduct {
+  value?: unknown;
+  issues?: ValidationIssue[];
+}

@@ -1,8 +1,7 @@
-import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 import { productHitMessage } from './product-view';
-
 
 function similarity(deps: CatalogDeps) {
   if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
@@ -37,7 +36,9 @@ async function hydrate(
   return { hits: out, dropped };
 }
 
+/** Products like the anchors (knowledge:read), hydrated from the catalog and filtered again. */
 export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<catalogV1.SimilarProductsResponse> {
+  requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   const requested = [...new Set(req.anchor_product_ids)];
   const found = new Set((await deps.products.findByIds(tenantId, requested)).map((d) => d._id));
@@ -84,7 +85,9 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
   return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits, explain_json: explainJson };
 }
 
+/** Products matching a text query (knowledge:read), hydrated from the catalog. */
 export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<catalogV1.SearchProductsResponse> {
+  requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
   const excludeParents = req.settings?.variant_strategy === 'children_only';
