@@ -2,7 +2,7 @@ import { incomingDeadline, unary, requireCaller, type Logger, type catalogV1 } f
 import { createSite, deleteSite, getSite, listSites, updateSite } from '../domain/sites';
 import { bulkUpsertProducts, deleteProduct, getProduct, upsertProduct, type CatalogDeps } from '../domain/products';
 import type { DecodedProduct } from '../domain/product-input';
-import { issueMessages, productMessage } from '../domain/product-view';
+import { issueMessages, productHitMessage, productMessage } from './product-message';
 import { searchProducts, similarProducts } from '../domain/search';
 import { siteMessage } from './site-message';
 
@@ -56,7 +56,12 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
       return { id: req.product_id };
     }),
 
-    SimilarProducts: unary(logger, 'SimilarProducts', async (req: catalogV1.SimilarProductsRequest__Output) => similarProducts(deps, requireCaller(req.caller), req)),
-    SearchProducts: unary(logger, 'SearchProducts', async (req: catalogV1.SearchProductsRequest__Output) => searchProducts(deps, requireCaller(req.caller), req)),
+    SimilarProducts: unary(logger, 'SimilarProducts', async (req: catalogV1.SimilarProductsRequest__Output) => {
+      const res = await similarProducts(deps, requireCaller(req.caller), req);
+      return { ...res, hits: res.hits.map(productHitMessage) };
+    }),
+    SearchProducts: unary(logger, 'SearchProducts', async (req: catalogV1.SearchProductsRequest__Output) => ({
+      hits: (await searchProducts(deps, requireCaller(req.caller), req)).hits.map(productHitMessage),
+    })),
   };
 }

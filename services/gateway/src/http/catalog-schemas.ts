@@ -103,14 +103,17 @@ export const Product = Type.Object(
   { $id: 'Product' },
 );
 
+/** The product's listing fields: what a search hit shows of it. */
+export const PRODUCT_HIT_FIELDS = [
+  'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
+  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
+  'availability', 'rating_average', 'rating_count', 'language',
+] as const satisfies readonly (keyof typeof Product.properties)[];
+
 /** The interface's "Product search hit": the product's listing fields plus the score. */
 export const ProductSearchHit = Type.Composite(
   [
-    Type.Pick(Product, [
-      'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
-      'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
-      'availability', 'rating_average', 'rating_count', 'language',
-    ]),
+    Type.Pick(Product, PRODUCT_HIT_FIELDS),
     Type.Object({
       score: Type.Number(),
       score_sources: Type.Record(Type.String(), Type.Number()),

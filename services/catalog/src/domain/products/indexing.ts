@@ -1,6 +1,6 @@
 import { indexErrorMessage, isRefusal, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDoc } from '../../data-access/products-repo';
-import { indexDocument } from '../product-view';
+import { indexDocument } from '../index-document';
 import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
 
 /** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */

@@ -1,4 +1,4 @@
-import { embeddingTexts, flatten } from '../src/domain/product-view';
+import { embeddingTexts, flatten } from '../src/domain/index-document';
 
 const base = {
   title: 'Chair', description: 'Oak.', short_description: 'Sturdy', properties: { size: { h: 90 } }, attributes: { colours: ['red', 'blue'] },
