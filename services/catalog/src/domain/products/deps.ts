@@ -1,6 +1,6 @@
-import { AppError, type Logger, type OutageLog, type SimilarityClient } from '@kb/common';
+import { type Logger, type OutageLog, type SimilarityClient } from '@kb/common';
 import type { ProductsRepo } from '../../data-access/products-repo';
-import type { SiteView, SitesRepo } from '../../data-access/sites-repo';
+import type { SitesRepo } from '../../data-access/sites-repo';
 
 export interface CatalogDeps {
   logger: Logger;
@@ -34,11 +34,7 @@ export function indexingRecovered(deps: CatalogDeps): void {
   if (deps.inlineIndexing) deps.inlineIndexing.pausedUntil = 0;
 }
 
-export async function requireSite(deps: Pick<CatalogDeps, 'sites'>, tenantId: string, idOrSlug: string): Promise<SiteView> {
-  const site = await deps.sites.find(tenantId, idOrSlug);
-  if (!site) throw AppError.notFound('Site not found');
-  return site;
-}
+export { requireSite } from '../sites/deps';
 
 /** Time left before the caller's deadline (epoch ms), keeping a margin to answer in. */
 export const timeLeft = (deadline: number | undefined, marginMs: number) => (deadline ?? Infinity) - Date.now() - marginMs;

@@ -14,6 +14,13 @@ export const found = (site: SiteView | null): SiteView => {
   return site;
 };
 
+/** A site of the tenant by uuid or slug (products and searches name their site either way). */
+export async function requireSite(deps: Pick<SiteDeps, 'sites'>, tenantId: string, idOrSlug: string): Promise<SiteView> {
+  const site = await deps.sites.find(tenantId, idOrSlug);
+  if (!site) throw AppError.notFound('Site not found');
+  return site;
+}
+
 /** A site by uuid only (updates and deletes name the site by its id, never by its slug). */
 export async function siteById(sites: SitesRepo, tenantId: string, siteId: string): Promise<SiteView> {
   const site = isUuid(siteId) ? await sites.find(tenantId, siteId) : null;
