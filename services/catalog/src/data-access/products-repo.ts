@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { onDuplicateKey, PRODUCT_DEFAULTS, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
+import { isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
 
 /**
  * Every field a product write replaces, derived from the input schema: each input field present
@@ -130,6 +130,8 @@ export function productModels(connection: Connection) {
   return { Product, ProductDeletion };
 }
 
+type WriteError = { index: number; code?: number };
+
 /** The one write of a product: replaces the writable fields, +1 version, keeps id and created_at. */
 const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: string, set: ProductSet, now: Date) => ({
   $set: set,
@@ -202,10 +204,12 @@ export function productsRepo(connection: Connection) {
       try {
         upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
       } catch (err) {
-        const e = err as { writeErrors?: { index: number }[] | { index: number }; result?: { upsertedIds?: Record<number, unknown> } };
-        if (!e.writeErrors) throw err;
+        const e = err as { writeErrors?: WriteError[] | WriteError; result?: { upsertedIds?: Record<number, unknown> } };
+        const writeErrors = e.writeErrors === undefined ? [] : Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
+        // Only a concurrent insert of the same key is the caller's to retry; anything else fails the bulk.
+        if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKey)) throw err;
         upserted = e.result?.upsertedIds ?? {};
-        for (const w of Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors]) failed.add(w.index);
+        for (const w of writeErrors) failed.add(w.index);
       }
       const docs = new Map(
         (await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: plans.map((p) => p.key) } }).lean<ProductDoc[]>()).map((d) => [d.upsert_key, d]),
