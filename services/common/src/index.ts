@@ -14,6 +14,7 @@ export * from "./contracts";
 export * from './api-token';
 export * from './grpc/typed-client';
 export * from './exact-json';
+export * from './product-input';
 export * from './index-errors';
 export * from './parent-guard';
 export * from './parent-guard-store';

@@ -1,41 +1,16 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { tenantScoped, type IndexBacklog, type IndexErrorRecord } from '@kb/common';
+import { isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
 
-/** Every field a product write replaces (omitted ones take their defaults). */
-export interface ProductFields {
-  external_id: string | null;
-  title: string;
-  description: string | null;
-  short_description: string | null;
-  sku: string | null;
-  gtin: string | null;
-  brand: string | null;
-  category: string | null;
-  attributes: Record<string, unknown>;
-  properties: Record<string, unknown>;
-  price_current: Types.Decimal128 | null;
-  price_msrp: Types.Decimal128 | null;
-  price_special: Types.Decimal128 | null;
-  price_on_request: boolean;
-  currency: string;
-  image_url: string | null;
-  product_url: string | null;
-  additional_images: string[];
-  availability: string | null;
-  rating_average: Types.Decimal128 | null;
-  rating_count: number;
-  language: string;
-  parent_external_id: string | null;
-  is_variant: boolean;
-  is_parent: boolean;
-  similarity_text: string | null;
-  search_keywords: string[];
-  embedding_text_description: string | null;
-  embedding_text_properties: string | null;
-  embedding_text_attributes: string | null;
-  sync_hash: string | null;
-  source: string;
-}
+/**
+ * Every field a product write replaces, derived from the input schema: each input field present
+ * (omitted ones take their defaults), prices and rating as Decimal128, plus the channel it came through.
+ */
+export type ProductFields = {
+  [K in keyof ProductInput]-?: K extends DecimalField ? Types.Decimal128 | null : Exclude<ProductInput[K], undefined>;
+} & { source: string };
+
+/** What a write sets besides the key, the id and what the database keeps (version, created_at). */
+export type ProductSet = Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'>;
 
 export interface ProductDoc extends ProductFields {
   _id: string;
@@ -74,59 +49,59 @@ export interface ProductDeletionDoc {
 
 const S = { type: String, default: null };
 const D = { type: Schema.Types.Decimal128, default: null };
-const productSchema = new Schema<ProductDoc>(
-  {
-    _id: { type: String, required: true },
-    tenant_id: { type: String, required: true },
-    site_id: { type: String, required: true },
-    upsert_key: { type: String, required: true },
-    external_id: S,
-    title: { type: String, required: true },
-    description: S,
-    short_description: S,
-    sku: S,
-    gtin: S,
-    brand: S,
-    category: S,
-    attributes: { type: Schema.Types.Mixed, default: {} },
-    properties: { type: Schema.Types.Mixed, default: {} },
-    price_current: D,
-    price_msrp: D,
-    price_special: D,
-    price_on_request: { type: Boolean, default: false },
-    currency: { type: String, default: 'EUR' },
-    image_url: S,
-    product_url: S,
-    additional_images: { type: [String], default: [] },
-    availability: S,
-    rating_average: D,
-    rating_count: { type: Number, default: 0 },
-    language: { type: String, required: true },
-    translation_group_id: S,
-    parent_external_id: S,
-    parent_product_id: S,
-    is_variant: { type: Boolean, default: false },
-    is_parent: { type: Boolean, default: false },
-    similarity_text: S,
-    has_similarity_anchor: { type: Boolean, default: false },
-    search_keywords: { type: [String], default: [] },
-    embedding_text_description: S,
-    embedding_text_properties: S,
-    embedding_text_attributes: S,
-    sync_hash: S,
-    source: { type: String, default: 'api' },
-    version: { type: Number, required: true },
-    indexed_version: { type: Number, default: 0 },
-    needs_index: { type: Boolean, default: true },
-    // No default: absent until a refusal, so `$inc` can start its attempts at 1.
-    index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
-    reuse_vectors: { type: Boolean, default: false },
-    last_synced_at: { type: Date, default: null },
-    created_at: { type: Date, required: true },
-    updated_at: { type: Date, required: true },
-  },
-  { collection: 'products', versionKey: false, minimize: false, autoIndex: false },
-);
+// Typed as a record of every ProductDoc key: a field added to the input schema (and so to
+// ProductFields) does not compile until it has a path here.
+const productPaths = {
+  _id: { type: String, required: true },
+  tenant_id: { type: String, required: true },
+  site_id: { type: String, required: true },
+  upsert_key: { type: String, required: true },
+  external_id: S,
+  title: { type: String, required: true },
+  description: S,
+  short_description: S,
+  sku: S,
+  gtin: S,
+  brand: S,
+  category: S,
+  attributes: { type: Schema.Types.Mixed, default: {} },
+  properties: { type: Schema.Types.Mixed, default: {} },
+  price_current: D,
+  price_msrp: D,
+  price_special: D,
+  price_on_request: { type: Boolean, default: PRODUCT_DEFAULTS.price_on_request },
+  currency: { type: String, default: PRODUCT_DEFAULTS.currency },
+  image_url: S,
+  product_url: S,
+  additional_images: { type: [String], default: [] },
+  availability: S,
+  rating_average: D,
+  rating_count: { type: Number, default: PRODUCT_DEFAULTS.rating_count },
+  language: { type: String, required: true },
+  translation_group_id: S,
+  parent_external_id: S,
+  parent_product_id: S,
+  is_variant: { type: Boolean, default: PRODUCT_DEFAULTS.is_variant },
+  is_parent: { type: Boolean, default: PRODUCT_DEFAULTS.is_parent },
+  similarity_text: S,
+  has_similarity_anchor: { type: Boolean, default: false },
+  search_keywords: { type: [String], default: [] },
+  embedding_text_description: S,
+  embedding_text_properties: S,
+  embedding_text_attributes: S,
+  sync_hash: S,
+  source: { type: String, default: 'api' },
+  version: { type: Number, required: true },
+  indexed_version: { type: Number, default: 0 },
+  needs_index: { type: Boolean, default: true },
+  // No default: absent until a refusal, so `$inc` can start its attempts at 1.
+  index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
+  reuse_vectors: { type: Boolean, default: false },
+  last_synced_at: { type: Date, default: null },
+  created_at: { type: Date, required: true },
+  updated_at: { type: Date, required: true },
+} satisfies Record<keyof ProductDoc, unknown>;
+const productSchema = new Schema<ProductDoc>(productPaths, { collection: 'products', versionKey: false, minimize: false, autoIndex: false });
 productSchema.plugin(tenantScoped);
 // The upsert key: concurrent upserts of one external id leave exactly one product.
 productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true });
@@ -155,8 +130,17 @@ export function productModels(connection: Connection) {
   return { Product, ProductDeletion };
 }
 
-const isDuplicateKey = (err: unknown) => (err as { code?: number })?.code === 11000;
+type WriteError = { index: number; code?: number };
 
+/** The one write of a product: replaces the writable fields, +1 version, keeps id and created_at. */
+const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: string, set: ProductSet, now: Date) => ({
+  $set: set,
+  $inc: { version: 1 },
+  $setOnInsert: { _id: newId, tenant_id: tenantId, site_id: siteId, upsert_key: key, created_at: now, indexed_version: 0 },
+});
+
+// One factory of short methods over the two models (rather than a module per query): every
+// method closes over the connection's models, and ProductsRepo is its return type.
 export function productsRepo(connection: Connection) {
   const { Product, ProductDeletion } = productModels(connection);
   return {
@@ -180,29 +164,21 @@ export function productsRepo(connection: Connection) {
       siteId: string,
       key: string,
       newId: string,
-      set: Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'>,
+      set: ProductSet,
       now: Date,
     ): Promise<{ doc: ProductDoc; created: boolean }> {
       const attempt = async () => {
-        const res = await Product.findOneAndUpdate(
-          { tenant_id: tenantId, site_id: siteId, upsert_key: key },
-          {
-            $set: set,
-            $inc: { version: 1 },
-            $setOnInsert: { _id: newId, tenant_id: tenantId, site_id: siteId, upsert_key: key, created_at: now, indexed_version: 0 },
-          },
-          { upsert: true, returnDocument: 'after', includeResultMetadata: true, lean: true },
-        );
+        const res = await Product.findOneAndUpdate({ tenant_id: tenantId, site_id: siteId, upsert_key: key }, upsertUpdate(tenantId, siteId, key, newId, set, now), {
+          upsert: true,
+          returnDocument: 'after',
+          includeResultMetadata: true,
+          lean: true,
+        });
         const doc = res.value as ProductDoc | null;
         if (!doc) throw new Error('upsert returned no document');
         return { doc, created: !res.lastErrorObject?.updatedExisting };
       };
-      try {
-        return await attempt();
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        return attempt();
-      }
+      return onDuplicateKey(attempt, attempt);
     },
     /**
      * Many upserts of one site in one round trip (unordered): the same writes as `upsert`, each
@@ -212,18 +188,14 @@ export function productsRepo(connection: Connection) {
     async upsertMany(
       tenantId: string,
       siteId: string,
-      plans: { key: string; newId: string; set: Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'> }[],
+      plans: { key: string; newId: string; set: ProductSet }[],
       now: Date,
     ): Promise<({ doc: ProductDoc; created: boolean } | undefined)[]> {
       if (plans.length === 0) return [];
       const ops = plans.map((p) => ({
         updateOne: {
           filter: { tenant_id: tenantId, site_id: siteId, upsert_key: p.key },
-          update: {
-            $set: p.set,
-            $inc: { version: 1 },
-            $setOnInsert: { _id: p.newId, tenant_id: tenantId, site_id: siteId, upsert_key: p.key, created_at: now, indexed_version: 0 },
-          },
+          update: upsertUpdate(tenantId, siteId, p.key, p.newId, p.set, now),
           upsert: true,
         },
       }));
@@ -232,10 +204,12 @@ export function productsRepo(connection: Connection) {
       try {
         upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
       } catch (err) {
-        const e = err as { writeErrors?: { index: number }[] | { index: number }; result?: { upsertedIds?: Record<number, unknown> } };
-        if (!e.writeErrors) throw err;
+        const e = err as { writeErrors?: WriteError[] | WriteError; result?: { upsertedIds?: Record<number, unknown> } };
+        const writeErrors = e.writeErrors === undefined ? [] : Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
+        // Only a concurrent insert of the same key is the caller's to retry; anything else fails the bulk.
+        if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKey)) throw err;
         upserted = e.result?.upsertedIds ?? {};
-        for (const w of Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors]) failed.add(w.index);
+        for (const w of writeErrors) failed.add(w.index);
       }
       const docs = new Map(
         (await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: plans.map((p) => p.key) } }).lean<ProductDoc[]>()).map((d) => [d.upsert_key, d]),

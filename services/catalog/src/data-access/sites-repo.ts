@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { parentGuardPath, parentGuardStore, tenantScoped, type ParentGuardState } from '@kb/common';
+import { onDuplicateKey, parentGuardPath, parentGuardStore, tenantScoped, type ParentGuardState } from '@kb/common';
 
 export interface SiteDoc {
   _id: string;
@@ -84,10 +84,15 @@ export function sitesRepo(connection: Connection) {
       const site = await Site.findOne({ tenant_id: tenantId, $or: [{ _id: idOrSlug }, { slug: idOrSlug }] }).lean<SiteDoc>();
       return site ? view(site, await defaultId(tenantId)) : null;
     },
-    /** Inserts; throws the driver's E11000 when the slug is taken. */
-    async insert(doc: SiteDoc): Promise<void> {
-      await Site.create(doc);
-    },
+    /** Inserts; false when the tenant already has a site with this slug (the unique index refused it). */
+    insert: (doc: SiteDoc): Promise<boolean> =>
+      onDuplicateKey(
+        async () => {
+          await Site.create(doc);
+          return true;
+        },
+        () => false,
+      ),
     async update(tenantId: string, id: string, set: Partial<SiteDoc>): Promise<void> {
       if (Object.keys(set).length > 0) await Site.updateOne({ tenant_id: tenantId, _id: id }, { $set: set });
     },
@@ -103,11 +108,8 @@ export function sitesRepo(connection: Connection) {
     },
     /** Makes the site the default only when the tenant has none yet (its first site). */
     async setDefaultIfNone(tenantId: string, siteId: string): Promise<void> {
-      try {
-        await DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $setOnInsert: { site_id: siteId } }, { upsert: true });
-      } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err; // a concurrent first site won
-      }
+      // A concurrent first site that won the insert is the default: nothing to do.
+      await onDuplicateKey(() => DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $setOnInsert: { site_id: siteId } }, { upsert: true }), () => undefined);
     },
     /** Removes the default pointer while it names this site. */
     async clearDefault(tenantId: string, siteId: string): Promise<void> {

@@ -1,8 +1,6 @@
-import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
-import { productHitMessage } from './product-view';
-
 
 function similarity(deps: CatalogDeps) {
   if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
@@ -14,6 +12,12 @@ function weightsOf(settings: catalogV1.SearchSettings__Output | null | undefined
   return { description: w.description ?? 1, properties: w.properties ?? 1, attributes: w.attributes ?? 1 };
 }
 
+/** A stored product with how the search index ranked it. */
+export interface RankedProduct {
+  doc: ProductDoc;
+  ranking: { score: number; score_sources: Record<string, number>; explanation_json?: string };
+}
+
 /** Hits from the index, hydrated from MongoDB (the source of truth); ids no longer there are dropped. */
 async function hydrate(
   deps: CatalogDeps,
@@ -21,9 +25,9 @@ async function hydrate(
   hits: { id: string; score: number; score_sources: Record<string, number>; explanation_json: string }[],
   keep: (p: ProductDoc) => boolean,
   explain: boolean,
-): Promise<{ hits: catalogV1.ProductSearchHit[]; dropped: number }> {
+): Promise<{ hits: RankedProduct[]; dropped: number }> {
   const docs = new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d]));
-  const out: catalogV1.ProductSearchHit[] = [];
+  const out: RankedProduct[] = [];
   let dropped = 0;
   for (const h of hits) {
     const doc = docs.get(h.id);
@@ -32,12 +36,14 @@ async function hydrate(
       continue;
     }
     const explanation = explain && h.explanation_json ? { explanation_json: h.explanation_json } : {};
-    out.push(productHitMessage(doc, { score: h.score, score_sources: h.score_sources ?? {}, ...explanation }));
+    out.push({ doc, ranking: { score: h.score, score_sources: h.score_sources ?? {}, ...explanation } });
   }
   return { hits: out, dropped };
 }
 
-export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<catalogV1.SimilarProductsResponse> {
+/** Products like the anchors (knowledge:read), hydrated from the catalog and filtered again. */
+export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
+  requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   const requested = [...new Set(req.anchor_product_ids)];
   const found = new Set((await deps.products.findByIds(tenantId, requested)).map((d) => d._id));
@@ -84,7 +90,9 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
   return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits, explain_json: explainJson };
 }
 
-export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<catalogV1.SearchProductsResponse> {
+/** Products matching a text query (knowledge:read), hydrated from the catalog. */
+export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<{ hits: RankedProduct[] }> {
+  requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
   const excludeParents = req.settings?.variant_strategy === 'children_only';

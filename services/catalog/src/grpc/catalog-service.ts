@@ -1,70 +1,43 @@
-import { AppError, BULK_LIMIT, incomingDeadline, isUuid, unary, requireCaller, requireScope, type Logger, type catalogV1 } from '@kb/common';
-import { createSite, deleteSite, siteMessage, updateSite } from '../domain/sites';
-import { bulkUpsert, deleteProduct, requireSite, upsertProduct, type CatalogDeps } from '../domain/products';
-import { assertProductInput } from '../domain/product-input';
-import { issueMessages, productMessage } from '../domain/product-view';
+import { incomingDeadline, unary, requireCaller, type Logger, type catalogV1 } from '@kb/common';
+import { createSite, deleteSite, getSite, listSites, updateSite } from '../domain/sites';
+import { bulkUpsertProducts, deleteProduct, getProduct, upsertProduct, type CatalogDeps } from '../domain/products';
+import type { DecodedProduct } from '../domain/product-input';
+import { issueMessages, productHitMessage, productMessage } from './product-message';
 import { searchProducts, similarProducts } from '../domain/search';
+import { siteMessage } from './site-message';
 
-function parseJson(text: string, loc: (string | number)[]): unknown {
+/** A JSON text as a value, or the issue saying it is not JSON (the use case answers it after its scope check). */
+function decodeJson(text: string, loc: (string | number)[]): DecodedProduct {
   try {
-    return JSON.parse(text) as unknown;
+    return { value: JSON.parse(text) as unknown };
   } catch {
-    throw AppError.invalid([{ loc, msg: 'Invalid JSON', type: 'json_invalid' }]);
+    return { issues: [{ loc, msg: 'Invalid JSON', type: 'json_invalid' }] };
   }
 }
 
+/** Each method: decode the request, call one use case (which checks the caller's scope), map the answer. */
 export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): catalogV1.CatalogServiceHandlers {
   const { logger } = deps;
   return {
-    ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:read');
-      return { sites: (await deps.sites.list(caller.tenant_id)).map(siteMessage) };
-    }),
-    GetSite: unary(logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:read');
-      return siteMessage(await requireSite(deps, caller.tenant_id, req.site_id));
-    }),
-    CreateSite: unary(logger, 'CreateSite', async (req: catalogV1.CreateSiteRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:write');
-      return siteMessage(await createSite(deps.sites, caller.tenant_id, req));
-    }),
-    UpdateSite: unary(logger, 'UpdateSite', async (req: catalogV1.UpdateSiteRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:write');
-      return siteMessage(await updateSite(deps.sites, caller.tenant_id, req));
-    }),
+    ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => ({
+      sites: (await listSites(deps, requireCaller(req.caller))).map(siteMessage),
+    })),
+    GetSite: unary(logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => siteMessage(await getSite(deps, requireCaller(req.caller), req.site_id))),
+    CreateSite: unary(logger, 'CreateSite', async (req: catalogV1.CreateSiteRequest__Output) => siteMessage(await createSite(deps, requireCaller(req.caller), req))),
+    UpdateSite: unary(logger, 'UpdateSite', async (req: catalogV1.UpdateSiteRequest__Output) => siteMessage(await updateSite(deps, requireCaller(req.caller), req))),
     DeleteSite: unary(logger, 'DeleteSite', async (req: catalogV1.DeleteSiteRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:admin');
-      await deleteSite(deps.sites, deps.products, caller.tenant_id, req.site_id);
+      await deleteSite(deps, requireCaller(req.caller), req.site_id);
       return { id: req.site_id };
     }),
 
     UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:write');
-      const input = assertProductInput(parseJson(req.product_json, ['body']));
-      const res = await upsertProduct(deps, caller.tenant_id, req.site_id, input, incomingDeadline());
+      const res = await upsertProduct(deps, requireCaller(req.caller), req.site_id, decodeJson(req.product_json, ['body']), incomingDeadline());
       return { product: productMessage(res.doc), status: res.status, embeddings: res.embeddings };
     }),
     BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output) => {
       const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:write');
-      if (req.products_json.length > BULK_LIMIT) {
-        throw AppError.invalid([{ loc: ['body', 'products'], msg: `List should have at most ${BULK_LIMIT} items after validation, not ${req.products_json.length}`, type: 'too_long' }]);
-      }
-      const site = await requireSite(deps, caller.tenant_id, req.site_id);
-      const items = req.products_json.map((text, i) => {
-        try {
-          return { value: JSON.parse(text) as unknown };
-        } catch {
-          return { issues: [{ loc: [i], msg: 'Invalid JSON', type: 'json_invalid' }] };
-        }
-      });
-      const results = await bulkUpsert(deps, caller.tenant_id, site, items, { deadline: incomingDeadline() });
+      const items = req.products_json.map((text, i) => decodeJson(text, [i]));
+      const results = await bulkUpsertProducts(deps, caller, req.site_id, items, incomingDeadline());
       return {
         results: results.map((r) => ({
           index: r.index,
@@ -75,29 +48,20 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
         })),
       };
     }),
-    GetProduct: unary(logger, 'GetProduct', async (req: catalogV1.GetProductRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:read');
-      const doc = isUuid(req.product_id) ? await deps.products.findById(caller.tenant_id, req.product_id) : null;
-      if (!doc) throw AppError.notFound('Product not found');
-      return { product: productMessage(doc) };
-    }),
+    GetProduct: unary(logger, 'GetProduct', async (req: catalogV1.GetProductRequest__Output) => ({
+      product: productMessage(await getProduct(deps, requireCaller(req.caller), req.product_id)),
+    })),
     DeleteProduct: unary(logger, 'DeleteProduct', async (req: catalogV1.DeleteProductRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:write');
-      await deleteProduct(deps, caller.tenant_id, req.product_id);
+      await deleteProduct(deps, requireCaller(req.caller), req.product_id);
       return { id: req.product_id };
     }),
 
     SimilarProducts: unary(logger, 'SimilarProducts', async (req: catalogV1.SimilarProductsRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:read');
-      return similarProducts(deps, caller, req);
+      const res = await similarProducts(deps, requireCaller(req.caller), req);
+      return { ...res, hits: res.hits.map(productHitMessage) };
     }),
-    SearchProducts: unary(logger, 'SearchProducts', async (req: catalogV1.SearchProductsRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      requireScope(caller, 'knowledge:read');
-      return searchProducts(deps, caller, req);
-    }),
+    SearchProducts: unary(logger, 'SearchProducts', async (req: catalogV1.SearchProductsRequest__Output) => ({
+      hits: (await searchProducts(deps, requireCaller(req.caller), req)).hits.map(productHitMessage),
+    })),
   };
 }

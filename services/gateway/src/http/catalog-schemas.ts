@@ -58,45 +58,8 @@ export const SiteUpdate = Type.Object(
   },
 );
 
-// The catalog checks the digit bound (it also serves the import CLI, which skips the gateway).
-const EXACT = 'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
-
-export const ProductCreate = Type.Object(
-  {
-    title: Type.String({ minLength: 1, maxLength: FIELD_LIMITS.productTitle }),
-    language: Type.String({ minLength: 2, maxLength: 5 }),
-    external_id: Type.Optional(Str({ maxLength: 200 })),
-    description: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
-    short_description: Type.Optional(Str({ maxLength: FIELD_LIMITS.text })),
-    sku: Type.Optional(Str({ maxLength: 100 })),
-    gtin: Type.Optional(Str({ maxLength: 50 })),
-    brand: Type.Optional(Str({ maxLength: 200 })),
-    category: Type.Optional(Str({ maxLength: FIELD_LIMITS.category })),
-    attributes: Type.Optional(Obj),
-    properties: Type.Optional(Obj),
-    price_current: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
-    price_msrp: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
-    price_special: Type.Optional(Nullable(Type.Number({ description: EXACT }))),
-    price_on_request: Type.Optional(Type.Boolean({ default: false })),
-    currency: Type.Optional(Type.String({ maxLength: 3, default: 'EUR' })),
-    image_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
-    product_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
-    additional_images: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images })),
-    availability: Type.Optional(Str({ maxLength: 50 })),
-    rating_average: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 5, description: EXACT }))),
-    rating_count: Type.Optional(Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32, default: 0 })),
-    parent_external_id: Type.Optional(Str({ maxLength: FIELD_LIMITS.name })),
-    is_variant: Type.Optional(Type.Boolean({ default: false })),
-    is_parent: Type.Optional(Type.Boolean({ default: false })),
-    similarity_text: Type.Optional(Str({ maxLength: FIELD_LIMITS.text })),
-    search_keywords: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems })),
-    embedding_text_description: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
-    embedding_text_properties: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
-    embedding_text_attributes: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
-    sync_hash: Type.Optional(Str({ maxLength: 64 })),
-  },
-  { additionalProperties: false, $id: 'ProductCreate' },
-);
+/** The product body, described once with the catalog's check of it (@kb/common product-input.ts). */
+export { ProductCreate } from '@kb/common';
 
 export const Product = Type.Object(
   {
@@ -140,14 +103,17 @@ export const Product = Type.Object(
   { $id: 'Product' },
 );
 
+/** The product's listing fields: what a search hit shows of it. */
+export const PRODUCT_HIT_FIELDS = [
+  'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
+  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
+  'availability', 'rating_average', 'rating_count', 'language',
+] as const satisfies readonly (keyof typeof Product.properties)[];
+
 /** The interface's "Product search hit": the product's listing fields plus the score. */
 export const ProductSearchHit = Type.Composite(
   [
-    Type.Pick(Product, [
-      'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
-      'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
-      'availability', 'rating_average', 'rating_count', 'language',
-    ]),
+    Type.Pick(Product, PRODUCT_HIT_FIELDS),
     Type.Object({
       score: Type.Number(),
       score_sources: Type.Record(Type.String(), Type.Number()),

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { AppError, type ValidationIssue } from '@kb/common';
-import { validationIssues } from '@kb/common';
 import { Value } from '@sinclair/typebox/value';
+import { AppError, parseKeepingNumbers, validationIssues, type ValidationIssue } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
 import { Product, ProductBulk, ProductBulkResponse, ProductCreate, SiteQuery } from '../catalog-schemas';
-import { parseKeepingNumbers } from '@kb/common';
 import { withExactDecimals } from '../exact-numbers';
 import { issuesJson, productJson, requiredProduct } from '../catalog-views';
 

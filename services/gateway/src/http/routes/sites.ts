@@ -1,25 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { catalogV1 } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
 import { Site, SiteCreate, SiteUpdate } from '../catalog-schemas';
-
-export function siteJson(s: catalogV1.Site__Output) {
-  return {
-    id: s.id,
-    tenant_id: s.tenant_id,
-    slug: s.slug,
-    name: s.name,
-    domain: s.domain ?? null,
-    language: s.language,
-    site_type: s.site_type,
-    platform: s.platform ?? null,
-    config: JSON.parse(s.config_json || '{}') as Record<string, unknown>,
-    is_default: s.is_default,
-    created_at: s.created_at,
-  };
-}
+import { siteJson } from '../catalog-views';
 
 export function siteRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({

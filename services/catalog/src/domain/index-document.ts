@@ -1,88 +1,9 @@
 import type { Types } from 'mongoose';
-import type { catalogV1, similarityV1, ValidationIssue } from '@kb/common';
+import type { similarityV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { decimalText } from './exact-json';
 
 const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));
-const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
-
-/** Only the present values: a proto3 `optional` field left out means null. */
-function present<T extends Record<string, string | null | undefined>>(fields: T): { [K in keyof T]?: string } {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) if (v != null) out[k] = v;
-  return out as { [K in keyof T]?: string };
-}
-
-/** The product search hit fields of a stored product (score and score_sources are the caller's). */
-function hitFields(p: ProductDoc) {
-  return {
-    id: p._id,
-    title: p.title,
-    price_on_request: Boolean(p.price_on_request),
-    currency: p.currency,
-    rating_count: p.rating_count ?? 0,
-    language: p.language,
-    ...present({
-      external_id: p.external_id,
-      description: p.description,
-      short_description: p.short_description,
-      sku: p.sku,
-      gtin: p.gtin,
-      brand: p.brand,
-      category: p.category,
-      price_current: dec(p.price_current),
-      price_msrp: dec(p.price_msrp),
-      price_special: dec(p.price_special),
-      image_url: p.image_url,
-      product_url: p.product_url,
-      availability: p.availability,
-      rating_average: dec(p.rating_average),
-    }),
-  };
-}
-
-/** The interface's product response shape as a catalog.v1.Product message. */
-export function productMessage(p: ProductDoc): catalogV1.Product {
-  return {
-    ...hitFields(p),
-    tenant_id: p.tenant_id,
-    site_id: p.site_id,
-    attributes_json: JSON.stringify(p.attributes ?? {}),
-    properties_json: JSON.stringify(p.properties ?? {}),
-    additional_images: p.additional_images ?? [],
-    is_variant: Boolean(p.is_variant),
-    is_parent: Boolean(p.is_parent),
-    source: p.source,
-    created_at: iso(p.created_at) as string,
-    updated_at: iso(p.updated_at) as string,
-    search_keywords: p.search_keywords ?? [],
-    has_similarity_anchor: Boolean(p.has_similarity_anchor),
-    ...present({
-      translation_group_id: p.translation_group_id,
-      parent_product_id: p.parent_product_id,
-      sync_hash: p.sync_hash,
-      last_synced_at: iso(p.last_synced_at),
-    }),
-  };
-}
-
-/** A hydrated search hit as a catalog.v1.ProductSearchHit message. */
-export function productHitMessage(
-  p: ProductDoc,
-  ranking: { score: number; score_sources: Record<string, number>; explanation_json?: string },
-): catalogV1.ProductSearchHit {
-  return {
-    ...hitFields(p),
-    score: ranking.score,
-    score_sources: ranking.score_sources,
-    ...(ranking.explanation_json !== undefined ? { explanation_json: ranking.explanation_json } : {}),
-  };
-}
-
-/** Validation issues as catalog.v1.Issue messages: loc elements as strings (indexes as digits). */
-export function issueMessages(issues: ValidationIssue[]): catalogV1.Issue[] {
-  return issues.map((i) => ({ loc: i.loc.map(String), msg: i.msg, type: i.type }));
-}
 
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */
 export function flatten(obj: Record<string, unknown> | null | undefined, prefix = ''): string[] {

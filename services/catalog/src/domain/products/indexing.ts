@@ -1,0 +1,95 @@
+import { indexErrorMessage, isRefusal, systemCaller, type SimilarityClient } from '@kb/common';
+import type { ProductDoc } from '../../data-access/products-repo';
+import { indexDocument } from '../index-document';
+import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
+
+/** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */
+export interface IndexOutcome {
+  indexed: Set<string>;
+  refused: Set<string>;
+}
+
+/**
+ * Indexes product versions now (bounded); marks what the similarity service confirmed. Never
+ * throws. A product the index refuses as it is gets an `index_error` and leaves the queue until
+ * it changes; anything else not confirmed (a dependency down or slow) stays `needs_index` for
+ * the background indexer.
+ */
+export async function indexNow(
+  deps: CatalogDeps,
+  docs: ProductDoc[],
+  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
+): Promise<IndexOutcome> {
+  const outcome: IndexOutcome = { indexed: new Set(), refused: new Set() };
+  if (!deps.similarity || docs.length === 0) return outcome;
+  if (options.inline && inlinePaused(deps)) return outcome;
+  const byTenant = new Map<string, ProductDoc[]>();
+  for (const d of docs) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d]);
+  for (const [tenantId, group] of byTenant) {
+    try {
+      await indexGroup(deps, tenantId, group, options, outcome);
+      deps.indexingOutage?.recovered();
+    } catch (err) {
+      indexingFailed(deps, Boolean(options.inline));
+      const context = { tenant_id: tenantId, count: group.length };
+      if (deps.indexingOutage) deps.indexingOutage.failed(err, context);
+      else deps.logger.warn({ ...context, err: (err as Error).message }, 'indexing deferred to the background indexer');
+      if (options.inline) break;
+    }
+  }
+  return outcome;
+}
+
+/**
+ * One call for one tenant's products. A whole call refused (INVALID_ARGUMENT) is sent again
+ * product by product, so only the product at fault is recorded. Throws what is worth retrying.
+ */
+async function indexGroup(
+  deps: CatalogDeps,
+  tenantId: string,
+  group: ProductDoc[],
+  options: { deadlineMs?: number; targetIndex?: string },
+  outcome: IndexOutcome,
+): Promise<void> {
+  let res;
+  try {
+    res = await (deps.similarity as SimilarityClient).call(
+      'IndexProducts',
+      {
+        caller: systemCaller('catalog', tenantId),
+        products: group.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
+        ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
+      },
+      { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
+    );
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    if (group.length === 1) return recordRefusal(deps, group[0] as ProductDoc, (err as Error).message, outcome);
+    for (const d of group) await indexGroup(deps, tenantId, [d], options, outcome);
+    return;
+  }
+  for (const r of res.results) {
+    const d = group.find((g) => g._id === r.id);
+    if (!d) continue;
+    if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
+    if (r.status !== 'indexed' && r.status !== 'stale') continue;
+    if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
+    outcome.indexed.add(d._id);
+  }
+}
+
+/**
+ * The search index refused this version as it is: retrying it unchanged cannot help, so it is
+ * recorded on the product (and out of the queue) until a new version or `admin index retry`,
+ * and logged once, at error level.
+ */
+async function recordRefusal(deps: CatalogDeps, doc: ProductDoc, reason: string, outcome: IndexOutcome): Promise<void> {
+  outcome.refused.add(doc._id);
+  const message = indexErrorMessage(reason || 'refused without a reason');
+  // False when a newer version was written meanwhile: that one is queued and gets its own try.
+  if (!(await deps.products.markRefused(doc.tenant_id, doc._id, doc.version, message, new Date()))) return;
+  deps.logger.error(
+    { tenant_id: doc.tenant_id, product_id: doc._id, version: doc.version, error: message, index_errors: await deps.products.countIndexErrors() },
+    'the search index refused a product; not retried until it changes (npm run admin -- index errors)',
+  );
+}
