@@ -1,4 +1,4 @@
-import { indexErrorMessage, isRefusal, systemCaller, type SimilarityClient } from '@kb/common';
+import { indexErrorMessage, indexSplittingRefusals, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDoc } from '../../data-access/products-repo';
 import { indexDocument } from '../index-document';
 import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
@@ -40,10 +40,7 @@ export async function indexNow(
   return outcome;
 }
 
-/**
- * One call for one tenant's products. A whole call refused (INVALID_ARGUMENT) is sent again
- * product by product, so only the product at fault is recorded. Throws what is worth retrying.
- */
+/** One call for one tenant's products; only a product at fault is refused. Throws what is worth retrying. */
 async function indexGroup(
   deps: CatalogDeps,
   tenantId: string,
@@ -51,31 +48,29 @@ async function indexGroup(
   options: { deadlineMs?: number; targetIndex?: string },
   outcome: IndexOutcome,
 ): Promise<void> {
-  let res;
-  try {
-    res = await (deps.similarity as SimilarityClient).call(
+  const call = (products: ProductDoc[]) =>
+    (deps.similarity as SimilarityClient).call(
       'IndexProducts',
       {
         caller: systemCaller('catalog', tenantId),
-        products: group.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
+        products: products.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
         ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
       },
       { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
     );
-  } catch (err) {
-    if (!isRefusal(err)) throw err;
-    if (group.length === 1) return recordRefusal(deps, group[0] as ProductDoc, (err as Error).message, outcome);
-    for (const d of group) await indexGroup(deps, tenantId, [d], options, outcome);
-    return;
-  }
-  for (const r of res.results) {
-    const d = group.find((g) => g._id === r.id);
-    if (!d) continue;
-    if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
-    if (r.status !== 'indexed' && r.status !== 'stale') continue;
-    if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
-    outcome.indexed.add(d._id);
-  }
+  await indexSplittingRefusals(group, call, {
+    answered: async (products, res) => {
+      for (const r of res.results) {
+        const d = products.find((g) => g._id === r.id);
+        if (!d) continue;
+        if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
+        if (r.status !== 'indexed' && r.status !== 'stale') continue;
+        if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
+        outcome.indexed.add(d._id);
+      }
+    },
+    refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
+  });
 }
 
 /**
