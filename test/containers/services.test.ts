@@ -27,6 +27,8 @@ const running: RunningService[] = [];
 const ports = { knowledge: 0, catalog: 0, similarity: 0, gateway: 0 };
 let connection: mongoose.Connection;
 let token: string;
+/** The products the similar-search test writes, for the reindex test after it. */
+const ids: string[] = [];
 
 const addr = (port: number) => `127.0.0.1:${port}`;
 function gatewayEnv(port: number): Record<string, string> {
@@ -110,7 +112,6 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       { external_id: 'trail-2', title: 'Mountain running shoe', description: 'Cushioned running shoe for rocky trails and long mountain runs.' },
       { external_id: 'espresso', title: 'Espresso machine', description: 'Dual boiler espresso machine with a pressure gauge and steam wand.' },
     ];
-    const ids: string[] = [];
     for (const p of products) {
       const res = await call('/products?site_id=shop', { method: 'POST', body: { ...p, language: 'en', price_current: 99.9 } });
       expect(res.status).toBe(201);
@@ -121,6 +122,17 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     const similar = await call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
     expect(similar.status).toBe(200);
     expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([ids[1], ids[2]]);
+  });
+
+  test('when the catalog image runs its admin CLI to reindex products, then it exits 0 and similar search answers the same from the new index', async () => {
+    const similar = () => call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
+    const before = await similar();
+    // The image's own entry point for operators (no shell, no npm): the container's environment names MongoDB and the similarity service.
+    const { exitCode, output } = await execIn(started('catalog'), ['/usr/local/bin/node', '/app/admin.js', 'reindex', 'products']);
+    expect({ exitCode, output }).toEqual({ exitCode: 0, output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/) });
+    const after = await similar();
+    expect(after.status).toBe(200);
+    expect(after.json.products.map((p: { id: string }) => p.id)).toEqual(before.json.products.map((p: { id: string }) => p.id));
   });
 
   test('when each container runs, then it is not root, nothing is writable (not even /tmp) and it has no shell', async () => {
