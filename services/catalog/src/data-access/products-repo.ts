@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
+import { isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, readIndexBacklog, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
 
 /**
  * Every field a product write replaces, derived from the input schema: each input field present
@@ -295,21 +295,7 @@ export function productsRepo(connection: Connection) {
       ).modifiedCount,
     pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
     deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
-    /**
-     * What the indexer still has to do, every tenant together: queued products (counted on the
-     * queue index) plus delete tombstones, and the oldest write among them. Bounded in time.
-     */
-    async indexBacklog(): Promise<IndexBacklog> {
-      const maxTimeMS = 2_000;
-      const [queued, deletions, firstQueued, firstDeletion] = await Promise.all([
-        Product.collection.countDocuments({ needs_index: true }, { maxTimeMS }),
-        ProductDeletion.collection.estimatedDocumentCount({ maxTimeMS }),
-        Product.collection.find({ needs_index: true }, { projection: { updated_at: 1 }, sort: { updated_at: 1 }, limit: 1, maxTimeMS }).next(),
-        ProductDeletion.collection.find({}, { projection: { deleted_at: 1 }, sort: { deleted_at: 1 }, limit: 1, maxTimeMS }).next(),
-      ]);
-      const times = [firstQueued?.updated_at, firstDeletion?.deleted_at].filter((t): t is Date => t instanceof Date);
-      return { count: queued + deletions, oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null };
-    },
+    indexBacklog: (): Promise<IndexBacklog> => readIndexBacklog(Product.collection, { needs_index: true }, ProductDeletion.collection),
     countAll: () => Product.collection.countDocuments({}),
     /** Marks products written since `since` for the background indexer (after a reindex). */
     markChangedSince: async (since: Date) =>

@@ -8,7 +8,7 @@ import type { CategoryCreate, CategoryUpdate } from './schemas';
 type Present<T> = { [K in keyof T]: Exclude<T[K], null> };
 
 /** The fields that carry a value: null and absent alike leave a proto3 `optional` field unset. */
-function present<T extends Record<string, unknown>>(fields: T): Present<T> {
+export function present<T extends Record<string, unknown>>(fields: T): Present<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)) as Present<T>;
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientSession } from 'mongoose';
-import { onDuplicateKey, type IndexBacklog } from '@kb/common';
+import { onDuplicateKey, readIndexBacklog, type IndexBacklog } from '@kb/common';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 
 export type EntryRecord = EntryDoc;
@@ -195,21 +195,7 @@ export function entriesRepo(models: KnowledgeModels) {
       const filter = { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}), ...(ids.length ? { _id: { $in: ids } } : {}) };
       return (await Entry.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
     },
-    /**
-     * What the indexer still has to do, every tenant together: pending entries (counted on the
-     * queue index) plus delete tombstones, and the oldest write among them. Bounded in time.
-     */
-    async indexBacklog(): Promise<IndexBacklog> {
-      const maxTimeMS = 2_000;
-      const [pending, tombstones, firstPending, firstTombstone] = await Promise.all([
-        Entry.collection.countDocuments({ index_pending: true }, { maxTimeMS }),
-        EntryTombstone.collection.estimatedDocumentCount({ maxTimeMS }),
-        Entry.collection.find({ index_pending: true }, { projection: { updated_at: 1 }, sort: { updated_at: 1 }, limit: 1, maxTimeMS }).next(),
-        EntryTombstone.collection.find({}, { projection: { deleted_at: 1 }, sort: { deleted_at: 1 }, limit: 1, maxTimeMS }).next(),
-      ]);
-      const times = [firstPending?.updated_at, firstTombstone?.deleted_at].filter((t): t is Date => t instanceof Date);
-      return { count: pending + tombstones, oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null };
-    },
+    indexBacklog: (): Promise<IndexBacklog> => readIndexBacklog(Entry.collection, { index_pending: true }, EntryTombstone.collection),
     async removeTombstone(tenantId: string, id: string, version: number): Promise<void> {
       await EntryTombstone.deleteOne({ tenant_id: tenantId, _id: id, version });
     },

@@ -1,16 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { AppError, parseKeepingNumbers, validationIssues, type ValidationIssue } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
 import { Product, ProductBulk, ProductBulkResponse, ProductCreate, SiteQuery } from '../catalog-schemas';
+import { bulkAnswer, bulkItems, rawJson } from '../catalog-requests';
 import { withExactDecimals } from '../exact-numbers';
-import { issuesJson, productJson, requiredProduct } from '../catalog-views';
-
-const rawJson = (text: string | undefined): unknown => (text ? parseKeepingNumbers(text) : undefined);
+import { productJson, requiredProduct } from '../catalog-views';
 
 export function productRoutes(routes: RouteTable, backends: Backends): void {
+  productUpsertRoute(routes, backends);
+  productByIdRoutes(routes, backends);
+  productBulkRoute(routes, backends);
+}
+
+function productUpsertRoute(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'post',
     path: '/products',
@@ -33,7 +36,9 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
       };
     },
   });
+}
 
+function productByIdRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'get',
     path: '/products/{product_id}',
@@ -62,7 +67,9 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
       return { status: 204, body: null };
     },
   });
+}
 
+function productBulkRoute(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'post',
     path: '/products/bulk',
@@ -76,34 +83,12 @@ export function productRoutes(routes: RouteTable, backends: Backends): void {
     body: ProductBulk,
     responses: { 200: { description: 'Per-item results', schema: ProductBulkResponse } },
     handler: async ({ query, body, caller, ctx }) => {
-      const raw = (rawJson(ctx.request.rawBody) as { products?: unknown[] } | undefined)?.products ?? [];
-      const local: (ValidationIssue[] | undefined)[] = [];
-      const sent: { index: number; json: string }[] = [];
-      body.products.forEach((item, index) => {
-        const withDefaults = item && typeof item === 'object' ? Value.Default(ProductCreate, structuredClone(item)) : item;
-        if (!Value.Check(ProductCreate, withDefaults)) {
-          local[index] = validationIssues(ProductCreate, withDefaults, ['body', 'products', index]);
-          return;
-        }
-        sent.push({ index, json: JSON.stringify(withExactDecimals(withDefaults as Record<string, unknown>, raw[index])) });
-      });
-      const res = sent.length
-        ? await backends.catalog.call('BulkUpsertProducts', { caller, site_id: query.site_id, products_json: sent.map((s) => s.json) })
+      const items = bulkItems(body, ctx.request.rawBody);
+      // Nothing left to send still answers 404 for an unknown site, as a write would.
+      const res = items.sent.length
+        ? await backends.catalog.call('BulkUpsertProducts', { caller, site_id: query.site_id, products_json: items.sent.map((s) => s.json) })
         : await backends.catalog.call('GetSite', { caller, site_id: query.site_id }).then(() => ({ results: [] }));
-      const results = body.products.map((_, index) => {
-        const issues = local[index];
-        if (issues) return { index, status: 'error', id: null, embeddings: null, errors: issues };
-        const k = sent.findIndex((s) => s.index === index);
-        const r = res.results[k];
-        if (!r) throw new AppError('internal', 'Missing bulk result');
-        const errors = r.errors.length
-          ? issuesJson(r.errors).map((e) => ({ ...e, loc: ['body', 'products', index, ...e.loc.slice(1)] }))
-          : undefined;
-        return { index, status: r.status, id: r.id || null, embeddings: r.embeddings || null, ...(errors ? { errors } : {}) };
-      });
-      const summary: Record<string, number> = { created: 0, updated: 0, unchanged: 0, error: 0 };
-      for (const r of results) summary[r.status] = (summary[r.status] ?? 0) + 1;
-      return { body: { results, summary } };
+      return { body: bulkAnswer(body.products.length, items, res.results) };
     },
   });
 }

@@ -1,11 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { Backends } from '../../clients/backends';
-import type { RouteTable } from '../route';
+import { created, type RouteTable } from '../route';
+import { createSiteRequest, updateSiteRequest } from '../catalog-requests';
 import { Uuid } from '../schemas';
 import { Site, SiteCreate, SiteUpdate } from '../catalog-schemas';
 import { siteJson } from '../catalog-views';
 
 export function siteRoutes(routes: RouteTable, backends: Backends): void {
+  siteReadRoutes(routes, backends);
+  siteWriteRoutes(routes, backends);
+}
+
+function siteReadRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'get',
     path: '/sites',
@@ -27,7 +33,9 @@ export function siteRoutes(routes: RouteTable, backends: Backends): void {
     responses: { 200: { description: 'The site', schema: Site } },
     handler: async ({ params, caller }) => ({ body: siteJson(await backends.catalog.call('GetSite', { caller, site_id: params.site_id })) }),
   });
+}
 
+function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
     method: 'post',
     path: '/sites',
@@ -40,18 +48,8 @@ export function siteRoutes(routes: RouteTable, backends: Backends): void {
     body: SiteCreate,
     responses: { 201: { description: 'Created', schema: Site } },
     handler: async ({ body, caller }) => {
-      const created = await backends.catalog.call('CreateSite', {
-        caller,
-        slug: body.slug,
-        name: body.name,
-        ...(body.domain != null ? { domain: body.domain } : {}),
-        language: body.language ?? 'de',
-        site_type: body.site_type ?? 'shop',
-        ...(body.platform != null ? { platform: body.platform } : {}),
-        config_json: JSON.stringify(body.config ?? {}),
-        is_default: body.is_default ?? false,
-      });
-      return { status: 201, body: siteJson(created), headers: { Location: `/api/knowledge/sites/${created.id}` } };
+      const site = await backends.catalog.call('CreateSite', createSiteRequest(caller, body));
+      return created(siteJson(site), `/api/knowledge/sites/${site.id}`);
     },
   });
 
@@ -66,21 +64,7 @@ export function siteRoutes(routes: RouteTable, backends: Backends): void {
     params: Type.Object({ site_id: Uuid }),
     body: SiteUpdate,
     responses: { 200: { description: 'The site', schema: Site } },
-    handler: async ({ params, body, caller }) => {
-      const updated = await backends.catalog.call('UpdateSite', {
-        caller,
-        site_id: params.site_id,
-        ...(body.name != null ? { name: body.name } : {}),
-        ...(body.domain != null ? { domain: body.domain } : {}),
-        clear_domain: body.domain === null,
-        ...(body.site_type != null ? { site_type: body.site_type } : {}),
-        ...(body.platform != null ? { platform: body.platform } : {}),
-        clear_platform: body.platform === null,
-        ...(body.config != null ? { config_json: JSON.stringify(body.config) } : {}),
-        ...(body.is_default != null ? { is_default: body.is_default } : {}),
-      });
-      return { body: siteJson(updated) };
-    },
+    handler: async ({ params, body, caller }) => ({ body: siteJson(await backends.catalog.call('UpdateSite', updateSiteRequest(caller, params.site_id, body))) }),
   });
 
   routes.define({
