@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, parseKeepingNumbers, validationIssues, type Caller, type ValidationIssue, type catalogV1 } from '@kb/common';
-import { ProductCreate, type ProductBulk, type SiteCreate, type SiteUpdate } from './catalog-schemas';
+import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, numberToken, parseKeepingNumbers, plainDecimal, validationIssues, type Caller, type ValidationIssue, type catalogV1, type knowledgeV1 } from '@kb/common';
+import { ProductCreate, type ProductBulk, type ProductSearch, type SimilarSearch, type SiteCreate, type SiteUpdate } from './catalog-schemas';
 import { issuesJson } from './catalog-views';
 import { present } from './entry-requests';
 import { withExactDecimals } from './exact-numbers';
@@ -68,4 +68,54 @@ export function bulkAnswer(count: number, items: ReturnType<typeof bulkItems>, a
   const summary: Record<string, number> = { created: 0, updated: 0, unchanged: 0, error: 0 };
   for (const r of results) summary[r.status] = (summary[r.status] ?? 0) + 1;
   return { results, summary };
+}
+
+/** The tenant settings the catalog's searches need (the gateway resolved the tenant already). */
+export function searchSettings(settings: knowledgeV1.TenantSettings__Output | null | undefined): catalogV1.SearchSettings {
+  return {
+    variant_strategy: settings?.variant_strategy || 'all',
+    default_vector_field: settings?.default_vector_field || DEFAULT_VECTOR_FIELD,
+    hybrid_weights: settings?.hybrid_weights ?? {},
+  };
+}
+
+export function similarSearchRequest(caller: Caller, settings: knowledgeV1.TenantSettings__Output | null, body: Static<typeof SimilarSearch>): catalogV1.SimilarProductsRequest {
+  return {
+    caller,
+    anchor_product_ids: body.anchor_product_ids,
+    anchor_weights: body.anchor_weights ?? [],
+    limit: body.limit ?? SIMILAR_DEFAULT_LIMIT,
+    ...present({ vector_field: body.vector_field, site_id: body.site_id, language: body.language }),
+    exclude_product_ids: body.exclude_product_ids ?? [],
+    ...present({ min_score: body.min_score }),
+    collapse_variants: body.collapse_variants ?? false,
+    explain: body.explain ?? false,
+    settings: searchSettings(settings),
+  };
+}
+
+/** A price bound digit for digit from the raw body (the parsed body holds a binary float). */
+function exactPrice(rawBody: string | undefined, field: 'price_min' | 'price_max'): string | undefined {
+  if (!rawBody) return undefined;
+  const token = numberToken((parseKeepingNumbers(rawBody) as Record<string, unknown>)[field]);
+  return token === undefined ? undefined : plainDecimal(token);
+}
+
+export function productSearchRequest(
+  caller: Caller,
+  settings: knowledgeV1.TenantSettings__Output | null,
+  body: Static<typeof ProductSearch>,
+  rawBody: string | undefined,
+): catalogV1.SearchProductsRequest {
+  return {
+    caller,
+    query: body.query,
+    limit: body.limit ?? SEARCH_DEFAULT_LIMIT,
+    ...present({ site_id: body.site_id, language: body.language, brand: body.brand, category: body.category, availability: body.availability }),
+    ...present({
+      price_min: body.price_min != null ? exactPrice(rawBody, 'price_min') : undefined,
+      price_max: body.price_max != null ? exactPrice(rawBody, 'price_max') : undefined,
+    }),
+    settings: searchSettings(settings),
+  };
 }

@@ -1,17 +1,8 @@
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { ProductSearch, ProductSearchResponse } from '../catalog-schemas';
-import { numberToken, parseKeepingNumbers, plainDecimal } from '@kb/common';
-import { searchSettings } from './similar-search';
+import { productSearchRequest } from '../catalog-requests';
 import { productHitJson } from '../catalog-views';
-
-/** price_min / price_max digit for digit from the raw body. */
-function exactPrice(rawBody: string | undefined, field: 'price_min' | 'price_max'): string | undefined {
-  if (!rawBody) return undefined;
-  const v = (parseKeepingNumbers(rawBody) as Record<string, unknown>)[field];
-  const token = numberToken(v);
-  return token === undefined ? undefined : plainDecimal(token);
-}
 
 export function productSearchRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
@@ -26,21 +17,7 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
     body: ProductSearch,
     responses: { 200: { description: 'Matching products', schema: ProductSearchResponse } },
     handler: async ({ body, caller, tenant, ctx }) => {
-      const priceMin = body.price_min != null ? exactPrice(ctx.request.rawBody, 'price_min') : undefined;
-      const priceMax = body.price_max != null ? exactPrice(ctx.request.rawBody, 'price_max') : undefined;
-      const res = await backends.catalog.call('SearchProducts', {
-        caller,
-        query: body.query,
-        limit: body.limit ?? 10,
-        ...(body.site_id != null ? { site_id: body.site_id } : {}),
-        ...(body.language != null ? { language: body.language } : {}),
-        ...(body.brand != null ? { brand: body.brand } : {}),
-        ...(body.category != null ? { category: body.category } : {}),
-        ...(body.availability != null ? { availability: body.availability } : {}),
-        ...(priceMin !== undefined ? { price_min: priceMin } : {}),
-        ...(priceMax !== undefined ? { price_max: priceMax } : {}),
-        settings: searchSettings(tenant.settings),
-      });
+      const res = await backends.catalog.call('SearchProducts', productSearchRequest(caller, tenant.settings, body, ctx.request.rawBody));
       return { body: { products: res.hits.map(productHitJson) } };
     },
   });

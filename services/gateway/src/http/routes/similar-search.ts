@@ -1,17 +1,9 @@
-import { AppError, DEFAULT_VECTOR_FIELD, SIMILAR_DEFAULT_LIMIT, type knowledgeV1 } from '@kb/common';
+import { AppError } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { SimilarSearch, SimilarSearchResponse } from '../catalog-schemas';
 import { productHitJson } from '../catalog-views';
-
-/** The tenant settings the catalog's searches need (the gateway resolved the tenant already). */
-export function searchSettings(settings: knowledgeV1.TenantSettings__Output | null | undefined) {
-  return {
-    variant_strategy: settings?.variant_strategy || 'all',
-    default_vector_field: settings?.default_vector_field || DEFAULT_VECTOR_FIELD,
-    hybrid_weights: settings?.hybrid_weights ?? {},
-  };
-}
+import { similarSearchRequest } from '../catalog-requests';
 
 export function similarSearchRoutes(routes: RouteTable, backends: Backends): void {
   routes.define({
@@ -30,20 +22,7 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
           { loc: ['body', 'anchor_weights'], msg: `anchor_weights needs one weight per anchor (${body.anchor_product_ids.length})`, type: 'value_error' },
         ]);
       }
-      const res = await backends.catalog.call('SimilarProducts', {
-        caller,
-        anchor_product_ids: body.anchor_product_ids,
-        anchor_weights: body.anchor_weights ?? [],
-        limit: body.limit ?? SIMILAR_DEFAULT_LIMIT,
-        ...(body.vector_field != null ? { vector_field: body.vector_field } : {}),
-        ...(body.site_id != null ? { site_id: body.site_id } : {}),
-        ...(body.language != null ? { language: body.language } : {}),
-        exclude_product_ids: body.exclude_product_ids ?? [],
-        ...(body.min_score != null ? { min_score: body.min_score } : {}),
-        collapse_variants: body.collapse_variants ?? false,
-        explain: body.explain ?? false,
-        settings: searchSettings(tenant.settings),
-      });
+      const res = await backends.catalog.call('SimilarProducts', similarSearchRequest(caller, tenant.settings, body));
       return {
         body: {
           anchor_product_ids: res.anchor_product_ids,
