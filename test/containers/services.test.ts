@@ -10,10 +10,9 @@
  * skipped, with the reason in its title (and in the run's last lines).
  */
 import mongoose from 'mongoose';
-import { runAdmin } from '@kb/knowledge';
 import { freePort } from '@kb/devstack';
 import { containersSkipReason, eventually, execIn, grpcHealth, runToExit, signalAndWait, startService, type RunningService } from '../support/containers';
-import { databaseUri, httpRequest, uniqueId, type HttpResponse } from '../support/stack';
+import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 
 const skip = containersSkipReason();
@@ -71,10 +70,7 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
 
     // The admin CLI's own code against the same database: the bootstrap path of a real install.
     connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 5000 }).asPromise();
-    const lines: string[] = [];
-    await runAdmin(['tenant', 'create', tenant], connection, () => undefined);
-    await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], connection, (line) => lines.push(line));
-    token = lines.at(-1) as string;
+    token = await tenantWithAdminToken(connection, tenant);
   }, 180_000);
 
   afterAll(async () => {

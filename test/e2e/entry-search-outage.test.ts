@@ -9,7 +9,7 @@ import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, runAdmin, type KnowledgeServer } from '@kb/knowledge';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '@kb/similarity';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { databaseUri, httpRequest, uniqueId } from '../support/stack';
+import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -43,10 +43,7 @@ beforeAll(async () => {
   backends = connectBackends(config);
   gateway = await startGateway(config, backends, logger);
   conn = await mongoose.createConnection(mongoUri()).asPromise();
-  const lines: string[] = [];
-  await runAdmin(['tenant', 'create', tenant], conn, (l) => lines.push(l));
-  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], conn, (l) => lines.push(l));
-  token = lines.at(-1) as string;
+  token = await tenantWithAdminToken(conn, tenant);
   const deadline = Date.now() + 20_000;
   let res = await httpRequest(gateway.port, host, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } });
   while (res.status !== 201 && Date.now() < deadline) {

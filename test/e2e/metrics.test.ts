@@ -9,11 +9,10 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
-import { runAdmin } from '@kb/knowledge';
-import { databaseUri, httpRequest, uniqueId, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type RequestOptions } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { scrape, select, total, type Sample } from '../support/prometheus';
-import { ROOT as root, TELEMETRY_PRELOAD as telemetry, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { ROOT as root, TELEMETRY_PRELOAD as telemetry, startProcessStack, type ProcessStack } from '../support/service-process';
 
 const ES = new URL(process.env.ELASTICSEARCH_URL as string);
 const elasticsearch = new TcpProxy(ES);
@@ -22,7 +21,7 @@ const tenant = uniqueId('metrics');
 const SERVICES = ['similarity', 'knowledge', 'catalog', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 
-const processes: Partial<Record<Service, ServiceProcess>> = {};
+let stack: ProcessStack | undefined;
 const metricsPort = {} as Record<Service, number>;
 let gatewayPort: number;
 let conn: mongoose.Connection;
@@ -30,17 +29,6 @@ let token: string;
 let category: string;
 
 const mongoUri = () => databaseUri(db);
-
-function startService(name: Service, env: Record<string, string>): void {
-  const service = startServiceProcess(name, {
-    LOG_LEVEL: 'warn',
-    OTEL_METRICS_EXPORTER: 'prometheus',
-    OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-    OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort[name]),
-    ...env,
-  }, { keepChars: 20_000 });
-  processes[name] = service;
-}
 
 const request = (p: string, init: RequestOptions = {}) => httpRequest(gatewayPort, `${tenant}.localhost`, p, { token, ...init });
 const metricsOf = (name: Service): Promise<Sample[]> => scrape(metricsPort[name]);
@@ -69,34 +57,25 @@ const backlog = async (service: 'knowledge' | 'catalog', kind: string) => {
 beforeAll(async () => {
   await elasticsearch.up();
   for (const name of SERVICES) metricsPort[name] = await freePort();
-  const grpc = { similarity: await freePort(), knowledge: await freePort(), catalog: await freePort() };
-  gatewayPort = await freePort();
-  const similarityAddr = `127.0.0.1:${grpc.similarity}`;
-  const indexing = { MONGODB_URI: mongoUri(), SIMILARITY_GRPC_ADDR: similarityAddr, INDEXER_INTERVAL_MS: '250', INDEX_ON_WRITE_MS: '600' };
-  startService('similarity', { SIMILARITY_GRPC_PORT: String(grpc.similarity), ELASTICSEARCH_URL: elasticsearch.url, ELASTICSEARCH_INDEX_PREFIX: db });
-  startService('knowledge', { ...indexing, KNOWLEDGE_GRPC_PORT: String(grpc.knowledge) });
-  startService('catalog', { ...indexing, CATALOG_GRPC_PORT: String(grpc.catalog) });
-  startService('gateway', {
-    PORT: String(gatewayPort),
-    HOST: '127.0.0.1',
-    TENANT_MODE: 'host',
-    GRPC_DEADLINE_MS: '5000',
-    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpc.knowledge}`,
-    CATALOG_GRPC_ADDR: `127.0.0.1:${grpc.catalog}`,
-    SIMILARITY_GRPC_ADDR: similarityAddr,
+  stack = await startProcessStack({
+    mongoUri: mongoUri(),
+    indexPrefix: db,
+    elasticsearchUrl: elasticsearch.url,
+    env: (service) => ({
+      LOG_LEVEL: 'warn',
+      OTEL_METRICS_EXPORTER: 'prometheus',
+      OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+      OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort[service]),
+    }),
+    indexing: { INDEXER_INTERVAL_MS: '250', INDEX_ON_WRITE_MS: '600' },
+    gateways: { gateway: { GRPC_DEADLINE_MS: '5000' } },
+    keepChars: 20_000,
+    readyWithinMs: 90_000,
   });
-  const ready = await waitFor(
-    () => httpRequest(gatewayPort, 'localhost', '/readyz').then((r) => r.status, () => 0),
-    (s) => s === 200,
-    90_000,
-  );
-  if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(Object.fromEntries(Object.entries(processes).map(([n, p]) => [n, p.log()])), null, 1)}`);
+  gatewayPort = stack.gatewayPorts.gateway as number;
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
-  const lines: string[] = [];
-  await runAdmin(['tenant', 'create', tenant], conn, (l) => lines.push(l));
-  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], conn, (l) => lines.push(l));
-  token = lines.at(-1) as string;
+  token = await tenantWithAdminToken(conn, tenant);
   expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
   const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
   expect(created.status).toBe(201);
@@ -104,7 +83,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(Object.values(processes).map((p) => p.stop()));
+  await stack?.stop();
   await conn?.close();
   await elasticsearch.down().catch(() => undefined);
 });

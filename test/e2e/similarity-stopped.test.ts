@@ -15,10 +15,10 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import mongoose from 'mongoose';
 import pino from 'pino';
-import { loadKnowledgeConfig, startKnowledgeServer, runAdmin, type KnowledgeServer } from '@kb/knowledge';
+import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 
 const SIMILARITY_DEADLINE_MS = 1000;
 const INDEX_ON_WRITE_MS = 1000;
@@ -91,10 +91,7 @@ beforeAll(async () => {
   backends = connectBackends(config);
   gateway = await startGateway(config, backends, logger);
   conn = await mongoose.createConnection(mongoUri()).asPromise();
-  const lines: string[] = [];
-  await runAdmin(['tenant', 'create', tenant], conn, (l) => lines.push(l));
-  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], conn, (l) => lines.push(l));
-  token = lines.at(-1) as string;
+  token = await tenantWithAdminToken(conn, tenant);
   await waitFor(() => httpRequest(gateway.port, 'localhost', '/readyz'), (r) => r.status === 200, 30_000);
   category = (await request('/api/knowledge/categories', { method: 'POST', body: { name: 'c' } })).json.id;
   expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);

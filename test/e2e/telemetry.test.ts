@@ -10,11 +10,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { freePort } from '@kb/devstack';
-import { runAdmin } from '@kb/knowledge';
-import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { startProcessStack, type ProcessStack } from '../support/service-process';
 
 const db = uniqueId('kbtraces');
 const tenant = uniqueId('traced');
@@ -22,24 +20,14 @@ const SERVICE_NAMES = ['kb-gateway', 'kb-knowledge', 'kb-catalog', 'kb-similarit
 type Process = 'similarity' | 'knowledge' | 'catalog' | 'gateway' | 'sampledGateway';
 
 let receiver: OtlpReceiver;
-const children: Partial<Record<Process, ServiceProcess>> = {};
-const logOf = (proc: Process) => children[proc]?.log() ?? '';
+let stack: ProcessStack | undefined;
+const logOf = (proc: Process) => stack?.processes[proc]?.log() ?? '';
 const port = {} as Record<'gateway' | 'sampledGateway', number>;
 let conn: mongoose.Connection;
 let token: string;
 let category: string;
 
 const mongoUri = () => databaseUri(db);
-
-function start(proc: Process, env: Record<string, string>): void {
-  const service = proc === 'sampledGateway' ? 'gateway' : proc;
-  children[proc] = startServiceProcess(service, {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    ...env,
-  }, { keepChars: 500_000 });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const request = (p: string, init: RequestOptions = {}, via: 'gateway' | 'sampledGateway' = 'gateway') =>
@@ -54,39 +42,20 @@ function traceparent(): { header: string; traceId: string; parentId: string } {
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  const grpc = { similarity: await freePort(), knowledge: await freePort(), catalog: await freePort() };
-  port.gateway = await freePort();
-  port.sampledGateway = await freePort();
-  const similarityAddr = `127.0.0.1:${grpc.similarity}`;
-  const indexing = { MONGODB_URI: mongoUri(), SIMILARITY_GRPC_ADDR: similarityAddr, INDEXER_INTERVAL_MS: '250' };
-  start('similarity', { SIMILARITY_GRPC_PORT: String(grpc.similarity), ELASTICSEARCH_INDEX_PREFIX: db });
-  start('knowledge', { ...indexing, KNOWLEDGE_GRPC_PORT: String(grpc.knowledge) });
-  start('catalog', { ...indexing, CATALOG_GRPC_PORT: String(grpc.catalog) });
-  const gateway = {
-    HOST: '127.0.0.1',
-    TENANT_MODE: 'host',
-    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpc.knowledge}`,
-    CATALOG_GRPC_ADDR: `127.0.0.1:${grpc.catalog}`,
-    SIMILARITY_GRPC_ADDR: similarityAddr,
-  };
-  start('gateway', { ...gateway, PORT: String(port.gateway) });
-  start('sampledGateway', { ...gateway, PORT: String(port.sampledGateway), OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
-
-  const deadline = Date.now() + 60_000;
-  for (const via of ['gateway', 'sampledGateway'] as const) {
-    let ready = 0;
-    while (ready !== 200 && Date.now() < deadline) {
-      ready = await httpRequest(port[via], 'localhost', '/readyz').then((r) => r.status, () => 0);
-      if (ready !== 200) await sleep(200);
-    }
-    if (ready !== 200) throw new Error(`the services did not become ready: ${JSON.stringify(Object.fromEntries(Object.entries(children).map(([n, p]) => [n, p.log()])), null, 1)}`);
-  }
+  stack = await startProcessStack({
+    mongoUri: mongoUri(),
+    indexPrefix: db,
+    env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '100' }),
+    indexing: { INDEXER_INTERVAL_MS: '250' },
+    gateways: { gateway: {}, sampledGateway: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' } },
+    keepChars: 500_000,
+    readyWithinMs: 60_000,
+  });
+  port.gateway = stack.gatewayPorts.gateway as number;
+  port.sampledGateway = stack.gatewayPorts.sampledGateway as number;
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
-  const lines: string[] = [];
-  await runAdmin(['tenant', 'create', tenant], conn, (l) => lines.push(l));
-  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], conn, (l) => lines.push(l));
-  token = lines.at(-1) as string;
+  token = await tenantWithAdminToken(conn, tenant);
   expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
   const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
   expect(created.status).toBe(201);
@@ -94,7 +63,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.all(Object.values(children).map((p) => p.stop()));
+  await stack?.stop();
   await conn?.close();
   await receiver?.close();
 });
@@ -319,7 +288,7 @@ test('when probes and timers run (/readyz, grpc.health.v1, the similarity servic
 });
 
 test('when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent exports no span in any service, and one with a sampled traceparent is still traced end to end', async () => {
-  const sampledPid = children.sampledGateway?.child.pid;
+  const sampledPid = stack?.processes.sampledGateway?.child.pid;
   const fromSampledGateway = (s: ReceivedSpan) => s.resource['process.pid'] === sampledPid;
 
   // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in

@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
+import { freePort } from '@kb/devstack';
+import { httpRequest } from './http';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const TELEMETRY_PRELOAD = path.join(ROOT, 'services/common/dist/telemetry.js');
@@ -48,4 +50,76 @@ export function startServiceProcess(service: ServiceName, env: Record<string, st
       await exited;
     },
   };
+}
+
+/** The four services as processes on free loopback ports, one or more gateways in front. */
+export interface ProcessStack {
+  readonly processes: Record<string, ServiceProcess>;
+  /** Each gateway's HTTP port, by the name it was given. */
+  readonly gatewayPorts: Record<string, number>;
+  /** Every process's log so far, for a failure message. */
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+export async function startProcessStack(options: {
+  mongoUri: string;
+  indexPrefix: string;
+  /** Elasticsearch as the similarity service reaches it (a proxy, for an outage test); default the run's. */
+  elasticsearchUrl?: string;
+  /** Extra settings of every process of a service (metrics ports, log level). */
+  env?: (service: ServiceName) => Record<string, string>;
+  /** Extra settings of knowledge and catalog (indexer interval, write bound). */
+  indexing?: Record<string, string>;
+  /** Gateways by name, each with its own extra settings. */
+  gateways: Record<string, Record<string, string>>;
+  keepChars?: number;
+  readyWithinMs: number;
+}): Promise<ProcessStack> {
+  const grpc = { similarity: await freePort(), knowledge: await freePort(), catalog: await freePort() };
+  const address = (service: keyof typeof grpc) => `127.0.0.1:${grpc[service]}`;
+  const processes: Record<string, ServiceProcess> = {};
+  const start = (name: string, service: ServiceName, env: Record<string, string>) =>
+    (processes[name] = startServiceProcess(service, { ...options.env?.(service), ...env }, { keepChars: options.keepChars }));
+  const indexing = { MONGODB_URI: options.mongoUri, SIMILARITY_GRPC_ADDR: address('similarity'), ...options.indexing };
+  start('similarity', 'similarity', {
+    SIMILARITY_GRPC_PORT: String(grpc.similarity),
+    ELASTICSEARCH_URL: options.elasticsearchUrl ?? (process.env.ELASTICSEARCH_URL as string),
+    ELASTICSEARCH_INDEX_PREFIX: options.indexPrefix,
+  });
+  start('knowledge', 'knowledge', { ...indexing, KNOWLEDGE_GRPC_PORT: String(grpc.knowledge) });
+  start('catalog', 'catalog', { ...indexing, CATALOG_GRPC_PORT: String(grpc.catalog) });
+  const gatewayPorts: Record<string, number> = {};
+  for (const [name, env] of Object.entries(options.gateways)) {
+    gatewayPorts[name] = await freePort();
+    start(name, 'gateway', {
+      PORT: String(gatewayPorts[name]),
+      HOST: '127.0.0.1',
+      TENANT_MODE: 'host',
+      KNOWLEDGE_GRPC_ADDR: address('knowledge'),
+      CATALOG_GRPC_ADDR: address('catalog'),
+      SIMILARITY_GRPC_ADDR: address('similarity'),
+      ...env,
+    });
+  }
+  const stack: ProcessStack = {
+    processes,
+    gatewayPorts,
+    logs: () => JSON.stringify(Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.log()])), null, 1),
+    stop: async () => void (await Promise.all(Object.values(processes).map((p) => p.stop()))),
+  };
+  const deadline = Date.now() + options.readyWithinMs;
+  for (const port of Object.values(gatewayPorts)) {
+    let ready = 0;
+    while (ready !== 200 && Date.now() < deadline) {
+      ready = await httpRequest(port, 'localhost', '/readyz').then((r) => r.status, () => 0);
+      if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    if (ready !== 200) {
+      const logs = stack.logs();
+      await stack.stop();
+      throw new Error(`the services did not become ready: ${logs}`);
+    }
+  }
+  return stack;
 }

@@ -4,9 +4,9 @@
  * Each test file gets its own MongoDB database, so files never see each other's data.
  */
 import { randomBytes } from 'node:crypto';
-import * as http from 'node:http';
 import mongoose from 'mongoose';
 import pino from 'pino';
+import { httpRequest, type HttpResponse, type RequestOptions } from './http';
 import { loadKnowledgeConfig, startKnowledgeServer, runAdmin } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer, runCatalogAdmin } from '@kb/catalog';
 import { Writable } from 'node:stream';
@@ -153,51 +153,12 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   };
 }
 
-export interface RequestOptions {
-  method?: string;
-  token?: string;
-  headers?: Record<string, string>;
-  /** An object is sent as JSON; a string is sent as is. */
-  body?: unknown;
-}
+export { httpRequest, type HttpResponse, type RequestOptions };
 
-export interface HttpResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-  json: any;
-}
-
-/**
- * node:http rather than fetch: fetch does not let a caller set the Host header, and
- * `<tenant>.localhost` names do not resolve in Node (curl resolves them itself).
- */
-export function httpRequest(port: number, host: string, path: string, init: RequestOptions = {}): Promise<HttpResponse> {
-  const headers: Record<string, string> = { Host: host, ...init.headers };
-  if (init.token) headers.Authorization = `Bearer ${init.token}`;
-  let payload: string | undefined;
-  if (init.body !== undefined) {
-    payload = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
-    headers['Content-Length'] = String(Buffer.byteLength(payload));
-  }
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method: init.method ?? 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
+/** Creates `tenant` through the admin CLI's code and mints an Admin token for it, as an operator would. */
+export async function tenantWithAdminToken(connection: mongoose.Connection, tenant: string): Promise<string> {
+  const lines: string[] = [];
+  await runAdmin(['tenant', 'create', tenant], connection, () => undefined);
+  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], connection, (line) => lines.push(line));
+  return lines.at(-1) as string;
 }

@@ -3,13 +3,14 @@
  * collaborators (knowledge, catalog, similarity), served on a loopback port and driven with
  * node's http client, so status lines, headers and bodies are the real bytes.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import { AppError } from '@kb/common';
 import type { Backends } from '../../src/clients/backends';
 import { loadGatewayConfig } from '../../src/config';
 import { createGatewayApp } from '../../src/server';
+import { httpRequest, type HttpResponse } from '../../../../test/support/http';
 
 export const TOKEN = 'kbt_abcdefabcdef_secret';
 export const TENANT = { id: 'acme', name: 'Acme', hosts: [], settings: {}, created_at: '2026-01-01T00:00:00.000Z' };
@@ -24,12 +25,7 @@ export interface Call {
   request: Record<string, unknown>;
 }
 
-export interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  text: string;
-  json: any;
-}
+export type Reply = HttpResponse;
 
 export interface RequestOptions {
   method?: string;
@@ -102,34 +98,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   };
 }
 
+/** The shared test client, with this file's defaults: POST when there is a body, the stand-in token unless null. */
 function send(port: number, path: string, options: RequestOptions): Promise<Reply> {
-  const { method = options.body === undefined ? 'GET' : 'POST', token = TOKEN, chunked = false } = options;
-  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  const headers: Record<string, string> = {
-    ...(token !== null ? { Authorization: `Bearer ${token}` } : {}),
-    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    ...(body !== undefined && !chunked ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}),
-    ...options.headers,
-  };
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
+  const { token = TOKEN, method = options.body === undefined ? 'GET' : 'POST', ...rest } = options;
+  return httpRequest(port, `127.0.0.1:${port}`, path, { ...rest, method, ...(token !== null ? { token } : {}) });
 }
 
 /** The message an entry arrives as from the knowledge service: proto3 optional fields unset. */
