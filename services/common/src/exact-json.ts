@@ -13,6 +13,14 @@ export const DECIMAL_FIELDS = ['price_current', 'price_msrp', 'price_special', '
  */
 export const DECIMAL_PATTERN = '^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$';
 
+/**
+ * The same strings as DECIMAL_PATTERN (a test compares them), written so that checking takes
+ * linear time: the published `0*\d*\.?\d*` backtracks cubically, and a few thousand zeros
+ * followed by a letter held a catalog worker for seconds. What checks input uses this one; the
+ * published schemas keep the interface's text.
+ */
+export const DECIMAL_CHECK_PATTERN = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
+
 const NUMBER_MARK = '\u0000n:';
 // A JSON string literal (kept as is) or a number token (marked); outside strings valid JSON
 // holds nothing else that could match.

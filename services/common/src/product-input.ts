@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DECIMAL_FIELDS, DECIMAL_PATTERN } from './exact-json';
+import { DECIMAL_CHECK_PATTERN, DECIMAL_FIELDS } from './exact-json';
 import { FIELD_LIMITS } from './limits';
 
 /**
@@ -64,7 +64,7 @@ export const ProductCreate = Type.Object(
 );
 export type ProductCreate = Static<typeof ProductCreate>;
 
-const ExactDecimal = Nullable(Type.String({ pattern: DECIMAL_PATTERN }));
+const ExactDecimal = Nullable(Type.String({ pattern: DECIMAL_CHECK_PATTERN }));
 /**
  * The same body past the gateway: prices and rating as exact decimal strings (they arrive as
  * JSON numbers at the edge and never become floats). Unknown fields are refused.
