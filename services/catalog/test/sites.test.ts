@@ -52,6 +52,14 @@ describe('site rules', () => {
     await rejectsWith(createSite({ sites }, callerWith('knowledge:write'), req), 'invalid');
   });
 
+  test('when a caller sends config that is not JSON or not an object, then it is a 422 on config and nothing is written', async () => {
+    const sites = fakeSites({ insert: async () => { throw new Error('must not write'); } });
+    for (const config_json of ['{not json', '[1, 2]']) {
+      const req = { slug: 'shop', name: 'x', language: 'de', site_type: 'shop', config_json, is_default: false } as Parameters<typeof createSite>[2];
+      await expect(createSite({ sites }, callerWith('knowledge:write'), req)).rejects.toMatchObject({ kind: 'invalid', issues: [{ loc: ['body', 'config'], type: 'dict_type' }] });
+    }
+  });
+
   test('when the slug is taken, then creating the site is a conflict naming the slug', async () => {
     const sites = fakeSites({ insert: async () => false });
     const req = { slug: 'shop', name: 'x', language: 'de', site_type: 'shop', config_json: '', is_default: false } as Parameters<typeof createSite>[2];

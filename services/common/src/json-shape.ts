@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors';
+import { AppError, type ValidationIssue } from './errors';
 import { JSON_LIMITS } from './limits';
 
 /**
@@ -82,4 +82,17 @@ export function keyIssues(value: unknown, loc: (string | number)[] = ['body'], d
     issues.push(...keyIssues((value as Record<string, unknown>)[key], [...loc, key], depth + 1));
   }
   return issues;
+}
+
+/**
+ * A free-form object field that crosses gRPC as JSON text (entry metadata, site config):
+ * undefined when not sent or empty, a 422 at `loc` when the text is not JSON.
+ */
+export function parseJsonField(json: string | null | undefined, loc: (string | number)[]): unknown {
+  if (json === null || json === undefined || json === '') return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw AppError.invalid([{ loc, msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
+  }
 }

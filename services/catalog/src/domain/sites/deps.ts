@@ -1,4 +1,4 @@
-import { AppError, isUuid } from '@kb/common';
+import { AppError, isUuid, parseJsonField } from '@kb/common';
 import type { ProductsRepo } from '../../data-access/products-repo';
 import type { SitesRepo, SiteView } from '../../data-access/sites-repo';
 
@@ -16,9 +16,7 @@ export const found = (site: SiteView | null): SiteView => {
 
 /** A site of the tenant by uuid or slug (products and searches name their site either way). */
 export async function requireSite(deps: Pick<SiteDeps, 'sites'>, tenantId: string, idOrSlug: string): Promise<SiteView> {
-  const site = await deps.sites.find(tenantId, idOrSlug);
-  if (!site) throw AppError.notFound('Site not found');
-  return site;
+  return found(await deps.sites.find(tenantId, idOrSlug));
 }
 
 /** A site by uuid only (updates and deletes name the site by its id, never by its slug). */
@@ -30,8 +28,8 @@ export async function siteById(sites: SitesRepo, tenantId: string, siteId: strin
 
 /** The site's config from its JSON text: an object, or a 422 (empty text is no config). */
 export function parseConfig(json: string | undefined): Record<string, unknown> {
-  if (!json) return {};
-  const v = JSON.parse(json) as unknown;
+  const v = parseJsonField(json, ['body', 'config']);
+  if (v === undefined) return {};
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw AppError.invalid([{ loc: ['body', 'config'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
   return v as Record<string, unknown>;
 }

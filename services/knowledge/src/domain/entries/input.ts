@@ -1,4 +1,4 @@
-import { AppError, type knowledgeV1 } from '@kb/common';
+import { AppError, parseJsonField, type knowledgeV1 } from '@kb/common';
 
 /** An entry's fields as sent on create or update; `sent_fields` tells absent from sent as null. */
 export type EntryInput = knowledgeV1.EntryInput__Output;
@@ -11,14 +11,7 @@ export function field<K extends keyof EntryInput>(input: EntryInput, name: K): E
 }
 
 /** The metadata object as sent (JSON over gRPC); undefined when not sent or empty. */
-export function parseMetadata(json: string | null | undefined): unknown {
-  if (json === null || json === undefined || json === '') return undefined;
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    throw AppError.invalid([{ loc: ['body', 'metadata'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
-  }
-}
+export const parseMetadata = (json: string | null | undefined): unknown => parseJsonField(json, ['body', 'metadata']);
 
 const PERSONAL_ROUTE = 'POST /api/knowledge/knowledge-entries/personal';
 
