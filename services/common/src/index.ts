@@ -27,3 +27,4 @@ export * from './indexer-loop';
 export * from './reindex';
 export * from './admin-process';
 export * from './index-refusals';
+export * from './proto-fields';

@@ -48,3 +48,6 @@ export function toDecimal128(plain: string): Types.Decimal128 | undefined {
 export function decimalText(d: Types.Decimal128): string {
   return plainDecimal(d.toString());
 }
+
+/** A stored decimal that may be null as plain digits, or undefined (an unset proto3 optional). */
+export const optionalDecimalText = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));

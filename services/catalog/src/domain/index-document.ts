@@ -1,9 +1,7 @@
-import type { Types } from 'mongoose';
-import type { similarityV1 } from '@kb/common';
+import { present, type similarityV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
-import { decimalText } from './exact-json';
+import { optionalDecimalText } from './exact-json';
 
-const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));
 
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */
 export function flatten(obj: Record<string, unknown> | null | undefined, prefix = ''): string[] {
@@ -30,27 +28,28 @@ export function embeddingTexts(p: Pick<ProductDoc, 'title' | 'description' | 'sh
 /** What the similarity service indexes for a product version. */
 export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV1.ProductDocument {
   const t = embeddingTexts(p);
-  const opt = <K extends string>(k: K, v: string | null | undefined) => (v != null ? { [k]: v } : {}) as Partial<Record<K, string>>;
   return {
     id: p._id,
     tenant_id: p.tenant_id,
     site_id: p.site_id,
     version: String(p.version),
-    ...opt('external_id', p.external_id),
     title: p.title,
-    ...opt('description', p.description),
-    ...opt('short_description', p.short_description),
-    ...opt('sku', p.sku),
-    ...opt('gtin', p.gtin),
-    ...opt('brand', p.brand),
-    ...opt('category', p.category),
     search_keywords: p.search_keywords ?? [],
     language: p.language,
-    ...opt('availability', p.availability),
-    ...opt('price_current', dec(p.price_current)),
     is_parent: Boolean(p.is_parent),
     is_variant: Boolean(p.is_variant),
-    ...opt('parent_product_id', p.parent_product_id),
+    ...present({
+      external_id: p.external_id,
+      description: p.description,
+      short_description: p.short_description,
+      sku: p.sku,
+      gtin: p.gtin,
+      brand: p.brand,
+      category: p.category,
+      availability: p.availability,
+      price_current: optionalDecimalText(p.price_current),
+      parent_product_id: p.parent_product_id,
+    }),
     text_description: t.description,
     text_properties: t.properties,
     text_attributes: t.attributes,

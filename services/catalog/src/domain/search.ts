@@ -1,4 +1,4 @@
-import { AppError, DEFAULT_VECTOR_FIELD, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, present, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 
@@ -96,18 +96,12 @@ export async function searchProducts(deps: CatalogDeps, caller: Caller, req: cat
   const tenantId = caller.tenant_id;
   const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
   const excludeParents = req.settings?.variant_strategy === 'children_only';
-  const opt = <K extends string>(k: K, v: string | undefined) => (v !== undefined ? { [k]: v } : {}) as Partial<Record<K, string>>;
   const res = await similarity(deps).call('SearchProducts', {
     caller,
     query: req.query,
     limit: req.limit || SEARCH_DEFAULT_LIMIT,
     ...(site ? { site_id: site._id } : {}),
-    ...opt('language', req.language),
-    ...opt('brand', req.brand),
-    ...opt('category', req.category),
-    ...opt('availability', req.availability),
-    ...opt('price_min', req.price_min),
-    ...opt('price_max', req.price_max),
+    ...present({ language: req.language, brand: req.brand, category: req.category, availability: req.availability, price_min: req.price_min, price_max: req.price_max }),
     exclude_parents: excludeParents,
   });
   const keep = (p: ProductDoc) => (!site || p.site_id === site._id) && !(excludeParents && p.is_parent);

@@ -1,19 +1,11 @@
 // Stored products → catalog.v1 messages (the gRPC layer's answers).
-import type { Types } from 'mongoose';
-import type { catalogV1, ValidationIssue } from '@kb/common';
+import { present, type catalogV1, type ValidationIssue } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import type { RankedProduct } from '../domain/search';
-import { decimalText } from '../domain/exact-json';
+import { optionalDecimalText } from '../domain/exact-json';
 
-const dec = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));
+const dec = optionalDecimalText;
 const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
-
-/** Only the present values: a proto3 `optional` field left out means null. */
-function present<T extends Record<string, string | null | undefined>>(fields: T): { [K in keyof T]?: string } {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(fields)) if (v != null) out[k] = v;
-  return out as { [K in keyof T]?: string };
-}
 
 /** The product search hit fields of a stored product (score and score_sources are the caller's). */
 function hitFields(p: ProductDoc) {

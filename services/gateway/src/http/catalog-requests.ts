@@ -1,9 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, numberToken, parseKeepingNumbers, plainDecimal, validationIssues, type Caller, type ValidationIssue, type catalogV1, type knowledgeV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, numberToken, parseKeepingNumbers, plainDecimal, present, validationIssues, type Caller, type ValidationIssue, type catalogV1, type knowledgeV1 } from '@kb/common';
 import { ProductCreate, type ProductBulk, type ProductSearch, type SimilarSearch, type SiteCreate, type SiteUpdate } from './catalog-schemas';
 import { issuesJson } from './catalog-views';
-import { present } from './entry-requests';
 import { withExactDecimals } from './exact-numbers';
 
 // Validated requests → catalog.v1 requests, and the bulk answer put back together, for the site and product routes.
@@ -95,9 +94,8 @@ export function similarSearchRequest(caller: Caller, settings: knowledgeV1.Tenan
 }
 
 /** A price bound digit for digit from the raw body (the parsed body holds a binary float). */
-function exactPrice(rawBody: string | undefined, field: 'price_min' | 'price_max'): string | undefined {
-  if (!rawBody) return undefined;
-  const token = numberToken((parseKeepingNumbers(rawBody) as Record<string, unknown>)[field]);
+function exactPrice(raw: unknown, field: 'price_min' | 'price_max'): string | undefined {
+  const token = numberToken((raw as Record<string, unknown> | undefined)?.[field]);
   return token === undefined ? undefined : plainDecimal(token);
 }
 
@@ -107,14 +105,15 @@ export function productSearchRequest(
   body: Static<typeof ProductSearch>,
   rawBody: string | undefined,
 ): catalogV1.SearchProductsRequest {
+  const raw = body.price_min != null || body.price_max != null ? rawJson(rawBody) : undefined;
   return {
     caller,
     query: body.query,
     limit: body.limit ?? SEARCH_DEFAULT_LIMIT,
     ...present({ site_id: body.site_id, language: body.language, brand: body.brand, category: body.category, availability: body.availability }),
     ...present({
-      price_min: body.price_min != null ? exactPrice(rawBody, 'price_min') : undefined,
-      price_max: body.price_max != null ? exactPrice(rawBody, 'price_max') : undefined,
+      price_min: body.price_min != null ? exactPrice(raw, 'price_min') : undefined,
+      price_max: body.price_max != null ? exactPrice(raw, 'price_max') : undefined,
     }),
     settings: searchSettings(settings),
   };

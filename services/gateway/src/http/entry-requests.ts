@@ -1,16 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { AppError, type Caller, type knowledgeV1 } from '@kb/common';
+import { AppError, present, type Caller, type knowledgeV1 } from '@kb/common';
 import type { EntryListQuery, EntrySearch } from './entry-schemas';
 import type { CategoryCreate, CategoryUpdate } from './schemas';
 
 // Validated requests → knowledge.v1 requests, for the entry, category and search routes.
-
-type Present<T> = { [K in keyof T]: Exclude<T[K], null> };
-
-/** The fields that carry a value: null and absent alike leave a proto3 `optional` field unset. */
-export function present<T extends Record<string, unknown>>(fields: T): Present<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)) as Present<T>;
-}
 
 /** A validated body → the proto input: every sent key is named, so null and absent stay apart. */
 export function entryInput(body: Record<string, unknown>): knowledgeV1.EntryInput {

@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { Client } from '@elastic/elasticsearch';
-import { AppError } from '@kb/common';
+import { AppError, sha256Hex } from '@kb/common';
 import { withElasticsearch } from './es-errors';
 import type { IndexManager } from './index-manager';
 import { fromBase64, toBase64 } from './vector-encoding';
 
 /** The id of a text's cached vector: sha256 of the text (the model is in the index name). */
-export const textHash = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+export const textHash = sha256Hex;
 
 /**
  * The embedding cache index: one document per text hash, the vector a base64 float32 string
