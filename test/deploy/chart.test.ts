@@ -3,12 +3,11 @@
  * it; no cluster needed. Helm and kubectl are the project's pinned ones (ensureHelm). Every
  * render happens once, in parallel, in beforeAll: the tests then only read the results.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ensureHelm, generatedFilesOnDisk, renderK8sFiles } from '@kb/devstack';
+import { ensureHelm, generatedFilesOnDisk, renderK8sFiles, runTool, toolOutput, type ToolRun } from '@kb/devstack';
 import { loadGatewayConfig } from '@kb/gateway/dist/config';
 import { loadKnowledgeConfig } from '@kb/knowledge/dist/config';
 import { loadCatalogConfig } from '@kb/catalog/dist/config';
@@ -26,31 +25,6 @@ interface K8sObject extends Workload {
   metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   data?: Record<string, string>;
 }
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end();
-  });
-}
-
-async function mustRun(command: string, args: string[]): Promise<string> {
-  const r = await run(command, args);
-  if (r.code !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${r.code}):\n${r.stderr}`);
-  return r.stdout;
-}
-
 function objectsOf(yamlText: string): K8sObject[] {
   return parseAllDocuments(yamlText)
     .map((d) => d.toJS() as K8sObject | null)
@@ -59,14 +33,7 @@ function objectsOf(yamlText: string): K8sObject[] {
 
 /** kubernetes-models is ESM only: validation runs in a node child process (k8s-validate.mjs). */
 async function schemaErrors(objects: K8sObject[]): Promise<string[]> {
-  const child = spawn(process.execPath, [path.join(__dirname, 'k8s-validate.mjs')], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stdin.end(JSON.stringify(objects));
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  if (code !== 0) throw new Error(`k8s-validate.mjs failed (${code}): ${stderr}`);
+  const stdout = await toolOutput(process.execPath, [path.join(__dirname, 'k8s-validate.mjs')], { cwd: root, input: JSON.stringify(objects) });
   return (JSON.parse(stdout) as { object: string; error?: string }[]).filter((r) => r.error).map((r) => `${r.object}: ${r.error}`);
 }
 
@@ -117,8 +84,8 @@ let helm = '';
 let kubectl = '';
 const rendered = {} as Record<'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork', K8sObject[]>;
 const kustomized = {} as Record<'base' | 'network-policies' | 'otel-collector' | 'example', K8sObject[]>;
-let lint: Run[] = [];
-let acmeInstall: Run;
+let lint: ToolRun[] = [];
+let acmeInstall: ToolRun;
 let k8sFiles: Map<string, string>;
 let tmp = '';
 
@@ -145,8 +112,8 @@ beforeAll(async () => {
   ({ helm, kubectl } = await ensureHelm());
   tmp = mkdtempSync(path.join(tmpdir(), 'kb-chart-'));
   const template = async (release: string, args: string[]) =>
-    objectsOf(await mustRun(helm, ['template', release, chart, '--namespace', 'tenants', ...args]));
-  const kustomize = async (dir: string) => objectsOf(await mustRun(kubectl, ['kustomize', path.join(root, 'k8s', dir)]));
+    objectsOf(await toolOutput(helm, ['template', release, chart, '--namespace', 'tenants', ...args]));
+  const kustomize = async (dir: string) => objectsOf(await toolOutput(kubectl, ['kustomize', path.join(root, 'k8s', dir)]));
   const everything = ['--set', 'ingress.exposeProbes=true', '--set', 'observability.metrics.serviceMonitor.enabled=true'];
   [
     rendered.acme, rendered.globex, rendered.acmeAll, rendered.globexAll, rendered.hostNetwork,
@@ -162,8 +129,8 @@ beforeAll(async () => {
     kustomize('components/network-policies'),
     kustomize('components/otel-collector'),
     kustomize('overlays/example'),
-    Promise.all([examples.acme, examples.globex, path.join(chart, 'examples/podman-local.yaml')].map((f) => run(helm, ['lint', '--strict', chart, '-f', f]))),
-    run(helm, ['install', 'acme', chart, '--dry-run=client', '--namespace', 'tenants', '-f', examples.acme]),
+    Promise.all([examples.acme, examples.globex, path.join(chart, 'examples/podman-local.yaml')].map((f) => runTool(helm, ['lint', '--strict', chart, '-f', f]))),
+    runTool(helm, ['install', 'acme', chart, '--dry-run=client', '--namespace', 'tenants', '-f', examples.acme]),
     renderK8sFiles(root),
   ]);
 }, 120_000);
@@ -389,7 +356,7 @@ describe('values the schema refuses', () => {
   ];
   test.each(cases)('when $when, then `helm install --dry-run=client` refuses it naming the problem', async ({ when, patch, error }) => {
     const file = valuesFile(when.replace(/\W+/g, '-'), patch);
-    const r = await run(helm, ['install', 'initech', chart, '--dry-run=client', '-f', file]);
+    const r = await runTool(helm, ['install', 'initech', chart, '--dry-run=client', '-f', file]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({
       code: 1,
       stderr: expect.stringMatching(new RegExp(`values don't meet the specifications of the schema[\\s\\S]*${error.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)),
@@ -397,7 +364,7 @@ describe('values the schema refuses', () => {
   });
 
   test('when the valid base of those cases is installed (dry run), then Helm accepts it', async () => {
-    const r = await run(helm, ['install', 'initech', chart, '--dry-run=client', '-f', valuesFile('valid', {})]);
+    const r = await runTool(helm, ['install', 'initech', chart, '--dry-run=client', '-f', valuesFile('valid', {})]);
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
   });
 

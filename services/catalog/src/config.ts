@@ -3,7 +3,7 @@ import { INDEXING_SERVICE_SETTINGS, LogLevel, grpcServerSettings, loadConfig } f
 
 export const CatalogConfigSchema = Type.Object({
   ...INDEXING_SERVICE_SETTINGS,
-  ...grpcServerSettings('CATALOG_GRPC_PORT', 'catalog'),
+  ...grpcServerSettings('catalog'),
   LOG_LEVEL: LogLevel,
 });
 export type CatalogConfig = Static<typeof CatalogConfigSchema>;

@@ -43,7 +43,7 @@ export const LogLevel = Type.Union(
 export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
 
 /** Where each back service listens unless told otherwise, and where its callers look for it. */
-export const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
+const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
 
 /** A back service's own address on loopback, the default of every caller's `*_GRPC_ADDR`. */
 export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) => `127.0.0.1:${DEFAULT_GRPC_PORTS[service]}`;
@@ -51,9 +51,11 @@ export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) => 
 /** A TCP port setting (0: any free port). */
 export const Port = (fallback: number) => Type.Integer({ default: fallback, minimum: 0, maximum: 65535 });
 
-/** The settings of a back service's gRPC server: loopback unless the image says 0.0.0.0. */
-export const grpcServerSettings = <P extends string>(portVariable: P, service: keyof typeof DEFAULT_GRPC_PORTS) =>
-  ({ GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }), [portVariable]: Port(DEFAULT_GRPC_PORTS[service]) }) as { GRPC_HOST: ReturnType<typeof Type.String> } & Record<P, ReturnType<typeof Port>>;
+/** The settings of a back service's gRPC server: loopback unless the image says 0.0.0.0, and `<SERVICE>_GRPC_PORT`. */
+export function grpcServerSettings<S extends keyof typeof DEFAULT_GRPC_PORTS>(service: S) {
+  const port = { [`${service.toUpperCase()}_GRPC_PORT`]: Port(DEFAULT_GRPC_PORTS[service]) } as Record<`${Uppercase<S>}_GRPC_PORT`, ReturnType<typeof Port>>;
+  return { GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }), ...port };
+}
 
 /** The settings of a MongoDB-backed service that indexes what it writes through the similarity service (knowledge, catalog). */
 export const INDEXING_SERVICE_SETTINGS = {

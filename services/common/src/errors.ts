@@ -87,7 +87,7 @@ export const KIND_TO_GRPC: Record<ErrorKind, status> = {
   internal: status.INTERNAL,
 };
 
-/** gRPC status → HTTP status, as README.md ("Errors") states it: one to one, 409 for both conflict codes. */
+/** gRPC status → HTTP status, as README.md ("Errors") states it: 422 for both argument codes, 409 for both conflict codes, 500 for codes with no HTTP meaning. */
 export function grpcToHttpStatus(code: status): number {
   switch (code) {
     case status.INVALID_ARGUMENT:
@@ -123,15 +123,13 @@ export function kindToHttpStatus(kind: ErrorKind): number {
   return HTTP_ONLY_STATUS[kind] ?? grpcToHttpStatus(KIND_TO_GRPC[kind]);
 }
 
+/** The kind a caller's error takes from the HTTP status of its gRPC code (the request-level 400, 413 and 415 never cross gRPC). */
 export const HTTP_TO_KIND: Record<number, ErrorKind> = {
-  400: 'bad_request',
   401: 'unauthenticated',
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
   412: 'precondition_failed',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
   422: 'invalid',
   503: 'unavailable',
   504: 'deadline',

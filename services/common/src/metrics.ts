@@ -12,7 +12,7 @@ import { metrics, ValueType, type Attributes, type Histogram, type Meter } from 
 export type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 
 /** Instrumentation scope of every project metric (`otel_scope_name` in Prometheus). */
-export const METER_NAME = 'knowledge-service';
+const METER_NAME = 'knowledge-service';
 
 /** Bucket boundaries in seconds the semantic conventions advise for request durations. */
 export const DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -133,7 +133,7 @@ export function backlogAgeSeconds(oldest: Date | null, nowMs: number): number {
 }
 
 /** How often a scrape may cause the backlog queries at most. */
-export const BACKLOG_MAX_AGE_MS = 5_000;
+const BACKLOG_MAX_AGE_MS = 5_000;
 
 /**
  * `kb.indexer.backlog.documents` and `kb.indexer.backlog.oldest_age` (seconds) for one kind of

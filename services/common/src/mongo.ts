@@ -104,7 +104,7 @@ export function mapMongoError(err: unknown): unknown {
 }
 
 /** MongoDB's code for a write refused by a unique index. */
-export const DUPLICATE_KEY = 11000;
+const DUPLICATE_KEY = 11000;
 
 export const isDuplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === DUPLICATE_KEY;
 

@@ -72,7 +72,7 @@ const ExactDecimal = Nullable(Type.String({ pattern: DECIMAL_CHECK_PATTERN }));
 export const ProductInput = Type.Object(productFields(ExactDecimal, ExactDecimal), { additionalProperties: false });
 export type ProductInput = Static<typeof ProductInput>;
 
-export type ProductInputField = keyof ProductInput;
+type ProductInputField = keyof ProductInput;
 export type DecimalField = (typeof DECIMAL_FIELDS)[number];
 /** Every field a product write carries, in the interface's order. */
 export const PRODUCT_INPUT_FIELDS = Object.keys(ProductInput.properties) as ProductInputField[];

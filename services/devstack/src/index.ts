@@ -30,5 +30,6 @@ export {
   type DockerApi,
   type ImageService,
 } from './container-engine';
-export { ensureHelm, HELM_VERSION, KUBECTL_VERSION, type HelmTools } from './helm';
-export { renderK8s, renderK8sFiles, generatedFilesOnDisk, K8S_GENERATED_DIRS, K8S_RELEASE } from './k8s-render';
+export { ensureHelm } from './helm';
+export { runTool, toolOutput, type ToolRun } from './run-tool';
+export { renderK8sFiles, generatedFilesOnDisk } from './k8s-render';

@@ -4,10 +4,10 @@
  * k8s/values.yaml (an example tenant) is split by kind into k8s/base/, and the chart's
  * NetworkPolicies (networkPolicy.enabled) into the kustomize component
  * k8s/components/network-policies/. Everything else under k8s/ is written by hand.
- * test/deploy/chart.test.ts renders into a temporary folder and compares, so an edit by hand
+ * test/deploy/chart.test.ts renders in memory and compares with the files, so an edit by hand
  * (or a chart change without a re-render) fails the tests.
  */
-import { spawn } from 'node:child_process';
+import { toolOutput } from './run-tool';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkoutDir } from './cache';
@@ -25,7 +25,7 @@ export async function renderK8sFiles(root = checkoutDir()): Promise<Map<string, 
   const { helm } = await ensureHelm();
   const chart = join(root, 'charts', 'knowledge-service');
   const values = join(root, 'k8s', 'values.yaml');
-  const template = (extra: string[]) => output(helm, ['template', K8S_RELEASE, chart, '-f', values, ...extra]);
+  const template = (extra: string[]) => toolOutput(helm, ['template', K8S_RELEASE, chart, '-f', values, ...extra]);
   const [base, policies] = await Promise.all([
     template(['--set', 'networkPolicy.enabled=false']),
     template(['--set', 'networkPolicy.enabled=true', '--show-only', 'templates/networkpolicy.yaml']),
@@ -93,18 +93,6 @@ function documents(stream: string): string[] {
     .split(/^---\s*$/m)
     .map((d) => d.trim())
     .filter((d) => d.split('\n').some((line) => line.trim() && !line.startsWith('#')));
-}
-
-function output(command: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`helm ${args.join(' ')} failed (exit ${code}):\n${stderr}`))));
-  });
 }
 
 if (require.main === module) {

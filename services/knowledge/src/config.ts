@@ -3,7 +3,7 @@ import { INDEXING_SERVICE_SETTINGS, LogLevel, grpcServerSettings, loadConfig } f
 
 export const KnowledgeConfigSchema = Type.Object({
   ...INDEXING_SERVICE_SETTINGS,
-  ...grpcServerSettings('KNOWLEDGE_GRPC_PORT', 'knowledge'),
+  ...grpcServerSettings('knowledge'),
   LOG_LEVEL: LogLevel,
 });
 export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;

@@ -5,7 +5,7 @@ export const SimilarityConfigSchema = Type.Object({
   ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),
   /** Prefix of every index and alias name (several installs or test runs can share a cluster). */
   ELASTICSEARCH_INDEX_PREFIX: Type.String({ default: 'kb', pattern: '^[a-z0-9][a-z0-9_-]*$' }),
-  ...grpcServerSettings('SIMILARITY_GRPC_PORT', 'similarity'),
+  ...grpcServerSettings('similarity'),
   /** local: the ONNX model in EMBEDDING_MODEL_DIR; openai: an OpenAI-compatible /v1/embeddings endpoint. */
   EMBEDDING_PROVIDER: Type.Union([Type.Literal('local'), Type.Literal('openai')], { default: 'local' }),
   EMBEDDING_MODEL_DIR: Type.Optional(Type.String({ minLength: 1 })),

@@ -58,9 +58,9 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const name = grpc.status[code];
       logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
-      recordRpcServerCall(typeof call.getPath === 'function' ? call.getPath() : method, name, seconds);
+      recordRpcServerCall(call.getPath(), name, seconds);
     };
-    const deadline = typeof call.getDeadline === 'function' ? deadlineMs(call.getDeadline()) : undefined;
+    const deadline = deadlineMs(call.getDeadline());
     servingCall(deadline, () => handler(call.request, call)).then(
       (response) => {
         done(grpc.status.OK);
@@ -89,7 +89,7 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
  * dependencies do. "" turns NOT_SERVING while MongoDB or Elasticsearch is away; a liveness
  * probe on it would restart healthy pods through a database outage, which no restart fixes.
  */
-export const LIVENESS_HEALTH_NAME = 'liveness';
+const LIVENESS_HEALTH_NAME = 'liveness';
 
 export interface GrpcServerHandle {
   readonly port: number;

@@ -10,7 +10,7 @@ import { createdIn, embeddingsStatus, inSite } from './write';
 export type { BulkItem } from './write-batch';
 
 /** Bulk writes index at most this many changed products before answering. */
-export const INLINE_BULK_MAX = 100;
+const INLINE_BULK_MAX = 100;
 const INDEX_CALL_MAX = 100;
 
 /** Many products into a site for a caller (knowledge:write): at most BULK_LIMIT, else nothing is written. */

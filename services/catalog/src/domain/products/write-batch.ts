@@ -15,7 +15,7 @@ export interface BulkItem {
 }
 
 /** Products of a site by upsert key, looked up once for a batch (absent keys are not in it). */
-export type KnownProducts = Map<string, ProductDoc>;
+type KnownProducts = Map<string, ProductDoc>;
 
 type Written = { i: number; outcome: WriteOutcome };
 
@@ -28,7 +28,7 @@ export interface BatchWrite {
 }
 
 /** What each item of a batch will do, decided without writing. */
-export interface BatchPlan {
+interface BatchPlan {
   /** The refused items' results (by item index; the others are filled in as they are written). */
   results: BulkItem[];
   unchanged: { i: number; doc: ProductDoc }[];

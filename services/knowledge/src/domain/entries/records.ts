@@ -3,7 +3,7 @@ import type { Caller } from '@kb/common';
 import type { EntryRecord, EntryTombstoneRecord, EntryVersionRecord } from '../../data-access/entries-repo';
 
 /** What a writer decides about a new entry; the rest starts the same for every entry. */
-export type NewEntryFields = Omit<
+type NewEntryFields = Omit<
   EntryRecord,
   '_id' | 'version' | 'embedding_model' | 'site_ids' | 'content_changed_at' | 'indexed_version' | 'index_pending' | 'index_error' | 'created_at' | 'updated_at'
 >;
