@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { caller, ELASTICSEARCH_URL, failure, product, startSimilarity, SYSTEM, type Harness } from './support/similarity';
 import { IndexManager } from '../src/data-access/index-manager';
+import { textHash } from '../src/data-access/embedding-store';
 import pino from 'pino';
 
 let h: Harness;
@@ -121,6 +122,17 @@ describe('embedding cache', () => {
     } finally {
       await again.stop();
     }
+  });
+
+  test('when a search is run, then its query text is not written to the embedding cache index (queries would grow it without bound)', async () => {
+    const indexed = `A unique kettle ${randomUUID()}`;
+    const query = `a query no document holds ${randomUUID()}`;
+    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: indexed })] });
+    await h.client.call('SearchProducts', { caller: caller(tenant), query, limit: 5 });
+    const cache = h.server.indices.cacheIndex;
+    await es.indices.refresh({ index: cache });
+    const stored = await es.mget({ index: cache, ids: [textHash(indexed), textHash(query)] });
+    expect(stored.docs.map((d) => 'found' in d && d.found)).toEqual([true, false]);
   });
 
   test('when reuse_vectors is set and vectors are indexed, then they are kept (reused) even if the text changed', async () => {
