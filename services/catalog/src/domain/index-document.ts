@@ -25,6 +25,17 @@ export function embeddingTexts(p: Pick<ProductDoc, 'title' | 'description' | 'sh
   };
 }
 
+/** The texts that name and describe a product, in every message that carries one (the indexed document, the answer). */
+export const identityTexts = (p: ProductDoc) => ({
+  external_id: p.external_id,
+  description: p.description,
+  short_description: p.short_description,
+  sku: p.sku,
+  gtin: p.gtin,
+  brand: p.brand,
+  category: p.category,
+});
+
 /** What the similarity service indexes for a product version. */
 export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV1.ProductDocument {
   const t = embeddingTexts(p);
@@ -39,13 +50,7 @@ export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV
     is_parent: Boolean(p.is_parent),
     is_variant: Boolean(p.is_variant),
     ...present({
-      external_id: p.external_id,
-      description: p.description,
-      short_description: p.short_description,
-      sku: p.sku,
-      gtin: p.gtin,
-      brand: p.brand,
-      category: p.category,
+      ...identityTexts(p),
       availability: p.availability,
       price_current: optionalDecimalText(p.price_current),
       parent_product_id: p.parent_product_id,

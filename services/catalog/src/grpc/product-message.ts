@@ -3,6 +3,7 @@ import { present, type catalogV1, type ValidationIssue } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import type { RankedProduct } from '../domain/search';
 import { optionalDecimalText } from '../domain/exact-json';
+import { identityTexts } from '../domain/index-document';
 
 const dec = optionalDecimalText;
 const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
@@ -17,13 +18,7 @@ function hitFields(p: ProductDoc) {
     rating_count: p.rating_count ?? 0,
     language: p.language,
     ...present({
-      external_id: p.external_id,
-      description: p.description,
-      short_description: p.short_description,
-      sku: p.sku,
-      gtin: p.gtin,
-      brand: p.brand,
-      category: p.category,
+      ...identityTexts(p),
       price_current: dec(p.price_current),
       price_msrp: dec(p.price_msrp),
       price_special: dec(p.price_special),
