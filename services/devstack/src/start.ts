@@ -4,21 +4,20 @@
  * working Admin token and example calls, and runs until Ctrl-C or SIGTERM, then stops
  * everything it started.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { runAdmin, UsageError } from '@kb/knowledge';
 import { ensureEmbeddingModel } from './artifacts';
 import { startBackends, type Backends } from './backends';
-import { checkoutDir, runDir } from './cache';
-import { assertPortFree, freePort } from './ports';
-import { startProcess, waitUntil, type RunningProcess } from './process-group';
+import { runDir } from './cache';
+import { assertPortFree } from './ports';
+import type { RunningProcess } from './process-group';
+import { SERVICES, startServices } from './services';
 import { readStartState, reapStale } from './state';
 
 const DEMO_TENANT = 'demo';
 /** The database the services use when the MongoDB address names none. */
 export const DATABASE = 'knowledge_service';
-const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
 
 const log = (msg: string) => process.stdout.write(`[start] ${msg}\n`);
 
@@ -65,7 +64,21 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll(0));
 
   try {
-    await startServices(backends, mongoUri, model.dir, model.name, model.dims, port, children);
+    const services = await startServices({
+      mongoUri,
+      elasticsearchUrl: backends.elasticsearchUrl,
+      model,
+      port,
+      logDir: join(runDir(), 'logs'),
+      env: { TENANT_MODE: 'host', DEFAULT_TENANT: DEMO_TENANT },
+      onStarted: (child) => {
+        children.push(child);
+        backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker });
+        log(`${child.name} service started (pid ${child.pgid})`);
+      },
+    });
+    // The catalog admin commands (products import, reindex) index through this address.
+    backends.recordExtra({ similarityGrpcAddr: services.grpcAddresses.similarity });
   } catch (err) {
     process.stderr.write(`\nnpm start: ${(err as Error).message}\n`);
     await stopAll(1);
@@ -107,78 +120,6 @@ Other tenants answer at http://<tenant>.localhost:${port} (npm run admin -- tena
 OpenAPI: ${url}/api/knowledge/openapi.json   Readiness: ${url}/readyz
 Press Ctrl-C to stop.
 `);
-}
-
-async function startServices(
-  backends: Backends,
-  mongoUri: string,
-  modelDir: string,
-  modelName: string,
-  dims: number,
-  port: number,
-  children: RunningProcess[],
-): Promise<void> {
-  const logs = join(runDir(), 'logs');
-  mkdirSync(logs, { recursive: true });
-  const grpcPorts = { knowledge: await freePort(), catalog: await freePort(), similarity: await freePort() };
-  // The catalog admin commands (products import, reindex) index through this address.
-  backends.recordExtra({ similarityGrpcAddr: `127.0.0.1:${grpcPorts.similarity}` });
-  const common = {
-    ...process.env,
-    GRPC_HOST: '127.0.0.1',
-    MONGODB_URI: mongoUri,
-    ELASTICSEARCH_URL: backends.elasticsearchUrl,
-    EMBEDDING_MODEL_DIR: modelDir,
-    EMBEDDING_MODEL_NAME: modelName,
-    EMBEDDING_DIMS: String(dims),
-    KNOWLEDGE_GRPC_PORT: String(grpcPorts.knowledge),
-    CATALOG_GRPC_PORT: String(grpcPorts.catalog),
-    SIMILARITY_GRPC_PORT: String(grpcPorts.similarity),
-    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${grpcPorts.knowledge}`,
-    CATALOG_GRPC_ADDR: `127.0.0.1:${grpcPorts.catalog}`,
-    SIMILARITY_GRPC_ADDR: `127.0.0.1:${grpcPorts.similarity}`,
-    PORT: String(port),
-    HOST: process.env.HOST ?? '127.0.0.1',
-    TENANT_MODE: 'host',
-    DEFAULT_TENANT: DEMO_TENANT,
-  };
-  const telemetry = require.resolve('@kb/common/dist/telemetry.js');
-  for (const name of SERVICES) {
-    // --title rewrites the process's command line to the title, which is then the marker a
-    // later run recognises it by.
-    const marker = `kb-${name}`;
-    const child = await startProcess({
-      name,
-      command: process.execPath,
-      args: [`--title=${marker}`, '--require', telemetry, join(checkoutDir(), 'services', name, 'dist', 'main.js')],
-      env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
-      cwd: checkoutDir(),
-      logFile: join(logs, `${name}.log`),
-      marker,
-    });
-    children.push(child);
-    backends.trackProcess({ name, pgid: child.pgid, marker });
-    log(`${name} service started (pid ${child.pgid})`);
-  }
-  await waitForReady(children, port);
-}
-
-/** Waits for the gateway's /readyz; a service that exits meanwhile fails the start with its log's path. */
-async function waitForReady(children: RunningProcess[], port: number): Promise<void> {
-  const readyz = `http://127.0.0.1:${port}/readyz`;
-  let last = '';
-  const ready = await waitUntil(async () => {
-    const dead = children.find((c) => c.exitReason());
-    if (dead) throw new Error(`the ${dead.name} service ${dead.exitReason()} during start-up; its log: ${dead.logFile}`);
-    try {
-      const res = await fetch(readyz);
-      last = await res.text();
-      return res.status === 200;
-    } catch {
-      return false;
-    }
-  }, 120_000, 500);
-  if (!ready) throw new Error(`the services did not become ready within 120 s; last /readyz answer: ${last}`);
 }
 
 /** The demo tenant (created once, with one category) and a fresh Admin token for this run. */

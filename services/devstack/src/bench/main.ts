@@ -1,0 +1,478 @@
+/**
+ * `npm run bench`: the whole stack against raw Elasticsearch, every figure from one run. See the
+ * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (1000),
+ * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
+ * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
+ * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { checkoutDir } from '../cache';
+import { Api } from './http';
+import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
+import { closedLoop, latencyFigures, pairedRounds, timed, type LatencyFigures, type ThroughputFigures } from './load';
+import { aliases, allProductVectors, bruteForce, centroid, overlap, rawClient, rawHybrid, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
+import { BareSession } from './onnx';
+import { breakdown, SpanReceiver } from './spans';
+import { backendGroups, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const PRODUCTS = env('BENCH_PRODUCTS', 5000);
+const ENTRIES = env('BENCH_ENTRIES', 1000);
+const QUERIES = env('BENCH_QUERIES', 300);
+const SECONDS = env('BENCH_SECONDS', 8);
+const SCALE = (process.env.BENCH_SCALE ?? '1000,10000').split(',').filter(Boolean).map(Number);
+const OUT = resolve(checkoutDir(), process.env.BENCH_OUT ?? 'bench-results');
+const BULK = 500;
+
+const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
+
+interface Ctx {
+  stack: BenchStack;
+  api: Api;
+  es: ReturnType<typeof rawClient>;
+  index: { products: string; entries: string };
+  siteId: string;
+  ids: string[];
+}
+
+async function ingest(ctx: Ctx, products: BenchProduct[]): Promise<{ seconds: number; perSecond: number; texts: number }> {
+  const t0 = performance.now();
+  // Two bulk calls in flight: one writes while the other's texts are embedded.
+  let next = 0;
+  const ids: string[] = [];
+  await Promise.all(
+    [0, 1].map(async () => {
+      for (let i = next; i < products.length; i = next) {
+        next += BULK;
+        const res = await ctx.api.post<{ results: { status: string; id: string; index: number }[] }>(`/products/bulk?site_id=${ctx.siteId}`, { products: products.slice(i, i + BULK) });
+        for (const r of res.results) {
+          if (r.status === 'error') throw new Error(`product ${i + r.index} refused: ${JSON.stringify(r)}`);
+          ids[i + r.index] = r.id;
+        }
+      }
+    }),
+  );
+  await waitIndexed(ctx, ids);
+  const seconds = (performance.now() - t0) / 1000;
+  ctx.ids = [...new Set([...ctx.ids, ...ids])];
+  return { seconds, perSecond: products.length / seconds, texts: products.length * 3 };
+}
+
+/** Until every id is in the index at its latest version (the catalog's backlog is empty). */
+async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
+  const deadline = Date.now() + 30 * 60_000;
+  while (Date.now() < deadline) {
+    await ctx.es.indices.refresh({ index: ctx.index.products });
+    const { count } = await ctx.es.count({ index: ctx.index.products, query: { term: { tenant_id: TENANT } } });
+    if (count >= ctx.ids.length + ids.filter((id) => !ctx.ids.includes(id)).length) {
+      const backlog = await ctx.stack.backlog();
+      if (backlog === 0) return;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('products were not indexed within 30 minutes');
+}
+
+interface SearchRow {
+  what: string;
+  service: LatencyFigures;
+  raw: LatencyFigures;
+  service8?: ThroughputFigures;
+  raw8?: ThroughputFigures;
+  overlap?: number;
+  recall?: number;
+}
+
+/** Reads the anchors' vectors once (not timed) and builds the raw twin of a similar search. */
+async function similarCase(ctx: Ctx, anchors: string[], mode: VectorField | 'hybrid') {
+  const res = await ctx.es.mget<Record<string, number[]>>({ index: ctx.index.products, ids: anchors, _source_includes: VECTOR_FIELDS.map((f) => `vector_${f}`) });
+  const docs = res.docs.map((d) => ('_source' in d ? d._source : undefined) ?? {});
+  const fields = mode === 'hybrid' ? [...VECTOR_FIELDS] : [mode];
+  const centroids = new Map<VectorField, number[]>();
+  for (const f of fields) {
+    const vs = docs.map((d) => d[`vector_${f}`]).filter((v): v is number[] => Array.isArray(v));
+    if (vs.length) centroids.set(f, centroid(vs));
+  }
+  const k = fields.length > 1 ? 30 : 10;
+  const filter = similarFilter(TENANT, anchors);
+  const weights = new Map([...centroids.keys()].map((f) => [f, 1 / centroids.size]));
+  return {
+    body: { anchor_product_ids: anchors, limit: 10, vector_field: mode },
+    raw: () => rawSimilar(ctx.es, ctx.index.products, centroids, k, filter),
+    centroids,
+    weights,
+  };
+}
+
+function anchorSets(ctx: Ctx, count: number, perQuery: number, seed = 1): string[][] {
+  const ids = [...ctx.ids].sort();
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31) % ids.length;
+  return Array.from({ length: count }, () => Array.from({ length: perQuery }, () => ids[next()]!));
+}
+
+async function similarRow(ctx: Ctx, mode: VectorField | 'hybrid', anchorsPerQuery: number, options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>> }): Promise<SimilarRowResult> {
+  const sets = anchorSets(ctx, QUERIES, anchorsPerQuery, anchorsPerQuery * 7 + (mode === 'hybrid' ? 3 : 0));
+  const cases = await Promise.all(sets.map((a) => similarCase(ctx, a, mode)));
+  const got: string[][] = [];
+  const rawIds: string[][] = [];
+  const rounds = await pairedRounds(QUERIES, {
+    service: async (i) => {
+      got[i] = (await ctx.api.post<{ products: { id: string }[] }>('/search/similar', cases[i]!.body)).products.map((p) => p.id);
+    },
+    raw: async (i) => {
+      rawIds[i] = (await cases[i]!.raw()).slice(0, 10);
+    },
+  });
+  const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+  const row: SimilarRowResult = {
+    what: `similar ${mode}, ${anchorsPerQuery} anchor${anchorsPerQuery > 1 ? 's' : ''}`,
+    service: latencyFigures(rounds.service),
+    raw: latencyFigures(rounds.raw),
+    overlap: mean(got.map((g, i) => overlap(g, rawIds[i]!))),
+  };
+  const all = options.recallOf;
+  if (all) {
+    const exact = cases.map((c) => bruteForce(all, c.centroids, c.weights, new Set(c.body.anchor_product_ids), 10));
+    row.recall = mean(got.map((g, i) => overlap(g, exact[i]!)));
+    row.rawRecall = mean(rawIds.map((g, i) => overlap(g, exact[i]!)));
+  }
+  if (options.throughput) {
+    row.service8 = await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+    row.raw8 = await closedLoop(8, SECONDS, (i) => cases[i % cases.length]!.raw());
+    row.service1 = await closedLoop(1, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+    row.raw1 = await closedLoop(1, SECONDS, (i) => cases[i % cases.length]!.raw());
+  }
+  return row;
+}
+
+interface SimilarRowResult extends SearchRow {
+  /** Raw Elasticsearch's own recall@10 against brute force: what approximate kNN loses by itself. */
+  rawRecall?: number;
+  service1?: ThroughputFigures;
+  raw1?: ThroughputFigures;
+}
+
+const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
+const ENTRY_TEXT_FIELDS = ['title^2', 'summary^1.5', 'content', 'similarity_text'];
+const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
+
+/** Product or entry search through the gateway against the raw searches with the same query vector. */
+async function searchRow(ctx: Ctx, kind: 'products' | 'entries', queries: string[], vectors: Float32Array[], userId: string): Promise<SearchRow> {
+  const filter =
+    kind === 'products'
+      ? { bool: { filter: [{ term: { tenant_id: TENANT } }], must_not: [] } }
+      : {
+          bool: {
+            filter: [
+              { term: { tenant_id: TENANT } },
+              { bool: { should: [{ terms: { visibility: ADMIN_VISIBLE } }, { bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: userId } }] } }], minimum_should_match: 1 } },
+            ],
+          },
+        };
+  const raw = (i: number) =>
+    rawHybrid(ctx.es, {
+      index: ctx.index[kind],
+      query: queries[i % queries.length]!,
+      vector: Array.from(vectors[i % queries.length]!),
+      filter,
+      textFields: kind === 'products' ? PRODUCT_TEXT_FIELDS : ENTRY_TEXT_FIELDS,
+      vectorField: kind === 'products' ? 'vector_description' : 'vector',
+      ...(kind === 'products' ? { exactFields: ['sku', 'gtin'] } : {}),
+      limit: 10,
+    });
+  const service = (i: number) => ctx.api.post(`/search/${kind}`, { query: queries[i % queries.length]!, limit: 10 });
+  // Each query once first, so the service's query-embedding cache is as warm as the raw side's precomputed vectors.
+  for (let i = 0; i < queries.length; i++) await service(i);
+  const rounds = await pairedRounds(QUERIES, { service, raw });
+  return {
+    what: `${kind === 'products' ? 'product' : 'entry'} search`,
+    service: latencyFigures(rounds.service),
+    raw: latencyFigures(rounds.raw),
+    service8: await closedLoop(8, SECONDS, service),
+    raw8: await closedLoop(8, SECONDS, raw),
+  };
+}
+
+/** The embedder in the service (Embed over gRPC, uncached) against a bare session, on the same fresh texts. */
+async function embedderRows(ctx: Ctx, texts: string[]) {
+  const { similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/common');
+  const grpc = await import('@grpc/grpc-js');
+  const client = typedClient('similarity', new (similarityProto().kb.similarity.v1.SimilarityService)(ctx.stack.services!.grpcAddresses.similarity, grpc.credentials.createInsecure(), CLIENT_OPTIONS), 120_000);
+  const caller = systemCaller('catalog', TENANT);
+  const bare = await BareSession.open(ctx.stack.model);
+  const rows: { what: string; batch: number; textsPerSecond: number }[] = [];
+  try {
+    await bare.embed(texts.slice(0, 8), 8);
+    for (const batch of [1, 32]) {
+      const half = texts.length / 2;
+      // Different halves per side and size, so the service's own caches cannot help (Embed is uncached anyway).
+      const service = await timed(async () => {
+        for (let i = 0; i < half; i += batch) await client.call('Embed', { caller, texts: texts.slice(i, Math.min(half, i + batch)) });
+      });
+      const raw = await timed(() => bare.embed(texts.slice(half), batch));
+      rows.push({ what: 'embedder in the service (Embed RPC)', batch, textsPerSecond: half / (service.ms / 1000) });
+      rows.push({ what: 'bare onnxruntime-node session', batch, textsPerSecond: half / (raw.ms / 1000) });
+    }
+    // Does a text's vector depend on its batch-mates? Same texts, batch 1 against batch 32.
+    const one = await bare.embed(texts.slice(0, 32), 1);
+    const many = await bare.embed(texts.slice(0, 32), 32);
+    const worst = Math.min(...one.map((v, i) => v.reduce((s, x, d) => s + x * many[i]![d]!, 0)));
+    const served = await client.call('Embed', { caller, texts: texts.slice(0, 32) });
+    const servedVsOne = Math.min(...served.vectors.map((e, i) => Array.from(e.values).reduce((s, x, d) => s + x * one[i]![d]!, 0)));
+    return { rows, batchedVsAlone: worst, serviceVsBareAlone: servedVsOne };
+  } finally {
+    client.close();
+    await bare.close();
+  }
+}
+
+interface TierResult {
+  products: number;
+  ingestCold: { products: number; perSecond: number; seconds: number };
+  similar: SimilarRowResult[];
+  productSearch?: SearchRow;
+}
+
+interface Report {
+  startedAt: string;
+  machine: { cpus: number; node: string };
+  settings: { products: number; entries: number; queries: number; seconds: number; scale: number[] };
+  ingest: { cold?: { products: number; perSecond: number; textsPerSecond: number }; warm?: { products: number; perSecond: number; textsPerSecond: number }; entries?: { entries: number; perSecond: number } };
+  rows: SearchRow[];
+  embedder?: Awaited<ReturnType<typeof embedderRows>>;
+  hops?: { total: number; hops: { hop: string; ms: number }[]; spans: number };
+  tracing?: { sampler: string; on: ThroughputFigures; off: ThroughputFigures; cost: number };
+  memoryMiB: Record<string, number>;
+  tiers: TierResult[];
+  seconds?: number;
+}
+
+const TRACING_ON = (receiver: SpanReceiver) => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_BSP_SCHEDULE_DELAY: '1000',
+});
+
+function memory(ctx: Ctx, into: Record<string, number>): void {
+  for (const child of ctx.stack.services?.children ?? []) into[child.name] = Math.max(into[child.name] ?? 0, peakMemoryMiB(child.pgid));
+  for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends))) {
+    if (!['knowledge', 'catalog', 'similarity', 'gateway'].includes(name)) into[name] = Math.max(into[name] ?? 0, peakMemoryMiB(pgid));
+  }
+}
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  const report: Report = {
+    startedAt: new Date().toISOString(),
+    machine: { cpus: require('node:os').availableParallelism(), node: process.version },
+    settings: { products: PRODUCTS, entries: ENTRIES, queries: QUERIES, seconds: SECONDS, scale: SCALE },
+    ingest: {},
+    rows: [],
+    memoryMiB: {},
+    tiers: [],
+  };
+  const receiver = await SpanReceiver.start();
+  const stack = await startBenchStack(log);
+  const profile = process.env.BENCH_PROFILE === '1';
+  const profileDir = join(OUT, 'profiles');
+  const nodeArgs = profile ? () => ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined;
+  try {
+    log('starting the services (tracing on, exported to the benchmark)');
+    await stack.startServices(TRACING_ON(receiver));
+    const token = await stack.token('Admin');
+    const api = new Api(stack.gatewayUrl, token);
+    const es = rawClient(stack.backends.elasticsearchUrl);
+    const ctx: Ctx = { stack, api, es, index: aliases(stack.model), siteId: '', ids: [] };
+    ctx.siteId = (await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })).id;
+
+    const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
+    const products = catalogue(sizes.at(-1)!);
+    let loaded = 0;
+    for (const size of sizes) {
+      log(`loading products ${loaded}–${size} (cold embedding cache)`);
+      const cold = await ingest(ctx, products.slice(loaded, size));
+      log(`  ${(size - loaded)} products in ${cold.seconds.toFixed(1)} s: ${cold.perSecond.toFixed(1)} products/s`);
+      const tier: TierResult = { products: size, ingestCold: { products: size - loaded, perSecond: cold.perSecond, seconds: cold.seconds }, similar: [] };
+      loaded = size;
+      if (size === PRODUCTS) {
+        report.ingest.cold = { products: PRODUCTS, perSecond: PRODUCTS / (report.tiers.reduce((s, t) => s + t.ingestCold.seconds, 0) + cold.seconds), textsPerSecond: 0 };
+        report.ingest.cold.textsPerSecond = report.ingest.cold.perSecond * 3;
+        await mainTier(ctx, report, products.slice(0, size), receiver, nodeArgs);
+        tier.similar = report.rows.filter((r): r is SimilarRowResult => r.what.startsWith('similar'));
+        tier.productSearch = report.rows.find((r) => r.what === 'product search');
+      } else {
+        for (const anchors of [1, 3, 10]) tier.similar.push(await similarRow(ctx, 'description', anchors, { throughput: anchors === 1 }));
+        tier.similar.push(await similarRow(ctx, 'hybrid', 1, { throughput: false }));
+      }
+      report.tiers.push(tier);
+      memory(ctx, report.memoryMiB);
+      writeReport(report);
+    }
+  } finally {
+    report.seconds = (performance.now() - began) / 1000;
+    writeReport(report);
+    await stack.stop();
+    await receiver.close();
+  }
+  process.stdout.write(`\n${markdown(report)}\n`);
+}
+
+async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], receiver: SpanReceiver, nodeArgs: (() => string[]) | undefined): Promise<void> {
+  log(`re-writing ${products.length} products with a new price (warm embedding cache)`);
+  const warm = await ingest(ctx, products.map((p) => ({ ...p, price_current: p.price_current + 1 })));
+  report.ingest.warm = { products: products.length, perSecond: warm.perSecond, textsPerSecond: warm.perSecond * 3 };
+
+  log(`writing ${ENTRIES} knowledge entries`);
+  const category = await ctx.api.post<{ id: string }>('/categories', { name: 'Bench FAQ' });
+  const t0 = performance.now();
+  const list = entries(ENTRIES);
+  let next = 0;
+  await Promise.all(
+    [0, 1, 2, 3].map(async () => {
+      while (next < list.length) {
+        const e = list[next++]!;
+        await ctx.api.post('/knowledge-entries', { ...e, category_id: category.id, visibility: 'internal' });
+      }
+    }),
+  );
+  while ((await ctx.stack.backlog()) > 0) await new Promise((r) => setTimeout(r, 200));
+  report.ingest.entries = { entries: ENTRIES, perSecond: ENTRIES / ((performance.now() - t0) / 1000) };
+
+  log('reading every vector for brute force');
+  const all = await allProductVectors(ctx.es, ctx.index.products, TENANT);
+  for (const [mode, anchors] of [['description', 1], ['hybrid', 1], ['description', 3], ['description', 10]] as const) {
+    log(`similar search: ${mode}, ${anchors} anchor(s)`);
+    report.rows.push(await similarRow(ctx, mode, anchors, { throughput: anchors === 1, recallOf: all }));
+  }
+  const bare = await BareSession.open(ctx.stack.model);
+  const pq = productQueries(50);
+  const eq = entryQueries(50);
+  const pv = await bare.embed(pq, 1);
+  const ev = await bare.embed(eq, 1);
+  await bare.close();
+  const userId = (await ctx.api.call<{ user_id?: string }>('GET', '/me').catch(() => ({ user_id: '' }))).user_id ?? '';
+  log('product search');
+  report.rows.push(await searchRow(ctx, 'products', pq, pv, userId));
+  log('entry search');
+  report.rows.push(await searchRow(ctx, 'entries', eq, ev, userId));
+  writeReport(report);
+
+  if (nodeArgs) {
+    log('CPU profiles: similar search, then product search, 8 clients, with the services under --cpu-prof');
+    await ctx.stack.startServices(TRACING_ON(receiver), nodeArgs);
+    const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
+    await closedLoop(8, 20, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+    await closedLoop(8, 10, (i) => ctx.api.post('/search/products', { query: pq[i % pq.length]!, limit: 10 }));
+    await ctx.stack.startServices(TRACING_ON(receiver));
+  }
+
+  log('embedder: the service against a bare session');
+  const fresh = catalogue(products.length + 256).slice(products.length).map((p) => `${p.title}. ${p.description} ${p.language === 'en' ? 'Also available' : 'Auch erhältlich'} in size ${p.sku.slice(-2)}.`);
+  report.embedder = await embedderRows(ctx, fresh);
+
+  log('one traced similar search, per hop');
+  const traceId = randomHex(16);
+  const anchor = anchorSets(ctx, 1, 1, 99)[0]!;
+  await ctx.api.post('/search/similar', { anchor_product_ids: anchor, limit: 10, vector_field: 'description' }, { traceparent: `00-${traceId}-${randomHex(8)}-01` });
+  await new Promise((r) => setTimeout(r, 2500));
+  const spans = receiver.trace(traceId);
+  report.hops = { ...breakdown(spans), spans: spans.length };
+  memory(ctx, report.memoryMiB);
+
+  log('tracing cost: similar search at 8 clients with tracing on, then off');
+  const sampler = process.env.OTEL_TRACES_SAMPLER ? `${process.env.OTEL_TRACES_SAMPLER} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}` : 'service default';
+  const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
+  const load = () => closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+  const on = await load();
+  await ctx.stack.startServices({ OTEL_SDK_DISABLED: 'true' });
+  const off = await load();
+  report.tracing = { sampler, on, off, cost: 1 - on.perSecond / off.perSecond };
+  await ctx.stack.startServices(TRACING_ON(receiver));
+}
+
+function randomHex(bytes: number): string {
+  return require('node:crypto').randomBytes(bytes).toString('hex');
+}
+
+const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(1));
+const f3 = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(3));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`);
+
+export function markdown(r: Report): string {
+  const lines: string[] = [];
+  lines.push(`Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`);
+  lines.push('');
+  lines.push('| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s (gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of r.rows as SimilarRowResult[]) {
+    lines.push(
+      `| ${row.what} | ${f1(row.service.p50)} / ${f1(row.service.p99)} | ${f1(row.raw.p50)} / ${f1(row.raw.p99)} | ${ratio(row.service.p50, row.raw.p50)} | ${ratio(row.service.p99, row.raw.p99)} | ${row.service1 ? `${f1(row.service1.perSecond)} / ${f1(row.raw1?.perSecond)}` : '–'} | ${row.service8 ? `${f1(row.service8.perSecond)} / ${f1(row.raw8?.perSecond)}` : '–'} | ${row.service8 ? ratio(row.service8.perSecond, row.raw8?.perSecond) : '–'} | ${f3(row.overlap)} | ${f3(row.recall)}${row.rawRecall === undefined ? '' : ` (${f3(row.rawRecall)})`} |`,
+    );
+  }
+  lines.push('');
+  const { cold, warm, entries: e } = r.ingest;
+  lines.push('| ingest | products/s | texts/s |');
+  lines.push('|---|---|---|');
+  if (cold) lines.push(`| products, cold embedding cache (bulk of 500, 2 in flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`);
+  if (warm) lines.push(`| products, warm embedding cache (same texts, new price) | ${f1(warm.perSecond)} | ${f1(warm.textsPerSecond)} |`);
+  if (e) lines.push(`| knowledge entries (one POST each, 4 in flight, until indexed) | ${f1(e.perSecond)} entries/s | |`);
+  if (r.embedder) {
+    lines.push('');
+    lines.push('| embedder | batch | texts/s |');
+    lines.push('|---|---|---|');
+    for (const row of r.embedder.rows) lines.push(`| ${row.what} | ${row.batch} | ${f1(row.textsPerSecond)} |`);
+    lines.push(`| lowest cosine, a text alone against in a batch of 32 (bare session) | | ${r.embedder.batchedVsAlone.toFixed(6)} |`);
+    lines.push(`| lowest cosine, the service's vector against the bare session's alone | | ${r.embedder.serviceVsBareAlone.toFixed(6)} |`);
+  }
+  if (cold && r.embedder) {
+    const bare1 = r.embedder.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)!.textsPerSecond;
+    lines.push('');
+    lines.push(`Ingest against the bare session at batch 1 (the service's batching): ${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`);
+  }
+  if (r.hops) {
+    lines.push('');
+    lines.push(`One similar search, traced (${r.hops.spans} spans, ${f1(r.hops.total)} ms end to end at the gateway):`);
+    lines.push('');
+    lines.push('| hop | ms (self time) |');
+    lines.push('|---|---|');
+    for (const h of r.hops.hops) lines.push(`| ${h.hop} | ${h.ms.toFixed(2)} |`);
+  }
+  if (r.tracing) {
+    lines.push('');
+    lines.push(`Tracing (${r.tracing.sampler}): similar search at 8 clients ${f1(r.tracing.on.perSecond)} req/s on, ${f1(r.tracing.off.perSecond)} req/s off: cost ${(r.tracing.cost * 100).toFixed(1)}%.`);
+  }
+  lines.push('');
+  lines.push('| peak memory (VmHWM) | MiB |');
+  lines.push('|---|---|');
+  for (const [name, mib] of Object.entries(r.memoryMiB)) lines.push(`| ${name} | ${mib.toFixed(0)} |`);
+  if (r.tiers.length > 1) {
+    lines.push('');
+    lines.push('| products | ingest products/s (cold) | similar p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |');
+    lines.push('|---|---|---|---|---|---|---|');
+    for (const t of r.tiers) {
+      const s = (what: string) => t.similar.find((x) => x.what === what);
+      const cell = (what: string) => {
+        const x = s(what);
+        return x ? `${f1(x.service.p50)} / ${f1(x.raw.p50)}` : '–';
+      };
+      const one = s('similar description, 1 anchor');
+      lines.push(
+        `| ${t.products} | ${f1(t.ingestCold.perSecond)} | ${cell('similar description, 1 anchor')} | ${cell('similar description, 3 anchors')} | ${cell('similar description, 10 anchors')} | ${cell('similar hybrid, 1 anchor')} | ${one?.service8 ? `${f1(one.service8.perSecond)} / ${f1(one.raw8?.perSecond)}` : '–'} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function writeReport(r: Report): void {
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(join(OUT, 'latest.json'), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(join(OUT, 'latest.md'), `${markdown(r)}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`npm run bench: ${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,126 @@
+/** The stack the benchmark measures: fresh backends, the four services as `npm start` runs them, one tenant. */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { runAdmin } from '@kb/knowledge';
+import { ensureEmbeddingModel, type EmbeddingModel } from '../artifacts';
+import { startBackends, type Backends } from '../backends';
+import { runDir } from '../cache';
+import { freePort } from '../ports';
+import { startServices, type RunningServices, type ServiceName } from '../services';
+
+export const TENANT = 'bench';
+const DATABASE = 'kb_bench';
+
+export interface BenchStack {
+  backends: Backends;
+  model: EmbeddingModel;
+  mongoUri: string;
+  gatewayUrl: string;
+  logDir: string;
+  services: RunningServices | undefined;
+  /** (Re)starts the four services with these telemetry settings. */
+  startServices(env: Record<string, string>, nodeArgs?: (s: ServiceName) => string[]): Promise<RunningServices>;
+  stopServices(): Promise<void>;
+  token(role?: string): Promise<string>;
+  /** Products and entries still waiting for the indexer (needs_index / index_pending). */
+  backlog(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(log: (msg: string) => void): Promise<BenchStack> {
+  const model = await ensureEmbeddingModel(log);
+  const backends = await startBackends({ persistent: false, log });
+  const url = new URL(backends.mongoUri);
+  url.pathname = `/${DATABASE}`;
+  const mongoUri = url.toString();
+  const port = await freePort();
+  const logDir = join(runDir(), 'bench-logs');
+  mkdirSync(logDir, { recursive: true });
+  let db: mongoose.Connection | undefined;
+  const stack: BenchStack = {
+    backends,
+    model,
+    mongoUri,
+    gatewayUrl: `http://127.0.0.1:${port}`,
+    logDir,
+    services: undefined,
+    async startServices(env, nodeArgs) {
+      await stack.stopServices();
+      stack.services = await startServices({
+        mongoUri,
+        elasticsearchUrl: backends.elasticsearchUrl,
+        model,
+        port,
+        logDir,
+        env: { TENANT_MODE: 'host', DEFAULT_TENANT: TENANT, RATE_LIMIT_PER_MINUTE: '10000000', ...env },
+        ...(nodeArgs ? { nodeArgs } : {}),
+        onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
+      });
+      return stack.services;
+    },
+    async stopServices() {
+      await stack.services?.stop();
+      stack.services = undefined;
+    },
+    async token(role = 'Admin') {
+      const connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+      try {
+        const out: string[] = [];
+        await runAdmin(['tenant', 'create', TENANT, '--if-missing'], connection, () => undefined);
+        await runAdmin(['token', 'create', '--tenant', TENANT, '--role', role, '--name', 'bench'], connection, (line) => out.push(line));
+        return out.at(-1)!;
+      } finally {
+        await connection.close();
+      }
+    },
+    async backlog() {
+      db ??= await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
+      const products = await db.collection('products').countDocuments({ needs_index: true });
+      const entries = await db.collection('knowledge_entries').countDocuments({ index_pending: true }).catch(() => 0);
+      return products + entries;
+    },
+    async stop() {
+      await db?.close();
+      await stack.stopServices();
+      await backends.stop();
+    },
+  };
+  return stack;
+}
+
+/** Peak resident memory (VmHWM) of the largest process in a process group, in MiB. */
+export function peakMemoryMiB(pgid: number): number {
+  let peak = 0;
+  for (const pid of groupMembers(pgid)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kb / 1024);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return peak;
+}
+
+function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of require('node:fs').readdirSync('/proc') as string[]) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) out.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** The backends' process groups as the run state records them (name → pgid). */
+export function backendGroups(backends: Backends): Record<string, number> {
+  const state = JSON.parse(readFileSync(backends.statePath, 'utf8')) as { processes: { name: string; pgid: number }[] };
+  return Object.fromEntries(state.processes.map((p) => [p.name, p.pgid]));
+}

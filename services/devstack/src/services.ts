@@ -1,0 +1,109 @@
+/**
+ * The four services as processes, started the way `npm start` starts them (the OpenTelemetry
+ * preload, one process group each, logs in files), for `npm start` and `npm run bench`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkoutDir } from './cache';
+import { freePort } from './ports';
+import { startProcess, waitUntil, type RunningProcess } from './process-group';
+
+export const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export interface ServicesOptions {
+  mongoUri: string;
+  elasticsearchUrl: string;
+  model: { dir: string; name: string; dims: number };
+  /** The gateway's HTTP port. */
+  port: number;
+  logDir: string;
+  /** Settings of every service (after the defaults), e.g. telemetry. */
+  env?: Record<string, string>;
+  /** Extra node flags per service, e.g. --cpu-prof. */
+  nodeArgs?: (service: ServiceName) => string[];
+  /** Called with each process as it starts, before the next one (run-state tracking). */
+  onStarted?: (child: RunningProcess) => void;
+}
+
+export interface RunningServices {
+  children: RunningProcess[];
+  grpcAddresses: { knowledge: string; catalog: string; similarity: string };
+  /** The gateway first (no new requests), then the back services. */
+  stop(): Promise<void>;
+}
+
+/** Starts knowledge, catalog, similarity and the gateway and waits for the gateway's /readyz. */
+export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
+  mkdirSync(opts.logDir, { recursive: true });
+  const grpcPorts = { knowledge: await freePort(), catalog: await freePort(), similarity: await freePort() };
+  const grpcAddresses = {
+    knowledge: `127.0.0.1:${grpcPorts.knowledge}`,
+    catalog: `127.0.0.1:${grpcPorts.catalog}`,
+    similarity: `127.0.0.1:${grpcPorts.similarity}`,
+  };
+  const common = {
+    ...process.env,
+    GRPC_HOST: '127.0.0.1',
+    MONGODB_URI: opts.mongoUri,
+    ELASTICSEARCH_URL: opts.elasticsearchUrl,
+    EMBEDDING_MODEL_DIR: opts.model.dir,
+    EMBEDDING_MODEL_NAME: opts.model.name,
+    EMBEDDING_DIMS: String(opts.model.dims),
+    KNOWLEDGE_GRPC_PORT: String(grpcPorts.knowledge),
+    CATALOG_GRPC_PORT: String(grpcPorts.catalog),
+    SIMILARITY_GRPC_PORT: String(grpcPorts.similarity),
+    KNOWLEDGE_GRPC_ADDR: grpcAddresses.knowledge,
+    CATALOG_GRPC_ADDR: grpcAddresses.catalog,
+    SIMILARITY_GRPC_ADDR: grpcAddresses.similarity,
+    PORT: String(opts.port),
+    HOST: process.env.HOST ?? '127.0.0.1',
+    ...opts.env,
+  };
+  const telemetry = require.resolve('@kb/common/dist/telemetry.js');
+  const children: RunningProcess[] = [];
+  const stop = async () => {
+    for (const name of [...SERVICES].reverse()) await children.find((c) => c.name === name)?.stop();
+  };
+  try {
+    for (const name of SERVICES) {
+      // --title rewrites the process's command line to the title, which is then the marker a
+      // later run recognises it by.
+      const marker = `kb-${name}`;
+      const child = await startProcess({
+        name,
+        command: process.execPath,
+        args: [`--title=${marker}`, ...(opts.nodeArgs?.(name) ?? []), '--require', telemetry, join(checkoutDir(), 'services', name, 'dist', 'main.js')],
+        env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
+        cwd: checkoutDir(),
+        logFile: join(opts.logDir, `${name}.log`),
+        marker,
+      });
+      children.push(child);
+      opts.onStarted?.(child);
+    }
+    await waitForReady(children, opts.port);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { children, grpcAddresses, stop };
+}
+
+/** Waits for the gateway's /readyz; a service that exits meanwhile fails the start with its log's path. */
+async function waitForReady(children: RunningProcess[], port: number): Promise<void> {
+  const readyz = `http://127.0.0.1:${port}/readyz`;
+  let last = '';
+  const ready = await waitUntil(async () => {
+    const dead = children.find((c) => c.exitReason());
+    if (dead) throw new Error(`the ${dead.name} service ${dead.exitReason()} during start-up; its log: ${dead.logFile}`);
+    try {
+      const res = await fetch(readyz);
+      last = await res.text();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }, 120_000, 500);
+  if (!ready) throw new Error(`the services did not become ready within 120 s; last /readyz answer: ${last}`);
+}
