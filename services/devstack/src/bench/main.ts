@@ -14,7 +14,7 @@ import { closedLoop, latencyFigures, pairedRounds, timed, type LatencyFigures, t
 import { aliases, allProductVectors, bruteForce, centroid, overlap, rawClient, rawHybrid, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
 import { BareSession } from './onnx';
 import { breakdown, SpanReceiver } from './spans';
-import { backendGroups, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
+import { backendGroups, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PRODUCTS = env('BENCH_PRODUCTS', 5000);
@@ -284,7 +284,7 @@ async function main(): Promise<void> {
     const token = await stack.token('Admin');
     const api = new Api(stack.gatewayUrl, token);
     const es = rawClient(stack.backends.elasticsearchUrl);
-    const ctx: Ctx = { stack, api, es, index: aliases(stack.model), siteId: '', ids: [] };
+    const ctx: Ctx = { stack, api, es, index: aliases(stack.model, INDEX_PREFIX), siteId: '', ids: [] };
     ctx.siteId = (await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })).id;
 
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);

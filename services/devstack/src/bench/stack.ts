@@ -10,7 +10,9 @@ import { freePort } from '../ports';
 import { startServices, type RunningServices, type ServiceName } from '../services';
 
 export const TENANT = 'bench';
-const DATABASE = 'kb_bench';
+/** BENCH_DATABASE and BENCH_INDEX_PREFIX keep two runs on shared backends apart. */
+const DATABASE = process.env.BENCH_DATABASE ?? 'kb_bench';
+export const INDEX_PREFIX = process.env.BENCH_INDEX_PREFIX ?? 'kb';
 
 export interface BenchStack {
   backends: Backends;
@@ -53,7 +55,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
         model,
         port,
         logDir,
-        env: { TENANT_MODE: 'host', DEFAULT_TENANT: TENANT, RATE_LIMIT_PER_MINUTE: '10000000', ...env },
+        env: { TENANT_MODE: 'host', DEFAULT_TENANT: TENANT, RATE_LIMIT_PER_MINUTE: '10000000', ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX, ...env },
         ...(nodeArgs ? { nodeArgs } : {}),
         onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
       });
