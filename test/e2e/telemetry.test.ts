@@ -45,7 +45,8 @@ beforeAll(async () => {
   stack = await startProcessStack({
     mongoUri: mongoUri(),
     indexPrefix: db,
-    env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '100' }),
+    // Every trace kept (the default keeps a tenth of those not started by a sampled caller).
+    env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
     indexing: { INDEXER_INTERVAL_MS: '250' },
     gateways: { gateway: {}, sampledGateway: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' } },
     keepChars: 500_000,

@@ -23,6 +23,7 @@ function fakeProducts(stored: ProductDoc[], racing: string[] = []) {
     touch: async (_t: string, ids: string[]) => void calls.push(`touch:${ids.join(',')}`),
     adoptChildrenOf: async () => [],
     findByIds: async () => [],
+    existingIds: async () => [],
     findByKey: async () => null,
     upsert: async (_t: string, _s: string, key: string, _id: string, set: object) => {
       calls.push(`upsert:${key}`);

@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
+import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
 
 const exporting = Boolean(
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
@@ -35,7 +36,11 @@ function logError(msg: string, fields: Record<string, unknown>): void {
 // `prometheus` alone (what the Helm chart sets): the SDK's own exporter, read from the same
 // variables, built here so that a busy port is logged; sdk-node would drop that error silently.
 // Any other combination (otlp, console, several) is left to sdk-node as it reads the variable.
+/** OTEL_SDK_DISABLED=true: nothing is patched, recorded or served at all (no spans, no trace ids in logs, no metrics). */
+const disabled = process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
+
 const metricReaders =
+  !disabled &&
   prometheus && metricsExporters.every((e) => e === 'prometheus')
     ? [
         new PrometheusExporter({}, (err: Error | void) => {
@@ -44,7 +49,26 @@ const metricReaders =
       ]
     : undefined;
 
-const sdk = new NodeSDK({
+/**
+ * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests that arrive
+ * without a sampled traceparent (a caller's sampled trace is always continued in full).
+ * Measured with `npm run bench` (README, "Performance"): tracing every request cost ~X% of the
+ * similar-search throughput at 8 clients, a tenth of them ~Y%.
+ */
+/**
+ * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
+ * trace of this system is made of (HTTP in and out of the gateway, Koa routes, gRPC, MongoDB,
+ * and the HTTP under each Elasticsearch client span). The others of the auto-instrumentation
+ * bundle cost CPU on every request and add nothing here (pino: the logger's own mixin already
+ * writes trace_id and span_id; runtime-node: event-loop metrics nobody reads from spans).
+ */
+export const DEFAULT_INSTRUMENTATIONS = 'http,koa,grpc,mongoose,mongodb,undici';
+if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = DEFAULT_INSTRUMENTATIONS;
+
+export const DEFAULT_SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } as const;
+if (!process.env.OTEL_TRACES_SAMPLER) Object.assign(process.env, DEFAULT_SAMPLER);
+
+const sdk = disabled ? undefined : new NodeSDK({
   ...(exporting ? {} : { spanProcessors: [dropSpans] }),
   ...(metricReaders ? { metricReaders } : {}),
   instrumentations: [
@@ -61,6 +85,9 @@ const sdk = new NodeSDK({
           PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') || (prometheus && req.socket?.localPort === prometheusPort),
       },
       '@opentelemetry/instrumentation-grpc': { ignoreGrpcMethods: ['Check', 'Watch'] },
+      // The route's span (router layer) is kept; one span per plain middleware (request id,
+      // errors, rate limit, body) told nothing and cost a span each on every request.
+      '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },
       // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
       // without suppression the driver's span of the same round trip is its sibling. Operations
       // outside any trace (start-up, timers) are not traced, as the driver's
@@ -69,13 +96,13 @@ const sdk = new NodeSDK({
     }),
   ],
 });
-sdk.start();
+sdk?.start();
 
 let stopping = false;
 export async function shutdownTelemetry(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await sdk.shutdown().catch(() => undefined);
+  await sdk?.shutdown().catch(() => undefined);
 }
 // Found by process.ts without importing this module (importing it would start the SDK in
 // processes that run without the preload, such as the tests).

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, readIndexBacklog, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
+import { findOfTenantByIds, isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, readIndexBacklog, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
 
 /**
  * Every field a product write replaces, derived from the input schema: each input field present
@@ -148,8 +148,11 @@ export function productsRepo(connection: Connection) {
       await Product.createIndexes();
       await ProductDeletion.createIndexes();
     },
-    findById: (tenantId: string, id: string) => Product.findOne({ tenant_id: tenantId, _id: id }).lean<ProductDoc>(),
-    findByIds: (tenantId: string, ids: string[]) => Product.find({ tenant_id: tenantId, _id: { $in: ids } }).lean<ProductDoc[]>(),
+    // By id through findOfTenantByIds: answered from the _id index on the local server too.
+    findById: async (tenantId: string, id: string) => (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, [id]))[0] ?? null,
+    findByIds: (tenantId: string, ids: string[]) => findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids),
+    /** Which of `ids` are the tenant's products (ids only). */
+    existingIds: async (tenantId: string, ids: string[]) => (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids, { _id: 1 })).map((d) => d._id),
     findByKey: (tenantId: string, siteId: string, key: string) =>
       Product.findOne({ tenant_id: tenantId, site_id: siteId, upsert_key: key }).lean<ProductDoc>(),
     countInSite: (tenantId: string, siteId: string) => Product.countDocuments({ tenant_id: tenantId, site_id: siteId }),

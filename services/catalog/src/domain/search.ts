@@ -41,41 +41,72 @@ async function hydrate(
   return { hits: out, dropped };
 }
 
-/** Products like the anchors (knowledge:read), hydrated from the catalog and filtered again. */
-export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
-  requireScope(caller, 'knowledge:read');
-  const tenantId = caller.tenant_id;
-  const requested = [...new Set(req.anchor_product_ids)];
-  const found = new Set((await deps.products.findByIds(tenantId, requested)).map((d) => d._id));
-  // Unknown and other-tenant anchors are ignored; their weights go with them.
+/** The anchors in request order (first occurrence), each with its weight when weights were sent. */
+function anchorsOf(req: catalogV1.SimilarProductsRequest__Output, known: (id: string) => boolean): { anchors: string[]; weights: number[] } {
   const anchors: string[] = [];
   const weights: number[] = [];
   req.anchor_product_ids.forEach((id, i) => {
-    if (found.has(id) && !anchors.includes(id)) {
+    if (known(id) && !anchors.includes(id)) {
       anchors.push(id);
       if (req.anchor_weights.length) weights.push(req.anchor_weights[i] ?? 1);
     }
   });
-  if (anchors.length === 0) throw AppError.notFound('None of the anchor products was found');
-  const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
+  return { anchors, weights };
+}
+
+const noAnchor = () => AppError.notFound('None of the anchor products was found');
+
+async function siteAfterAnchors(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output, siteId: string, foundIds: Promise<string[]>) {
+  const [found, site] = await Promise.allSettled([foundIds, requireSite(deps, tenantId, siteId)]);
+  if (found.status === 'fulfilled' && anchorsOf(req, (id) => found.value.includes(id)).anchors.length === 0) throw noAnchor();
+  if (site.status === 'rejected') throw site.reason;
+  return site.value;
+}
+
+type SimilarCall = Awaited<ReturnType<ReturnType<typeof similarity>['call']>>;
+
+/**
+ * Products like the anchors (knowledge:read), hydrated from the catalog and filtered again.
+ * The similarity service is asked with the anchors as sent while MongoDB says which of them are
+ * the tenant's products; when one is not (deleted, or another tenant's), the answer is dropped
+ * and the service asked again without it, so an anchor the catalog does not have never counts.
+ */
+export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
+  requireScope(caller, 'knowledge:read');
+  const tenantId = caller.tenant_id;
+  const foundIds = deps.products.existingIds(tenantId, [...new Set(req.anchor_product_ids)]);
+  foundIds.catch(() => undefined); // awaited below
+  // A slug must become the site's id before the similarity service can filter on it (looked up
+  // beside the anchors; an unknown anchor list is still the error answered first).
+  const site = req.site_id !== undefined ? await siteAfterAnchors(deps, tenantId, req, req.site_id, foundIds) : undefined;
   const vectorField = req.vector_field ?? (req.settings?.default_vector_field || DEFAULT_VECTOR_FIELD);
   const excludeParents = req.settings?.variant_strategy === 'children_only';
+  const ask = ({ anchors, weights }: { anchors: string[]; weights: number[] }): Promise<SimilarCall> =>
+    similarity(deps).call('SimilarProducts', {
+      caller,
+      anchor_product_ids: anchors,
+      anchor_weights: weights,
+      vector_field: vectorField,
+      weights: weightsOf(req.settings),
+      limit: req.limit || SIMILAR_DEFAULT_LIMIT,
+      ...(site ? { site_id: site._id } : {}),
+      ...(req.language !== undefined ? { language: req.language } : {}),
+      exclude_product_ids: [...new Set([...anchors, ...req.exclude_product_ids])],
+      exclude_parents: excludeParents,
+      collapse_variants: req.collapse_variants,
+      ...(req.min_score !== undefined ? { min_score: req.min_score } : {}),
+      explain: req.explain,
+    });
+  const asSent = anchorsOf(req, () => true);
+  const speculative = ask(asSent);
+  speculative.catch(() => undefined); // read below, or dropped when the anchors change
+  const found = new Set(await foundIds);
+  // Unknown and other-tenant anchors are ignored; their weights go with them.
+  const known = anchorsOf(req, (id) => found.has(id));
+  if (known.anchors.length === 0) throw noAnchor();
+  const res = known.anchors.length === asSent.anchors.length ? await speculative : await ask(known);
+  const { anchors } = known;
   const excluded = new Set([...anchors, ...req.exclude_product_ids]);
-  const res = await similarity(deps).call('SimilarProducts', {
-    caller,
-    anchor_product_ids: anchors,
-    anchor_weights: weights,
-    vector_field: vectorField,
-    weights: weightsOf(req.settings),
-    limit: req.limit || SIMILAR_DEFAULT_LIMIT,
-    ...(site ? { site_id: site._id } : {}),
-    ...(req.language !== undefined ? { language: req.language } : {}),
-    exclude_product_ids: [...excluded],
-    exclude_parents: excludeParents,
-    collapse_variants: req.collapse_variants,
-    ...(req.min_score !== undefined ? { min_score: req.min_score } : {}),
-    explain: req.explain,
-  });
   const keep = (p: ProductDoc) =>
     !excluded.has(p._id) && (!site || p.site_id === site._id) && (req.language === undefined || p.language === req.language) && !(excludeParents && p.is_parent);
   const { hits, dropped } = await hydrate(deps, tenantId, res.hits, keep, req.explain);

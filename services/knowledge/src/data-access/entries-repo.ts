@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientSession } from 'mongoose';
-import { onDuplicateKey, readIndexBacklog, type IndexBacklog } from '@kb/common';
+import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, type IndexBacklog } from '@kb/common';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 
 export type EntryRecord = EntryDoc;
@@ -72,6 +72,13 @@ export function entriesRepo(models: KnowledgeModels) {
     async findReadable(tenantId: string, id: string, by: ReadableBy): Promise<EntryRecord | null> {
       return Entry.findOne({ ...readableFilter(by), tenant_id: tenantId, _id: id }).lean<EntryDoc>();
     },
+
+    /**
+     * The tenant's entries by id (any order), whoever may read them: for callers that check each
+     * one (search hits go through stillMatching's canSee). Read by `_id` alone, which the local
+     * MongoDB-compatible server answers from its index (see findOfTenantByIds).
+     */
+    findManyOfTenant: (tenantId: string, ids: string[]) => findOfTenantByIds<EntryDoc>(Entry.collection, tenantId, ids),
 
     /** Those of the entries the reader may read (any order). */
     async findManyReadable(tenantId: string, ids: string[], by: ReadableBy): Promise<EntryRecord[]> {

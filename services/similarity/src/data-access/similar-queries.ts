@@ -9,11 +9,9 @@ export interface StoredProduct {
   source: Record<string, unknown>;
 }
 
-/** The anchors that exist, with their tenant and vectors (found by id, whatever the tenant). */
-export async function readAnchors(es: Client, index: string, ids: string[]): Promise<StoredProduct[]> {
-  const res = await withElasticsearch(() =>
-    es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...PRODUCT_VECTOR_FIELDS.map(productVectorPath)] }),
-  );
+/** The anchors that exist, with their tenant and the vectors of `fields` (found by id, whatever the tenant). */
+export async function readAnchors(es: Client, index: string, ids: string[], fields: readonly ProductVectorField[] = PRODUCT_VECTOR_FIELDS): Promise<StoredProduct[]> {
+  const res = await withElasticsearch(() => es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...fields.map(productVectorPath)] }));
   return (res.docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map((d) => ({ id: d._id, source: d._source ?? {} }));
 }
 

@@ -1,7 +1,7 @@
 import { SEARCH_DEFAULT_LIMIT, type Caller } from '@kb/common';
 import type { EntryRecord } from '../../data-access/entries-repo';
 import { isExpired } from '../entry-types';
-import { canSee, readableBy, searchFilter, type Viewer } from '../visibility';
+import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 
 export interface EntrySearchRequest {
@@ -52,7 +52,8 @@ export async function searchEntries(ctx: EntryContext, callerIn: Caller | null |
     ...(req.category_id ? { category_id: req.category_id } : {}),
     ...(req.language ? { language: req.language } : {}),
   });
-  // The index may be stale: load the hits from MongoDB and check them again.
-  const loaded = await ctx.entries.findManyReadable(v.caller.tenant_id, res.hits.map((h) => h.id), readableBy(v));
+  // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
+  // the caller read it as stored now, and does it still match the request).
+  const loaded = await ctx.entries.findManyOfTenant(v.caller.tenant_id, res.hits.map((h) => h.id));
   return stillMatching(v, req, res.hits, loaded);
 }
