@@ -12,10 +12,14 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
  */
 function deps(catalog: ProductDoc[], hits: string[], sites: Record<string, string> = {}) {
   const asked: string[][] = [];
+  const reads: string[][] = [];
   const d = {
     products: {
       existingIds: async (tenant: string, ids: string[]) => catalog.filter((p) => p.tenant_id === tenant && ids.includes(p._id)).map((p) => p._id),
-      findByIds: async (tenant: string, ids: string[]) => catalog.filter((p) => p.tenant_id === tenant && ids.includes(p._id)),
+      findByIds: async (tenant: string, ids: string[]) => {
+        reads.push(ids);
+        return catalog.filter((p) => p.tenant_id === tenant && ids.includes(p._id));
+      },
     },
     sites: { find: async (_t: string, ref: string) => (sites[ref] ? { _id: sites[ref], tenant_id: 't1' } : null) },
     similarity: {
@@ -25,7 +29,7 @@ function deps(catalog: ProductDoc[], hits: string[], sites: Record<string, strin
       },
     },
   };
-  return { deps: d as unknown as CatalogDeps, asked };
+  return { deps: d as unknown as CatalogDeps, asked, reads };
 }
 
 const request = (over: Partial<catalogV1.SimilarProductsRequest__Output>) =>
@@ -34,10 +38,11 @@ const request = (over: Partial<catalogV1.SimilarProductsRequest__Output>) =>
 const products = [1, 2, 3, 4].map((n) => storedProduct({ _id: id(n) }));
 
 describe('similar products in the catalog', () => {
-  test('when every anchor is in the catalog, then the similarity service is asked once and its hits are hydrated', async () => {
-    const { deps: d, asked } = deps(products, [id(3), id(4)]);
+  test('when every anchor is in the catalog, then the similarity service is asked once, and anchors and hits are read from MongoDB in one query', async () => {
+    const { deps: d, asked, reads } = deps(products, [id(3), id(4)]);
     const res = await similarProducts(d, callerWith('knowledge:read'), request({ anchor_product_ids: [id(1), id(2)] }));
     expect(asked).toEqual([[id(1), id(2)]]);
+    expect(reads).toEqual([[id(1), id(2), id(3), id(4)]]);
     expect(res.hits.map((h) => h.doc._id)).toEqual([id(3), id(4)]);
   });
 
@@ -52,6 +57,9 @@ describe('similar products in the catalog', () => {
   test('when no anchor is in the catalog, then 404 whatever the similarity service answered', async () => {
     const { deps: d } = deps(products, [id(3)]);
     await expect(similarProducts(d, callerWith('knowledge:read'), request({ anchor_product_ids: [id(7)] }))).rejects.toMatchObject({ kind: 'not_found', message: 'None of the anchor products was found' });
+    const failing = { ...d, similarity: { call: async () => Promise.reject(new Error('No anchor product has vectors')) } } as unknown as CatalogDeps;
+    await expect(similarProducts(failing, callerWith('knowledge:read'), request({ anchor_product_ids: [id(7)] }))).rejects.toMatchObject({ message: 'None of the anchor products was found' });
+    await expect(similarProducts(failing, callerWith('knowledge:read'), request({ anchor_product_ids: [id(1)] }))).rejects.toThrow('No anchor product has vectors');
   });
 
   test('when neither the anchors nor the site exist, then the anchors are the error answered', async () => {

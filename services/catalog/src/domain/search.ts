@@ -1,4 +1,4 @@
-import { AppError, DEFAULT_VECTOR_FIELD, present, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, DEFAULT_VECTOR_FIELD, present, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1, type similarityV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 
@@ -18,15 +18,15 @@ export interface RankedProduct {
   ranking: { score: number; score_sources: Record<string, number>; explanation_json?: string };
 }
 
+type IndexHit = { id: string; score: number; score_sources: Record<string, number>; explanation_json: string };
+
 /** Hits from the index, hydrated from MongoDB (the source of truth); ids no longer there are dropped. */
-async function hydrate(
-  deps: CatalogDeps,
-  tenantId: string,
-  hits: { id: string; score: number; score_sources: Record<string, number>; explanation_json: string }[],
-  keep: (p: ProductDoc) => boolean,
-  explain: boolean,
-): Promise<{ hits: RankedProduct[]; dropped: number }> {
-  const docs = new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d]));
+async function hydrate(deps: CatalogDeps, tenantId: string, hits: IndexHit[], keep: (p: ProductDoc) => boolean, explain: boolean): Promise<{ hits: RankedProduct[]; dropped: number }> {
+  return ranked(hits, new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d])), keep, explain);
+}
+
+/** The hits whose product is stored and kept, in the index's order, with how the index ranked them. */
+function ranked(hits: IndexHit[], docs: Map<string, ProductDoc>, keep: (p: ProductDoc) => boolean, explain: boolean): { hits: RankedProduct[]; dropped: number } {
   const out: RankedProduct[] = [];
   let dropped = 0;
   for (const h of hits) {
@@ -56,29 +56,34 @@ function anchorsOf(req: catalogV1.SimilarProductsRequest__Output, known: (id: st
 
 const noAnchor = () => AppError.notFound('None of the anchor products was found');
 
-async function siteAfterAnchors(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output, siteId: string, foundIds: Promise<string[]>) {
-  const [found, site] = await Promise.allSettled([foundIds, requireSite(deps, tenantId, siteId)]);
-  if (found.status === 'fulfilled' && anchorsOf(req, (id) => found.value.includes(id)).anchors.length === 0) throw noAnchor();
+/** Throws the 404 of an anchor list none of which is the tenant's product. */
+async function requireSomeAnchor(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output): Promise<void> {
+  const found = new Set(await deps.products.existingIds(tenantId, [...new Set(req.anchor_product_ids)]));
+  if (anchorsOf(req, (id) => found.has(id)).anchors.length === 0) throw noAnchor();
+}
+
+/** The request's site (a slug becomes its id); when the site is unknown, unknown anchors are still the error answered first. */
+async function siteOf(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output, siteId: string) {
+  const [anchors, site] = await Promise.allSettled([requireSomeAnchor(deps, tenantId, req), requireSite(deps, tenantId, siteId)]);
+  if (anchors.status === 'rejected') throw anchors.reason;
   if (site.status === 'rejected') throw site.reason;
   return site.value;
 }
 
-type SimilarCall = Awaited<ReturnType<ReturnType<typeof similarity>['call']>>;
+type SimilarCall = similarityV1.SimilarProductsResponse__Output;
 
 /**
  * Products like the anchors (knowledge:read), hydrated from the catalog and filtered again.
- * The similarity service is asked with the anchors as sent while MongoDB says which of them are
- * the tenant's products; when one is not (deleted, or another tenant's), the answer is dropped
- * and the service asked again without it, so an anchor the catalog does not have never counts.
+ * The similarity service is asked with the anchors as sent; then one MongoDB read fetches the
+ * anchors and the hits together. When an anchor is not the tenant's product (deleted, or another
+ * tenant's), that answer is dropped and the service asked again without it, so an anchor the
+ * catalog does not have never counts.
  */
 export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
   requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
-  const foundIds = deps.products.existingIds(tenantId, [...new Set(req.anchor_product_ids)]);
-  foundIds.catch(() => undefined); // awaited below
-  // A slug must become the site's id before the similarity service can filter on it (looked up
-  // beside the anchors; an unknown anchor list is still the error answered first).
-  const site = req.site_id !== undefined ? await siteAfterAnchors(deps, tenantId, req, req.site_id, foundIds) : undefined;
+  // A slug must become the site's id before the similarity service can filter on it.
+  const site = req.site_id !== undefined ? await siteOf(deps, tenantId, req, req.site_id) : undefined;
   const vectorField = req.vector_field ?? (req.settings?.default_vector_field || DEFAULT_VECTOR_FIELD);
   const excludeParents = req.settings?.variant_strategy === 'children_only';
   const ask = ({ anchors, weights }: { anchors: string[]; weights: number[] }): Promise<SimilarCall> =>
@@ -98,18 +103,25 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
       explain: req.explain,
     });
   const asSent = anchorsOf(req, () => true);
-  const speculative = ask(asSent);
-  speculative.catch(() => undefined); // read below, or dropped when the anchors change
-  const found = new Set(await foundIds);
+  let res: SimilarCall = await ask(asSent).catch(async (err: unknown) => {
+    // An anchor list the catalog does not have is the answer, whatever the index said of it.
+    await requireSomeAnchor(deps, tenantId, req);
+    throw err;
+  });
+  // One read for the anchors and the hits: which anchors the catalog has, and the hits as stored.
+  const stored = new Map((await deps.products.findByIds(tenantId, [...new Set([...asSent.anchors, ...res.hits.map((h) => h.id)])])).map((d) => [d._id, d]));
   // Unknown and other-tenant anchors are ignored; their weights go with them.
-  const known = anchorsOf(req, (id) => found.has(id));
+  const known = anchorsOf(req, (id) => stored.has(id));
   if (known.anchors.length === 0) throw noAnchor();
-  const res = known.anchors.length === asSent.anchors.length ? await speculative : await ask(known);
+  if (known.anchors.length < asSent.anchors.length) {
+    res = await ask(known);
+    for (const d of await deps.products.findByIds(tenantId, res.hits.map((h) => h.id).filter((id) => !stored.has(id)))) stored.set(d._id, d);
+  }
   const { anchors } = known;
   const excluded = new Set([...anchors, ...req.exclude_product_ids]);
   const keep = (p: ProductDoc) =>
     !excluded.has(p._id) && (!site || p.site_id === site._id) && (req.language === undefined || p.language === req.language) && !(excludeParents && p.is_parent);
-  const { hits, dropped } = await hydrate(deps, tenantId, res.hits, keep, req.explain);
+  const { hits, dropped } = ranked(res.hits, stored, keep, req.explain);
   let explainJson = '';
   if (req.explain) {
     const filtered = res.filtered_json ? (JSON.parse(res.filtered_json) as Record<string, unknown>) : {};

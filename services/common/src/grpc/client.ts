@@ -74,8 +74,9 @@ export function fromServiceError(err: grpc.ServiceError, service: string): AppEr
   return new AppError(kind, err.details || kind, issues);
 }
 
-/** Channel options shared by every client: reconnect quickly after a backend restarts. */
+/** Channel options shared by every client: reconnect quickly after a backend restarts; no channelz bookkeeping (nothing serves it). */
 export const CLIENT_OPTIONS: grpc.ClientOptions = {
+  'grpc.enable_channelz': 0,
   'grpc.initial_reconnect_backoff_ms': 200,
   'grpc.max_reconnect_backoff_ms': 2000,
   'grpc.max_receive_message_length': 16 * 1024 * 1024,

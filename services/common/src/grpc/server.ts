@@ -122,7 +122,8 @@ export async function startGrpcServer(options: {
   services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[];
   serviceNames: string[];
 }): Promise<GrpcServerHandle> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  // channelz (grpc-js's per-call bookkeeping for its debug service) is off: nothing here serves it.
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   const health = new DependencyHealth({ '': 'NOT_SERVING', [LIVENESS_HEALTH_NAME]: 'NOT_SERVING' });
   health.addToServer(server);
   const unobserve = observeDependencies(() => health.dependencies);
