@@ -46,18 +46,16 @@ export async function rawSimilar(es: Client, index: string, centroids: Map<Vecto
   return res.hits.hits.map((h) => h._id!);
 }
 
-/** The keyword, vector and exact-term searches of a hybrid product or entry search, as the service sends them. */
+/** The keyword, vector and exact-term searches of a hybrid product or entry search, as the service sends them: one multi-search. */
 export async function rawHybrid(
   es: Client,
   q: { index: string; query: string; vector: number[]; filter: estypes.QueryDslQueryContainer; textFields: string[]; vectorField: string; exactFields?: string[]; limit: number },
 ): Promise<void> {
   const size = Math.max(q.limit * 3, 30);
-  await Promise.all([
-    es.search({
-      index: q.index,
+  const searches: estypes.SearchSearchRequestBody[] = [
+    {
       size,
       _source: false,
-      include_named_queries_score: true,
       query: {
         bool: {
           filter: [q.filter],
@@ -68,12 +66,12 @@ export async function rawHybrid(
           minimum_should_match: 1,
         },
       },
-    }),
-    es.search({ index: q.index, size, _source: false, knn: { field: q.vectorField, query_vector: q.vector, k: size, num_candidates: Math.max(200, 2 * size), filter: [q.filter] } }),
-    q.exactFields
-      ? es.search({ index: q.index, size: q.limit, _source: false, query: { bool: { filter: [q.filter], should: q.exactFields.map((f) => ({ term: { [f]: q.query } })), minimum_should_match: 1 } } })
-      : Promise.resolve(undefined),
-  ]);
+    },
+    { size, _source: false, knn: { field: q.vectorField, query_vector: q.vector, k: size, num_candidates: Math.max(200, 2 * size), filter: [q.filter] } },
+  ];
+  if (q.exactFields) searches.push({ size: q.limit, _source: false, query: { bool: { filter: [q.filter], should: q.exactFields.map((f) => ({ term: { [f]: q.query } })), minimum_should_match: 1 } } });
+  const res = await es.msearch({ index: q.index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) });
+  for (const r of res.responses) if ('error' in r) throw new Error(JSON.stringify(r.error));
 }
 
 /** Every product of the tenant with its vectors (for brute force), paged by search_after. */

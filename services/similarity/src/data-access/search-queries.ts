@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { similarityV1 } from '@kb/common';
-import { withElasticsearch } from './es-errors';
+import { errors } from '@elastic/elasticsearch';
+import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
 import { ENTRY_VECTOR_PATH } from './mappings';
 
@@ -92,30 +93,42 @@ export interface HybridMatches {
 }
 
 /**
- * The three searches of a hybrid search, run together: BM25 over the text fields and
- * search_keywords as two named clauses (their scores reported apart), kNN on the query vector,
- * and exact terms (when the kind has exact fields). Every one filtered inside the query.
+ * The three searches of a hybrid search, sent as one multi-search (one round trip): BM25 over
+ * the text fields and search_keywords as two named clauses (their scores reported apart), kNN on
+ * the query vector, and exact terms (when the kind has exact fields). Every one filtered inside
+ * the query. A search that fails inside the multi-search fails the whole call, as its own
+ * request would have.
  */
 export async function hybridMatches(
   es: Client,
   q: { index: string; query: string; size: number; limit: number; filter: SearchFilter; fields: SearchFields; queryVector: Float32Array },
 ): Promise<HybridMatches> {
   const { index, query, size, filter, fields } = q;
-  const [keyword, vector, exact] = await withElasticsearch(() =>
-    Promise.all([
-      es.search({ index, size, _source: false, include_named_queries_score: true, query: keywordQuery(query, filter, fields) }),
-      es.search({ index, size, _source: false, knn: { field: fields.vectorField, query_vector: Array.from(q.queryVector), k: size, num_candidates: numCandidates(size), filter: [filter] } }),
-      fields.exactFields && fields.exactFields.length > 0
-        ? es.search({ index, size: q.limit, _source: false, query: { bool: { filter: [filter], should: fields.exactFields.map((f) => ({ term: { [f]: query } })), minimum_should_match: 1 } } })
-        : Promise.resolve(undefined),
-    ]),
-  );
+  const searches: estypes.SearchSearchRequestBody[] = [
+    { size, _source: false, query: keywordQuery(query, filter, fields) },
+    { size, _source: false, knn: { field: fields.vectorField, query_vector: Array.from(q.queryVector), k: size, num_candidates: numCandidates(size), filter: [filter] } },
+  ];
+  if (fields.exactFields && fields.exactFields.length > 0) {
+    searches.push({ size: q.limit, _source: false, query: { bool: { filter: [filter], should: fields.exactFields.map((f) => ({ term: { [f]: query } })), minimum_should_match: 1 } } });
+  }
+  // include_named_queries_score is the multi-search's: only the keyword search names queries.
+  const res = await withElasticsearch(() => es.msearch({ index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) }));
+  const [keyword, vector, exact] = res.responses.map((r) => {
+    if ('error' in r) throw multiSearchError(r);
+    return r.hits.hits;
+  });
   const named = (h: { matched_queries?: unknown }, name: string) => Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
   return {
-    keyword: keyword.hits.hits.map((h) => ({ id: h._id!, text: named(h, 'text'), keywords: named(h, 'keywords') })),
-    vector: vector.hits.hits.map((h) => ({ id: h._id!, cosine: cosineOfScore(h._score) })),
-    exact: (exact?.hits.hits ?? []).map((h) => h._id!),
+    keyword: keyword!.map((h) => ({ id: h._id!, text: named(h, 'text'), keywords: named(h, 'keywords') })),
+    vector: vector!.map((h) => ({ id: h._id!, cosine: cosineOfScore(h._score) })),
+    exact: (exact ?? []).map((h) => h._id!),
   };
+}
+
+/** One failed search of a multi-search as the error its own request would have thrown (an outage is UNAVAILABLE). */
+function multiSearchError(r: estypes.ErrorResponseBase): Error {
+  const err = new errors.ResponseError({ body: r, statusCode: r.status, headers: {}, warnings: null, meta: {} as never });
+  return isElasticsearchUnavailable(err) ? elasticsearchUnavailable() : err;
 }
 
 function keywordQuery(query: string, filter: SearchFilter, fields: SearchFields): estypes.QueryDslQueryContainer {
