@@ -4,9 +4,9 @@
  * `callUnary` every service uses), so the time per request is almost all framework and
  * telemetry. Run it under the preload twice and compare the per-request figures:
  *
- *   node --require ./services/common/dist/telemetry.js services/common/dist/metrics-bench.js
+ *   node --require ./services/common/dist/telemetry.js services/devstack/dist/bench/metrics-cost.js
  *   OTEL_METRICS_EXPORTER=prometheus OTEL_EXPORTER_PROMETHEUS_PORT=19464 \
- *     node --require ./services/common/dist/telemetry.js services/common/dist/metrics-bench.js
+ *     node --require ./services/common/dist/telemetry.js services/devstack/dist/bench/metrics-cost.js
  *
  * It also times one `rpc.server.call.duration` record on its own (no-op meter without the
  * exporter, the SDK's with it). BENCH_REQUESTS (default 3000) requests per round, 5 rounds.
@@ -14,11 +14,7 @@
 import * as http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { knowledgeProto } from './grpc/proto';
-import { CLIENT_OPTIONS } from './grpc/client';
-import { startGrpcServer, unary } from './grpc/server';
-import { typedClient } from './grpc/typed-client';
-import { recordRpcServerCall } from './metrics';
+import { CLIENT_OPTIONS, knowledgeProto, recordRpcServerCall, startGrpcServer, typedClient, unary } from '@kb/common';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS) || 3000;
 const ROUNDS = 5;
