@@ -60,10 +60,13 @@ const metricReaders =
  * trace of this system is made of (HTTP in and out of the gateway, Koa routes, gRPC, MongoDB,
  * and the HTTP under each Elasticsearch client span). The others of the auto-instrumentation
  * bundle cost CPU on every request and add nothing here (pino: the logger's own mixin already
- * writes trace_id and span_id; runtime-node: event-loop metrics nobody reads from spans).
+ * writes trace_id and span_id; runtime-node only feeds metrics, and is loaded when they are exported).
  */
 export const DEFAULT_INSTRUMENTATIONS = 'http,koa,grpc,mongoose,mongodb,undici';
-if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = DEFAULT_INSTRUMENTATIONS;
+// runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
+if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
+  process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : ''}`;
+}
 
 export const DEFAULT_SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } as const;
 if (!process.env.OTEL_TRACES_SAMPLER) Object.assign(process.env, DEFAULT_SAMPLER);

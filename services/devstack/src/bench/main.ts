@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the whole stack against raw Elasticsearch, every figure from one run. See the
- * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (1000),
+ * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (500),
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
  * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
@@ -14,11 +14,12 @@ import { closedLoop, latencyFigures, pairedRounds, timed, type LatencyFigures, t
 import { aliases, allProductVectors, bruteForce, centroid, overlap, rawClient, rawHybrid, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
 import { BareSession } from './onnx';
 import { breakdown, SpanReceiver } from './spans';
-import { backendGroups, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
+import { backendGroups, cpuMs, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
+import { summariseDir, type ProfileSummary } from './profiles';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PRODUCTS = env('BENCH_PRODUCTS', 5000);
-const ENTRIES = env('BENCH_ENTRIES', 1000);
+const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
 const SECONDS = env('BENCH_SECONDS', 8);
 const SCALE = (process.env.BENCH_SCALE ?? '1000,10000').split(',').filter(Boolean).map(Number);
@@ -139,15 +140,31 @@ async function similarRow(ctx: Ctx, mode: VectorField | 'hybrid', anchorsPerQuer
     row.rawRecall = mean(rawIds.map((g, i) => overlap(g, exact[i]!)));
   }
   if (options.throughput) {
+    const before = cpuOf(ctx);
     row.service8 = await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+    const between = cpuOf(ctx);
     row.raw8 = await closedLoop(8, SECONDS, (i) => cases[i % cases.length]!.raw());
+    row.cpuPerRequest = { service: perRequest(before, between, row.service8.count), raw: perRequest(between, cpuOf(ctx), row.raw8.count) };
     row.service1 = await closedLoop(1, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
     row.raw1 = await closedLoop(1, SECONDS, (i) => cases[i % cases.length]!.raw());
   }
   return row;
 }
 
+/** CPU ms of each process (the services, MongoDB, Elasticsearch, this benchmark) so far. */
+function cpuOf(ctx: Ctx): Record<string, number> {
+  const out: Record<string, number> = { benchmark: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 };
+  for (const child of ctx.stack.services?.children ?? []) out[child.name] = cpuMs(child.pgid);
+  for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends))) if (!(name in out)) out[name] = cpuMs(pgid);
+  return out;
+}
+
+const perRequest = (a: Record<string, number>, b: Record<string, number>, count: number) =>
+  Object.fromEntries(Object.keys(b).map((k) => [k, (b[k]! - (a[k] ?? 0)) / Math.max(1, count)]));
+
 interface SimilarRowResult extends SearchRow {
+  /** CPU ms per request of each process during the 8-client runs, through the gateway and raw. */
+  cpuPerRequest?: { service: Record<string, number>; raw: Record<string, number> };
   /** Raw Elasticsearch's own recall@10 against brute force: what approximate kNN loses by itself. */
   rawRecall?: number;
   service1?: ThroughputFigures;
@@ -243,7 +260,8 @@ interface Report {
   rows: SearchRow[];
   embedder?: Awaited<ReturnType<typeof embedderRows>>;
   hops?: { total: number; hops: { hop: string; ms: number }[]; spans: number };
-  tracing?: { sampler: string; on: ThroughputFigures; off: ThroughputFigures; cost: number };
+  tracing?: { runs: Record<string, number[]>; on: number; off: number; always: number; cost: number; alwaysCost: number };
+  profiles?: Record<string, ProfileSummary>;
   memoryMiB: Record<string, number>;
   tiers: TierResult[];
   seconds?: number;
@@ -365,7 +383,9 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
     const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
     await closedLoop(8, 20, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
     await closedLoop(8, 10, (i) => ctx.api.post('/search/products', { query: pq[i % pq.length]!, limit: 10 }));
+    const pids = Object.fromEntries(ctx.stack.services!.children.map((c) => [c.name, c.pgid]));
     await ctx.stack.startServices(TRACING_ON(receiver));
+    report.profiles = summariseDir(join(OUT, 'profiles'), pids);
   }
 
   log('embedder: the service against a bare session');
@@ -381,14 +401,22 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
   report.hops = { ...breakdown(spans), spans: spans.length };
   memory(ctx, report.memoryMiB);
 
-  log('tracing cost: similar search at 8 clients with tracing on, then off');
-  const sampler = process.env.OTEL_TRACES_SAMPLER ? `${process.env.OTEL_TRACES_SAMPLER} ${process.env.OTEL_TRACES_SAMPLER_ARG ?? ''}` : 'service default';
+  log('tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, twice in turn');
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
-  const load = () => closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
-  const on = await load();
-  await ctx.stack.startServices({ OTEL_SDK_DISABLED: 'true' });
-  const off = await load();
-  report.tracing = { sampler, on, off, cost: 1 - on.perSecond / off.perSecond };
+  const modes: Record<string, Record<string, string>> = {
+    off: { OTEL_SDK_DISABLED: 'true' },
+    on: TRACING_ON(receiver),
+    always: { ...TRACING_ON(receiver), OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
+  };
+  const runs: Record<string, number[]> = { off: [], on: [], always: [] };
+  for (const round of [1, 2]) {
+    for (const mode of round === 1 ? ['on', 'off', 'always'] : ['always', 'off', 'on']) {
+      await ctx.stack.startServices(modes[mode]!);
+      runs[mode]!.push((await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body))).perSecond);
+    }
+  }
+  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  report.tracing = { runs, on: avg(runs.on!), off: avg(runs.off!), always: avg(runs.always!), cost: 1 - avg(runs.on!) / avg(runs.off!), alwaysCost: 1 - avg(runs.always!) / avg(runs.off!) };
   await ctx.stack.startServices(TRACING_ON(receiver));
 }
 
@@ -440,8 +468,30 @@ export function markdown(r: Report): string {
     for (const h of r.hops.hops) lines.push(`| ${h.hop} | ${h.ms.toFixed(2)} |`);
   }
   if (r.tracing) {
+    const t = r.tracing;
     lines.push('');
-    lines.push(`Tracing (${r.tracing.sampler}): similar search at 8 clients ${f1(r.tracing.on.perSecond)} req/s on, ${f1(r.tracing.off.perSecond)} req/s off: cost ${(r.tracing.cost * 100).toFixed(1)}%.`);
+    lines.push('| tracing (similar search, 8 clients, mean of 2 runs each) | req/s | throughput cost against off |');
+    lines.push('|---|---|---|');
+    lines.push(`| off (OTEL_SDK_DISABLED=true) | ${f1(t.off)} | |`);
+    lines.push(`| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`);
+    lines.push(`| on, every request traced and exported | ${f1(t.always)} | ${(t.alwaysCost * 100).toFixed(1)}% |`);
+  }
+  const cpu = (r.rows as SimilarRowResult[]).find((x) => x.cpuPerRequest)?.cpuPerRequest;
+  if (cpu) {
+    lines.push('');
+    lines.push('| CPU ms per similar search, 8 clients | ' + Object.keys(cpu.service).join(' | ') + ' | total |');
+    lines.push('|---|' + Object.keys(cpu.service).map(() => '---|').join('') + '---|');
+    const sum = (x: Record<string, number>) => Object.values(x).reduce((a, b) => a + b, 0);
+    lines.push(`| through the gateway | ${Object.values(cpu.service).map((v) => v.toFixed(2)).join(' | ')} | ${sum(cpu.service).toFixed(2)} |`);
+    lines.push(`| raw Elasticsearch | ${Object.keys(cpu.service).map((k) => (cpu.raw[k] ?? 0).toFixed(2)).join(' | ')} | ${sum(cpu.raw).toFixed(2)} |`);
+  }
+  if (r.profiles) {
+    lines.push('');
+    lines.push('CPU profiles under search load (`node --cpu-prof`, self time by where the code lives, top 6):');
+    lines.push('');
+    for (const [name, p] of Object.entries(r.profiles)) {
+      lines.push(`- ${name} (${f1(p.busyMs / 1000)} s busy): ${p.byPlace.slice(0, 6).map((x) => `${x.place} ${(x.share * 100).toFixed(0)}%`).join(', ')}`);
+    }
   }
   lines.push('');
   lines.push('| peak memory (VmHWM) | MiB |');

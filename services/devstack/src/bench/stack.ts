@@ -106,6 +106,21 @@ export function peakMemoryMiB(pgid: number): number {
   return peak;
 }
 
+/** CPU time (user + system) of every process in a process group so far, in ms. */
+export function cpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const pid of groupMembers(pgid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
 function groupMembers(pgid: number): number[] {
   const out: number[] = [];
   for (const entry of require('node:fs').readdirSync('/proc') as string[]) {
