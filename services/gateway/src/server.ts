@@ -9,7 +9,7 @@ import { requestId } from './http/request-id';
 import { jsonBody } from './http/body';
 import { rateLimit } from './http/rate-limit';
 import { tenantResolver } from './http/tenancy';
-import { authenticator } from './http/authentication';
+import { authenticator, sameIdentity } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
 import { entryRoutes } from './http/routes/entries';
@@ -32,11 +32,7 @@ export function createGatewayApp(config: GatewayConfig, backends: Backends, logg
   const resolveTenant = tenantResolver(config, backends);
   const authenticate = authenticator(backends);
 
-  const routes = new RouteTable(router, async (ctx) => {
-    const tenant = await resolveTenant(ctx);
-    const caller = await authenticate(ctx, tenant);
-    return { caller, tenant };
-  });
+  const routes = new RouteTable(router, { tenant: resolveTenant, check: authenticate, remembered: authenticate.remembered, sameIdentity });
   entryRoutes(routes, backends);
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);

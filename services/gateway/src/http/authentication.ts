@@ -20,45 +20,97 @@ interface Identity {
 type KeySets = Map<string, ReturnType<typeof createRemoteJWKSet>>;
 type OAuthSettings = NonNullable<NonNullable<Tenant['settings']>['oauth']>;
 
+/** Identities kept for remembered(): at most this many API tokens (the least recently used go first). */
+const REMEMBERED_MAX = 10_000;
+
+export interface Authenticator {
+  /** The caller the token proves now; every failure is the same 401. */
+  (ctx: Koa.Context, tenant: Tenant): Promise<Caller>;
+  /**
+   * The caller an API token was the last time it was checked here, without asking anyone; for a
+   * read-only route to start on while the token is checked again (never instead). Undefined for a
+   * token not seen yet, one that failed since, a JWT (checked locally), or bad audit headers.
+   */
+  remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
+}
+
+/** Equal identities: a read started with the remembered one may be answered. */
+export function sameIdentity(a: Caller, b: Caller): boolean {
+  const same = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
+  return a.tenant_id === b.tenant_id && a.token_id === b.token_id && a.user_id === b.user_id && a.role === b.role && same(a.scopes, b.scopes) && same(a.workspace_ids, b.workspace_ids);
+}
+
 /**
  * Authenticates the bearer token against the request's tenant and builds the caller
  * identity that travels with every gRPC request. API tokens are checked by hash in the
  * knowledge service; OAuth JWTs are verified here against the tenant's JWKS. Every failure
  * is the same 401, whether the token is unknown, expired, revoked or another tenant's.
  */
-export function authenticator(backends: Backends) {
+export function authenticator(backends: Backends): Authenticator {
   const keySets: KeySets = new Map();
+  const identities = new Map<string, Identity>();
+  const remember = (key: string, identity: Identity | undefined) => {
+    identities.delete(key);
+    if (!identity) return;
+    identities.set(key, identity);
+    if (identities.size > REMEMBERED_MAX) identities.delete(identities.keys().next().value as string);
+  };
 
-  return async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
-    const header = ctx.get('Authorization');
-    const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-    if (!match) throw unauthenticated(header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token');
-    const token = match[1] as string;
+  const authenticate = async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
+    const token = bearerToken(ctx);
     const requestId = ctx.state.requestId as string;
 
     let identity: Identity;
     if (token.startsWith(API_TOKEN_PREFIX)) {
-      identity = await backends.knowledge.call('AuthenticateApiToken', {
-        caller: { tenant_id: tenant.id, request_id: requestId },
-        token_sha256: sha256Hex(token),
-      });
+      const hash = sha256Hex(token);
+      const key = `${tenant.id}\n${hash}`;
+      try {
+        identity = await backends.knowledge.call('AuthenticateApiToken', { caller: { tenant_id: tenant.id, request_id: requestId }, token_sha256: hash });
+      } catch (err) {
+        remember(key, undefined);
+        throw err;
+      }
+      remember(key, identity);
     } else if (token.split('.').length === 3) {
       identity = await jwtIdentity(token, tenant, keySets);
     } else {
       throw unauthenticated();
     }
-    const { auditSource, clientId } = auditHeaders(ctx);
-    return {
-      tenant_id: tenant.id,
-      user_id: identity.user_id,
-      role: identity.role,
-      scopes: effectiveScopes(ctx, identity.scopes),
-      workspace_ids: identity.workspace_ids,
-      audit_source: auditSource,
-      client_id: clientId,
-      request_id: requestId,
-      token_id: identity.token_id,
-    };
+    return callerOf(ctx, tenant, identity);
+  } as Authenticator;
+
+  authenticate.remembered = (ctx, tenant) => {
+    try {
+      const token = bearerToken(ctx);
+      if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
+      const identity = identities.get(`${tenant.id}\n${sha256Hex(token)}`);
+      return identity ? callerOf(ctx, tenant, identity) : undefined;
+    } catch {
+      return undefined; // the check itself answers the error
+    }
+  };
+  return authenticate;
+}
+
+function bearerToken(ctx: Koa.Context): string {
+  const header = ctx.get('Authorization');
+  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
+  if (!match) throw unauthenticated(header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token');
+  return match[1] as string;
+}
+
+function callerOf(ctx: Koa.Context, tenant: Tenant, identity: Identity): Caller {
+  const { auditSource, clientId } = auditHeaders(ctx);
+  return {
+    tenant_id: tenant.id,
+    user_id: identity.user_id,
+    role: identity.role,
+    scopes: effectiveScopes(ctx, identity.scopes),
+    workspace_ids: identity.workspace_ids,
+    audit_source: auditSource,
+    client_id: clientId,
+    request_id: ctx.state.requestId as string,
+    token_id: identity.token_id,
   };
 }
 

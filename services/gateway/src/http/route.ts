@@ -34,6 +34,8 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
   tag: string;
   /** Marks routes that are extensions of the published interface. */
   extension?: boolean;
+  /** A POST that changes nothing (a search): may start before the token is confirmed, as GETs do (see RouteTable). */
+  readOnly?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -45,7 +47,22 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
 /** A created resource: 201 with its Location. */
 export const created = (body: unknown, location: string): RouteResult => ({ status: 201, body, headers: { Location: location } });
 
-export type AuthenticatedContext = (ctx: Koa.Context) => Promise<{ caller: Caller; tenant: Tenant }>;
+/** Who asks: the tenant the request is addressed to, and the caller its token proves. */
+export interface Authentication {
+  tenant(ctx: Koa.Context): Promise<Tenant>;
+  /** The caller the token proves now (a call to the knowledge service for an API token). */
+  check(ctx: Koa.Context, tenant: Tenant): Promise<Caller>;
+  /** The caller the token proved last time, if it is remembered (no call). */
+  remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
+  sameIdentity(a: Caller, b: Caller): boolean;
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const unwrap = <T>(s: Settled<T>): T => {
+  if (!s.ok) throw s.error;
+  return s.value;
+};
 
 const Empty = Type.Object({});
 
@@ -53,35 +70,59 @@ const Empty = Type.Object({});
  * The gateway's route table. Each route is declared once with its typebox schemas; the same
  * declaration validates requests (FastAPI-style 422 on failure) and produces the OpenAPI
  * document, so the two cannot drift.
+ *
+ * Every request's token is checked before anything is answered. A read-only route (GET, or
+ * `readOnly`) whose API token was checked before starts at once with the identity it had then,
+ * while the token is checked again: the answer is sent only if the check gives the same
+ * identity; a failed check answers its 401 and a changed identity runs the route again with
+ * the new one. The wait for the knowledge service overlaps the work instead of preceding it.
  */
 export class RouteTable {
   readonly specs: RouteSpec<TObject, TObject, TSchema>[] = [];
 
   constructor(
     private readonly router: Router,
-    private readonly authenticated: AuthenticatedContext,
+    private readonly auth: Authentication,
   ) {}
 
   define<P extends TObject = typeof Empty, Q extends TObject = typeof Empty, B extends TSchema = typeof Empty>(spec: RouteSpec<P, Q, B>): void {
     this.specs.push(spec as unknown as RouteSpec<TObject, TObject, TSchema>);
     const koaPath = API_PREFIX + spec.path.replace(/\{(\w+)\}/g, ':$1');
+    const readOnly = spec.method === 'get' || spec.readOnly === true;
     this.router[spec.method](spec.operationId, koaPath, async (ctx) => {
-      // Authenticate first: an anonymous caller learns nothing from validation errors.
-      const { caller, tenant } = await this.authenticated(ctx);
-      const params = spec.params ? assertValid(spec.params, { ...ctx.params }, ['path']) : {};
-      const query = spec.query ? validQuery(spec.query, ctx.query) : {};
-      let body: unknown = undefined;
-      if (spec.body) {
-        body = ctx.request.body;
-        if (body === undefined) throw AppError.invalid([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-        body = assertValid(spec.body, Value.Default(spec.body, structuredClone(body)), ['body']);
+      const tenant = await this.auth.tenant(ctx);
+      const checked = this.auth.check(ctx, tenant);
+      const guess = readOnly ? this.auth.remembered(ctx, tenant) : undefined;
+      let result: RouteResult;
+      if (guess) {
+        const attempt = settle(answer(spec, { ctx, tenant, caller: guess }));
+        const caller = await checked;
+        result = this.auth.sameIdentity(caller, guess) ? unwrap(await attempt) : await answer(spec, { ctx, tenant, caller });
+      } else {
+        // Authenticate first: an anonymous caller learns nothing from validation errors.
+        result = await answer(spec, { ctx, tenant, caller: await checked });
       }
-      const result = await spec.handler({ params, query, body, caller, tenant, ctx } as HandlerInput<P, Q, B>);
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       ctx.status = result.status ?? 200;
       ctx.body = result.body;
     });
   }
+}
+
+/** The route's answer for this caller: the request validated, then its handler. */
+async function answer<P extends TObject, Q extends TObject, B extends TSchema>(
+  spec: RouteSpec<P, Q, B>,
+  { ctx, tenant, caller }: { ctx: Koa.Context; tenant: Tenant; caller: Caller },
+): Promise<RouteResult> {
+  const params = spec.params ? assertValid(spec.params, { ...ctx.params }, ['path']) : {};
+  const query = spec.query ? validQuery(spec.query, ctx.query) : {};
+  let body: unknown = undefined;
+  if (spec.body) {
+    body = ctx.request.body;
+    if (body === undefined) throw AppError.invalid([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+    body = assertValid(spec.body, Value.Default(spec.body, structuredClone(body)), ['body']);
+  }
+  return spec.handler({ params, query, body, caller, tenant, ctx } as HandlerInput<P, Q, B>);
 }
 
 type QueryValue = string | string[] | undefined;

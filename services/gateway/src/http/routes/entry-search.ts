@@ -16,6 +16,7 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends): void 
       'is built from title, summary, content and similarity_text. Hits are re-checked against MongoDB, so a stale index never shows an ' +
       'entry the caller may not see. limit 1-50, default 10.',
     tag: 'search',
+    readOnly: true,
     extension: true,
     body: EntrySearch,
     responses: { 200: { description: 'Hits, best first', schema: Type.Array(EntrySearchHit) } },
