@@ -60,14 +60,17 @@ async function indexGroup(
     );
   await indexSplittingRefusals(group, call, {
     answered: async (products, res) => {
+      const byId = new Map(products.map((d) => [d._id, d]));
+      const confirmed: ProductDoc[] = [];
       for (const r of res.results) {
-        const d = products.find((g) => g._id === r.id);
+        const d = byId.get(r.id);
         if (!d) continue;
         if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
-        if (r.status !== 'indexed' && r.status !== 'stale') continue;
-        if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
-        outcome.indexed.add(d._id);
+        if (r.status === 'indexed' || r.status === 'stale') confirmed.push(d);
       }
+      // One round trip for the whole answer; each product's own version decides what it clears.
+      if (!options.targetIndex) await deps.products.markIndexedMany(confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })));
+      for (const d of confirmed) outcome.indexed.add(d._id);
     },
     refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
   });
