@@ -1,7 +1,7 @@
 import { backgroundSpan, indexerLoop, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDeletionDoc, ProductDoc } from '../data-access/products-repo';
 import type { CatalogDeps } from './products';
-import { indexNow, indexingRecovered } from './products';
+import { indexNow, indexingRecovered, onQueuedForIndex } from './products';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
@@ -48,9 +48,14 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
 
   const loop = indexerLoop({ name: 'product indexer', intervalMs, logger: deps.logger, pass });
   loop.start();
+  // A large bulk answers without indexing (embeddings "pending"): the next pass starts on it at once.
+  const unregister = onQueuedForIndex(deps, () => loop.nudge());
   return {
     runOnce: async () => (await loop.runOnce())?.done ?? 0,
-    stop: loop.stop,
+    stop: async () => {
+      unregister();
+      await loop.stop();
+    },
   };
 }
 

@@ -3,6 +3,22 @@ import type { ProductDoc } from '../../data-access/products-repo';
 import { indexDocument } from '../index-document';
 import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
 
+/** The running background indexer of a deps (at most one), told when writes leave products queued. */
+const indexers = new WeakMap<CatalogDeps, () => void>();
+
+/** Registers the background indexer to nudge when writes leave work for it; returns the unregistration. */
+export function onQueuedForIndex(deps: CatalogDeps, nudge: () => void): () => void {
+  indexers.set(deps, nudge);
+  return () => {
+    if (indexers.get(deps) === nudge) indexers.delete(deps);
+  };
+}
+
+/** Writes left products for the background indexer: its next pass starts now, not at the end of its interval. */
+export function queuedForIndex(deps: CatalogDeps): void {
+  indexers.get(deps)?.();
+}
+
 /** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */
 export interface IndexOutcome {
   indexed: Set<string>;
