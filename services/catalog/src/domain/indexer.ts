@@ -1,7 +1,8 @@
 import { backgroundSpan, indexerLoop, systemCaller, type SimilarityClient } from '@kb/common';
 import type { ProductDeletionDoc, ProductDoc } from '../data-access/products-repo';
 import type { CatalogDeps } from './products';
-import { indexNow, indexingRecovered, onQueuedForIndex } from './products';
+import { indexNow, indexingRecovered } from './products';
+import { onQueuedForIndex } from './products/indexing';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
