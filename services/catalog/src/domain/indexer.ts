@@ -83,7 +83,8 @@ async function indexInCalls(deps: CatalogDeps, pending: ProductDoc[], batchSize:
     while (complete && next < calls.length) {
       const call = calls[next++]!;
       const { indexed, refused } = await backgroundSpan('index pending products', { 'kb.document.kind': 'products', 'kb.indexer.documents': call.length }, () =>
-        indexNow(deps, call, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) }),
+        // A call may wait for the one before it to be embedded: the deadline is one call's per call in flight.
+        indexNow(deps, call, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT }),
       );
       const answered = indexed.size + refused.size; // a refusal came through too: the service answers
       if (answered > 0) indexingRecovered(deps);
