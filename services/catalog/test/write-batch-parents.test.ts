@@ -2,7 +2,10 @@
  * A bulk holding a new parent and its children: the children are planned pointing at the id the
  * parent is created with, so no adoption write (a second version of each child) follows.
  */
-import { planBatch } from '../src/domain/products/write-batch';
+import type { ProductDoc, ProductsRepo } from '../src/data-access/products-repo';
+import type { SiteView } from '../src/data-access/sites-repo';
+import type { CatalogDeps } from '../src/domain/products';
+import { planBatch, writeBatch } from '../src/domain/products/write-batch';
 import { storedProduct } from './support';
 
 const now = new Date('2026-03-01T00:00:00Z');
@@ -36,5 +39,33 @@ describe('planning a bulk with parents and children', () => {
     expect(planned(batch, 'a').set.parent_product_id).toBe('p-1');
     expect(planned(batch, 'self').set.parent_product_id).toBeNull();
     expect(planned(batch, 'b').set.parent_product_id).toBeNull();
+  });
+});
+
+describe('writing a bulk with a new parent', () => {
+  test('when a concurrent insert of the parent key wins, then its children in the bulk are pointed at the id the parent has', async () => {
+    const stored: ProductDoc[] = [];
+    const adoptions: Map<string, string>[] = [];
+    const concurrent = storedProduct({ _id: 'concurrent-fam', upsert_key: 'fam', external_id: 'fam' });
+    const repo = {
+      findByKeys: async (_t: string, _s: string, keys: string[]) => stored.filter((d) => keys.includes(d.upsert_key)),
+      upsertMany: async (_t: string, _s: string, plans: { key: string; newId: string; set: object }[]) => {
+        stored.push(concurrent); // another writer inserted 'fam' first
+        return plans.map((p) => (p.key === 'fam' ? undefined : { doc: storedProduct({ ...p.set, _id: p.newId, upsert_key: p.key }), created: true }));
+      },
+      touch: async () => undefined,
+      adoptChildrenOf: async (_t: string, _s: string, parents: Map<string, string>) => {
+        adoptions.push(parents);
+        return [];
+      },
+      findByIds: async () => [],
+      findByKey: async (_t: string, _s: string, key: string) => stored.find((d) => d.upsert_key === key) ?? null,
+      upsert: async (_t: string, _s: string, key: string, _id: string, set: object) => ({ doc: storedProduct({ ...set, _id: 'concurrent-fam', upsert_key: key }), created: false }),
+    };
+    const site = { _id: 's1', tenant_id: 't1' } as SiteView;
+    const { results } = await writeBatch({ products: repo as unknown as ProductsRepo } as CatalogDeps, 't1', site, [item({ external_id: 'kid', parent_external_id: 'fam' }), item({ external_id: 'fam' })], 'api');
+    expect(results.map((r) => r.status)).toEqual(['created', 'updated']);
+    expect(adoptions).toHaveLength(1);
+    expect(adoptions[0]!.get('fam')).toBe('concurrent-fam');
   });
 });
