@@ -64,6 +64,15 @@ describe("the service's embedder, as configured by default", () => {
     expect(bits(c[0])).toBe(alone[2]);
   });
 
+  test('when two indexing calls of the same size are embedded at once, then the first is answered after its own runs, not after both calls\' (not interleaved)', async () => {
+    const bulk = (tag: string) => Array.from({ length: 24 }, (_, i) => `${texts[i % texts.length]} ${tag}${i}`);
+    const started = performance.now();
+    const ended: number[] = [];
+    await Promise.all([bulk('a'), bulk('b')].map((b, i) => embedder.embed(b).then(() => (ended[i] = performance.now() - started))));
+    // One after the other, the first ends about halfway; interleaved run by run, both at the end.
+    expect(ended[0]!).toBeLessThan(ended[1]! * 0.75);
+  });
+
   test('(why one text per run) when the quantized model runs texts as one padded batch, then their vectors do change', async () => {
     const padded = new OnnxEmbedder({ modelName: 'padded', dims: 384, ...modelFilesIn(modelDir), batchSize: 32 });
     try {

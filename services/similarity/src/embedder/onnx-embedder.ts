@@ -27,9 +27,6 @@ export interface OnnxEmbedderOptions {
   threads?: number;
 }
 
-/** A call of at most this many texts (a search query, one product) runs before longer calls. */
-const SHORT_CALL_TEXTS = 8;
-
 /** One embed() call waiting for its runs: its texts, the vectors so far, how to answer. */
 interface Call {
   texts: string[];
@@ -112,11 +109,12 @@ export class OnnxEmbedder implements Embedder {
   }
 
   /**
-   * Runs the waiting calls' texts one run at a time. The next run is always the next of a short
-   * call (a search query waits for at most one run of a bulk), else of the oldest call: a
-   * long call's runs follow one another, so of two indexing calls the first gets its vectors
-   * after its own runs, not after both calls' (its Elasticsearch write then overlaps the
-   * second call's runs, and the model is not left waiting).
+   * Runs the waiting calls' texts one run at a time. The next run is always of the call with the
+   * fewest texts left (the oldest of those): a search query waits for at most one run of a
+   * bulk, an inline write's call goes before a reindex's larger one, and a call once started
+   * keeps going, so of two indexing calls the first gets its vectors after its own runs, not
+   * after both calls' (its Elasticsearch write then overlaps the second call's runs, and the
+   * model is not left waiting for it).
    */
   private async drain(loaded: Loaded): Promise<void> {
     if (this.running) return;
@@ -142,7 +140,9 @@ export class OnnxEmbedder implements Embedder {
   }
 
   private nextCall(): Call | undefined {
-    return this.calls.find((c) => c.texts.length <= SHORT_CALL_TEXTS) ?? this.calls[0];
+    let next: Call | undefined;
+    for (const call of this.calls) if (!next || call.texts.length - call.vectors.length < next.texts.length - next.vectors.length) next = call;
+    return next;
   }
 
   private closedError(): EmbedderUnavailableError {
