@@ -151,6 +151,13 @@ export function productsRepo(connection: Connection) {
   const { Product, ProductDeletion } = productModels(connection);
   async function markIndexedMany(done: { tenant_id: string; _id: string; version: number }[]): Promise<void> {
     if (done.length === 0) return;
+    const [one] = done;
+    if (done.length === 1 && one) {
+      // One product (a single write's inline indexing): the same two writes as one-product updates.
+      const res = await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id, version: one.version }, { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } });
+      if (res.matchedCount === 0) await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id }, { $max: { indexed_version: one.version } });
+      return;
+    }
     // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
     const current = await Product.collection.bulkWrite(
       done.map((d) => ({
