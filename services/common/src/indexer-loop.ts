@@ -13,6 +13,12 @@ export interface IndexerLoop<R extends IndexerPass> {
   start(): void;
   /** One pass now, or the running one; undefined when it threw (logged). */
   runOnce(): Promise<R | undefined>;
+  /**
+   * Work just arrived: the next pass runs at once rather than at the end of the interval (after
+   * the running one, if one runs). No effect before start, after stop, or while backing off
+   * after failures (the dependency is still away).
+   */
+  nudge(): void;
   /** Schedules no more passes and waits for the running one, up to `stopWaitMs`. */
   stop(): Promise<void>;
 }
@@ -43,6 +49,8 @@ export function indexerLoop<R extends IndexerPass>(options: {
   let started = false;
   let stopped = false;
   let failures = 0;
+  /** Nudged while a pass ran: the next pass follows it at once. */
+  let nudged = false;
 
   const runOnce = (): Promise<R | undefined> => {
     running ??= pass()
@@ -62,12 +70,20 @@ export function indexerLoop<R extends IndexerPass>(options: {
 
   const delayAfter = (outcome: R | undefined): number => {
     if (failures > 0) return Math.min(intervalMs * 2 ** failures, maxBackoffMs);
-    return outcome?.more ? 0 : intervalMs;
+    const again = nudged;
+    nudged = false;
+    return outcome?.more || again ? 0 : intervalMs;
   };
 
+  /** The timer's pass; at most one timer is pending, none while its pass runs. */
+  let waiting = false;
   const schedule = (delayMs: number) => {
     if (stopped) return;
-    timer = setTimeout(() => void runOnce().then((outcome) => schedule(delayAfter(outcome))), delayMs);
+    waiting = true;
+    timer = setTimeout(() => {
+      waiting = false;
+      void runOnce().then((outcome) => schedule(delayAfter(outcome)));
+    }, delayMs);
     timer.unref();
   };
 
@@ -78,6 +94,19 @@ export function indexerLoop<R extends IndexerPass>(options: {
       schedule(intervalMs);
     },
     runOnce,
+    nudge() {
+      if (!started || stopped || failures > 0) return;
+      if (!waiting) {
+        // The timer's pass is running: it schedules the next one when it ends.
+        nudged = true;
+        return;
+      }
+      // Between passes: the waiting timer is brought forward (a pass running from runOnce is
+      // joined by it, then the loop goes on as usual).
+      clearTimeout(timer);
+      waiting = false;
+      schedule(0);
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);

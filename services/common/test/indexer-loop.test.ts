@@ -100,6 +100,53 @@ describe('a full batch', () => {
   });
 });
 
+describe('nudge()', () => {
+  test('when work arrives between passes, then the next pass runs at once instead of at the end of the interval', async () => {
+    const { startedAt, pass } = scriptedPass([{}, {}, {}]);
+    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass });
+    loop.start();
+    await jest.advanceTimersByTimeAsync(130);
+    loop.nudge();
+    await jest.advanceTimersByTimeAsync(1);
+    // Then the interval again from there.
+    await jest.advanceTimersByTimeAsync(INTERVAL);
+    expect(startedAt).toEqual([100, 130, 131 + INTERVAL - 1]);
+    await loop.stop();
+  });
+
+  test('when work arrives while a pass runs, then the next pass follows it at once, and passes never overlap', async () => {
+    const { held, loop } = await loopInFirstPass();
+    loop.nudge();
+    loop.nudge();
+    held.release();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(held.stats()).toEqual({ calls: 2, maxActive: 1 });
+    held.release();
+    // Nothing more asked for: the interval again.
+    await jest.advanceTimersByTimeAsync(INTERVAL - 2);
+    expect(held.stats().calls).toBe(2);
+    await jest.advanceTimersByTimeAsync(2);
+    expect(held.stats().calls).toBe(3);
+    held.release();
+    await loop.stop();
+  });
+
+  test('when passes are failing, or the loop is not started or stopped, then a nudge changes nothing', async () => {
+    const { startedAt, pass } = scriptedPass([{ failed: true }, {}]);
+    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass });
+    loop.nudge();
+    loop.start();
+    await jest.advanceTimersByTimeAsync(100);
+    loop.nudge(); // backing off: still 200 ms after the failed pass
+    await jest.advanceTimersByTimeAsync(250);
+    expect(startedAt).toEqual([100, 300]);
+    await loop.stop();
+    loop.nudge();
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(startedAt).toEqual([100, 300]);
+  });
+});
+
 describe('stop()', () => {
   test('when a pass is running, then stop() waits for it, and no pass runs afterwards', async () => {
     const { held, loop } = await loopInFirstPass();

@@ -108,6 +108,12 @@ productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true 
 productSchema.index({ tenant_id: 1, site_id: 1, parent_external_id: 1 });
 // The indexer's queue; with updated_at, the oldest waiting product is one index read (metrics).
 productSchema.index({ needs_index: 1, updated_at: 1 });
+// What markIndexed filters on, as equality filters: a product by tenant and id, and a product at
+// a version. Unique by construction (_id is); unique also because a server that plans only with
+// unique indexes whose keys are exactly the filter's (mongo-java-server) then serves these
+// writes from the index instead of scanning the collection once per product.
+productSchema.index({ tenant_id: 1, _id: 1 }, { unique: true });
+productSchema.index({ tenant_id: 1, _id: 1, version: 1 }, { unique: true });
 
 const deletionSchema = new Schema<ProductDeletionDoc>(
   {
@@ -143,6 +149,32 @@ const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: stri
 // method closes over the connection's models, and ProductsRepo is its return type.
 export function productsRepo(connection: Connection) {
   const { Product, ProductDeletion } = productModels(connection);
+  async function markIndexedMany(done: { tenant_id: string; _id: string; version: number }[]): Promise<void> {
+    if (done.length === 0) return;
+    const [one] = done;
+    if (done.length === 1 && one) {
+      // One product (a single write's inline indexing): the same two writes as one-product updates.
+      const res = await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id, version: one.version }, { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } });
+      if (res.matchedCount === 0) await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id }, { $max: { indexed_version: one.version } });
+      return;
+    }
+    // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
+    const current = await Product.collection.bulkWrite(
+      done.map((d) => ({
+        updateOne: {
+          filter: { tenant_id: d.tenant_id, _id: d._id, version: d.version },
+          update: { $set: { needs_index: false }, $max: { indexed_version: d.version }, $unset: { index_error: '' } },
+        },
+      })) as never,
+      { ordered: false },
+    );
+    // Every one was the current version: nothing newer to account for (the usual case).
+    if (current.matchedCount === done.length) return;
+    await Product.collection.bulkWrite(
+      done.map((d) => ({ updateOne: { filter: { tenant_id: d.tenant_id, _id: d._id }, update: { $max: { indexed_version: d.version } } } })) as never,
+      { ordered: false },
+    );
+  }
   return {
     ensureIndexes: async () => {
       await Product.createIndexes();
@@ -245,10 +277,15 @@ export function productsRepo(connection: Connection) {
       return orphans.map((c) => c._id);
     },
     /** Records that `version` is indexed; clears needs_index (and an index error) only if no newer write happened. */
-    async markIndexed(tenantId: string, id: string, version: number): Promise<void> {
-      await Product.updateOne({ tenant_id: tenantId, _id: id, version }, { $set: { needs_index: false, indexed_version: version }, $unset: { index_error: '' } });
-      await Product.updateOne({ tenant_id: tenantId, _id: id, indexed_version: { $lt: version } }, { $set: { indexed_version: version } });
-    },
+    markIndexed: (tenantId: string, id: string, version: number): Promise<void> => markIndexedMany([{ tenant_id: tenantId, _id: id, version }]),
+    /**
+     * markIndexed for many products (any tenants) in one round trip: for each, if `version` is
+     * still the current one, needs_index false, indexed_version `version` and no index error;
+     * if a newer version was written meanwhile, only indexed_version rises to `version` (never
+     * down: $max), and needs_index stays for the newer one. Filters are equalities on (tenant_id,
+     * _id[, version]), each served by a unique index.
+     */
+    markIndexedMany,
     /** Deletes the product and leaves a tombstone for the index (same version + 1). */
     async remove(tenantId: string, id: string, now: Date): Promise<ProductDoc | null> {
       const doc = await Product.findOneAndDelete({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();

@@ -1,7 +1,8 @@
 import { backgroundSpan, indexerLoop, systemCaller, type SimilarityClient } from '@kb/common';
-import type { ProductDeletionDoc } from '../data-access/products-repo';
+import type { ProductDeletionDoc, ProductDoc } from '../data-access/products-repo';
 import type { CatalogDeps } from './products';
 import { indexNow, indexingRecovered } from './products';
+import { onQueuedForIndex } from './products/indexing';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
@@ -36,26 +37,63 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
       // The similarity service or Elasticsearch is down: the loop tries again later.
       if (removed.failed) return { done: work, more: false, failed: true };
     }
-    const pending = await deps.products.pendingIndex(batchSize);
+    const pending = await deps.products.pendingIndex(batchSize * BATCHES_PER_PASS);
     if (pending.length) {
-      const { indexed, refused } = await backgroundSpan('index pending products', { 'kb.document.kind': 'products', 'kb.indexer.documents': pending.length }, () =>
-        indexNow(deps, pending, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) }),
-      );
-      const done = indexed.size + refused.size; // a refusal came through too: the service answers
-      if (done > 0) indexingRecovered(deps);
+      const { done, complete } = await indexInCalls(deps, pending, batchSize);
       work += done;
       // Not all of it got through: some tenant's call failed (logged by indexNow).
-      if (done < pending.length) return { done: work, more: false, failed: true };
+      if (!complete) return { done: work, more: false, failed: true };
     }
     return { done: work, more: work >= batchSize, failed: false };
   };
 
   const loop = indexerLoop({ name: 'product indexer', intervalMs, logger: deps.logger, pass });
   loop.start();
+  // A large bulk answers without indexing (embeddings "pending"): the next pass starts on it at once.
+  const unregister = onQueuedForIndex(deps, () => loop.nudge());
   return {
     runOnce: async () => (await loop.runOnce())?.done ?? 0,
-    stop: loop.stop,
+    stop: async () => {
+      unregister();
+      await loop.stop();
+    },
   };
+}
+
+/** Calls of `batchSize` products a pass reads and indexes. */
+const BATCHES_PER_PASS = 5;
+/**
+ * IndexProducts calls in flight at once: while one call's products are written to Elasticsearch
+ * and marked here, the next call's texts are already being embedded (the embedder runs one
+ * call's texts before the next's), so the model does not wait for those round trips.
+ */
+const CALLS_IN_FLIGHT = 2;
+
+/**
+ * Indexes `pending` in calls of `batchSize`, CALLS_IN_FLIGHT at a time; after a call that did
+ * not get all of its products through (a dependency away), no further call starts.
+ */
+async function indexInCalls(deps: CatalogDeps, pending: ProductDoc[], batchSize: number): Promise<{ done: number; complete: boolean }> {
+  const calls: ProductDoc[][] = [];
+  for (let i = 0; i < pending.length; i += batchSize) calls.push(pending.slice(i, i + batchSize));
+  let next = 0;
+  let done = 0;
+  let complete = true;
+  const worker = async () => {
+    while (complete && next < calls.length) {
+      const call = calls[next++]!;
+      const { indexed, refused } = await backgroundSpan('index pending products', { 'kb.document.kind': 'products', 'kb.indexer.documents': call.length }, () =>
+        // A call may wait for the one before it to be embedded: the deadline is one call's per call in flight.
+        indexNow(deps, call, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT }),
+      );
+      const answered = indexed.size + refused.size; // a refusal came through too: the service answers
+      if (answered > 0) indexingRecovered(deps);
+      done += answered;
+      if (answered < call.length) complete = false;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, calls.length) }, worker));
+  return { done, complete };
 }
 
 /** Applies delete tombstones to the index in order; stops at the first failure. */

@@ -27,6 +27,14 @@ export interface OnnxEmbedderOptions {
   threads?: number;
 }
 
+/** One embed() call waiting for its runs: its texts, the vectors so far, how to answer. */
+interface Call {
+  texts: string[];
+  vectors: Float32Array[];
+  resolve(vectors: Float32Array[]): void;
+  reject(err: unknown): void;
+}
+
 interface Loaded {
   session: InferenceSession;
   tokenizer: Tokenizer;
@@ -50,7 +58,9 @@ export class OnnxEmbedder implements Embedder {
   private readonly maxTokens: number;
   private readonly batchSize: number;
   private loading: Promise<Loaded> | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Calls waiting for runs, oldest first; `running` while the loop in drain() works them off. */
+  private readonly calls: Call[] = [];
+  private running = false;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
 
@@ -92,22 +102,47 @@ export class OnnxEmbedder implements Embedder {
 
   private async embedAll(texts: string[]): Promise<Float32Array[]> {
     const loaded = await this.load();
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += this.batchSize) {
-      const batch = texts.slice(i, i + this.batchSize);
-      vectors.push(...(await this.exclusive(() => this.run(loaded, batch))));
-    }
-    return vectors;
+    return new Promise<Float32Array[]>((resolve, reject) => {
+      this.calls.push({ texts, vectors: [], resolve, reject });
+      void this.drain(loaded);
+    });
   }
 
   /**
-   * Runs `task` after every earlier task has finished. Queued per run, not per call, so a one-text
-   * search query waits for one run of a bulk reindex, not for all of it.
+   * Runs the waiting calls' texts one run at a time. The next run is always of the call with the
+   * fewest texts left (the oldest of those): a search query waits for at most one run of a
+   * bulk, an inline write's call goes before a reindex's larger one, and a call once started
+   * keeps going, so of two indexing calls the first gets its vectors after its own runs, not
+   * after both calls' (its Elasticsearch write then overlaps the second call's runs, and the
+   * model is not left waiting for it).
    */
-  private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(task);
-    this.queue = result.catch(() => undefined);
-    return result;
+  private async drain(loaded: Loaded): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let call = this.nextCall(); call; call = this.nextCall()) {
+        const batch = call.texts.slice(call.vectors.length, call.vectors.length + this.batchSize);
+        try {
+          call.vectors.push(...(await this.run(loaded, batch)));
+        } catch (err) {
+          this.calls.splice(this.calls.indexOf(call), 1);
+          call.reject(err);
+          continue;
+        }
+        if (call.vectors.length >= call.texts.length) {
+          this.calls.splice(this.calls.indexOf(call), 1);
+          call.resolve(call.vectors);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private nextCall(): Call | undefined {
+    let next: Call | undefined;
+    for (const call of this.calls) if (!next || call.texts.length - call.vectors.length < next.texts.length - next.vectors.length) next = call;
+    return next;
   }
 
   private closedError(): EmbedderUnavailableError {

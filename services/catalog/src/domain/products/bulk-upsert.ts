@@ -3,7 +3,7 @@ import type { ProductDoc } from '../../data-access/products-repo';
 import type { SiteView } from '../../data-access/sites-repo';
 import type { DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
-import { indexNow } from './indexing';
+import { indexNow, queuedForIndex } from './indexing';
 import { writeBatch, type BatchWrite, type BulkItem } from './write-batch';
 import { createdIn, embeddingsStatus, inSite } from './write';
 
@@ -57,7 +57,10 @@ async function indexWritten(deps: CatalogDeps, batch: Pick<BatchWrite, 'written'
   const changed = batch.written.filter((w) => w.outcome.status !== 'unchanged');
   const toIndex: ProductDoc[] = [...changed.flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]), ...batch.adoptedOutside];
   const indexed = new Set<string>();
-  if (toIndex.length > INLINE_BULK_MAX) return indexed;
+  if (toIndex.length > INLINE_BULK_MAX) {
+    queuedForIndex(deps);
+    return indexed;
+  }
   const started = Date.now();
   for (let k = 0; k < toIndex.length; k += INDEX_CALL_MAX) {
     const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(deadline, 500));

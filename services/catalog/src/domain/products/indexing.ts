@@ -3,6 +3,22 @@ import type { ProductDoc } from '../../data-access/products-repo';
 import { indexDocument } from '../index-document';
 import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
 
+/** The running background indexer of a deps (at most one), told when writes leave products queued. */
+const indexers = new WeakMap<CatalogDeps, () => void>();
+
+/** Registers the background indexer to nudge when writes leave work for it; returns the unregistration. */
+export function onQueuedForIndex(deps: CatalogDeps, nudge: () => void): () => void {
+  indexers.set(deps, nudge);
+  return () => {
+    if (indexers.get(deps) === nudge) indexers.delete(deps);
+  };
+}
+
+/** Writes left products for the background indexer: its next pass starts now, not at the end of its interval. */
+export function queuedForIndex(deps: CatalogDeps): void {
+  indexers.get(deps)?.();
+}
+
 /** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */
 export interface IndexOutcome {
   indexed: Set<string>;
@@ -60,14 +76,17 @@ async function indexGroup(
     );
   await indexSplittingRefusals(group, call, {
     answered: async (products, res) => {
+      const byId = new Map(products.map((d) => [d._id, d]));
+      const confirmed: ProductDoc[] = [];
       for (const r of res.results) {
-        const d = products.find((g) => g._id === r.id);
+        const d = byId.get(r.id);
         if (!d) continue;
         if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
-        if (r.status !== 'indexed' && r.status !== 'stale') continue;
-        if (!options.targetIndex) await deps.products.markIndexed(tenantId, d._id, d.version);
-        outcome.indexed.add(d._id);
+        if (r.status === 'indexed' || r.status === 'stale') confirmed.push(d);
       }
+      // One round trip for the whole answer; each product's own version decides what it clears.
+      if (!options.targetIndex) await deps.products.markIndexedMany(confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })));
+      for (const d of confirmed) outcome.indexed.add(d._id);
     },
     refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
   });

@@ -35,6 +35,11 @@ interface BatchPlan {
   planned: { i: number; plan: WritePlan }[];
   /** Items repeating an external id of this batch: written one by one afterwards. */
   repeated: number[];
+  /**
+   * Products this batch creates, by external id: the id each is planned with. Children of the
+   * batch naming one as parent are planned pointing at that id (no adoption write afterwards).
+   */
+  newParents: Map<string, string>;
 }
 
 /** The external ids a batch names (its products and their parents), for one look-up. */
@@ -49,7 +54,7 @@ export function keysNamedBy(items: DecodedProduct[]): string[] {
 
 /** Validates each item and plans its write against the products known before the batch. */
 export function planBatch(items: DecodedProduct[], known: KnownProducts, source: string, now: Date): BatchPlan {
-  const batch: BatchPlan = { results: [], unchanged: [], planned: [], repeated: [] };
+  const batch: BatchPlan = { results: [], unchanged: [], planned: [], repeated: [], newParents: new Map() };
   const seen = new Set<string>();
   for (const [i, item] of items.entries()) {
     const issues = item.issues?.length ? item.issues : productIssues(item.value, [i]);
@@ -69,6 +74,15 @@ export function planBatch(items: DecodedProduct[], known: KnownProducts, source:
     if (plan.kind === 'unchanged') batch.unchanged.push({ i, doc: plan.existing });
     else batch.planned.push({ i, plan });
   }
+  // A parent created by this batch (before or after its children in it) is known to them by the
+  // id it is planned with. Should its write end up under another id (a concurrent insert of its
+  // key won), the adoption after the writes corrects the children (see adoptIntoBatch).
+  for (const { plan } of batch.planned) if (plan.externalId !== null && !known.has(plan.externalId)) batch.newParents.set(plan.externalId, plan.newId);
+  for (const { plan } of batch.planned) {
+    const parentKey = plan.set.parent_external_id;
+    const parentId = parentKey !== null && parentKey !== plan.externalId ? batch.newParents.get(parentKey) : undefined;
+    if (parentId !== undefined && plan.set.parent_product_id === null) plan.set = { ...plan.set, parent_product_id: parentId };
+  }
   return batch;
 }
 
@@ -84,7 +98,7 @@ export async function writeBatch(deps: CatalogDeps, tenantId: string, site: Site
   const written: Written[] = batch.unchanged.map(({ i, doc }) => ({ i, outcome: { doc, status: 'unchanged', reuseVectors: true, adopted: [] } }));
   const retry = await writePlanned(deps, tenantId, site, batch.planned, now, written);
   await deps.products.touch(tenantId, batch.unchanged.map((u) => u.doc._id), now);
-  const adoptedOutside = await adoptIntoBatch(deps, tenantId, site, written, now);
+  const adoptedOutside = await adoptIntoBatch(deps, tenantId, site, written, now, batch.newParents);
   for (const i of [...batch.repeated, ...retry].sort((a, b) => a - b)) {
     written.push({ i, outcome: await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, source) });
   }
@@ -108,13 +122,20 @@ async function writePlanned(deps: CatalogDeps, tenantId: string, site: SiteView,
 }
 
 /**
- * Children written before their new parent (also earlier in this batch) now point at it: the
- * batch's own outcomes take their new state; returns the adopted children outside the batch.
+ * Children written before their new parent (in earlier writes) now point at it: the batch's own
+ * outcomes take their new state; returns the adopted children outside the batch. Children of the
+ * batch were planned pointing at their new parent's planned id already; a parent of `newParents`
+ * whose write ended up under another id (a concurrent insert of its key won; it is then written
+ * again afterwards, as an update) has its batch children pointed at the id it now has.
  */
-async function adoptIntoBatch(deps: CatalogDeps, tenantId: string, site: SiteView, written: Written[], now: Date): Promise<ProductDoc[]> {
+async function adoptIntoBatch(deps: CatalogDeps, tenantId: string, site: SiteView, written: Written[], now: Date, newParents: Map<string, string>): Promise<ProductDoc[]> {
   const createdParents = new Map(
     written.filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id).map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
   );
+  const missed = [...newParents.keys()].filter((key) => createdParents.get(key) !== newParents.get(key));
+  if (missed.length) {
+    for (const d of await deps.products.findByKeys(tenantId, site._id, missed)) if (!createdParents.has(d.upsert_key)) createdParents.set(d.upsert_key, d._id);
+  }
   const fresh = new Map((await adoptChildren(deps, tenantId, site._id, createdParents, now)).map((d) => [d._id, d]));
   for (const w of written) {
     const doc = fresh.get(w.outcome.doc._id);
