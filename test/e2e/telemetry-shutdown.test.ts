@@ -38,6 +38,7 @@ test('when a service is stopped with SIGTERM right after answering, then the req
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     // Nothing leaves on the batch timer during the test: only the flush at shutdown exports.
     OTEL_BSP_SCHEDULE_DELAY: '60000',
+    OTEL_TRACES_SAMPLER: 'parentbased_always_on', // this request's span is the one to flush
   });
   gateway = service;
 
