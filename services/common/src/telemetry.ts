@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry bootstrap. Loaded before anything else with `node --require
- * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http, koa, grpc,
- * mongodb/mongoose, undici and pino as they are first required. Configured only by OTEL_*
+ * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http, koa,
+ * mongodb/mongoose and undici as they are first required (gRPC spans: grpc/tracing.ts). Configured only by OTEL_*
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but
  * nothing is exported. Metrics only when OTEL_METRICS_EXPORTER is set: `prometheus` serves
@@ -57,12 +57,13 @@ const metricReaders =
  */
 /**
  * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
- * trace of this system is made of (HTTP in and out of the gateway, Koa routes, gRPC, MongoDB,
- * and the HTTP under each Elasticsearch client span). The others of the auto-instrumentation
+ * trace of this system is made of (HTTP in and out of the gateway, Koa routes, MongoDB, and the
+ * HTTP under each Elasticsearch client span). The services' gRPC spans and context propagation
+ * are their own (grpc/tracing.ts), cheaper than the grpc-js instrumentation. The others of the auto-instrumentation
  * bundle cost CPU on every request and add nothing here (pino: the logger's own mixin already
  * writes trace_id and span_id; runtime-node only feeds metrics, and is loaded when they are exported).
  */
-export const DEFAULT_INSTRUMENTATIONS = 'http,koa,grpc,mongoose,mongodb,undici';
+export const DEFAULT_INSTRUMENTATIONS = 'http,koa,mongoose,mongodb,undici';
 // runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
 if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
   process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : ''}`;
@@ -81,13 +82,12 @@ const sdk = disabled ? undefined : new NodeSDK({
       '@opentelemetry/instrumentation-dns': { enabled: false },
       '@opentelemetry/instrumentation-net': { enabled: false },
       // Scrapes of the metrics endpoint are neither requests to trace nor to count; nor are
-      // probes (/healthz, /readyz; grpc.health.v1 Check and Watch, names no kb.* method has):
-      // each would be a trace every few seconds per pod.
+      // probes (/healthz, /readyz; grpc.health.v1 is not traced at all: only the services' own
+      // methods make gRPC spans): each would be a trace every few seconds per pod.
       '@opentelemetry/instrumentation-http': {
         ignoreIncomingRequestHook: (req: IncomingMessage) =>
           PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') || (prometheus && req.socket?.localPort === prometheusPort),
       },
-      '@opentelemetry/instrumentation-grpc': { ignoreGrpcMethods: ['Check', 'Watch'] },
       // The route's span (router layer) is kept; one span per plain middleware (request id,
       // errors, rate limit, body) told nothing and cost a span each on every request.
       '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },

@@ -3,6 +3,7 @@ import { AppError, HTTP_TO_KIND, grpcToHttpStatus, type ValidationIssue } from '
 import { ISSUES_METADATA_KEY } from './server';
 import { recordRpcClientCall } from '../metrics';
 import { outgoingDeadline } from './deadline';
+import { clientCallSpan } from './tracing';
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
@@ -32,13 +33,16 @@ export function callUnary<Req, Res>(
   // grpc-js puts the full path ("/kb.similarity.v1.SimilarityService/IndexProducts") on each generated method.
   const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
   const started = process.hrtime.bigint();
+  const metadata = new grpc.Metadata();
+  const endSpan = clientCallSpan(path, metadata);
   return new Promise<Res>((resolve, reject) => {
     method.call(
       client,
       request,
-      new grpc.Metadata(),
+      metadata,
       { deadline: new Date(deadline) },
       (err, response) => {
+        endSpan(err ? err.code : grpc.status.OK);
         recordRpcClientCall(path, grpc.status[err ? err.code : grpc.status.OK] ?? String(err?.code), Number(process.hrtime.bigint() - started) / 1e9);
         if (err) reject(fromServiceError(err, options.service));
         else resolve(response as Res);

@@ -6,6 +6,7 @@ import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
 import { deadlineMs, servingCall } from './deadline';
+import { serverCallSpan } from './tracing';
 
 /**
  * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
@@ -51,36 +52,38 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   method: string,
   handler: UnaryHandler<Req, Res>,
 ): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    const requestId = call.request.caller?.request_id || undefined;
-    const started = process.hrtime.bigint();
-    const done = (code: grpc.status) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const name = grpc.status[code];
-      logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
-      recordRpcServerCall(call.getPath(), name, seconds);
-    };
-    const deadline = deadlineMs(call.getDeadline());
-    servingCall(deadline, () => handler(call.request, call)).then(
-      (response) => {
-        done(grpc.status.OK);
-        callback(null, response);
-      },
-      (thrown: unknown) => {
-        // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
-        const err = mapMongoError(thrown);
-        if (err instanceof AppError) {
-          const metadata = err.issues ? issuesMetadata(err.issues) : new grpc.Metadata();
-          done(KIND_TO_GRPC[err.kind]);
-          callback({ code: KIND_TO_GRPC[err.kind], details: clip(err.message, MAX_DETAILS), metadata });
-          return;
-        }
-        done(grpc.status.INTERNAL);
-        logger.error({ err, method, request_id: requestId }, 'unhandled error in gRPC handler');
-        callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
-      },
-    );
-  };
+  return (call, callback) =>
+    serverCallSpan(call.getPath(), call.metadata, (endSpan) => {
+      const requestId = call.request.caller?.request_id || undefined;
+      const started = process.hrtime.bigint();
+      const done = (code: grpc.status) => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const name = grpc.status[code];
+        logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
+        recordRpcServerCall(call.getPath(), name, seconds);
+        endSpan(code);
+      };
+      const deadline = deadlineMs(call.getDeadline());
+      servingCall(deadline, () => handler(call.request, call)).then(
+        (response) => {
+          done(grpc.status.OK);
+          callback(null, response);
+        },
+        (thrown: unknown) => {
+          // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
+          const err = mapMongoError(thrown);
+          if (err instanceof AppError) {
+            const metadata = err.issues ? issuesMetadata(err.issues) : new grpc.Metadata();
+            done(KIND_TO_GRPC[err.kind]);
+            callback({ code: KIND_TO_GRPC[err.kind], details: clip(err.message, MAX_DETAILS), metadata });
+            return;
+          }
+          done(grpc.status.INTERNAL);
+          logger.error({ err, method, request_id: requestId }, 'unhandled error in gRPC handler');
+          callback({ code: grpc.status.INTERNAL, details: 'Internal error' });
+        },
+      );
+    });
 }
 
 /**
