@@ -181,9 +181,9 @@ test('when a product upsert arrives with a sampled traceparent, then one trace c
   const es = trace.below(similarity, isElasticsearch);
   expect(es.map((s) => s.name)).toContain('bulk');
   for (const s of es) expect(s.kind).toBe('CLIENT');
-  // The HTTP request under each Elasticsearch operation (undici) is its child, not a sibling.
+  // The Elasticsearch client's own span is the operation; no HTTP span under it (undici is not instrumented).
   const bulk = trace.one(span('kb-similarity', 'bulk'), 'bulk');
-  expect(trace.spans.some((s) => s.parentSpanId === bulk.spanId && s.name === 'POST' && s.attributes['url.path'] === '/_bulk')).toBe(true);
+  expect(trace.spans.filter((s) => s.parentSpanId === bulk.spanId)).toEqual([]);
   // Every span carries its service's name as the resource says it.
   for (const s of spans) expect(s.resource['service.name']).toBe(s.service);
 });

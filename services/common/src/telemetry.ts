@@ -1,7 +1,7 @@
 /**
  * OpenTelemetry bootstrap. Loaded before anything else with `node --require
- * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http, koa,
- * mongodb/mongoose and undici as they are first required (gRPC spans: grpc/tracing.ts). Configured only by OTEL_*
+ * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http, koa and
+ * mongodb/mongoose as they are first required (gRPC spans: grpc/tracing.ts). Configured only by OTEL_*
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but
  * nothing is exported. Metrics only when OTEL_METRICS_EXPORTER is set: `prometheus` serves
@@ -57,13 +57,14 @@ const metricReaders =
  */
 /**
  * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
- * trace of this system is made of (HTTP in and out of the gateway, Koa routes, MongoDB, and the
- * HTTP under each Elasticsearch client span). The services' gRPC spans and context propagation
- * are their own (grpc/tracing.ts), cheaper than the grpc-js instrumentation. The others of the auto-instrumentation
- * bundle cost CPU on every request and add nothing here (pino: the logger's own mixin already
- * writes trace_id and span_id; runtime-node only feeds metrics, and is loaded when they are exported).
+ * trace of this system is made of (HTTP into the gateway, Koa routes, MongoDB). Elasticsearch
+ * spans come from its client itself; the services' gRPC spans and context propagation are their
+ * own (grpc/tracing.ts), cheaper than the grpc-js instrumentation. The rest of the bundle cost
+ * CPU on every request, sampled or not, and added nothing here: undici (an HTTP span under each
+ * Elasticsearch client span, ~0.5 ms of CPU per similar search), pino (the logger's own mixin
+ * writes trace_id and span_id), runtime-node (only feeds metrics: loaded when they are exported).
  */
-export const DEFAULT_INSTRUMENTATIONS = 'http,koa,mongoose,mongodb,undici';
+export const DEFAULT_INSTRUMENTATIONS = 'http,koa,mongoose,mongodb';
 // runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
 if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
   process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : ''}`;
