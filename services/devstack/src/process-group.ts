@@ -92,7 +92,8 @@ export function groupAlive(pgid: number, marker?: string): boolean {
   return groupMembers(pgid).some((pid) => marker === undefined || commandLine(pid).includes(marker));
 }
 
-function groupMembers(pgid: number): number[] {
+/** The live (not zombie) processes of a process group. */
+export function groupMembers(pgid: number): number[] {
   const members: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -104,12 +105,13 @@ function groupMembers(pgid: number): number[] {
 }
 
 /** Fields of /proc/<pid>/stat that we use; undefined when the process is gone. */
-export function procStat(pid: number): { state: string; pgrp: number; startTime: string } | undefined {
+export function procStat(pid: number): { state: string; pgrp: number; startTime: string; cpuTicks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses; fields after it are plain.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '' };
+    // utime + stime, in clock ticks (USER_HZ, 100 on Linux).
+    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '', cpuTicks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined;
   }

@@ -6,6 +6,7 @@ import { runAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel, type EmbeddingModel } from '../artifacts';
 import { startBackends, type Backends } from '../backends';
 import { runDir } from '../cache';
+import { groupMembers, procStat } from '../process-group';
 import { freePort } from '../ports';
 import { startServices, type RunningServices, type ServiceName } from '../services';
 
@@ -108,32 +109,7 @@ export function peakMemoryMiB(pgid: number): number {
 
 /** CPU time (user + system) of every process in a process group so far, in ms. */
 export function cpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const pid of groupMembers(pgid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
-
-function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
-  for (const entry of require('node:fs').readdirSync('/proc') as string[]) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid) out.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+  return groupMembers(pgid).reduce((ticks, pid) => ticks + (procStat(pid)?.cpuTicks ?? 0), 0) * 10; // USER_HZ is 100 on Linux
 }
 
 /** The backends' process groups as the run state records them (name → pgid). */
