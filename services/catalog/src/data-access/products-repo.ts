@@ -218,12 +218,15 @@ export function productsRepo(connection: Connection) {
     /**
      * Many upserts of one site in one round trip (unordered): the same writes as `upsert`, each
      * atomic. An item whose write failed (a concurrent insert of its key) comes back undefined
-     * for the caller to retry on its own. Keys must be distinct.
+     * for the caller to retry on its own. Keys must be distinct. Each plan's `id` is the id its
+     * product will have if no concurrent write of its key came first: the written products are
+     * read back by `_id` (a primary-key read on any server; the local MongoDB-compatible server
+     * scans the collection for a compound `$in`), and by key only those not found under it.
      */
     async upsertMany(
       tenantId: string,
       siteId: string,
-      plans: { key: string; newId: string; set: ProductSet }[],
+      plans: { key: string; id: string; newId: string; set: ProductSet }[],
       now: Date,
     ): Promise<({ doc: ProductDoc; created: boolean } | undefined)[]> {
       if (plans.length === 0) return [];
@@ -246,9 +249,12 @@ export function productsRepo(connection: Connection) {
         upserted = e.result?.upsertedIds ?? {};
         for (const w of writeErrors) failed.add(w.index);
       }
-      const docs = new Map(
-        (await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: plans.map((p) => p.key) } }).lean<ProductDoc[]>()).map((d) => [d.upsert_key, d]),
-      );
+      const ofSite = (d: ProductDoc) => d.site_id === siteId;
+      const docs = new Map((await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, plans.map((p) => p.id))).filter(ofSite).map((d) => [d.upsert_key, d]));
+      const elsewhere = plans.filter((p) => docs.get(p.key)?._id !== p.id).map((p) => p.key);
+      if (elsewhere.length) {
+        for (const d of await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: elsewhere } }).lean<ProductDoc[]>()) docs.set(d.upsert_key, d);
+      }
       return plans.map((p, i) => {
         const doc = docs.get(p.key);
         return failed.has(i) || !doc ? undefined : { doc, created: upserted[i] !== undefined };

@@ -80,10 +80,12 @@ async function bulkWithRetry(ctx: Ctx, products: BenchProduct[]): Promise<{ resu
 /** Until every id is in the index at its latest version (the catalog's backlog is empty). */
 async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
   const deadline = Date.now() + 30 * 60_000;
+  const known = new Set(ctx.ids);
+  const expected = known.size + new Set(ids.filter((id) => !known.has(id))).size;
   while (Date.now() < deadline) {
     await ctx.es.indices.refresh({ index: ctx.index.products });
     const { count } = await ctx.es.count({ index: ctx.index.products, query: { term: { tenant_id: TENANT } } });
-    if (count >= ctx.ids.length + ids.filter((id) => !ctx.ids.includes(id)).length) {
+    if (count >= expected) {
       const backlog = await ctx.stack.backlog();
       if (backlog === 0) return;
     }

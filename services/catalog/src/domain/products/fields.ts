@@ -51,7 +51,8 @@ export const keepsVectors = (existing: ProductDoc | null, fields: Pick<ProductFi
 /** The parent's id, unless there is none yet or it is the product itself. */
 export const parentIdOf = (parent: ProductDoc | null, productId: string) => (parent && parent._id !== productId ? parent._id : null);
 
-export type WritePlan = { kind: 'write'; key: string; newId: string; set: ProductSet; reuseVectors: boolean; externalId: string | null };
+/** `id`: the product's id if the write goes as planned (the stored one's, or `newId` for a new one). */
+export type WritePlan = { kind: 'write'; key: string; id: string; newId: string; set: ProductSet; reuseVectors: boolean; externalId: string | null };
 export type Plan = { kind: 'unchanged'; existing: ProductDoc } | WritePlan;
 
 /** What a product write will do, given the stored product with its key and its parent. */
@@ -62,6 +63,7 @@ export function planWrite(fields: ProductFields, existing: ProductDoc | null, pa
   return {
     kind: 'write',
     key: fields.external_id ?? newId,
+    id: existing?._id ?? newId,
     newId,
     externalId: fields.external_id,
     reuseVectors,
