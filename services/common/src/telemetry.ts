@@ -50,12 +50,6 @@ const metricReaders =
     : undefined;
 
 /**
- * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests that arrive
- * without a sampled traceparent (a caller's sampled trace is always continued in full).
- * Measured with `npm run bench` (README, "Performance"): tracing every request cost ~X% of the
- * similar-search throughput at 8 clients, a tenth of them ~Y%.
- */
-/**
  * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
  * trace of this system is made of (HTTP into the gateway, Koa routes, MongoDB). Elasticsearch
  * spans come from its client itself; the services' gRPC spans and context propagation are their
@@ -70,6 +64,12 @@ if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
   process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : ''}`;
 }
 
+/**
+ * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests that arrive
+ * without a sampled traceparent (a caller's sampled trace is always continued in full). Why a
+ * tenth, and what each setting costs, measured by `npm run bench`: README, "Sampling" and
+ * "Performance".
+ */
 export const DEFAULT_SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } as const;
 if (!process.env.OTEL_TRACES_SAMPLER) Object.assign(process.env, DEFAULT_SAMPLER);
 

@@ -432,7 +432,7 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
   memory(ctx, report.memoryMiB);
 
-  log('tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, twice in turn');
+  log(`tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`);
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {
     off: { OTEL_SDK_DISABLED: 'true' },
@@ -440,16 +440,24 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
     always: { ...TRACING_ON(receiver), OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
   };
   const runs: Record<string, number[]> = { off: [], on: [], always: [] };
-  for (const round of [1, 2]) {
-    for (const mode of round === 1 ? ['on', 'off', 'always'] : ['always', 'off', 'on']) {
+  const search = (i: number) => ctx.api.post('/search/similar', cases[i % cases.length]!.body);
+  for (let round = 0; round < TRACING_ROUNDS; round++) {
+    for (const mode of round % 2 === 0 ? ['on', 'off', 'always'] : ['always', 'off', 'on']) {
       await ctx.stack.startServices(modes[mode]!);
-      runs[mode]!.push((await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body))).perSecond);
+      // Freshly started services: JIT and connection pools warmed before anything is counted
+      // (half a second was too little; a mode's first seconds ran up to 40% slower).
+      await closedLoop(8, TRACING_WARM_UP_SECONDS, search);
+      runs[mode]!.push((await closedLoop(8, SECONDS, search)).perSecond);
     }
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   report.tracing = { runs, on: avg(runs.on!), off: avg(runs.off!), always: avg(runs.always!), cost: 1 - avg(runs.on!) / avg(runs.off!), alwaysCost: 1 - avg(runs.always!) / avg(runs.off!) };
   await ctx.stack.startServices(TRACING_ON(receiver));
 }
+
+/** Rounds of the tracing-cost comparison (each runs the three modes, in alternating order), and the warm-up after each restart. */
+const TRACING_ROUNDS = 3;
+const TRACING_WARM_UP_SECONDS = 3;
 
 /** Traced requests whose per-hop times are reported (their medians: one request alone is noise). */
 const TRACED = 25;
