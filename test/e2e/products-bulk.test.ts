@@ -104,6 +104,25 @@ describe('products bulk', () => {
     expect(twice.json.title).toBe('Twice v2');
   });
 
+  test('when two bulks create the same new external ids at once, then each key is one product and both answers name it with what was written', async () => {
+    for (let round = 0; round < 4; round++) {
+      const keys = Array.from({ length: 25 }, (_, i) => `race-${round}-${i}`);
+      const [a, b] = await Promise.all(
+        ['A', 'B'].map((side) => bulk({ products: keys.map((external_id) => ({ title: `Racer ${side}`, language: 'de', external_id })) })),
+      );
+      expect([a!.status, b!.status]).toEqual([200, 200]);
+      for (const [i, key] of keys.entries()) {
+        const [ra, rb] = [a!.json.results[i], b!.json.results[i]];
+        // One product per key, whichever write came first; the other updated it.
+        expect(ra.id).toBe(rb.id);
+        expect([ra.status, rb.status].sort()).toEqual(['created', 'updated']);
+        const got = await stack.request(acme, `/api/knowledge/products/${ra.id}`, { token: admin });
+        expect(got.json).toMatchObject({ external_id: key });
+        expect(['Racer A', 'Racer B']).toContain(got.json.title);
+      }
+    }
+  }, 120_000);
+
   test('when one bulk holds a parent and its children, then the answer comes after they are indexed with their parent link', async () => {
     const res = await bulk({
       products: [

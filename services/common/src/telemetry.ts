@@ -13,6 +13,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
+import { statementIfRecorded } from './tracing';
 
 const exporting = Boolean(
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
@@ -97,6 +98,7 @@ const sdk = disabled ? undefined : new NodeSDK({
       // outside any trace (start-up, timers) are not traced, as the driver's
       // instrumentation does by default.
       '@opentelemetry/instrumentation-mongoose': { suppressInternalInstrumentation: true, requireParentSpan: true },
+      '@opentelemetry/instrumentation-mongodb': { dbStatementSerializer: statementIfRecorded },
     }),
   ],
 });

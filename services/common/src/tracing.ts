@@ -1,5 +1,5 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
+import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import { outsideCall } from './grpc/deadline';
 
 /**
@@ -47,4 +47,24 @@ export function backgroundSpan<T>(name: string, attributes: Attributes, work: (s
 /** Runs `work` with tracing suppressed: nothing it calls (Elasticsearch, MongoDB, gRPC) is traced. */
 export function untraced<T>(work: () => Promise<T>): Promise<T> {
   return context.with(suppressTracing(context.active()), work);
+}
+
+/**
+ * `db.query.text` of a MongoDB span: the command's shape with every value as '?' (what the
+ * instrumentation writes by default), built only for a span that will be recorded. The
+ * instrumentation builds it before it starts the span, for every command of every request,
+ * sampled or not, and under mongoose's own span too, where the driver's span is suppressed: a
+ * JSON walk of the whole command (250 updates of a bulk, 30 ids of a search) that was thrown
+ * away nine times in ten.
+ */
+export function statementIfRecorded(command: unknown): string {
+  const active = context.active();
+  if (isTracingSuppressed(active) || !trace.getSpan(active)?.isRecording()) return '';
+  const seen = new WeakSet<object>();
+  return JSON.stringify(command, (_key, value: unknown) => {
+    if (typeof value !== 'object' || value === null) return '?';
+    if (seen.has(value)) return '[Circular]';
+    seen.add(value);
+    return value;
+  });
 }
