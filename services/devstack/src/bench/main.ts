@@ -5,18 +5,18 @@
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
  * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
 import { checkoutDir } from '../cache';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
-import { closedLoop, latencyFigures, pairedRounds, timed, type LatencyFigures, type ThroughputFigures } from './load';
+import { closedLoop, latencyFigures, pairedRounds, timed } from './load';
 import { aliases, allProductVectors, bruteForce, centroid, overlap, rawClient, rawHybrid, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
 import { BareSession } from './onnx';
 import { breakdown, SpanReceiver, type Span } from './spans';
 import { backendGroups, cpuMs, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
-import { summariseDir, type ProfileSummary } from './profiles';
+import { summariseDir } from './profiles';
+import { markdown, writeReport, type Report, type SearchRow, type SimilarRowResult, type TierResult } from './report';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PRODUCTS = env('BENCH_PRODUCTS', 5000);
@@ -92,16 +92,6 @@ async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error('products were not indexed within 30 minutes');
-}
-
-interface SearchRow {
-  what: string;
-  service: LatencyFigures;
-  raw: LatencyFigures;
-  service8?: ThroughputFigures;
-  raw8?: ThroughputFigures;
-  overlap?: number;
-  recall?: number;
 }
 
 /** Reads the anchors' vectors once (not timed) and builds the raw twin of a similar search. */
@@ -186,15 +176,6 @@ function cpuOf(ctx: Ctx): Record<string, number> {
 const perRequest = (a: Record<string, number>, b: Record<string, number>, count: number) =>
   Object.fromEntries(Object.keys(b).map((k) => [k, (b[k]! - (a[k] ?? 0)) / Math.max(1, count)]));
 
-interface SimilarRowResult extends SearchRow {
-  /** CPU ms per request of each process during the 8-client runs, through the gateway and raw. */
-  cpuPerRequest?: { service: Record<string, number>; raw: Record<string, number> };
-  /** Raw Elasticsearch's own recall@10 against brute force: what approximate kNN loses by itself. */
-  rawRecall?: number;
-  service1?: ThroughputFigures;
-  raw1?: ThroughputFigures;
-}
-
 const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
 const ENTRY_TEXT_FIELDS = ['title^2', 'summary^1.5', 'content', 'similarity_text'];
 const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
@@ -269,28 +250,6 @@ async function embedderRows(ctx: Ctx, texts: string[]) {
   }
 }
 
-interface TierResult {
-  products: number;
-  ingestCold: { products: number; perSecond: number; seconds: number };
-  similar: SimilarRowResult[];
-  productSearch?: SearchRow;
-}
-
-interface Report {
-  startedAt: string;
-  machine: { cpus: number; node: string };
-  settings: { products: number; entries: number; queries: number; seconds: number; scale: number[] };
-  ingest: { cold?: { products: number; perSecond: number; textsPerSecond: number }; warm?: { products: number; perSecond: number; textsPerSecond: number }; entries?: { entries: number; perSecond: number } };
-  rows: SearchRow[];
-  embedder?: Awaited<ReturnType<typeof embedderRows>>;
-  hops?: { total: number; hops: { hop: string; ms: number }[]; spans: number; traces: number };
-  tracing?: { runs: Record<string, number[]>; on: number; off: number; always: number; cost: number; alwaysCost: number };
-  profiles?: Record<string, ProfileSummary>;
-  memoryMiB: Record<string, number>;
-  tiers: TierResult[];
-  seconds?: number;
-}
-
 const TRACING_ON = (receiver: SpanReceiver) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
   OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -309,7 +268,7 @@ async function main(): Promise<void> {
   const report: Report = {
     startedAt: new Date().toISOString(),
     machine: { cpus: require('node:os').availableParallelism(), node: process.version },
-    settings: { products: PRODUCTS, entries: ENTRIES, queries: QUERIES, seconds: SECONDS, scale: SCALE },
+    settings: { products: PRODUCTS, entries: ENTRIES, queries: QUERIES, seconds: SECONDS, scale: SCALE, bulk: BULK },
     ingest: {},
     rows: [],
     memoryMiB: {},
@@ -350,11 +309,11 @@ async function main(): Promise<void> {
       }
       report.tiers.push(tier);
       memory(ctx, report.memoryMiB);
-      writeReport(report);
+      writeReport(report, OUT);
     }
   } finally {
     report.seconds = (performance.now() - began) / 1000;
-    writeReport(report);
+    writeReport(report, OUT);
     await stack.stop();
     await receiver.close();
   }
@@ -399,7 +358,7 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
   report.rows.push(await searchRow(ctx, 'products', pq, pv, userId));
   log('entry search');
   report.rows.push(await searchRow(ctx, 'entries', eq, ev, userId));
-  writeReport(report);
+  writeReport(report, OUT);
 
   if (nodeArgs) {
     log('CPU profiles: similar search, then product search, 8 clients, with the services under --cpu-prof');
@@ -472,104 +431,6 @@ function medianBreakdown(traces: Span[][]): { total: number; hops: { hop: string
 
 function randomHex(bytes: number): string {
   return require('node:crypto').randomBytes(bytes).toString('hex');
-}
-
-const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(1));
-const f3 = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(3));
-const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`);
-
-export function markdown(r: Report): string {
-  const lines: string[] = [];
-  lines.push(`Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`);
-  lines.push('');
-  lines.push('| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s (gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|');
-  for (const row of r.rows as SimilarRowResult[]) {
-    lines.push(
-      `| ${row.what} | ${f1(row.service.p50)} / ${f1(row.service.p99)} | ${f1(row.raw.p50)} / ${f1(row.raw.p99)} | ${ratio(row.service.p50, row.raw.p50)} | ${ratio(row.service.p99, row.raw.p99)} | ${row.service1 ? `${f1(row.service1.perSecond)} / ${f1(row.raw1?.perSecond)}` : '–'} | ${row.service8 ? `${f1(row.service8.perSecond)} / ${f1(row.raw8?.perSecond)}` : '–'} | ${row.service8 ? ratio(row.service8.perSecond, row.raw8?.perSecond) : '–'} | ${f3(row.overlap)} | ${f3(row.recall)}${row.rawRecall === undefined ? '' : ` (${f3(row.rawRecall)})`} |`,
-    );
-  }
-  lines.push('');
-  const { cold, warm, entries: e } = r.ingest;
-  lines.push('| ingest | products/s | texts/s |');
-  lines.push('|---|---|---|');
-  if (cold) lines.push(`| products, cold embedding cache (bulks of ${BULK}, 2 in flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`);
-  if (warm) lines.push(`| products, warm embedding cache (same texts, new price) | ${f1(warm.perSecond)} | ${f1(warm.textsPerSecond)} |`);
-  if (e) lines.push(`| knowledge entries (one POST each, 4 in flight, until indexed) | ${f1(e.perSecond)} entries/s | |`);
-  if (r.embedder) {
-    lines.push('');
-    lines.push('| embedder | batch | texts/s |');
-    lines.push('|---|---|---|');
-    for (const row of r.embedder.rows) lines.push(`| ${row.what} | ${row.batch} | ${f1(row.textsPerSecond)} |`);
-    lines.push(`| lowest cosine, a text alone against in a batch of 32 (bare session) | | ${r.embedder.batchedVsAlone.toFixed(6)} |`);
-    lines.push(`| lowest cosine, the service's vector against the bare session's alone | | ${r.embedder.serviceVsBareAlone.toFixed(6)} |`);
-  }
-  if (cold && r.embedder) {
-    const bare1 = r.embedder.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)!.textsPerSecond;
-    lines.push('');
-    lines.push(`Ingest against the bare session at batch 1 (the service's batching): ${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`);
-  }
-  if (r.hops) {
-    lines.push('');
-    lines.push(`Similar search (one anchor, description), ${r.hops.traces} requests traced one after another: median ${f1(r.hops.total)} ms end to end at the gateway, ${r.hops.spans} spans each. Per hop, the median of each span's self time (its duration less its children's), summed by hop; a gRPC hop is the client span less the server's (wire, framing, (de)serialisation, queueing):`);
-    lines.push('');
-    lines.push('| hop | median ms |');
-    lines.push('|---|---|');
-    for (const h of r.hops.hops) lines.push(`| ${h.hop} | ${h.ms.toFixed(2)} |`);
-  }
-  if (r.tracing) {
-    const t = r.tracing;
-    lines.push('');
-    lines.push('| tracing (similar search, 8 clients, mean of 2 runs each) | req/s | throughput cost against off |');
-    lines.push('|---|---|---|');
-    lines.push(`| off (OTEL_SDK_DISABLED=true) | ${f1(t.off)} | |`);
-    lines.push(`| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`);
-    lines.push(`| on, every request traced and exported | ${f1(t.always)} | ${(t.alwaysCost * 100).toFixed(1)}% |`);
-  }
-  const cpu = (r.rows as SimilarRowResult[]).find((x) => x.cpuPerRequest)?.cpuPerRequest;
-  if (cpu) {
-    lines.push('');
-    lines.push('| CPU ms per similar search, 8 clients | ' + Object.keys(cpu.service).join(' | ') + ' | total |');
-    lines.push('|---|' + Object.keys(cpu.service).map(() => '---|').join('') + '---|');
-    const sum = (x: Record<string, number>) => Object.values(x).reduce((a, b) => a + b, 0);
-    lines.push(`| through the gateway | ${Object.values(cpu.service).map((v) => v.toFixed(2)).join(' | ')} | ${sum(cpu.service).toFixed(2)} |`);
-    lines.push(`| raw Elasticsearch | ${Object.keys(cpu.service).map((k) => (cpu.raw[k] ?? 0).toFixed(2)).join(' | ')} | ${sum(cpu.raw).toFixed(2)} |`);
-  }
-  if (r.profiles) {
-    lines.push('');
-    lines.push('CPU profiles under search load (`node --cpu-prof`, self time by where the code lives, top 6):');
-    lines.push('');
-    for (const [name, p] of Object.entries(r.profiles)) {
-      lines.push(`- ${name} (${f1(p.busyMs / 1000)} s busy): ${p.byPlace.slice(0, 6).map((x) => `${x.place} ${(x.share * 100).toFixed(0)}%`).join(', ')}`);
-    }
-  }
-  lines.push('');
-  lines.push('| peak memory (VmHWM) | MiB |');
-  lines.push('|---|---|');
-  for (const [name, mib] of Object.entries(r.memoryMiB)) lines.push(`| ${name} | ${mib.toFixed(0)} |`);
-  if (r.tiers.length > 1) {
-    lines.push('');
-    lines.push('| products | ingest of the tier: products/s cold (time) | similar p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |');
-    lines.push('|---|---|---|---|---|---|---|');
-    for (const t of r.tiers) {
-      const s = (what: string) => t.similar.find((x) => x.what === what);
-      const cell = (what: string) => {
-        const x = s(what);
-        return x ? `${f1(x.service.p50)} / ${f1(x.raw.p50)}` : '–';
-      };
-      const one = s('similar description, 1 anchor');
-      lines.push(
-        `| ${t.products} | ${f1(t.ingestCold.perSecond)} (${t.ingestCold.products} in ${f1(t.ingestCold.seconds)} s) | ${cell('similar description, 1 anchor')} | ${cell('similar description, 3 anchors')} | ${cell('similar description, 10 anchors')} | ${cell('similar hybrid, 1 anchor')} | ${one?.service8 ? `${f1(one.service8.perSecond)} / ${f1(one.raw8?.perSecond)}` : '–'} |`,
-      );
-    }
-  }
-  return lines.join('\n');
-}
-
-function writeReport(r: Report): void {
-  mkdirSync(OUT, { recursive: true });
-  writeFileSync(join(OUT, 'latest.json'), `${JSON.stringify(r, null, 2)}\n`);
-  writeFileSync(join(OUT, 'latest.md'), `${markdown(r)}\n`);
 }
 
 main().catch((err: unknown) => {
