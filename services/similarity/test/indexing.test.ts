@@ -48,6 +48,25 @@ describe('indexing products', () => {
     for (const f of ['vector_description', 'vector_properties', 'vector_attributes']) expect(doc?._source?.[f]).toHaveLength(h.server.embedder.dims);
   });
 
+  test('when products are indexed searchable_later, then the call answers without a refresh; a call without it makes everything written searchable on return', async () => {
+    // No periodic refresh while this runs: what a search finds is only what a refresh made searchable.
+    await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: '-1' } });
+    try {
+      const t = `t-${randomUUID()}`;
+      const [later, now] = [randomUUID(), randomUUID()];
+      const searchable = async () => (await es.count({ index: productsAlias(), query: { term: { tenant_id: t } } })).count;
+      const res = await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: later, tenant_id: t })], searchable_later: true });
+      expect(res.results).toEqual([{ id: later, status: 'indexed', embeddings: 'computed', error: '' }]);
+      expect((await getDoc(later))?._source?.['tenant_id']).toBe(t); // written (a realtime get sees it)
+      expect(await searchable()).toBe(0); // but not refreshed
+      await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: now, tenant_id: t })] });
+      expect(await searchable()).toBe(2);
+    } finally {
+      // null puts the setting back to Elasticsearch's default (the client's types do not say so).
+      await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: null as unknown as string } });
+    }
+  });
+
   test('when an older version arrives after a newer one, then it is reported stale and the newer stays', async () => {
     const id = randomUUID();
     const write = (version: number, title: string) =>

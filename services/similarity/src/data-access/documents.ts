@@ -45,8 +45,9 @@ export async function readExisting(es: Client, index: string, alias: string, ids
 
 /**
  * Bulk-indexes with the document version as the external version; a conflict means a newer
- * version is indexed already (stale, not an error). Refreshes before answering, so what was
- * indexed is searchable when the call returns.
+ * version is indexed already (stale, not an error). Unless `refresh` is false, refreshes before
+ * answering, so what was indexed is searchable when the call returns; with false it is at the
+ * index's next periodic refresh.
  *
  * Failures split in two: Elasticsearch unable to answer now (down, 429, 5xx, a write block)
  * fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it is
@@ -58,12 +59,12 @@ export async function bulkWrite(
   index: string,
   docs: BulkDoc[],
   alsoTo: string[] = [],
-  options: { requireAlias?: boolean } = {},
+  options: { requireAlias?: boolean; refresh?: boolean } = {},
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
   let res;
   try {
-    res = await withElasticsearch(() => es.bulk({ operations: indexOperations(index, docs, alsoTo, options.requireAlias === true), refresh: true }));
+    res = await withElasticsearch(() => es.bulk({ operations: indexOperations(index, docs, alsoTo, options.requireAlias === true), refresh: options.refresh !== false }));
   } catch (err) {
     if (!isRequestTooLarge(err)) throw err;
     // Over http.max_content_length: halve the batch until the one document too large is alone.

@@ -61,11 +61,12 @@ async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | 
 /**
  * What IndexProducts and IndexEntries share: the per-call bound, the write target (plus pending
  * reindex targets when writing through the alias), the common document rules, then one bulk
- * write of what `prepare` makes of the valid documents. Results come back in request order.
+ * write of what `prepare` makes of the valid documents (refreshed before answering unless
+ * `searchableLater`). Results come back in request order.
  */
 export async function indexDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
   deps: EmbeddingDeps,
-  request: { kind: IndexKind; field: string; docs: D[]; targetIndex: string | null | undefined; tenantId: string | undefined },
+  request: { kind: IndexKind; field: string; docs: D[]; targetIndex: string | null | undefined; tenantId: string | undefined; searchableLater?: boolean },
   check: (doc: D) => string | undefined,
   prepare: (valid: D[], target: string) => Promise<BulkDoc[]>,
 ): Promise<IndexResult[]> {
@@ -76,7 +77,7 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
   const alsoTo = viaAlias ? await deps.indices.pendingTargets(kind) : [];
   const { valid, results } = validDocuments(docs, request.tenantId, check);
   const bulk = await prepare(valid, target);
-  const written = await deps.indices.withAlias(kind, () => bulkWrite(deps.es, target, bulk, alsoTo, { requireAlias: viaAlias }));
+  const written = await deps.indices.withAlias(kind, () => bulkWrite(deps.es, target, bulk, alsoTo, { requireAlias: viaAlias, refresh: !request.searchableLater }));
   for (const r of written) results.set(r.id, r);
   return docs.map((d) => results.get(d.id)!);
 }

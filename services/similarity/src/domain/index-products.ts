@@ -81,7 +81,7 @@ async function withVectors(deps: EmbeddingDeps, products: Product[], target: str
 /** IndexProducts: embeds and indexes products with their version as the external version. */
 export function indexProducts(deps: EmbeddingDeps, req: similarityV1.IndexProductsRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
-  return indexDocuments(deps, { kind: 'products', field: 'products', docs: req.products, targetIndex: req.target_index, tenantId }, problem, (valid, target) =>
+  return indexDocuments(deps, { kind: 'products', field: 'products', docs: req.products, targetIndex: req.target_index, tenantId, searchableLater: req.searchable_later }, problem, (valid, target) =>
     withVectors(deps, valid, target),
   );
 }

@@ -34,7 +34,7 @@ export interface IndexOutcome {
 export async function indexNow(
   deps: CatalogDeps,
   docs: ProductDoc[],
-  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
+  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean; searchableLater?: boolean } = {},
 ): Promise<IndexOutcome> {
   const outcome: IndexOutcome = { indexed: new Set(), refused: new Set() };
   if (!deps.similarity || docs.length === 0) return outcome;
@@ -61,7 +61,7 @@ async function indexGroup(
   deps: CatalogDeps,
   tenantId: string,
   group: ProductDoc[],
-  options: { deadlineMs?: number; targetIndex?: string },
+  options: { deadlineMs?: number; targetIndex?: string; searchableLater?: boolean },
   outcome: IndexOutcome,
 ): Promise<void> {
   const call = (products: ProductDoc[]) =>
@@ -71,6 +71,7 @@ async function indexGroup(
         caller: systemCaller('catalog', tenantId),
         products: products.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
         ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
+        searchable_later: options.searchableLater === true,
       },
       { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
     );
