@@ -124,7 +124,7 @@ type HealthStatus = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'SERVICE_UNKNOWN' | 
 export function grpcHealth(address: string, service = ''): Promise<HealthStatus> {
   const def = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    grpc: { health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials) => grpc.Client & { Check: Function } } } };
+    grpc: { health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials) => grpc.Client & { Check: (...args: any[]) => void } } } };
   };
   const client = new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
   return new Promise((resolve) => {

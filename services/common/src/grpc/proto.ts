@@ -23,7 +23,7 @@ function load<T>(file: string): T {
   return grpc.loadPackageDefinition(definition) as unknown as T;
 }
 
-let cache: { knowledge?: KnowledgeProto; catalog?: CatalogProto; similarity?: SimilarityProto } = {};
+const cache: { knowledge?: KnowledgeProto; catalog?: CatalogProto; similarity?: SimilarityProto } = {};
 
 export function knowledgeProto(): KnowledgeProto {
   return (cache.knowledge ??= load<KnowledgeProto>('knowledge/v1/knowledge.proto'));

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import Router from '@koa/router';
-import { Kind, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, assertValid, validationIssues, type Caller, type ValidationIssue } from '@kb/common';
 import type { Tenant } from './tenancy';
@@ -64,7 +64,7 @@ const unwrap = <T>(s: Settled<T>): T => {
   return s.value;
 };
 
-const Empty = Type.Object({});
+type Empty = TObject<{}>; // eslint-disable-line @typescript-eslint/no-empty-object-type
 
 /**
  * The gateway's route table. Each route is declared once with its typebox schemas; the same
@@ -85,7 +85,7 @@ export class RouteTable {
     private readonly auth: Authentication,
   ) {}
 
-  define<P extends TObject = typeof Empty, Q extends TObject = typeof Empty, B extends TSchema = typeof Empty>(spec: RouteSpec<P, Q, B>): void {
+  define<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = Empty>(spec: RouteSpec<P, Q, B>): void {
     this.specs.push(spec as unknown as RouteSpec<TObject, TObject, TSchema>);
     const koaPath = API_PREFIX + spec.path.replace(/\{(\w+)\}/g, ':$1');
     const readOnly = spec.method === 'get' || spec.readOnly === true;

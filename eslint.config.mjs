@@ -1,0 +1,36 @@
+// Lint: typescript-eslint's recommended rules on every package's sources and tests; formatting
+// is prettier's job (eslint-config-prettier turns off the rules that would fight it).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+export default tseslint.config(
+  {
+    ignores: ['**/node_modules/**', '**/dist/**', 'services/common/src/generated/**', 'coverage/**', 'bench-results/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly',
+        Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly',
+        clearInterval: 'readonly', setImmediate: 'readonly', URL: 'readonly', fetch: 'readonly', __filename: 'readonly',
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-require-imports': 'off',
+      // Sanitisers and terminal output match control characters on purpose.
+      'no-control-regex': 'off',
+      // A service's handles are declared before the closures that read them, assigned once after.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Tests read arbitrary JSON answers; typing each one would say nothing the assertions do not.
+    files: ['test/**', '**/test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  prettier,
+);
