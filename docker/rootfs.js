@@ -20,7 +20,11 @@ const [command, ...args] = process.argv.slice(2);
 function copyInto(dest, file, { dereference = true } = {}) {
   const target = path.join(dest, file);
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.cpSync(file, target, { recursive: true, preserveTimestamps: true, ...(dereference ? { dereference } : { verbatimSymlinks: true }) });
+  fs.cpSync(file, target, {
+    recursive: true,
+    preserveTimestamps: true,
+    ...(dereference ? { dereference } : { verbatimSymlinks: true }),
+  });
 }
 
 function system(dest) {
@@ -31,14 +35,19 @@ function system(dest) {
   } catch (err) {
     throw new Error(`rootfs: onnxruntime-node must be installed where this runs (${err.message})`);
   }
-  const libraries = process.report.getReport().sharedObjects.filter((so) => so.startsWith('/') && !so.includes('/node_modules/'));
+  const libraries = process.report
+    .getReport()
+    .sharedObjects.filter((so) => so.startsWith('/') && !so.includes('/node_modules/'));
   for (const lib of libraries) copyInto(dest, lib);
   fs.mkdirSync(path.join(dest, 'usr/local/bin'), { recursive: true });
   fs.copyFileSync(process.execPath, path.join(dest, 'usr/local/bin/node'));
   fs.chmodSync(path.join(dest, 'usr/local/bin/node'), 0o755);
   copyInto(dest, '/etc/ssl/certs/ca-certificates.crt');
   copyInto(dest, '/usr/share/zoneinfo', { dereference: false });
-  fs.writeFileSync(path.join(dest, 'etc/passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000::/home/node:/sbin/nologin\n');
+  fs.writeFileSync(
+    path.join(dest, 'etc/passwd'),
+    'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000::/home/node:/sbin/nologin\n',
+  );
   fs.writeFileSync(path.join(dest, 'etc/group'), 'root:x:0:\nnode:x:1000:\n');
   fs.writeFileSync(path.join(dest, 'etc/nsswitch.conf'), 'passwd: files\ngroup: files\nhosts: files dns\n');
   fs.writeFileSync(path.join(dest, 'etc/hosts'), '127.0.0.1 localhost\n::1 localhost\n');
@@ -51,14 +60,16 @@ function system(dest) {
 const SERVICES = ['gateway', 'knowledge', 'catalog', 'similarity'];
 
 function app(service, appDir) {
-  if (!SERVICES.includes(service)) throw new Error(`rootfs: SERVICE must be one of ${SERVICES.join(', ')} (got "${service ?? ''}")`);
+  if (!SERVICES.includes(service))
+    throw new Error(`rootfs: SERVICE must be one of ${SERVICES.join(', ')} (got "${service ?? ''}")`);
   const ort = path.join(appDir, 'node_modules/onnxruntime-node/bin');
   if (fs.existsSync(ort)) {
     // The package ships binaries for every platform (~290 MB); the image runs on one.
     for (const napi of fs.readdirSync(ort)) {
       for (const platform of fs.readdirSync(path.join(ort, napi))) {
         for (const arch of fs.readdirSync(path.join(ort, napi, platform))) {
-          if (platform !== process.platform || arch !== process.arch) fs.rmSync(path.join(ort, napi, platform, arch), { recursive: true });
+          if (platform !== process.platform || arch !== process.arch)
+            fs.rmSync(path.join(ort, napi, platform, arch), { recursive: true });
         }
       }
     }

@@ -11,7 +11,16 @@
  */
 import mongoose from 'mongoose';
 import { freePort } from '@kb/devstack';
-import { containersSkipReason, eventually, execIn, grpcHealth, runToExit, signalAndWait, startService, type RunningService } from '../support/containers';
+import {
+  containersSkipReason,
+  eventually,
+  execIn,
+  grpcHealth,
+  runToExit,
+  signalAndWait,
+  startService,
+  type RunningService,
+} from '../support/containers';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 
@@ -48,7 +57,11 @@ const backServiceEnv = (service: 'knowledge' | 'catalog') => ({
   SIMILARITY_GRPC_ADDR: addr(ports.similarity),
 });
 
-function call(path: string, init: { method?: string; body?: unknown } = {}, port = ports.gateway): Promise<HttpResponse> {
+function call(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+  port = ports.gateway,
+): Promise<HttpResponse> {
   return httpRequest(port, 'localhost', `/api/knowledge${path}`, { ...init, token });
 }
 const started = (service: string) => running.find((r) => r.service === service) as RunningService;
@@ -65,7 +78,12 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
         SIMILARITY_GRPC_PORT: String(ports.similarity),
       }),
     );
-    running.push(...(await Promise.all([startService('knowledge', backServiceEnv('knowledge')), startService('catalog', backServiceEnv('catalog'))])));
+    running.push(
+      ...(await Promise.all([
+        startService('knowledge', backServiceEnv('knowledge')),
+        startService('catalog', backServiceEnv('catalog')),
+      ])),
+    );
     running.push(await startService('gateway', gatewayEnv(ports.gateway)));
 
     // The admin CLI's own code against the same database: the bootstrap path of a real install.
@@ -82,7 +100,10 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     for (const service of ['knowledge', 'catalog', 'similarity'] as const) {
       await eventually(`${service} SERVING`, async () => (await grpcHealth(addr(ports[service]))) === 'SERVING');
     }
-    await eventually('gateway /readyz 200', async () => (await httpRequest(ports.gateway, 'localhost', '/readyz')).status === 200);
+    await eventually(
+      'gateway /readyz 200',
+      async () => (await httpRequest(ports.gateway, 'localhost', '/readyz')).status === 200,
+    );
     expect((await httpRequest(ports.gateway, 'localhost', '/healthz')).status).toBe(200);
   });
 
@@ -97,19 +118,40 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect(created.headers.etag).toBe('"1"');
     const read = await call(`/knowledge-entries/${created.json.id}`);
     expect(read.status).toBe(200);
-    expect(read.json).toMatchObject({ id: created.json.id, title: 'How to ship', tenant_id: tenant, version: 1, visibility: 'internal' });
+    expect(read.json).toMatchObject({
+      id: created.json.id,
+      title: 'How to ship',
+      tenant_id: tenant,
+      version: 1,
+      visibility: 'internal',
+    });
     expect((await httpRequest(ports.gateway, 'localhost', '/api/knowledge/categories')).status).toBe(401);
   });
 
   test('when products are upserted through the gateway container, then a similar search finds the nearest one', async () => {
     expect((await call('/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
     const products = [
-      { external_id: 'trail-1', title: 'Trail running shoe', description: 'Lightweight trail running shoe with a grippy outsole for muddy mountain paths.' },
-      { external_id: 'trail-2', title: 'Mountain running shoe', description: 'Cushioned running shoe for rocky trails and long mountain runs.' },
-      { external_id: 'espresso', title: 'Espresso machine', description: 'Dual boiler espresso machine with a pressure gauge and steam wand.' },
+      {
+        external_id: 'trail-1',
+        title: 'Trail running shoe',
+        description: 'Lightweight trail running shoe with a grippy outsole for muddy mountain paths.',
+      },
+      {
+        external_id: 'trail-2',
+        title: 'Mountain running shoe',
+        description: 'Cushioned running shoe for rocky trails and long mountain runs.',
+      },
+      {
+        external_id: 'espresso',
+        title: 'Espresso machine',
+        description: 'Dual boiler espresso machine with a pressure gauge and steam wand.',
+      },
     ];
     for (const p of products) {
-      const res = await call('/products?site_id=shop', { method: 'POST', body: { ...p, language: 'en', price_current: 99.9 } });
+      const res = await call('/products?site_id=shop', {
+        method: 'POST',
+        body: { ...p, language: 'en', price_current: 99.9 },
+      });
       expect(res.status).toBe(201);
       expect(res.headers['x-embeddings']).toBe('recomputed');
       ids.push(res.json.id);
@@ -124,11 +166,21 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     const similar = () => call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
     const before = await similar();
     // The image's own entry point for operators (no shell, no npm): the container's environment names MongoDB and the similarity service.
-    const { exitCode, output } = await execIn(started('catalog'), ['/usr/local/bin/node', '/app/admin.js', 'reindex', 'products']);
-    expect({ exitCode, output }).toEqual({ exitCode: 0, output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/) });
+    const { exitCode, output } = await execIn(started('catalog'), [
+      '/usr/local/bin/node',
+      '/app/admin.js',
+      'reindex',
+      'products',
+    ]);
+    expect({ exitCode, output }).toEqual({
+      exitCode: 0,
+      output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/),
+    });
     const after = await similar();
     expect(after.status).toBe(200);
-    expect(after.json.products.map((p: { id: string }) => p.id)).toEqual(before.json.products.map((p: { id: string }) => p.id));
+    expect(after.json.products.map((p: { id: string }) => p.id)).toEqual(
+      before.json.products.map((p: { id: string }) => p.id),
+    );
   });
 
   test('when each container runs, then it is not root, nothing is writable (not even /tmp) and it has no shell', async () => {
@@ -141,7 +193,16 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       const { exitCode, output } = await execIn(r, ['/usr/local/bin/node', '-e', probe]);
       expect(exitCode).toBe(0);
       const seen = JSON.parse(output.slice(output.indexOf('{')));
-      expect({ service: r.service, ...seen }).toEqual({ service: r.service, uid: 1000, gid: 1000, app: 'EROFS', root: 'EROFS', tmp: 'EROFS', shell: false, npm: false });
+      expect({ service: r.service, ...seen }).toEqual({
+        service: r.service,
+        uid: 1000,
+        gid: 1000,
+        app: 'EROFS',
+        root: 'EROFS',
+        tmp: 'EROFS',
+        shell: false,
+        npm: false,
+      });
     }
   });
 
@@ -155,7 +216,11 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     const proxiedMongo = new URL(mongoUri);
     proxiedMongo.port = String(mongoProxy.port);
     const [knowledge, similarity] = await Promise.all([
-      startService('knowledge', { ...backServiceEnv('knowledge'), MONGODB_URI: proxiedMongo.toString(), KNOWLEDGE_GRPC_PORT: String(knowledgePort) }),
+      startService('knowledge', {
+        ...backServiceEnv('knowledge'),
+        MONGODB_URI: proxiedMongo.toString(),
+        KNOWLEDGE_GRPC_PORT: String(knowledgePort),
+      }),
       startService('similarity', {
         ELASTICSEARCH_URL: `http://127.0.0.1:${esProxy.port}`,
         ELASTICSEARCH_INDEX_PREFIX: db,
@@ -171,10 +236,19 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
         await new Promise((r) => setTimeout(r, 1000));
       }
       await Promise.all([mongoProxy.up(), esProxy.up()]);
-      await eventually('knowledge SERVING after MongoDB is back', async () => (await grpcHealth(addr(knowledgePort))) === 'SERVING');
-      await eventually('similarity SERVING after Elasticsearch is back', async () => (await grpcHealth(addr(similarityPort))) === 'SERVING');
+      await eventually(
+        'knowledge SERVING after MongoDB is back',
+        async () => (await grpcHealth(addr(knowledgePort))) === 'SERVING',
+      );
+      await eventually(
+        'similarity SERVING after Elasticsearch is back',
+        async () => (await grpcHealth(addr(similarityPort))) === 'SERVING',
+      );
     } finally {
-      await Promise.allSettled([knowledge.container.stop({ timeout: 10_000 }), similarity.container.stop({ timeout: 10_000 })]);
+      await Promise.allSettled([
+        knowledge.container.stop({ timeout: 10_000 }),
+        similarity.container.stop({ timeout: 10_000 }),
+      ]);
       await Promise.allSettled([mongoProxy.down(), esProxy.down()]);
     }
   }, 90_000);
@@ -183,7 +257,11 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     const cases = [
       { service: 'knowledge', env: {}, variable: 'MONGODB_URI' },
       { service: 'knowledge', env: { MONGODB_URI: 'localhost:27017' }, variable: 'MONGODB_URI' },
-      { service: 'catalog', env: { MONGODB_URI: 'mongodb://127.0.0.1:1/x', CATALOG_GRPC_PORT: 'seventy' }, variable: 'CATALOG_GRPC_PORT' },
+      {
+        service: 'catalog',
+        env: { MONGODB_URI: 'mongodb://127.0.0.1:1/x', CATALOG_GRPC_PORT: 'seventy' },
+        variable: 'CATALOG_GRPC_PORT',
+      },
       { service: 'similarity', env: {}, variable: 'ELASTICSEARCH_URL' },
       { service: 'gateway', env: { PORT: 'eighty' }, variable: 'PORT' },
     ] as const;
@@ -202,10 +280,21 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
    */
   async function drainDuring(target: RunningService, gatewayPort: number, prefix: string): Promise<void> {
     const batches = Array.from({ length: 4 }, (_, b) =>
-      call('/products/bulk?site_id=shop', {
-        method: 'POST',
-        body: { products: Array.from({ length: 15 }, (_, i) => ({ external_id: `${prefix}-${b}-${i}`, title: `Drain ${prefix} ${b}-${i}`, language: 'en', description: `Item ${i} of batch ${b}: a waterproof hiking jacket, size ${i}.` })) },
-      }, gatewayPort),
+      call(
+        '/products/bulk?site_id=shop',
+        {
+          method: 'POST',
+          body: {
+            products: Array.from({ length: 15 }, (_, i) => ({
+              external_id: `${prefix}-${b}-${i}`,
+              title: `Drain ${prefix} ${b}-${i}`,
+              language: 'en',
+              description: `Item ${i} of batch ${b}: a waterproof hiking jacket, size ${i}.`,
+            })),
+          },
+        },
+        gatewayPort,
+      ),
     );
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
@@ -216,14 +305,19 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect(await exit).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(target.output()).toContain('shutting down');
-    const stored = await connection.collection('products').countDocuments({ tenant_id: tenant, external_id: { $regex: `^${prefix}-` } });
+    const stored = await connection
+      .collection('products')
+      .countDocuments({ tenant_id: tenant, external_id: { $regex: `^${prefix}-` } });
     expect(stored).toBe(60);
   }
 
   test('when SIGTERM reaches the gateway during in-flight calls, then every call is answered and it exits 0', async () => {
     const port = await freePort();
     const gateway = await startService('gateway', gatewayEnv(port));
-    await eventually('second gateway ready', async () => (await httpRequest(port, 'localhost', '/readyz')).status === 200);
+    await eventually(
+      'second gateway ready',
+      async () => (await httpRequest(port, 'localhost', '/readyz')).status === 200,
+    );
     await drainDuring(gateway, port, 'gw');
   }, 60_000);
 

@@ -16,7 +16,10 @@ import { policyProblems, policyViolations, type Workload } from './policy';
 
 const root = path.resolve(__dirname, '../..');
 const chart = path.join(root, 'charts/knowledge-service');
-const examples = { acme: path.join(chart, 'examples/tenant-acme.yaml'), globex: path.join(chart, 'examples/tenant-globex.yaml') };
+const examples = {
+  acme: path.join(chart, 'examples/tenant-acme.yaml'),
+  globex: path.join(chart, 'examples/tenant-globex.yaml'),
+};
 const API_VERSIONS = ['--api-versions', 'gateway.networking.k8s.io/v1', '--api-versions', 'monitoring.coreos.com/v1'];
 const COMPONENTS = ['gateway', 'knowledge', 'catalog', 'similarity'] as const;
 
@@ -33,26 +36,36 @@ function objectsOf(yamlText: string): K8sObject[] {
 
 /** kubernetes-models is ESM only: validation runs in a node child process (k8s-validate.mjs). */
 async function schemaErrors(objects: K8sObject[]): Promise<string[]> {
-  const stdout = await toolOutput(process.execPath, [path.join(__dirname, 'k8s-validate.mjs')], { cwd: root, input: JSON.stringify(objects) });
-  return (JSON.parse(stdout) as { object: string; error?: string }[]).filter((r) => r.error).map((r) => `${r.object}: ${r.error}`);
+  const stdout = await toolOutput(process.execPath, [path.join(__dirname, 'k8s-validate.mjs')], {
+    cwd: root,
+    input: JSON.stringify(objects),
+  });
+  return (JSON.parse(stdout) as { object: string; error?: string }[])
+    .filter((r) => r.error)
+    .map((r) => `${r.object}: ${r.error}`);
 }
 
 const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
 const find = (objects: K8sObject[], kind: string, name: string) => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  if (!found)
+    throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
   return found;
 };
 
 /** Does a label selector ({matchLabels, matchExpressions} or a bare map) pick these labels? */
 function selects(selector: any, labels: Record<string, string> = {}): boolean {
-  const matchLabels: Record<string, string> = selector?.matchLabels ?? (selector?.matchExpressions ? {} : selector ?? {});
+  const matchLabels: Record<string, string> =
+    selector?.matchLabels ?? (selector?.matchExpressions ? {} : (selector ?? {}));
   if (!Object.entries(matchLabels).every(([k, v]) => labels[k] === v)) return false;
   return (selector?.matchExpressions ?? []).every((e: { key: string; operator: string; values?: string[] }) =>
-    e.operator === 'In' ? (e.values ?? []).includes(labels[e.key] as string)
-    : e.operator === 'NotIn' ? !(e.values ?? []).includes(labels[e.key] as string)
-    : e.operator === 'Exists' ? e.key in labels
-    : !(e.key in labels),
+    e.operator === 'In'
+      ? (e.values ?? []).includes(labels[e.key] as string)
+      : e.operator === 'NotIn'
+        ? !(e.values ?? []).includes(labels[e.key] as string)
+        : e.operator === 'Exists'
+          ? e.key in labels
+          : !(e.key in labels),
   );
 }
 
@@ -62,21 +75,30 @@ function selectorsOf(objects: K8sObject[]): { owner: string; selector: any }[] {
     const s = o.spec ?? {};
     if (o.kind === 'Service') return [{ owner, selector: s.selector }];
     if (o.kind === 'NetworkPolicy') return [{ owner, selector: s.podSelector }];
-    if (['Deployment', 'PodDisruptionBudget', 'ServiceMonitor'].includes(o.kind)) return [{ owner, selector: s.selector }];
+    if (['Deployment', 'PodDisruptionBudget', 'ServiceMonitor'].includes(o.kind))
+      return [{ owner, selector: s.selector }];
     return [];
   });
 }
 
 const podLabelsOf = (objects: K8sObject[]) =>
-  objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job').map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, labels: o.spec.template.metadata.labels }));
+  objects
+    .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+    .map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, labels: o.spec.template.metadata.labels }));
 
 /** What a container's environment is at run time: the envFrom ConfigMap, then env (Secrets as stand-ins). */
 function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<string, string> {
   const container = deployment.spec.template.spec.containers[0];
   const env: Record<string, string> = {};
-  for (const from of container.envFrom ?? []) Object.assign(env, find(objects, 'ConfigMap', from.configMapRef.name).data);
-  const secretStandIns: Record<string, string> = { MONGODB_URI: 'mongodb://db:27017/kb', ELASTICSEARCH_URL: 'http://es:9200', EMBEDDING_API_KEY: 'key' };
-  for (const e of container.env ?? []) env[e.name] = e.valueFrom?.secretKeyRef ? (secretStandIns[e.name] ?? 'secret') : e.value;
+  for (const from of container.envFrom ?? [])
+    Object.assign(env, find(objects, 'ConfigMap', from.configMapRef.name).data);
+  const secretStandIns: Record<string, string> = {
+    MONGODB_URI: 'mongodb://db:27017/kb',
+    ELASTICSEARCH_URL: 'http://es:9200',
+    EMBEDDING_API_KEY: 'key',
+  };
+  for (const e of container.env ?? [])
+    env[e.name] = e.valueFrom?.secretKeyRef ? (secretStandIns[e.name] ?? 'secret') : e.value;
   return env;
 }
 
@@ -90,7 +112,11 @@ let k8sFiles: Map<string, string>;
 let tmp = '';
 
 /** A valid values file with `patch` merged in (deeply), written to the temp folder. */
-function valuesFile(name: string, patch: Record<string, unknown>, base: Record<string, unknown> = validValues()): string {
+function valuesFile(
+  name: string,
+  patch: Record<string, unknown>,
+  base: Record<string, unknown> = validValues(),
+): string {
   const merge = (a: any, b: any): any => {
     if (!a || typeof a !== 'object' || Array.isArray(a) || !b || typeof b !== 'object' || Array.isArray(b)) return b;
     const out = { ...a };
@@ -113,23 +139,50 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(tmpdir(), 'kb-chart-'));
   const template = async (release: string, args: string[]) =>
     objectsOf(await toolOutput(helm, ['template', release, chart, '--namespace', 'tenants', ...args]));
-  const kustomize = async (dir: string) => objectsOf(await toolOutput(kubectl, ['kustomize', path.join(root, 'k8s', dir)]));
-  const everything = ['--set', 'ingress.exposeProbes=true', '--set', 'observability.metrics.serviceMonitor.enabled=true'];
+  const kustomize = async (dir: string) =>
+    objectsOf(await toolOutput(kubectl, ['kustomize', path.join(root, 'k8s', dir)]));
+  const everything = [
+    '--set',
+    'ingress.exposeProbes=true',
+    '--set',
+    'observability.metrics.serviceMonitor.enabled=true',
+  ];
   [
-    rendered.acme, rendered.globex, rendered.acmeAll, rendered.globexAll, rendered.hostNetwork,
-    kustomized.base, kustomized['network-policies'], kustomized['otel-collector'], kustomized.example,
-    lint, acmeInstall, k8sFiles,
+    rendered.acme,
+    rendered.globex,
+    rendered.acmeAll,
+    rendered.globexAll,
+    rendered.hostNetwork,
+    kustomized.base,
+    kustomized['network-policies'],
+    kustomized['otel-collector'],
+    kustomized.example,
+    lint,
+    acmeInstall,
+    k8sFiles,
   ] = await Promise.all([
     template('acme', ['-f', examples.acme]),
     template('globex', ['-f', examples.globex, ...API_VERSIONS]),
     template('acme', ['-f', examples.acme, ...API_VERSIONS, ...everything]),
-    template('globex', ['-f', examples.globex, ...API_VERSIONS, '--set', 'networkPolicy.enabled=true', '--set', 'httpRoute.exposeProbes=true']),
+    template('globex', [
+      '-f',
+      examples.globex,
+      ...API_VERSIONS,
+      '--set',
+      'networkPolicy.enabled=true',
+      '--set',
+      'httpRoute.exposeProbes=true',
+    ]),
     template('acme', ['-f', examples.acme, '--set', 'hostNetwork=true', '--set', 'listenAddress=127.0.0.1']),
     kustomize('base'),
     kustomize('components/network-policies'),
     kustomize('components/otel-collector'),
     kustomize('overlays/example'),
-    Promise.all([examples.acme, examples.globex, path.join(chart, 'examples/podman-local.yaml')].map((f) => runTool(helm, ['lint', '--strict', chart, '-f', f]))),
+    Promise.all(
+      [examples.acme, examples.globex, path.join(chart, 'examples/podman-local.yaml')].map((f) =>
+        runTool(helm, ['lint', '--strict', chart, '-f', f]),
+      ),
+    ),
     runTool(helm, ['install', 'acme', chart, '--dry-run=client', '--namespace', 'tenants', '-f', examples.acme]),
     renderK8sFiles(root),
   ]);
@@ -137,7 +190,11 @@ beforeAll(async () => {
 
 describe('the Helm chart', () => {
   test('when linted strictly with each example values file (two tenants, one machine under podman), then Helm reports no problem', () => {
-    for (const r of lint) expect({ code: r.code, out: r.stdout + r.stderr }).toEqual({ code: 0, out: expect.stringContaining('0 chart(s) failed') });
+    for (const r of lint)
+      expect({ code: r.code, out: r.stdout + r.stderr }).toEqual({
+        code: 0,
+        out: expect.stringContaining('0 chart(s) failed'),
+      });
     expect(lint).toHaveLength(3);
   });
 
@@ -145,8 +202,15 @@ describe('the Helm chart', () => {
     const all = Object.values(rendered).flat();
     const kinds = new Set(all.map((o) => `${o.apiVersion} ${o.kind}`));
     // Every optional piece really was rendered.
-    for (const kind of ['networking.k8s.io/v1 Ingress', 'gateway.networking.k8s.io/v1 HTTPRoute', 'monitoring.coreos.com/v1 ServiceMonitor',
-      'networking.k8s.io/v1 NetworkPolicy', 'autoscaling/v2 HorizontalPodAutoscaler', 'batch/v1 Job', 'policy/v1 PodDisruptionBudget']) {
+    for (const kind of [
+      'networking.k8s.io/v1 Ingress',
+      'gateway.networking.k8s.io/v1 HTTPRoute',
+      'monitoring.coreos.com/v1 ServiceMonitor',
+      'networking.k8s.io/v1 NetworkPolicy',
+      'autoscaling/v2 HorizontalPodAutoscaler',
+      'batch/v1 Job',
+      'policy/v1 PodDisruptionBudget',
+    ]) {
       expect(kinds).toContain(kind);
     }
     expect(await schemaErrors(all)).toEqual([]);
@@ -155,9 +219,17 @@ describe('the Helm chart', () => {
   test('when an object of an unknown kind or with a wrong type is validated, then the schema check fails it', async () => {
     const errors = await schemaErrors([
       { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } },
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { selector: {}, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 'http' }] }] } } } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd' },
+        spec: { selector: {}, template: { spec: { containers: [{ name: 'c', ports: [{ containerPort: 'http' }] }] } } },
+      },
     ]);
-    expect(errors).toEqual([expect.stringContaining('unknown kind'), expect.stringContaining('containerPort must be integer')]);
+    expect(errors).toEqual([
+      expect.stringContaining('unknown kind'),
+      expect.stringContaining('containerPort must be integer'),
+    ]);
   });
 
   test('when rendered (both tenants, host networking, every option), then every workload passes the hardening policy', () => {
@@ -174,7 +246,14 @@ describe('the Helm chart', () => {
         template: {
           spec: {
             securityContext: { runAsUser: 0 },
-            containers: [{ name: 'app', readinessProbe: {}, resources: { requests: { cpu: '1', memory: '1Gi' } }, securityContext: { capabilities: { add: ['NET_ADMIN'] } } }],
+            containers: [
+              {
+                name: 'app',
+                readinessProbe: {},
+                resources: { requests: { cpu: '1', memory: '1Gi' } },
+                securityContext: { capabilities: { add: ['NET_ADMIN'] } },
+              },
+            ],
           },
         },
       },
@@ -200,7 +279,9 @@ describe('the Helm chart', () => {
     // A back service whose liveness follows its databases (health name "") is refused.
     const catalog = structuredClone(find(rendered.acme, 'Deployment', 'acme-catalog'));
     delete catalog.spec.template.spec.containers[0].livenessProbe.grpc.service;
-    expect(policyProblems(catalog)).toEqual(['Deployment/acme-catalog container catalog: livenessProbe asks gRPC health "", not "liveness"']);
+    expect(policyProblems(catalog)).toEqual([
+      'Deployment/acme-catalog container catalog: livenessProbe asks gRPC health "", not "liveness"',
+    ]);
   });
 
   test('when two tenants are rendered side by side in one namespace, then names, hosts, index prefixes, Secrets and selectors do not collide', () => {
@@ -219,14 +300,29 @@ describe('the Helm chart', () => {
     expect([prefix(a), prefix(b)]).toEqual(['kb-acme', 'globex-kb']);
 
     const secrets = (objects: K8sObject[]) =>
-      new Set(JSON.stringify(objects).match(/"secretKeyRef":\{"name":"[^"]+"/g)?.map((s) => s.split('"').at(-2)) ?? []);
+      new Set(
+        JSON.stringify(objects)
+          .match(/"secretKeyRef":\{"name":"[^"]+"/g)
+          ?.map((s) => s.split('"').at(-2)) ?? [],
+      );
     expect([...secrets(a)].filter((s) => secrets(b).has(s))).toEqual([]);
 
     // No selector of one tenant picks a pod of the other, and each picks pods of its own.
-    for (const [mine, theirs] of [[a, b], [b, a]] as const) {
+    for (const [mine, theirs] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       for (const { owner, selector } of selectorsOf(mine)) {
-        expect({ owner, picksOther: podLabelsOf(theirs).filter((p) => selects(selector, p.labels)).map((p) => p.owner) }).toEqual({ owner, picksOther: [] });
-        expect({ owner, picksOwn: podLabelsOf(mine).some((p) => selects(selector, p.labels)) }).toEqual({ owner, picksOwn: true });
+        expect({
+          owner,
+          picksOther: podLabelsOf(theirs)
+            .filter((p) => selects(selector, p.labels))
+            .map((p) => p.owner),
+        }).toEqual({ owner, picksOther: [] });
+        expect({ owner, picksOwn: podLabelsOf(mine).some((p) => selects(selector, p.labels)) }).toEqual({
+          owner,
+          picksOwn: true,
+        });
       }
     }
   });
@@ -253,27 +349,47 @@ describe('the Helm chart', () => {
   test('when rendered, then the gateway has HTTP probes, the back services native gRPC probes, and similarity the longest start-up allowance', () => {
     const probes = (c: string) => {
       const container = find(rendered.acme, 'Deployment', `acme-${c}`).spec.template.spec.containers[0];
-      return { startup: container.startupProbe, readiness: container.readinessProbe, liveness: container.livenessProbe };
+      return {
+        startup: container.startupProbe,
+        readiness: container.readinessProbe,
+        liveness: container.livenessProbe,
+      };
     };
     expect(probes('gateway')).toMatchObject({
       startup: { httpGet: { path: '/healthz', port: 8080 } },
       readiness: { httpGet: { path: '/readyz', port: 8080 } },
       liveness: { httpGet: { path: '/healthz', port: 8080 } },
     });
-    for (const [c, port] of [['knowledge', 50051], ['catalog', 50052], ['similarity', 50053]] as const) {
-      expect(probes(c)).toMatchObject({ startup: { grpc: { port } }, readiness: { grpc: { port } }, liveness: { grpc: { port } } });
+    for (const [c, port] of [
+      ['knowledge', 50051],
+      ['catalog', 50052],
+      ['similarity', 50053],
+    ] as const) {
+      expect(probes(c)).toMatchObject({
+        startup: { grpc: { port } },
+        readiness: { grpc: { port } },
+        liveness: { grpc: { port } },
+      });
       expect(probes(c).readiness.grpc.service ?? '').toBe('');
     }
     const allowance = (c: string) => probes(c).startup.periodSeconds * probes(c).startup.failureThreshold;
     expect(allowance('similarity')).toBe(180);
     expect(Math.max(...['gateway', 'knowledge', 'catalog'].map(allowance))).toBeLessThan(180);
     for (const d of byKind(rendered.acme, 'Deployment')) {
-      expect(d.spec.template.spec).toMatchObject({ terminationGracePeriodSeconds: 20, containers: [{ lifecycle: { preStop: { sleep: { seconds: 5 } } } }] });
+      expect(d.spec.template.spec).toMatchObject({
+        terminationGracePeriodSeconds: 20,
+        containers: [{ lifecycle: { preStop: { sleep: { seconds: 5 } } } }],
+      });
     }
   });
 
-  test('when rendered, then each service\'s own configuration loader accepts the environment the chart gives it', () => {
-    const loaders = { gateway: loadGatewayConfig, knowledge: loadKnowledgeConfig, catalog: loadCatalogConfig, similarity: loadSimilarityConfig };
+  test("when rendered, then each service's own configuration loader accepts the environment the chart gives it", () => {
+    const loaders = {
+      gateway: loadGatewayConfig,
+      knowledge: loadKnowledgeConfig,
+      catalog: loadCatalogConfig,
+      similarity: loadSimilarityConfig,
+    };
     for (const tenant of ['acme', 'globex'] as const) {
       for (const c of COMPONENTS) {
         const env = environmentOf(rendered[tenant], find(rendered[tenant], 'Deployment', `${tenant}-${c}`));
@@ -281,30 +397,63 @@ describe('the Helm chart', () => {
         expect(() => loaders[c]({ EMBEDDING_MODEL_DIR: '/app/model', ...env })).not.toThrow();
       }
     }
-    const env = (t: 'acme' | 'globex', c: string) => environmentOf(rendered[t], find(rendered[t], 'Deployment', `${t}-${c}`));
+    const env = (t: 'acme' | 'globex', c: string) =>
+      environmentOf(rendered[t], find(rendered[t], 'Deployment', `${t}-${c}`));
     expect(env('acme', 'gateway')).toMatchObject({
-      PORT: '8080', HOST: '0.0.0.0', TENANT_MODE: 'single', TENANT_ID: 'acme', TRUST_PROXY: 'true', RATE_LIMIT_PER_MINUTE: '6000',
-      KNOWLEDGE_GRPC_ADDR: 'acme-knowledge:50051', CATALOG_GRPC_ADDR: 'acme-catalog:50052', SIMILARITY_GRPC_ADDR: 'acme-similarity:50053',
-      OTEL_SERVICE_NAME: 'kb-gateway', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4318',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25',
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      TENANT_MODE: 'single',
+      TENANT_ID: 'acme',
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_PER_MINUTE: '6000',
+      KNOWLEDGE_GRPC_ADDR: 'acme-knowledge:50051',
+      CATALOG_GRPC_ADDR: 'acme-catalog:50052',
+      SIMILARITY_GRPC_ADDR: 'acme-similarity:50053',
+      OTEL_SERVICE_NAME: 'kb-gateway',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
       OTEL_RESOURCE_ATTRIBUTES: 'kb.tenant=acme,service.namespace=acme,deployment.environment=production',
-      OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '0.0.0.0', OTEL_EXPORTER_PROMETHEUS_PORT: '9464', LOG_LEVEL: 'info',
+      OTEL_METRICS_EXPORTER: 'prometheus',
+      OTEL_EXPORTER_PROMETHEUS_HOST: '0.0.0.0',
+      OTEL_EXPORTER_PROMETHEUS_PORT: '9464',
+      LOG_LEVEL: 'info',
     });
-    expect(env('acme', 'knowledge')).toMatchObject({ GRPC_HOST: '0.0.0.0', KNOWLEDGE_GRPC_PORT: '50051', OTEL_EXPORTER_PROMETHEUS_PORT: '9465' });
-    expect(env('acme', 'similarity')).toMatchObject({ EMBEDDING_PROVIDER: 'local', ELASTICSEARCH_INDEX_PREFIX: 'kb-acme', SIMILARITY_GRPC_PORT: '50053' });
+    expect(env('acme', 'knowledge')).toMatchObject({
+      GRPC_HOST: '0.0.0.0',
+      KNOWLEDGE_GRPC_PORT: '50051',
+      OTEL_EXPORTER_PROMETHEUS_PORT: '9465',
+    });
+    expect(env('acme', 'similarity')).toMatchObject({
+      EMBEDDING_PROVIDER: 'local',
+      ELASTICSEARCH_INDEX_PREFIX: 'kb-acme',
+      SIMILARITY_GRPC_PORT: '50053',
+    });
     expect(env('globex', 'similarity')).toMatchObject({
-      EMBEDDING_PROVIDER: 'openai', EMBEDDING_API_URL: 'https://embeddings.globex.example/v1', EMBEDDING_MODEL_NAME: 'text-embedding-3-small',
-      EMBEDDING_DIMS: '1536', EMBEDDING_API_KEY: 'key', ELASTICSEARCH_INDEX_PREFIX: 'globex-kb',
+      EMBEDDING_PROVIDER: 'openai',
+      EMBEDDING_API_URL: 'https://embeddings.globex.example/v1',
+      EMBEDDING_MODEL_NAME: 'text-embedding-3-small',
+      EMBEDDING_DIMS: '1536',
+      EMBEDDING_API_KEY: 'key',
+      ELASTICSEARCH_INDEX_PREFIX: 'globex-kb',
     });
     expect(env('globex', 'gateway')).not.toHaveProperty('OTEL_EXPORTER_OTLP_ENDPOINT');
     // Connection strings only ever come from Secrets.
     const containers = byKind(rendered.globex, 'Deployment').flatMap((d) => d.spec.template.spec.containers);
-    for (const e of containers.flatMap((c) => c.env)) if (['MONGODB_URI', 'ELASTICSEARCH_URL', 'EMBEDDING_API_KEY'].includes(e.name)) expect(e.valueFrom.secretKeyRef).toBeDefined();
+    for (const e of containers.flatMap((c) => c.env))
+      if (['MONGODB_URI', 'ELASTICSEARCH_URL', 'EMBEDDING_API_KEY'].includes(e.name))
+        expect(e.valueFrom.secretKeyRef).toBeDefined();
   });
 
   test('when hostNetwork is on (podman kube play), then pods use the host network, declare no ports and reach each other on 127.0.0.1', () => {
     const config = byKind(rendered.hostNetwork, 'ConfigMap')[0]?.data;
-    expect(config).toMatchObject({ KNOWLEDGE_GRPC_ADDR: '127.0.0.1:50051', CATALOG_GRPC_ADDR: '127.0.0.1:50052', SIMILARITY_GRPC_ADDR: '127.0.0.1:50053', HOST: '127.0.0.1' });
+    expect(config).toMatchObject({
+      KNOWLEDGE_GRPC_ADDR: '127.0.0.1:50051',
+      CATALOG_GRPC_ADDR: '127.0.0.1:50052',
+      SIMILARITY_GRPC_ADDR: '127.0.0.1:50053',
+      HOST: '127.0.0.1',
+    });
     for (const d of byKind(rendered.hostNetwork, 'Deployment')) {
       expect(d.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' });
       expect(d.spec.template.spec.containers[0].ports).toBeUndefined();
@@ -314,13 +463,29 @@ describe('the Helm chart', () => {
 
   test('when bootstrap is on, then a post-install/upgrade hook Job runs `node /app/admin.js tenant create <id> --if-missing` with every host', () => {
     const job = find(rendered.acme, 'Job', 'acme-bootstrap');
-    expect(job.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    expect(job.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'post-install,post-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
     expect(job.spec.backoffLimit).toBe(3);
     expect(job.spec.template.spec.containers[0]).toMatchObject({
       image: 'localhost/kb-knowledge:0.1.0',
       command: ['node', '/app/admin.js'],
-      args: ['tenant', 'create', 'acme', '--if-missing', '--name', 'ACME Corporation', '--host', 'kb.acme.example', '--host', 'help.acme.example'],
-      env: expect.arrayContaining([{ name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } }]),
+      args: [
+        'tenant',
+        'create',
+        'acme',
+        '--if-missing',
+        '--name',
+        'ACME Corporation',
+        '--host',
+        'kb.acme.example',
+        '--host',
+        'help.acme.example',
+      ],
+      env: expect.arrayContaining([
+        { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
+      ]),
     });
   });
 
@@ -330,13 +495,19 @@ describe('the Helm chart', () => {
     expect(notes).toContain('https://kb.acme.example/api/knowledge');
     const overrides = /--overrides='([^']+)'/.exec(notes)?.[1];
     expect(overrides).toBeDefined();
-    const pod = { ...JSON.parse(overrides as string), kind: 'Pod', metadata: { name: 'acme-admin-token' } } as K8sObject;
+    const pod = {
+      ...JSON.parse(overrides as string),
+      kind: 'Pod',
+      metadata: { name: 'acme-admin-token' },
+    } as K8sObject;
     expect(await schemaErrors([pod])).toEqual([]);
     expect(policyProblems(pod)).toEqual([]);
     expect(pod.spec.containers[0]).toMatchObject({
       command: ['node', '/app/admin.js'],
       args: ['token', 'create', '--tenant', 'acme', '--role', 'Admin', '--name', 'first admin'],
-      env: expect.arrayContaining([{ name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } }]),
+      env: expect.arrayContaining([
+        { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
+      ]),
     });
     expect(notes).toMatch(/kubectl run acme-admin-token --namespace tenants --restart=Never --rm --attach --quiet/);
     expect(notes).toContain('app.kubernetes.io/component=admin');
@@ -345,23 +516,62 @@ describe('the Helm chart', () => {
 
 describe('values the schema refuses', () => {
   const cases: { when: string; patch: Record<string, unknown>; error: string }[] = [
-    { when: 'a key is misspelt (tenant.hots)', patch: { tenant: { hots: 'kb.initech.example' } }, error: "at '/tenant': additional properties 'hots' not allowed" },
-    { when: 'a value has the wrong type (components.gateway.replicas: "two")', patch: { components: { gateway: { replicas: 'two' } } }, error: "at '/components/gateway/replicas': got string, want integer" },
-    { when: 'tenant.id is missing', patch: { tenant: { id: undefined } }, error: "at '/tenant': missing property 'id'" },
-    { when: 'a connection string is given as a value (mongodb.uri)', patch: { mongodb: { uri: 'mongodb://kb:secret@db:27017/kb' } }, error: "at '/mongodb': additional properties 'uri' not allowed" },
-    { when: 'a connection string is given where a Secret name goes', patch: { mongodb: { existingSecret: 'mongodb://kb:secret@db:27017/kb' } }, error: "at '/mongodb/existingSecret': 'mongodb://kb:secret@db:27017/kb' does not match pattern" },
-    { when: 'a secret variable is set as a plain env override', patch: { components: { similarity: { env: { ELASTICSEARCH_URL: 'http://es:9200' } } } }, error: "invalid propertyName 'ELASTICSEARCH_URL'" },
-    { when: 'both an Ingress and an HTTPRoute are asked for', patch: { httpRoute: { enabled: true, parentRefs: [{ name: 'gw' }] } }, error: "at '/httpRoute/enabled': value must be false" },
-    { when: 'the tenant id is not a DNS label', patch: { tenant: { id: 'Initech_Corp' } }, error: "at '/tenant/id': 'Initech_Corp' does not match pattern" },
+    {
+      when: 'a key is misspelt (tenant.hots)',
+      patch: { tenant: { hots: 'kb.initech.example' } },
+      error: "at '/tenant': additional properties 'hots' not allowed",
+    },
+    {
+      when: 'a value has the wrong type (components.gateway.replicas: "two")',
+      patch: { components: { gateway: { replicas: 'two' } } },
+      error: "at '/components/gateway/replicas': got string, want integer",
+    },
+    {
+      when: 'tenant.id is missing',
+      patch: { tenant: { id: undefined } },
+      error: "at '/tenant': missing property 'id'",
+    },
+    {
+      when: 'a connection string is given as a value (mongodb.uri)',
+      patch: { mongodb: { uri: 'mongodb://kb:secret@db:27017/kb' } },
+      error: "at '/mongodb': additional properties 'uri' not allowed",
+    },
+    {
+      when: 'a connection string is given where a Secret name goes',
+      patch: { mongodb: { existingSecret: 'mongodb://kb:secret@db:27017/kb' } },
+      error: "at '/mongodb/existingSecret': 'mongodb://kb:secret@db:27017/kb' does not match pattern",
+    },
+    {
+      when: 'a secret variable is set as a plain env override',
+      patch: { components: { similarity: { env: { ELASTICSEARCH_URL: 'http://es:9200' } } } },
+      error: "invalid propertyName 'ELASTICSEARCH_URL'",
+    },
+    {
+      when: 'both an Ingress and an HTTPRoute are asked for',
+      patch: { httpRoute: { enabled: true, parentRefs: [{ name: 'gw' }] } },
+      error: "at '/httpRoute/enabled': value must be false",
+    },
+    {
+      when: 'the tenant id is not a DNS label',
+      patch: { tenant: { id: 'Initech_Corp' } },
+      error: "at '/tenant/id': 'Initech_Corp' does not match pattern",
+    },
   ];
-  test.each(cases)('when $when, then `helm install --dry-run=client` refuses it naming the problem', async ({ when, patch, error }) => {
-    const file = valuesFile(when.replace(/\W+/g, '-'), patch);
-    const r = await runTool(helm, ['install', 'initech', chart, '--dry-run=client', '-f', file]);
-    expect({ code: r.code, stderr: r.stderr }).toEqual({
-      code: 1,
-      stderr: expect.stringMatching(new RegExp(`values don't meet the specifications of the schema[\\s\\S]*${error.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)),
-    });
-  });
+  test.each(cases)(
+    'when $when, then `helm install --dry-run=client` refuses it naming the problem',
+    async ({ when, patch, error }) => {
+      const file = valuesFile(when.replace(/\W+/g, '-'), patch);
+      const r = await runTool(helm, ['install', 'initech', chart, '--dry-run=client', '-f', file]);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({
+        code: 1,
+        stderr: expect.stringMatching(
+          new RegExp(
+            `values don't meet the specifications of the schema[\\s\\S]*${error.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+          ),
+        ),
+      });
+    },
+  );
 
   test('when the valid base of those cases is installed (dry run), then Helm accepts it', async () => {
     const r = await runTool(helm, ['install', 'initech', chart, '--dry-run=client', '-f', valuesFile('valid', {})]);
@@ -396,7 +606,10 @@ describe('k8s/, rendered from the chart', () => {
     const k8s = path.join(root, 'k8s');
     expect(generatedFilesOnDisk(k8s)).toEqual([...k8sFiles.keys()].sort());
     for (const [file, content] of k8sFiles) {
-      expect({ file, upToDate: readFileSync(path.join(k8s, file), 'utf8') === content }).toEqual({ file, upToDate: true });
+      expect({ file, upToDate: readFileSync(path.join(k8s, file), 'utf8') === content }).toEqual({
+        file,
+        upToDate: true,
+      });
     }
   });
 
@@ -405,9 +618,11 @@ describe('k8s/, rendered from the chart', () => {
     expect(kustomized.base.length).toBeGreaterThan(10);
     expect(await schemaErrors(all)).toEqual([]);
     expect(policyViolations(all)).toEqual([]);
-    expect(byKind(kustomized['network-policies'], 'NetworkPolicy').map((n) => n.metadata.name).sort()).toEqual(
-      ['kb-admin', 'kb-catalog', 'kb-default-deny', 'kb-gateway', 'kb-knowledge', 'kb-similarity'],
-    );
+    expect(
+      byKind(kustomized['network-policies'], 'NetworkPolicy')
+        .map((n) => n.metadata.name)
+        .sort(),
+    ).toEqual(['kb-admin', 'kb-catalog', 'kb-default-deny', 'kb-gateway', 'kb-knowledge', 'kb-similarity']);
     expect(byKind(kustomized.base, 'NetworkPolicy')).toEqual([]);
   });
 
@@ -415,7 +630,9 @@ describe('k8s/, rendered from the chart', () => {
     const example = kustomized.example;
     expect(byKind(example, 'NetworkPolicy')).toHaveLength(6);
     const collector = find(example, 'Deployment', 'otel-collector');
-    expect(collector.spec.template.spec.containers[0].image).toMatch(/^otel\/opentelemetry-collector-contrib:\d+\.\d+\.\d+$/);
+    expect(collector.spec.template.spec.containers[0].image).toMatch(
+      /^otel\/opentelemetry-collector-contrib:\d+\.\d+\.\d+$/,
+    );
     const backend = byKind(example, 'ConfigMap').find((c) => c.metadata.name.startsWith('otel-collector-backend'));
     expect(backend?.data?.OTLP_BACKEND_ENDPOINT).toBe('http://tempo.observability.svc:4318');
     for (const c of COMPONENTS) {

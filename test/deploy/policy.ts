@@ -15,7 +15,8 @@ type Container = Record<string, any>;
 /** The pod spec of a Deployment, Job or Pod (undefined for other kinds). */
 function podSpecOf(object: Workload): Record<string, any> | undefined {
   if (object.kind === 'Pod') return object.spec;
-  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet'].includes(object.kind)) return object.spec?.template?.spec;
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicaSet'].includes(object.kind))
+    return object.spec?.template?.spec;
   if (object.kind === 'CronJob') return object.spec?.jobTemplate?.spec?.template?.spec;
   return undefined;
 }
@@ -39,10 +40,12 @@ export function policyProblems(object: Workload): string[] {
     const at = `${where} container ${c.name}`;
     const sc = c.securityContext ?? {};
     if (needsProbes && (pod.containers ?? []).includes(c)) {
-      for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (!c[probe]) problems.push(`${at}: no ${probe}`);
+      for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+        if (!c[probe]) problems.push(`${at}: no ${probe}`);
       // grpc.health.v1 "" follows the databases: a liveness probe on it restarts pods through an outage.
       for (const probe of ['livenessProbe', 'startupProbe']) {
-        if (c[probe]?.grpc && c[probe].grpc.service !== 'liveness') problems.push(`${at}: ${probe} asks gRPC health "${c[probe].grpc.service ?? ''}", not "liveness"`);
+        if (c[probe]?.grpc && c[probe].grpc.service !== 'liveness')
+          problems.push(`${at}: ${probe} asks gRPC health "${c[probe].grpc.service ?? ''}", not "liveness"`);
       }
     }
     for (const kind of ['requests', 'limits']) {
@@ -56,8 +59,10 @@ export function policyProblems(object: Workload): string[] {
     if (sc.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation is not false`);
     if (sc.privileged === true) problems.push(`${at}: privileged`);
     if (!(sc.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: capabilities.drop does not include ALL`);
-    if ((sc.capabilities?.add ?? []).length) problems.push(`${at}: adds capabilities ${sc.capabilities.add.join(', ')}`);
-    if ((sc.seccompProfile ?? podSecurity.seccompProfile)?.type !== 'RuntimeDefault') problems.push(`${at}: seccompProfile is not RuntimeDefault`);
+    if ((sc.capabilities?.add ?? []).length)
+      problems.push(`${at}: adds capabilities ${sc.capabilities.add.join(', ')}`);
+    if ((sc.seccompProfile ?? podSecurity.seccompProfile)?.type !== 'RuntimeDefault')
+      problems.push(`${at}: seccompProfile is not RuntimeDefault`);
   }
   return problems;
 }

@@ -25,7 +25,12 @@ function admin(...args: string[]) {
     encoding: 'utf8',
     timeout: 30_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, lastLine: result.stdout.trimEnd().split('\n').at(-1) ?? '' };
+  return {
+    code: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    lastLine: result.stdout.trimEnd().split('\n').at(-1) ?? '',
+  };
 }
 
 describe('admin CLI', () => {
@@ -45,11 +50,30 @@ describe('admin CLI', () => {
 
   test('when a token is created, then the token alone is the last line of stdout and it works', async () => {
     const user = '5f0c9a7e-2b4d-4c6e-8f1a-3d5b7c9e1f20';
-    const out = admin('token', 'create', '--tenant', tenant, '--role', 'Agent', '--user', user, '--scopes', 'knowledge:read', '--name', 'ci bot', '--expires-in', '30');
+    const out = admin(
+      'token',
+      'create',
+      '--tenant',
+      tenant,
+      '--role',
+      'Agent',
+      '--user',
+      user,
+      '--scopes',
+      'knowledge:read',
+      '--name',
+      'ci bot',
+      '--expires-in',
+      '30',
+    );
     expect(out.code).toBe(0);
     expect(out.lastLine).toMatch(/^kbt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
     expect((await stack.request(tenant, '/api/knowledge/categories', { token: out.lastLine })).status).toBe(200);
-    const write = await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: out.lastLine, body: { name: 'x' } });
+    const write = await stack.request(tenant, '/api/knowledge/categories', {
+      method: 'POST',
+      token: out.lastLine,
+      body: { name: 'x' },
+    });
     expect(write.status).toBe(403); // only knowledge:read was granted
   });
 
@@ -62,10 +86,28 @@ describe('admin CLI', () => {
   });
 
   test('when settings are changed, then they are validated, stored and shown', () => {
-    const out = admin('tenant', 'settings', '--tenant', tenant, '--set', 'workspaces_enabled=true', '--set', 'variant_strategy=children_only', '--set', 'hybrid_weights.description=0.7', '--set', 'role_writable_types.Agent=knowledge,memory');
+    const out = admin(
+      'tenant',
+      'settings',
+      '--tenant',
+      tenant,
+      '--set',
+      'workspaces_enabled=true',
+      '--set',
+      'variant_strategy=children_only',
+      '--set',
+      'hybrid_weights.description=0.7',
+      '--set',
+      'role_writable_types.Agent=knowledge,memory',
+    );
     expect(out.code).toBe(0);
     const settings = JSON.parse(out.stdout);
-    expect(settings).toMatchObject({ workspaces_enabled: true, variant_strategy: 'children_only', hybrid_weights: { description: 0.7 }, role_writable_types: { Agent: ['knowledge', 'memory'] } });
+    expect(settings).toMatchObject({
+      workspaces_enabled: true,
+      variant_strategy: 'children_only',
+      hybrid_weights: { description: 0.7 },
+      role_writable_types: { Agent: ['knowledge', 'memory'] },
+    });
     const shown = JSON.parse(admin('tenant', 'settings', '--tenant', tenant).stdout);
     expect(shown).toEqual(settings);
   });
@@ -77,13 +119,22 @@ describe('admin CLI', () => {
     [['token', 'create', '--tenant', '__T__', '--role', 'Boss'], /--role must be one of/],
     [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--user', 'not-a-uuid'], /--user must be a uuid/],
     [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--scopes', 'knowledge:everything'], /Unknown scope/],
-    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in=-3'], /--expires-in must be a positive number/],
-    [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in', '0'], /--expires-in must be a positive number/],
+    [
+      ['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in=-3'],
+      /--expires-in must be a positive number/,
+    ],
+    [
+      ['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--expires-in', '0'],
+      /--expires-in must be a positive number/,
+    ],
     [['token', 'create', '--tenant', '__T__', '--role', 'Admin', '--colour', 'red'], /Unknown option/],
     [['token', 'revoke', '--tenant', '__T__', 'ffffffffffff'], /No token/],
     [['tenant', 'settings', '--tenant', '__T__', '--set', 'variant_strategy=sometimes'], /Invalid setting/],
     [['tenant', 'settings', '--tenant', '__T__', '--set', 'no_such_setting=1'], /Unknown setting/],
-    [['tenant', 'settings', '--tenant', '__T__', '--set', 'role_visibility_ceilings.Agent=personal'], /Invalid setting/],
+    [
+      ['tenant', 'settings', '--tenant', '__T__', '--set', 'role_visibility_ceilings.Agent=personal'],
+      /Invalid setting/,
+    ],
     [['fly', 'away'], /Unknown command/],
   ])('when run with %j, then it fails with a clear message and a non-zero exit code', (args, message) => {
     const out = admin(...(args as string[]).map((a) => (a === '__T__' ? tenant : a)));
@@ -103,7 +154,16 @@ describe('admin CLI', () => {
     const stored = () => db.collection('tenants').findOne({ _id: tenant as never });
     const before = await stored();
     expect(before).not.toBeNull();
-    const again = admin('tenant', 'create', tenant, '--if-missing', '--name', 'Other name', '--host', `other-${tenant}.example.test`);
+    const again = admin(
+      'tenant',
+      'create',
+      tenant,
+      '--if-missing',
+      '--name',
+      'Other name',
+      '--host',
+      `other-${tenant}.example.test`,
+    );
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`Tenant ${tenant} already exists; left unchanged`);
     expect(await stored()).toEqual(before);
@@ -117,25 +177,43 @@ describe('admin CLI', () => {
   test('when entries cannot be written into the new index, then `reindex entries` fails and the alias is not swapped', async () => {
     // A stand-in similarity service: it begins a reindex, then fails every write (not a refusal).
     const calls: string[] = [];
-    const answer = (name: string, reply: Record<string, unknown> | null) => (_call: unknown, done: grpc.sendUnaryData<unknown>) => {
-      calls.push(name);
-      if (reply) done(null, reply);
-      else done({ code: grpc.status.INTERNAL, details: 'Elasticsearch answered 500' });
-    };
+    const answer =
+      (name: string, reply: Record<string, unknown> | null) => (_call: unknown, done: grpc.sendUnaryData<unknown>) => {
+        calls.push(name);
+        if (reply) done(null, reply);
+        else done({ code: grpc.status.INTERNAL, details: 'Elasticsearch answered 500' });
+      };
     const server = new grpc.Server();
     server.addService(similarityProto().kb.similarity.v1.SimilarityService.service, {
       BeginReindex: answer('BeginReindex', { index: 'entries-next', alias: 'entries' }),
       IndexEntries: answer('IndexEntries', null),
       FinishReindex: answer('FinishReindex', { index: 'entries-next', alias: 'entries', removed_indices: [] }),
     });
-    const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
+    );
     try {
       const owner = uniqueId('reindex');
       const token = await stack.tenantWithToken(owner, 'Admin');
-      const category = await stack.request(owner, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } });
-      const entry = { title: 'Okapi', content: 'Okapis eat leaves.', category_id: category.json.id, visibility: 'internal' };
-      expect((await stack.request(owner, '/api/knowledge/knowledge-entries', { method: 'POST', token, body: entry })).status).toBe(201);
-      await expect(stack.admin('reindex', 'entries', '--similarity', `127.0.0.1:${port}`)).rejects.toThrow(/entries could not be indexed .*the alias still points at the old index/);
+      const category = await stack.request(owner, '/api/knowledge/categories', {
+        method: 'POST',
+        token,
+        body: { name: 'c' },
+      });
+      const entry = {
+        title: 'Okapi',
+        content: 'Okapis eat leaves.',
+        category_id: category.json.id,
+        visibility: 'internal',
+      };
+      expect(
+        (await stack.request(owner, '/api/knowledge/knowledge-entries', { method: 'POST', token, body: entry })).status,
+      ).toBe(201);
+      await expect(stack.admin('reindex', 'entries', '--similarity', `127.0.0.1:${port}`)).rejects.toThrow(
+        /entries could not be indexed .*the alias still points at the old index/,
+      );
       expect(calls).toContain('IndexEntries');
       expect(calls).not.toContain('FinishReindex');
     } finally {

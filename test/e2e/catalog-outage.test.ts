@@ -22,11 +22,17 @@ let admin: string;
 
 beforeAll(async () => {
   await outage.up();
-  stack = await startStack({ env: { ELASTICSEARCH_URL: `http://127.0.0.1:${outage.port}`, INDEXER_INTERVAL_MS: '250', INDEX_ON_WRITE_MS: '600' } });
+  stack = await startStack({
+    env: { ELASTICSEARCH_URL: `http://127.0.0.1:${outage.port}`, INDEXER_INTERVAL_MS: '250', INDEX_ON_WRITE_MS: '600' },
+  });
   prefix = new URL(stack.mongoUri).pathname.slice(1);
   db = await mongoose.createConnection(stack.mongoUri).asPromise();
   admin = await stack.tenantWithToken(acme, 'Admin');
-  await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'shop', name: 'Shop' } });
+  await stack.request(acme, '/api/knowledge/sites', {
+    method: 'POST',
+    token: admin,
+    body: { slug: 'shop', name: 'Shop' },
+  });
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
@@ -42,12 +48,20 @@ async function indexed(): Promise<Map<string, { version: number; title: string }
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ size: 1000, version: true, query: { match_all: {} }, _source: ['title'] }),
   });
-  const body = (await res.json()) as { hits: { hits: { _id: string; _version: number; _source: { title: string } }[] } };
+  const body = (await res.json()) as {
+    hits: { hits: { _id: string; _version: number; _source: { title: string } }[] };
+  };
   return new Map(body.hits.hits.map((h) => [h._id, { version: h._version, title: h._source.title }]));
 }
 
-const product = (i: number, title: string) => ({ external_id: `p-${i}`, title, description: `Product number ${i}: ${title}`, language: 'en' });
-const upsert = (body: unknown) => stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body });
+const product = (i: number, title: string) => ({
+  external_id: `p-${i}`,
+  title,
+  description: `Product number ${i}: ${title}`,
+  language: 'en',
+});
+const upsert = (body: unknown) =>
+  stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body });
 
 test('when Elasticsearch goes down mid-run, then writes are still answered, and once it is back every product is indexed with its latest version', async () => {
   const first = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
@@ -57,7 +71,7 @@ test('when Elasticsearch goes down mid-run, then writes are still answered, and 
   });
   expect(first.json.summary.created).toBe(20);
   const idOf = (i: number) => first.json.results[i].id as string;
-  for (let t = Date.now(); (await indexed()).size < 20; ) {
+  for (let t = Date.now(); (await indexed()).size < 20;) {
     if (Date.now() - t > 20_000) throw new Error('the first products were not indexed');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -77,21 +91,36 @@ test('when Elasticsearch goes down mid-run, then writes are still answered, and 
   });
   expect(created.json.summary.created).toBe(5);
   expect(created.json.results.every((r: { embeddings: string }) => r.embeddings === 'pending')).toBe(true);
-  for (const i of [18, 19]) expect((await stack.request(acme, `/api/knowledge/products/${idOf(i)}`, { method: 'DELETE', token: admin })).status).toBe(204);
+  for (const i of [18, 19])
+    expect(
+      (await stack.request(acme, `/api/knowledge/products/${idOf(i)}`, { method: 'DELETE', token: admin })).status,
+    ).toBe(204);
   expect(Date.now() - started).toBeLessThan(40_000); // every write answered within its bound, none hung
   // Reads that need the index say so (503), writes did not.
-  const searching = await stack.request(acme, '/api/knowledge/search/similar', { method: 'POST', token: admin, body: { anchor_product_ids: [idOf(0)] } });
+  const searching = await stack.request(acme, '/api/knowledge/search/similar', {
+    method: 'POST',
+    token: admin,
+    body: { anchor_product_ids: [idOf(0)] },
+  });
   expect(searching.status).toBe(503);
 
   process.stdout.write(`writes during the outage: ${Date.now() - started} ms\n`);
   await outage.up();
   const back = Date.now();
-  const latest = async () => new Map((await db.collection('products').find({}).toArray()).map((d) => [d._id as unknown as string, { version: d.version as number, title: d.title as string, needs: d.needs_index as boolean }]));
+  const latest = async () =>
+    new Map(
+      (await db.collection('products').find({}).toArray()).map((d) => [
+        d._id as unknown as string,
+        { version: d.version as number, title: d.title as string, needs: d.needs_index as boolean },
+      ]),
+    );
   const deadline = Date.now() + 45_000;
   let lastDiff = '';
   for (;;) {
     const [want, have] = [await latest(), await indexed()];
-    const wrong = [...want].filter(([id, w]) => have.get(id)?.version !== w.version || have.get(id)?.title !== w.title || w.needs);
+    const wrong = [...want].filter(
+      ([id, w]) => have.get(id)?.version !== w.version || have.get(id)?.title !== w.title || w.needs,
+    );
     const stray = [...have.keys()].filter((id) => !want.has(id));
     const tombstones = await db.collection('product_deletions').countDocuments({});
     if (wrong.length === 0 && stray.length === 0 && tombstones === 0) {
@@ -106,7 +135,11 @@ test('when Elasticsearch goes down mid-run, then writes are still answered, and 
     if (Date.now() > deadline) throw new Error(`the index did not catch up within 45 s: ${lastDiff}`);
     await new Promise((r) => setTimeout(r, 500));
   }
-  const after = await stack.request(acme, '/api/knowledge/search/similar', { method: 'POST', token: admin, body: { anchor_product_ids: [idOf(0)], limit: 50 } });
+  const after = await stack.request(acme, '/api/knowledge/search/similar', {
+    method: 'POST',
+    token: admin,
+    body: { anchor_product_ids: [idOf(0)], limit: 50 },
+  });
   expect(after.status).toBe(200);
   expect(after.json.products.map((p: { id: string }) => p.id)).not.toContain(idOf(18));
 }, 120_000);

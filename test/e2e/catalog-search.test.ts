@@ -14,22 +14,117 @@ let strictAdmin: string;
 const ids = new Map<string, string>();
 
 const CATALOGUE = [
-  { external_id: 'shoe-trail', title: 'Trail running shoe', description: 'Lightweight trail running shoe with grippy outsole for muddy forest paths', brand: 'Stride', category: 'Shoes', price_current: 89.9, attributes: { sport: 'running', terrain: 'trail' } },
-  { external_id: 'shoe-road', title: 'Road running shoe', description: 'Cushioned running shoe for asphalt and marathon training', brand: 'Stride', category: 'Shoes', price_current: 119.0, attributes: { sport: 'running', terrain: 'road' } },
-  { external_id: 'shoe-race', title: 'Racing flat running shoe', description: 'Very light running shoe for fast races and tempo runs', brand: 'Pace', category: 'Shoes', price_current: 149.5, attributes: { sport: 'running' } },
-  { external_id: 'jacket-rain', title: 'Waterproof rain jacket', description: 'Breathable waterproof shell jacket for hiking in rain and wind', brand: 'Peak', category: 'Jackets', price_current: 199, search_keywords: ['regenjacke', 'shell'], attributes: { waterproof: true } },
-  { external_id: 'jacket-down', title: 'Down winter jacket', description: 'Warm insulated down jacket for cold winter days', brand: 'Peak', category: 'Jackets', price_current: 249 },
-  { external_id: 'coffee-espresso', title: 'Espresso machine', description: 'Espresso machine with 15 bar pump and milk frother for cappuccino', brand: 'Barista', category: 'Kitchen', price_current: 399, sku: 'ESP-1500' },
-  { external_id: 'coffee-grinder', title: 'Coffee grinder', description: 'Burr coffee grinder for espresso and filter coffee beans', brand: 'Barista', category: 'Kitchen', price_current: 129 },
-  { external_id: 'kettle', title: 'Electric kettle', description: 'Stainless steel electric water kettle, 1.7 litres, boils water fast', brand: 'Barista', category: 'Kitchen', price_current: 39.99 },
-  { external_id: 'shoe-de', title: 'Laufschuh für Trails', description: 'Leichter Laufschuh für Waldwege und Trailrunning', brand: 'Stride', category: 'Shoes', price_current: 79, language: 'de' },
-  { external_id: 'family', title: 'Running shoe family', description: 'Running shoe model family', brand: 'Stride', category: 'Shoes', is_parent: true },
-  { external_id: 'family-40', title: 'Running shoe size 40', description: 'Cushioned running shoe for road running, size 40', brand: 'Stride', category: 'Shoes', is_variant: true, parent_external_id: 'family' },
-  { external_id: 'family-42', title: 'Running shoe size 42', description: 'Cushioned running shoe for road running, size 42', brand: 'Stride', category: 'Shoes', is_variant: true, parent_external_id: 'family' },
+  {
+    external_id: 'shoe-trail',
+    title: 'Trail running shoe',
+    description: 'Lightweight trail running shoe with grippy outsole for muddy forest paths',
+    brand: 'Stride',
+    category: 'Shoes',
+    price_current: 89.9,
+    attributes: { sport: 'running', terrain: 'trail' },
+  },
+  {
+    external_id: 'shoe-road',
+    title: 'Road running shoe',
+    description: 'Cushioned running shoe for asphalt and marathon training',
+    brand: 'Stride',
+    category: 'Shoes',
+    price_current: 119.0,
+    attributes: { sport: 'running', terrain: 'road' },
+  },
+  {
+    external_id: 'shoe-race',
+    title: 'Racing flat running shoe',
+    description: 'Very light running shoe for fast races and tempo runs',
+    brand: 'Pace',
+    category: 'Shoes',
+    price_current: 149.5,
+    attributes: { sport: 'running' },
+  },
+  {
+    external_id: 'jacket-rain',
+    title: 'Waterproof rain jacket',
+    description: 'Breathable waterproof shell jacket for hiking in rain and wind',
+    brand: 'Peak',
+    category: 'Jackets',
+    price_current: 199,
+    search_keywords: ['regenjacke', 'shell'],
+    attributes: { waterproof: true },
+  },
+  {
+    external_id: 'jacket-down',
+    title: 'Down winter jacket',
+    description: 'Warm insulated down jacket for cold winter days',
+    brand: 'Peak',
+    category: 'Jackets',
+    price_current: 249,
+  },
+  {
+    external_id: 'coffee-espresso',
+    title: 'Espresso machine',
+    description: 'Espresso machine with 15 bar pump and milk frother for cappuccino',
+    brand: 'Barista',
+    category: 'Kitchen',
+    price_current: 399,
+    sku: 'ESP-1500',
+  },
+  {
+    external_id: 'coffee-grinder',
+    title: 'Coffee grinder',
+    description: 'Burr coffee grinder for espresso and filter coffee beans',
+    brand: 'Barista',
+    category: 'Kitchen',
+    price_current: 129,
+  },
+  {
+    external_id: 'kettle',
+    title: 'Electric kettle',
+    description: 'Stainless steel electric water kettle, 1.7 litres, boils water fast',
+    brand: 'Barista',
+    category: 'Kitchen',
+    price_current: 39.99,
+  },
+  {
+    external_id: 'shoe-de',
+    title: 'Laufschuh für Trails',
+    description: 'Leichter Laufschuh für Waldwege und Trailrunning',
+    brand: 'Stride',
+    category: 'Shoes',
+    price_current: 79,
+    language: 'de',
+  },
+  {
+    external_id: 'family',
+    title: 'Running shoe family',
+    description: 'Running shoe model family',
+    brand: 'Stride',
+    category: 'Shoes',
+    is_parent: true,
+  },
+  {
+    external_id: 'family-40',
+    title: 'Running shoe size 40',
+    description: 'Cushioned running shoe for road running, size 40',
+    brand: 'Stride',
+    category: 'Shoes',
+    is_variant: true,
+    parent_external_id: 'family',
+  },
+  {
+    external_id: 'family-42',
+    title: 'Running shoe size 42',
+    description: 'Cushioned running shoe for road running, size 42',
+    brand: 'Stride',
+    category: 'Shoes',
+    is_variant: true,
+    parent_external_id: 'family',
+  },
 ];
 
-const similar = (body: unknown, tenant = acme, token = admin) => stack.request(tenant, '/api/knowledge/search/similar', { method: 'POST', token, body });
-const search = (body: unknown, tenant = acme, token = admin) => stack.request(tenant, '/api/knowledge/search/products', { method: 'POST', token, body });
+const similar = (body: unknown, tenant = acme, token = admin) =>
+  stack.request(tenant, '/api/knowledge/search/similar', { method: 'POST', token, body });
+const search = (body: unknown, tenant = acme, token = admin) =>
+  stack.request(tenant, '/api/knowledge/search/products', { method: 'POST', token, body });
 const id = (ext: string) => ids.get(ext) as string;
 const titles = (res: { json: { products: { title: string }[] } }) => res.json.products.map((p) => p.title);
 
@@ -40,9 +135,20 @@ beforeAll(async () => {
   await stack.admin('tenant', 'create', strict);
   await stack.admin('tenant', 'settings', '--tenant', strict, '--set', 'variant_strategy=children_only');
   strictAdmin = await stack.token(strict, 'Admin');
-  for (const [tenant, token] of [[acme, admin], [strict, strictAdmin]] as const) {
-    await stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body: { slug: 'shop', name: 'Shop' } });
-    await stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body: { slug: 'outlet', name: 'Outlet' } });
+  for (const [tenant, token] of [
+    [acme, admin],
+    [strict, strictAdmin],
+  ] as const) {
+    await stack.request(tenant, '/api/knowledge/sites', {
+      method: 'POST',
+      token,
+      body: { slug: 'shop', name: 'Shop' },
+    });
+    await stack.request(tenant, '/api/knowledge/sites', {
+      method: 'POST',
+      token,
+      body: { slug: 'outlet', name: 'Outlet' },
+    });
     const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', {
       method: 'POST',
       token,
@@ -53,9 +159,22 @@ beforeAll(async () => {
     expect(res.json.results.every((r: { embeddings: string }) => r.embeddings === 'recomputed')).toBe(true);
   }
   // The outlet has one running shoe.
-  const outlet = await stack.request(acme, '/api/knowledge/products?site_id=outlet', { method: 'POST', token: admin, body: { title: 'Outlet running shoe', description: 'Discounted running shoe for road and trail', language: 'en', external_id: 'outlet-shoe' } });
+  const outlet = await stack.request(acme, '/api/knowledge/products?site_id=outlet', {
+    method: 'POST',
+    token: admin,
+    body: {
+      title: 'Outlet running shoe',
+      description: 'Discounted running shoe for road and trail',
+      language: 'en',
+      external_id: 'outlet-shoe',
+    },
+  });
   ids.set('outlet-shoe', outlet.json.id);
-  await stack.request(globex, '/api/knowledge/sites', { method: 'POST', token: globexAdmin, body: { slug: 'shop', name: 'G' } });
+  await stack.request(globex, '/api/knowledge/sites', {
+    method: 'POST',
+    token: globexAdmin,
+    body: { slug: 'shop', name: 'G' },
+  });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -63,12 +182,43 @@ afterAll(async () => {
 
 describe('indexing on write', () => {
   test('when a product is written, then it is indexed before the answer (embeddings recomputed); an unchanged sync_hash skips re-embedding', async () => {
-    const first = await stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body: { title: 'Hiking boot', description: 'Leather hiking boot', language: 'en', external_id: 'boot', sync_hash: 'v1' } });
+    const first = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      token: admin,
+      body: {
+        title: 'Hiking boot',
+        description: 'Leather hiking boot',
+        language: 'en',
+        external_id: 'boot',
+        sync_hash: 'v1',
+      },
+    });
     expect(first.headers['x-embeddings']).toBe('recomputed');
-    const same = await stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body: { title: 'Hiking boot', description: 'Leather hiking boot', language: 'en', external_id: 'boot', sync_hash: 'v1', brand: 'New' } });
+    const same = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      token: admin,
+      body: {
+        title: 'Hiking boot',
+        description: 'Leather hiking boot',
+        language: 'en',
+        external_id: 'boot',
+        sync_hash: 'v1',
+        brand: 'New',
+      },
+    });
     expect(same.status).toBe(200);
     expect(same.headers['x-embeddings']).toBe('skipped');
-    const changed = await stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body: { title: 'Hiking boot', description: 'Leather hiking boot', language: 'en', external_id: 'boot', sync_hash: 'v2' } });
+    const changed = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      token: admin,
+      body: {
+        title: 'Hiking boot',
+        description: 'Leather hiking boot',
+        language: 'en',
+        external_id: 'boot',
+        sync_hash: 'v2',
+      },
+    });
     expect(changed.headers['x-embeddings']).toBe('recomputed');
   });
 });
@@ -84,7 +234,30 @@ describe('similar search', () => {
     expect([top3, top3.every((t: string) => /shoe|boot/i.test(t))]).toEqual([top3, true]);
     const hit = res.json.products[0];
     expect(Object.keys(hit).sort()).toEqual(
-      ['id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category', 'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url', 'availability', 'rating_average', 'rating_count', 'language', 'score', 'score_sources'].sort(),
+      [
+        'id',
+        'external_id',
+        'title',
+        'description',
+        'short_description',
+        'sku',
+        'gtin',
+        'brand',
+        'category',
+        'price_current',
+        'price_msrp',
+        'price_special',
+        'price_on_request',
+        'currency',
+        'image_url',
+        'product_url',
+        'availability',
+        'rating_average',
+        'rating_count',
+        'language',
+        'score',
+        'score_sources',
+      ].sort(),
     );
     expect(typeof hit.score).toBe('number');
     expect(Object.keys(hit.score_sources)).toEqual(['description']);
@@ -110,14 +283,18 @@ describe('similar search', () => {
     expect(outlet.json.products.map((p: { id: string }) => p.id)).toEqual([id('outlet-shoe')]);
     const de = await similar({ anchor_product_ids: [id('shoe-trail')], language: 'de' });
     expect(de.json.products.map((p: { language: string }) => p.language)).toEqual(['de']);
-    const excluded = await similar({ anchor_product_ids: [id('shoe-trail')], exclude_product_ids: [id('shoe-road'), id('shoe-race')], limit: 50 });
+    const excluded = await similar({
+      anchor_product_ids: [id('shoe-trail')],
+      exclude_product_ids: [id('shoe-road'), id('shoe-race')],
+      limit: 50,
+    });
     const got = excluded.json.products.map((p: { id: string }) => p.id);
     expect(got).not.toContain(id('shoe-road'));
     expect(got).not.toContain(id('shoe-race'));
     expect((await similar({ anchor_product_ids: [id('shoe-trail')], limit: 2 })).json.products).toHaveLength(2);
   });
 
-  test('when anchors are unknown or another tenant\'s, then they are ignored; none left is a 404', async () => {
+  test("when anchors are unknown or another tenant's, then they are ignored; none left is a 404", async () => {
     const unknown = '7c6a2f4e-5b0d-4a53-9a37-0d2a4b9f1c11';
     const mixed = await similar({ anchor_product_ids: [unknown, id('kettle')], limit: 3 });
     expect(mixed.status).toBe(200);
@@ -126,7 +303,9 @@ describe('similar search', () => {
     expect(none.status).toBe(404);
     const other = await similar({ anchor_product_ids: [id('kettle')] }, globex, globexAdmin);
     expect(other.status).toBe(404);
-    expect((await similar({ anchor_product_ids: [id('kettle')], site_id: 'nope' })).json).toEqual({ detail: 'Site not found' });
+    expect((await similar({ anchor_product_ids: [id('kettle')], site_id: 'nope' })).json).toEqual({
+      detail: 'Site not found',
+    });
   });
 
   test('when the body breaks a bound, then 422', async () => {
@@ -144,13 +323,35 @@ describe('similar search', () => {
       expect([res.status, body]).toEqual([422, body]);
     }
     expect((await similar({ anchor_product_ids: [id('kettle')], limit: 50 })).status).toBe(200);
-    expect((await similar({ anchor_product_ids: Array.from({ length: 10 }, () => id('kettle')), limit: 1 })).status).toBe(200);
+    expect(
+      (await similar({ anchor_product_ids: Array.from({ length: 10 }, () => id('kettle')), limit: 1 })).status,
+    ).toBe(200);
   });
 
   test('when the tenant strategy is children_only, then parents are left out; collapse_variants keeps one hit per family', async () => {
-    const strictRes = await stack.request(strict, '/api/knowledge/products/bulk?site_id=shop', { method: 'POST', token: strictAdmin, body: { products: [{ title: 'Running shoe family', description: 'Running shoe model family', language: 'en', external_id: 'family', is_parent: true }] } });
+    const strictRes = await stack.request(strict, '/api/knowledge/products/bulk?site_id=shop', {
+      method: 'POST',
+      token: strictAdmin,
+      body: {
+        products: [
+          {
+            title: 'Running shoe family',
+            description: 'Running shoe model family',
+            language: 'en',
+            external_id: 'family',
+            is_parent: true,
+          },
+        ],
+      },
+    });
     const parentId = strictRes.json.results[0].id;
-    const anchor = (await stack.request(strict, '/api/knowledge/products/bulk?site_id=shop', { method: 'POST', token: strictAdmin, body: { products: [{ ...CATALOGUE[1], language: 'en' }] } })).json.results[0].id;
+    const anchor = (
+      await stack.request(strict, '/api/knowledge/products/bulk?site_id=shop', {
+        method: 'POST',
+        token: strictAdmin,
+        body: { products: [{ ...CATALOGUE[1], language: 'en' }] },
+      })
+    ).json.results[0].id;
     const res = await similar({ anchor_product_ids: [anchor], limit: 50 }, strict, strictAdmin);
     expect(res.status).toBe(200);
     expect(res.json.products.map((p: { id: string }) => p.id)).not.toContain(parentId);
@@ -159,12 +360,20 @@ describe('similar search', () => {
     const all = await similar({ anchor_product_ids: [id('shoe-road')], limit: 50 });
     expect(all.json.products.map((p: { id: string }) => p.id)).toContain(id('family'));
     const collapsed = await similar({ anchor_product_ids: [id('shoe-road')], limit: 50, collapse_variants: true });
-    const family = collapsed.json.products.filter((p: { id: string }) => [id('family-40'), id('family-42'), id('family')].includes(p.id));
+    const family = collapsed.json.products.filter((p: { id: string }) =>
+      [id('family-40'), id('family-42'), id('family')].includes(p.id),
+    );
     expect(family).toHaveLength(1);
   });
 
   test('when explain is asked, then each hit says why it ranked and the response counts what each filter removed', async () => {
-    const res = await similar({ anchor_product_ids: [id('shoe-trail')], explain: true, language: 'en', exclude_product_ids: [id('shoe-road')], limit: 3 });
+    const res = await similar({
+      anchor_product_ids: [id('shoe-trail')],
+      explain: true,
+      language: 'en',
+      exclude_product_ids: [id('shoe-road')],
+      limit: 3,
+    });
     expect(res.status).toBe(200);
     expect(res.json.products[0].explanation).toBeDefined();
     expect(res.json.explain.filtered_out).toMatchObject({ excluded: 1 });
@@ -173,9 +382,17 @@ describe('similar search', () => {
   });
 
   test('when anchor_weights and min_score are given, then the heavier anchor pulls the ranking and low scores are cut', async () => {
-    const towardsCoffee = await similar({ anchor_product_ids: [id('shoe-trail'), id('coffee-espresso')], anchor_weights: [0.05, 1], limit: 1 });
+    const towardsCoffee = await similar({
+      anchor_product_ids: [id('shoe-trail'), id('coffee-espresso')],
+      anchor_weights: [0.05, 1],
+      limit: 1,
+    });
     expect(towardsCoffee.json.products[0].category).toBe('Kitchen');
-    const towardsShoes = await similar({ anchor_product_ids: [id('shoe-trail'), id('coffee-espresso')], anchor_weights: [1, 0.05], limit: 1 });
+    const towardsShoes = await similar({
+      anchor_product_ids: [id('shoe-trail'), id('coffee-espresso')],
+      anchor_weights: [1, 0.05],
+      limit: 1,
+    });
     expect(towardsShoes.json.products[0].title).toMatch(/shoe|boot/i);
     const cut = await similar({ anchor_product_ids: [id('shoe-trail')], min_score: 0.99, limit: 50 });
     expect(cut.status).toBe(200);
@@ -185,7 +402,10 @@ describe('similar search', () => {
   test('when a product is deleted, then it no longer comes back from similar search', async () => {
     const before = await similar({ anchor_product_ids: [id('jacket-rain')], limit: 50 });
     expect(before.json.products.map((p: { id: string }) => p.id)).toContain(id('jacket-down'));
-    expect((await stack.request(acme, `/api/knowledge/products/${id('jacket-down')}`, { method: 'DELETE', token: admin })).status).toBe(204);
+    expect(
+      (await stack.request(acme, `/api/knowledge/products/${id('jacket-down')}`, { method: 'DELETE', token: admin }))
+        .status,
+    ).toBe(204);
     const after = await similar({ anchor_product_ids: [id('jacket-rain')], limit: 50 });
     expect(after.json.products.map((p: { id: string }) => p.id)).not.toContain(id('jacket-down'));
   });
@@ -195,10 +415,29 @@ describe('tenant search settings', () => {
   test('when the tenant default is hybrid with only the description weighted, then the default search is hybrid over that field alone', async () => {
     const tenant = uniqueId('weighted');
     await stack.admin('tenant', 'create', tenant);
-    await stack.admin('tenant', 'settings', '--tenant', tenant, '--set', 'default_vector_field=hybrid', '--set', 'hybrid_weights.properties=0', '--set', 'hybrid_weights.attributes=0');
+    await stack.admin(
+      'tenant',
+      'settings',
+      '--tenant',
+      tenant,
+      '--set',
+      'default_vector_field=hybrid',
+      '--set',
+      'hybrid_weights.properties=0',
+      '--set',
+      'hybrid_weights.attributes=0',
+    );
     const token = await stack.token(tenant, 'Admin');
-    await stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body: { slug: 'shop', name: 'Shop' } });
-    const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', { method: 'POST', token, body: { products: CATALOGUE.slice(0, 6).map((p) => ({ language: 'en', ...p })) } });
+    await stack.request(tenant, '/api/knowledge/sites', {
+      method: 'POST',
+      token,
+      body: { slug: 'shop', name: 'Shop' },
+    });
+    const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', {
+      method: 'POST',
+      token,
+      body: { products: CATALOGUE.slice(0, 6).map((p) => ({ language: 'en', ...p })) },
+    });
     const anchor = res.json.results[0].id;
     const sim = await similar({ anchor_product_ids: [anchor], limit: 3 }, tenant, token);
     expect(sim.status).toBe(200);
@@ -215,7 +454,9 @@ describe('product search (extension)', () => {
     const res = await search({ query: 'espresso machine' });
     expect(res.status).toBe(200);
     expect(res.json.products[0].title).toBe('Espresso machine');
-    expect(Object.keys(res.json.products[0].score_sources).sort()).toEqual(expect.arrayContaining(['keyword', 'vector']));
+    expect(Object.keys(res.json.products[0].score_sources).sort()).toEqual(
+      expect.arrayContaining(['keyword', 'vector']),
+    );
   });
 
   test('when a search keyword or an exact sku is searched, then that product is first', async () => {

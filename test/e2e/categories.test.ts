@@ -32,7 +32,16 @@ describe('categories', () => {
     const res = await create(acme, acmeAdmin, { name: 'Shipping' });
     expect(res.status).toBe(201);
     const c = res.json;
-    expect(Object.keys(c).sort()).toEqual(['created_at', 'description', 'id', 'name', 'parent_id', 'sort_order', 'tenant_id', 'updated_at']);
+    expect(Object.keys(c).sort()).toEqual([
+      'created_at',
+      'description',
+      'id',
+      'name',
+      'parent_id',
+      'sort_order',
+      'tenant_id',
+      'updated_at',
+    ]);
     expect(c.id).toMatch(UUID);
     expect(c).toMatchObject({ tenant_id: acme, name: 'Shipping', description: null, parent_id: null, sort_order: 0 });
     expect(c.created_at).toMatch(UTC);
@@ -65,7 +74,9 @@ describe('categories', () => {
   });
 
   test('when a category id does not exist, then 404 "Category not found"', async () => {
-    const res = await stack.request(acme, '/api/knowledge/categories/2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', { token: acmeAdmin });
+    const res = await stack.request(acme, '/api/knowledge/categories/2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', {
+      token: acmeAdmin,
+    });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: 'Category not found' });
   });
@@ -73,7 +84,9 @@ describe('categories', () => {
   test('when the path id is not a uuid, then 422 in the FastAPI shape', async () => {
     const res = await stack.request(acme, '/api/knowledge/categories/not-a-uuid', { token: acmeAdmin });
     expect(res.status).toBe(422);
-    expect(res.json).toEqual({ detail: [{ loc: ['path', 'category_id'], msg: expect.any(String), type: 'uuid_parsing' }] });
+    expect(res.json).toEqual({
+      detail: [{ loc: ['path', 'category_id'], msg: expect.any(String), type: 'uuid_parsing' }],
+    });
     const q = await stack.request(acme, '/api/knowledge/categories?parent_id=123', { token: acmeAdmin });
     expect(q.status).toBe(422);
     expect(q.json.detail[0].loc).toEqual(['query', 'parent_id']);
@@ -146,17 +159,28 @@ describe('scopes and roles', () => {
   test('when X-Scopes narrows an Admin token to read, then writes get 403 and reads still work', async () => {
     const res = await create(acme, acmeAdmin, { name: 'Narrowed' }, { 'X-Scopes': 'knowledge:read' });
     expect(res.status).toBe(403);
-    const read = await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin, headers: { 'X-Scopes': 'knowledge:read' } });
+    const read = await stack.request(acme, '/api/knowledge/categories', {
+      token: acmeAdmin,
+      headers: { 'X-Scopes': 'knowledge:read' },
+    });
     expect(read.status).toBe(200);
   });
 
   test('when X-Scopes names scopes the token lacks, then it adds nothing', async () => {
-    const res = await create(acme, acmeViewer, { name: 'Escalate' }, { 'X-Scopes': 'knowledge:read knowledge:write knowledge:admin' });
+    const res = await create(
+      acme,
+      acmeViewer,
+      { name: 'Escalate' },
+      { 'X-Scopes': 'knowledge:read knowledge:write knowledge:admin' },
+    );
     expect(res.status).toBe(403);
   });
 
   test('when X-Scopes is present but empty, then the token can do nothing', async () => {
-    const res = await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin, headers: { 'X-Scopes': '' } });
+    const res = await stack.request(acme, '/api/knowledge/categories', {
+      token: acmeAdmin,
+      headers: { 'X-Scopes': '' },
+    });
     expect(res.status).toBe(403);
   });
 });
@@ -171,12 +195,19 @@ describe('bad input', () => {
     ['a fractional sort_order', { name: 'n', sort_order: 1.5 }, ['body', 'sort_order'], 'int_type'],
     ['a malformed parent_id', { name: 'n', parent_id: 'abc' }, ['body', 'parent_id'], 'uuid_parsing'],
     ['an unknown field', { name: 'n', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
-    ['a parent that does not exist', { name: 'n', parent_id: '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99' }, ['body', 'parent_id'], 'value_error'],
+    [
+      'a parent that does not exist',
+      { name: 'n', parent_id: '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99' },
+      ['body', 'parent_id'],
+      'value_error',
+    ],
   ])('when the body has %s, then 422 naming the field and nothing is written', async (_label, body, loc, type) => {
     const before = (await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json.length;
     const res = await create(acme, acmeAdmin, body);
     expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type, msg: expect.any(String) })]));
+    expect(res.json.detail).toEqual(
+      expect.arrayContaining([expect.objectContaining({ loc, type, msg: expect.any(String) })]),
+    );
     const after = (await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json.length;
     expect(after).toBe(before);
   });
@@ -230,7 +261,10 @@ describe('bad input', () => {
 
 describe('request ids', () => {
   test('when the caller sends X-Request-Id, then the response echoes it; otherwise a uuid is made', async () => {
-    const mine = await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin, headers: { 'X-Request-Id': 'req-123' } });
+    const mine = await stack.request(acme, '/api/knowledge/categories', {
+      token: acmeAdmin,
+      headers: { 'X-Request-Id': 'req-123' },
+    });
     expect(mine.headers['x-request-id']).toBe('req-123');
     const made = await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin });
     expect(made.headers['x-request-id']).toMatch(UUID);
@@ -239,7 +273,10 @@ describe('request ids', () => {
   });
 
   test('when X-Audit-Source is not a plain token, then 422 naming the header', async () => {
-    const res = await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin, headers: { 'X-Audit-Source': 'has spaces in it' } });
+    const res = await stack.request(acme, '/api/knowledge/categories', {
+      token: acmeAdmin,
+      headers: { 'X-Audit-Source': 'has spaces in it' },
+    });
     expect(res.status).toBe(422);
     expect(res.json.detail[0].loc).toEqual(['header', 'x-audit-source']);
   });
@@ -266,11 +303,15 @@ describe('probes and OpenAPI', () => {
     expect(res.status).toBe(200);
     const doc = res.json;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/knowledge/categories', '/api/knowledge/categories/{category_id}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/knowledge/categories', '/api/knowledge/categories/{category_id}']),
+    );
     expect(doc.components.schemas.Category.properties.name).toMatchObject({ minLength: 1, maxLength: 200 });
     expect(doc.components.schemas.CategoryCreate.additionalProperties).toBe(false);
     expect(doc.paths['/api/knowledge/categories'].post['x-extension']).toBe(true);
-    expect(doc.paths['/api/knowledge/categories'].post.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+    expect(doc.paths['/api/knowledge/categories'].post.responses['422'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/HTTPValidationError',
+    });
   });
 });
 
@@ -280,10 +321,19 @@ describe('category update', () => {
 
   test('when fields are sent, then only they change; absent parent_id leaves it, null moves to the top', async () => {
     const parent = (await create(acme, acmeAdmin, { name: 'Parent' })).json;
-    const child = (await create(acme, acmeAdmin, { name: 'Child', parent_id: parent.id, description: 'd', sort_order: 3 })).json;
+    const child = (
+      await create(acme, acmeAdmin, { name: 'Child', parent_id: parent.id, description: 'd', sort_order: 3 })
+    ).json;
     const renamed = await put(acme, acmeAdmin, child.id, { name: 'Renamed' });
     expect(renamed.status).toBe(200);
-    expect(renamed.json).toMatchObject({ id: child.id, name: 'Renamed', parent_id: parent.id, description: 'd', sort_order: 3, created_at: child.created_at });
+    expect(renamed.json).toMatchObject({
+      id: child.id,
+      name: 'Renamed',
+      parent_id: parent.id,
+      description: 'd',
+      sort_order: 3,
+      created_at: child.created_at,
+    });
     expect(Date.parse(renamed.json.updated_at)).toBeGreaterThanOrEqual(Date.parse(child.updated_at));
     const cleared = await put(acme, acmeAdmin, child.id, { description: null, sort_order: 0 });
     expect(cleared.json).toMatchObject({ description: null, sort_order: 0, parent_id: parent.id });
@@ -307,7 +357,7 @@ describe('category update', () => {
     expect(unchanged).toMatchObject({ name: 'A', parent_id: null });
   });
 
-  test('when the parent does not exist or is another tenant\'s, then 422; an unknown category is 404', async () => {
+  test("when the parent does not exist or is another tenant's, then 422; an unknown category is 404", async () => {
     const a = (await create(acme, acmeAdmin, { name: 'A2' })).json;
     const theirs = (await create(globex, globexAdmin, { name: 'Theirs' })).json;
     for (const parent of ['2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', theirs.id]) {
@@ -319,8 +369,13 @@ describe('category update', () => {
   });
 
   test.each([
-    [{ name: '' }, 'name'], [{ name: 'x'.repeat(201) }, 'name'], [{ name: null }, 'name'], [{ sort_order: -1 }, 'sort_order'],
-    [{ sort_order: null }, 'sort_order'], [{ parent_id: 'abc' }, 'parent_id'], [{ colour: 'red' }, 'colour'],
+    [{ name: '' }, 'name'],
+    [{ name: 'x'.repeat(201) }, 'name'],
+    [{ name: null }, 'name'],
+    [{ sort_order: -1 }, 'sort_order'],
+    [{ sort_order: null }, 'sort_order'],
+    [{ parent_id: 'abc' }, 'parent_id'],
+    [{ colour: 'red' }, 'colour'],
   ])('when the update body is %j, then 422 naming %s', async (body, field) => {
     const a = (await create(acme, acmeAdmin, { name: 'Bounds' })).json;
     const res = await put(acme, acmeAdmin, a.id, body);
@@ -341,14 +396,19 @@ describe('category update', () => {
 });
 
 describe('category delete', () => {
-  const del = (id: string, token = acmeAdmin) => stack.request(acme, `/api/knowledge/categories/${id}`, { method: 'DELETE', token });
+  const del = (id: string, token = acmeAdmin) =>
+    stack.request(acme, `/api/knowledge/categories/${id}`, { method: 'DELETE', token });
 
   test('when a category has children or entries, then 409; once empty, 204 and it is gone', async () => {
     const parent = (await create(acme, acmeAdmin, { name: 'P' })).json;
     const child = (await create(acme, acmeAdmin, { name: 'C', parent_id: parent.id })).json;
-    const entry = (await stack.request(acme, '/api/knowledge/knowledge-entries', {
-      method: 'POST', token: acmeAdmin, body: { title: 't', content: 'c', category_id: child.id, visibility: 'internal' },
-    })).json;
+    const entry = (
+      await stack.request(acme, '/api/knowledge/knowledge-entries', {
+        method: 'POST',
+        token: acmeAdmin,
+        body: { title: 't', content: 'c', category_id: child.id, visibility: 'internal' },
+      })
+    ).json;
     const withChildren = await del(parent.id);
     expect(withChildren.status).toBe(409);
     expect(typeof withChildren.json.detail).toBe('string');
@@ -356,7 +416,9 @@ describe('category delete', () => {
     await stack.request(acme, `/api/knowledge/knowledge-entries/${entry.id}`, { method: 'DELETE', token: acmeAdmin });
     expect((await del(child.id)).status).toBe(204);
     expect((await del(parent.id)).status).toBe(204);
-    expect((await stack.request(acme, `/api/knowledge/categories/${parent.id}`, { token: acmeAdmin })).status).toBe(404);
+    expect((await stack.request(acme, `/api/knowledge/categories/${parent.id}`, { token: acmeAdmin })).status).toBe(
+      404,
+    );
     expect((await del(parent.id)).status).toBe(404);
   });
 

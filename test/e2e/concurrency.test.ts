@@ -14,14 +14,21 @@ let category: string;
 beforeAll(async () => {
   stack = await startStack();
   token = await stack.tenantWithToken(tenant, 'Admin');
-  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } })).json.id;
+  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } }))
+    .json.id;
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
 const create = async () =>
-  (await stack.request(tenant, ENTRIES, { method: 'POST', token, body: { title: 'start', content: 'c', category_id: category, visibility: 'internal', tags: [] } })).json;
+  (
+    await stack.request(tenant, ENTRIES, {
+      method: 'POST',
+      token,
+      body: { title: 'start', content: 'c', category_id: category, visibility: 'internal', tags: [] },
+    })
+  ).json;
 
 describe('concurrent updates', () => {
   test('when many PUTs race on one entry, then the final version is 1 + the successes, the rest are 409, and every success is in the history', async () => {
@@ -29,7 +36,11 @@ describe('concurrent updates', () => {
     const N = 30;
     const results = await Promise.all(
       Array.from({ length: N }, (_, i) =>
-        stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'PUT', token, body: { title: `title ${i}`, tags: [`writer-${i}`] } }),
+        stack.request(tenant, `${ENTRIES}/${e.id}`, {
+          method: 'PUT',
+          token,
+          body: { title: `title ${i}`, tags: [`writer-${i}`] },
+        }),
       ),
     );
     const ok = results.filter((r) => r.status === 200);
@@ -50,15 +61,27 @@ describe('concurrent updates', () => {
     expect(final.tags).toEqual([`writer-${final.title.split(' ')[1]}`]);
     // The history holds every successful write, in order.
     const history = (await stack.request(tenant, `${ENTRIES}/${e.id}/versions`, { token })).json;
-    expect(history.map((v: { version: number }) => v.version)).toEqual(Array.from({ length: final.version }, (_, i) => i + 1));
-    expect(history.slice(1).map((v: { entry: { title: string } }) => v.entry.title).sort()).toEqual(ok.map((r) => r.json.title).sort());
+    expect(history.map((v: { version: number }) => v.version)).toEqual(
+      Array.from({ length: final.version }, (_, i) => i + 1),
+    );
+    expect(
+      history
+        .slice(1)
+        .map((v: { entry: { title: string } }) => v.entry.title)
+        .sort(),
+    ).toEqual(ok.map((r) => r.json.title).sort());
   });
 
   test('when PUTs with If-Match of the same version race, then exactly one wins and the others get 412 or 409', async () => {
     const e = await create();
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'PUT', token, headers: { 'If-Match': '"1"' }, body: { content: `c${i}` } }),
+        stack.request(tenant, `${ENTRIES}/${e.id}`, {
+          method: 'PUT',
+          token,
+          headers: { 'If-Match': '"1"' },
+          body: { content: `c${i}` },
+        }),
       ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
@@ -70,7 +93,12 @@ describe('concurrent updates', () => {
     const e = await create();
     let etag = '"1"';
     for (const body of [{ title: 'A' }, { summary: 'B' }, { tags: ['C'] }, { layer: 'D' }]) {
-      const res = await stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'PUT', token, headers: { 'If-Match': etag }, body });
+      const res = await stack.request(tenant, `${ENTRIES}/${e.id}`, {
+        method: 'PUT',
+        token,
+        headers: { 'If-Match': etag },
+        body,
+      });
       expect(res.status).toBe(200);
       etag = res.headers.etag as string;
     }

@@ -27,7 +27,9 @@ beforeAll(async () => {
     },
   });
   const similarityPort = await new Promise<number>((resolve, reject) =>
-    similarity.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    similarity.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   const url = new URL(process.env.MONGODB_URI as string);
   url.pathname = `/${uniqueId('kbdeadline')}`;
@@ -42,7 +44,10 @@ beforeAll(async () => {
     }),
     pino({ level: 'silent' }),
   );
-  client = new (catalogProto().kb.catalog.v1.CatalogService)(`127.0.0.1:${catalog.port}`, grpc.credentials.createInsecure());
+  client = new (catalogProto().kb.catalog.v1.CatalogService)(
+    `127.0.0.1:${catalog.port}`,
+    grpc.credentials.createInsecure(),
+  );
 });
 
 afterAll(async () => {
@@ -53,7 +58,9 @@ afterAll(async () => {
 
 const caller = { tenant_id: 'deadline', role: 'Admin', scopes: ['knowledge:read'], request_id: 'r1' };
 const search = (deadline: number) =>
-  new Promise<grpc.ServiceError | null>((resolve) => client.SearchProducts({ caller, query: 'chair', limit: 5 }, { deadline: new Date(deadline) }, (e) => resolve(e)));
+  new Promise<grpc.ServiceError | null>((resolve) =>
+    client.SearchProducts({ caller, query: 'chair', limit: 5 }, { deadline: new Date(deadline) }, (e) => resolve(e)),
+  );
 
 /** Slack for the time a call spends on the wire and in queues between hops (a CI run once saw 11 ms). */
 const TRANSIT_MS = 250;
@@ -61,7 +68,8 @@ const TRANSIT_MS = 250;
 test('when the catalog calls the similarity service to serve a search, then that call ends no later than the search it serves', async () => {
   // MongoDB connects in the background: UNAVAILABLE until it has.
   const started = Date.now();
-  while ((await search(Date.now() + 5_000))?.code === grpc.status.UNAVAILABLE && Date.now() - started < 15_000) await new Promise((r) => setTimeout(r, 100));
+  while ((await search(Date.now() + 5_000))?.code === grpc.status.UNAVAILABLE && Date.now() - started < 15_000)
+    await new Promise((r) => setTimeout(r, 100));
   received.length = 0;
   const deadline = Date.now() + CALLER_DEADLINE_MS;
   expect(await search(deadline)).toBeNull();

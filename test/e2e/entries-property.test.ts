@@ -17,31 +17,57 @@ beforeAll(async () => {
   stack = await startStack();
   admin = await stack.tenantWithToken(tenant, 'Admin');
   agent = await stack.token(tenant, 'Agent');
-  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })).json.id;
+  category = (
+    await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })
+  ).json.id;
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-const junk = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 3 }));
+const junk = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 4 }), fc.string({ maxLength: 4 }), { maxKeys: 3 }),
+);
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: arb }, { weight: 1, arbitrary: junk });
-const text = (max: number) => fc.oneof(fc.string({ maxLength: max }), fc.constant(''), fc.constant('x'.repeat(max + 1)));
+const text = (max: number) =>
+  fc.oneof(fc.string({ maxLength: max }), fc.constant(''), fc.constant('x'.repeat(max + 1)));
 const metadata = fc.oneof(
   fc.constant({ steps: [{ title: 'a' }] }),
   fc.constant({ trigger_description: 't' }),
-  fc.record({ expires_at: fc.oneof(fc.constant('2000-01-01T00:00:00Z'), fc.constant('2999-01-01T00:00:00Z'), fc.string({ maxLength: 5 })) }, { requiredKeys: [] }),
-  fc.record({ term: fc.string({ maxLength: 5 }), synonyms: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      expires_at: fc.oneof(
+        fc.constant('2000-01-01T00:00:00Z'),
+        fc.constant('2999-01-01T00:00:00Z'),
+        fc.string({ maxLength: 5 }),
+      ),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    { term: fc.string({ maxLength: 5 }), synonyms: fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }) },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
 );
 const fields = {
   title: maybe(text(500)),
   content: maybe(text(20)),
   category_id: maybe(fc.oneof(fc.constant('CATEGORY'), fc.uuid())),
-  visibility: maybe(fc.constantFrom('public', 'internal', 'personal', 'restricted', 'community', 'workspace', 'secret')),
+  visibility: maybe(
+    fc.constantFrom('public', 'internal', 'personal', 'restricted', 'community', 'workspace', 'secret'),
+  ),
   summary: maybe(fc.option(fc.string({ maxLength: 10 }))),
   layer: maybe(fc.option(text(50))),
   tags: maybe(fc.array(fc.string({ maxLength: 5 }), { maxLength: 4 })),
-  type: maybe(fc.constantFrom('knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index', 'other')),
+  type: maybe(
+    fc.constantFrom('knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index', 'other'),
+  ),
   language: maybe(fc.string({ minLength: 0, maxLength: 7 })),
   metadata: maybe(metadata),
   source: maybe(fc.constantFrom('manual', 'import', 'conversational', 'learning_loop', 'system', 'fax')),
@@ -74,7 +100,10 @@ describe('random bodies', () => {
         const after = await allEntries();
         if (res.status === 201) {
           expect(after.size).toBe(before.size + 1);
-          expect({ ...(after.get(res.json.id) as object), embedding_model: null }).toEqual({ ...res.json, embedding_model: null });
+          expect({ ...(after.get(res.json.id) as object), embedding_model: null }).toEqual({
+            ...res.json,
+            embedding_model: null,
+          });
         } else {
           expect([400, 403, 404, 409, 422]).toContain(res.status);
           expect(after).toEqual(before);
@@ -85,13 +114,27 @@ describe('random bodies', () => {
   });
 
   test('when random bodies update an entry, then never a 5xx, a refused update changes nothing, and a success is one version', async () => {
-    const target = (await stack.request(tenant, ENTRIES, { method: 'POST', token: agent, body: { title: 't', content: 'c', category_id: category, visibility: 'internal' } })).json;
+    const target = (
+      await stack.request(tenant, ENTRIES, {
+        method: 'POST',
+        token: agent,
+        body: { title: 't', content: 'c', category_id: category, visibility: 'internal' },
+      })
+    ).json;
     const { type: _t, language: _l, source: _s, ...updatable } = fields;
-    const updateBody = fc.record({ ...updatable, type: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: junk }) }, { requiredKeys: [] }).map((b) => {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(b)) if (v !== undefined) out[k] = v === 'CATEGORY' ? category : v;
-      return out;
-    });
+    const updateBody = fc
+      .record(
+        {
+          ...updatable,
+          type: fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: junk }),
+        },
+        { requiredKeys: [] },
+      )
+      .map((b) => {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(b)) if (v !== undefined) out[k] = v === 'CATEGORY' ? category : v;
+        return out;
+      });
     await fc.assert(
       fc.asyncProperty(updateBody, async (b) => {
         const before = (await stack.request(tenant, `${ENTRIES}/${target.id}`, { token: admin })).json;

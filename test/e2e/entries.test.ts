@@ -8,9 +8,28 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ENTRIES = '/api/knowledge/knowledge-entries';
 const RESPONSE_KEYS = [
-  'category_id', 'content', 'created_at', 'created_by_user_id', 'embedding_model', 'id', 'language', 'layer', 'metadata',
-  'search_keywords', 'source', 'source_reference', 'summary', 'tags', 'tenant_id', 'title', 'translation_group_id', 'type',
-  'updated_at', 'version', 'visibility', 'workspace_id',
+  'category_id',
+  'content',
+  'created_at',
+  'created_by_user_id',
+  'embedding_model',
+  'id',
+  'language',
+  'layer',
+  'metadata',
+  'search_keywords',
+  'source',
+  'source_reference',
+  'summary',
+  'tags',
+  'tenant_id',
+  'title',
+  'translation_group_id',
+  'type',
+  'updated_at',
+  'version',
+  'visibility',
+  'workspace_id',
 ];
 const USER = '0b7a3f1e-2c4d-4e5f-8a9b-0c1d2e3f4a5b';
 const OTHER_USER = '1c8b4f2e-3d5e-4f6a-9b0c-1d2e3f4a5b6c';
@@ -32,9 +51,19 @@ beforeAll(async () => {
   agent = await stack.token(acme, 'Agent', ['--user', OTHER_USER]);
   viewer = await stack.token(acme, 'Viewer');
   globexAdmin = await stack.tenantWithToken(globex, 'Admin');
-  category = (await stack.request(acme, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Shipping' } })).json.id;
-  otherCategory = (await stack.request(acme, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Returns' } })).json.id;
-  globexCategory = (await stack.request(globex, '/api/knowledge/categories', { method: 'POST', token: globexAdmin, body: { name: 'G' } })).json.id;
+  category = (
+    await stack.request(acme, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Shipping' } })
+  ).json.id;
+  otherCategory = (
+    await stack.request(acme, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Returns' } })
+  ).json.id;
+  globexCategory = (
+    await stack.request(globex, '/api/knowledge/categories', {
+      method: 'POST',
+      token: globexAdmin,
+      body: { name: 'G' },
+    })
+  ).json.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -62,7 +91,13 @@ const count = async () => {
 
 describe('create', () => {
   test('when an entry is created, then 201 with every field of the response shape, version 1 and updated_at == created_at', async () => {
-    const res = await post({ ...base(), similarity_text: 'anchor', project_ids: [USER], search_keywords: ['parcel'], tags: ['a'] });
+    const res = await post({
+      ...base(),
+      similarity_text: 'anchor',
+      project_ids: [USER],
+      search_keywords: ['parcel'],
+      tags: ['a'],
+    });
     expect(res.status).toBe(201);
     const e = res.json;
     expect(Object.keys(e).sort()).toEqual(RESPONSE_KEYS);
@@ -71,9 +106,23 @@ describe('create', () => {
     expect(e.created_at).toMatch(UTC);
     expect(e.updated_at).toBe(e.created_at);
     expect(e).toMatchObject({
-      tenant_id: acme, title: 'How to ship', content: 'Use **DHL**.', category_id: category, visibility: 'internal', type: 'knowledge',
-      version: 1, language: 'de', source: 'manual', source_reference: null, summary: null, layer: null,
-      tags: ['a'], workspace_id: null, created_by_user_id: USER, metadata: {}, search_keywords: ['parcel'],
+      tenant_id: acme,
+      title: 'How to ship',
+      content: 'Use **DHL**.',
+      category_id: category,
+      visibility: 'internal',
+      type: 'knowledge',
+      version: 1,
+      language: 'de',
+      source: 'manual',
+      source_reference: null,
+      summary: null,
+      layer: null,
+      tags: ['a'],
+      workspace_id: null,
+      created_by_user_id: USER,
+      metadata: {},
+      search_keywords: ['parcel'],
     });
     // Null until embedded; the write tries to embed at once (bounded), so normally it is set.
     expect([null, 'all-MiniLM-L6-v2-q']).toContain(e.embedding_model);
@@ -89,11 +138,26 @@ describe('create', () => {
 
   test('when every optional field is sent, then each is stored and answered', async () => {
     const res = await post({
-      ...base(), summary: 'S', layer: 'L', tags: ['x', 'y'], language: 'en-GB', source: 'import', source_reference: 'ref-1',
-      metadata: { anything: [1, 2] }, type: 'knowledge',
+      ...base(),
+      summary: 'S',
+      layer: 'L',
+      tags: ['x', 'y'],
+      language: 'en-GB',
+      source: 'import',
+      source_reference: 'ref-1',
+      metadata: { anything: [1, 2] },
+      type: 'knowledge',
     });
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ summary: 'S', layer: 'L', tags: ['x', 'y'], language: 'en-GB', source: 'import', source_reference: 'ref-1', metadata: { anything: [1, 2] } });
+    expect(res.json).toMatchObject({
+      summary: 'S',
+      layer: 'L',
+      tags: ['x', 'y'],
+      language: 'en-GB',
+      source: 'import',
+      source_reference: 'ref-1',
+      metadata: { anything: [1, 2] },
+    });
   });
 
   test('when visibility is omitted, then 422 except for memory entries, which default to internal', async () => {
@@ -124,7 +188,8 @@ describe('create', () => {
     expect(res.status).toBe(201);
     expect(res.json.type).toBe(type);
     if (type === 'memory') expect(res.json.metadata).toEqual({ expires_at: '2999-01-01T00:00:00.000Z' });
-    else if (type === 'glossary') expect(res.json.metadata).toEqual({ term: 'SKU', synonyms: ['article number', 'item no'] });
+    else if (type === 'glossary')
+      expect(res.json.metadata).toEqual({ term: 'SKU', synonyms: ['article number', 'item no'] });
     else expect(res.json.metadata).toEqual(metadata);
   });
 
@@ -136,13 +201,16 @@ describe('create', () => {
     ['skill', { trigger_description: 'x', colour: 'red' }, ['body', 'metadata', 'colour']],
     ['memory', { expires_at: 'tomorrow' }, ['body', 'metadata', 'expires_at']],
     ['glossary', { synonyms: 'not a list' }, ['body', 'metadata', 'synonyms']],
-  ])('when %s metadata does not match its schema (%j), then 422 naming the field and nothing is written', async (type, metadata, loc) => {
-    const before = await count();
-    const res = await post({ ...base(), type, metadata });
-    expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc })]));
-    expect(await count()).toBe(before);
-  });
+  ])(
+    'when %s metadata does not match its schema (%j), then 422 naming the field and nothing is written',
+    async (type, metadata, loc) => {
+      const before = await count();
+      const res = await post({ ...base(), type, metadata });
+      expect(res.status).toBe(422);
+      expect(res.json.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc })]));
+      expect(await count()).toBe(before);
+    },
+  );
 
   test('when the category does not exist or belongs to another tenant, then 404 "Category not found"', async () => {
     for (const category_id of ['2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', globexCategory]) {
@@ -158,9 +226,21 @@ describe('create', () => {
     const res = await stack.request(acme, `${ENTRIES}/${e.id}/versions`, { token: admin });
     expect(res.status).toBe(200);
     expect(res.json).toHaveLength(2);
-    expect(res.json[0]).toMatchObject({ version: 1, action: 'create', audit_source: 'mcp', client_id: 'client-7', changed_by_user_id: USER });
+    expect(res.json[0]).toMatchObject({
+      version: 1,
+      action: 'create',
+      audit_source: 'mcp',
+      client_id: 'client-7',
+      changed_by_user_id: USER,
+    });
     expect(res.json[0].entry.title).toBe('How to ship');
-    expect(res.json[1]).toMatchObject({ version: 2, action: 'update', audit_source: 'api', client_id: null, changed_by_user_id: OTHER_USER });
+    expect(res.json[1]).toMatchObject({
+      version: 2,
+      action: 'update',
+      audit_source: 'api',
+      client_id: null,
+      changed_by_user_id: OTHER_USER,
+    });
     expect(res.json[1].entry).toMatchObject({ title: 'Renamed', version: 2 });
   });
 });
@@ -231,7 +311,11 @@ describe('update', () => {
 
   test('when the entry does not exist or is another tenant\'s, then 404 "Entry not found"', async () => {
     const e = (await post(base())).json;
-    const other = await stack.request(globex, `${ENTRIES}/${e.id}`, { method: 'PUT', token: globexAdmin, body: { title: 'x' } });
+    const other = await stack.request(globex, `${ENTRIES}/${e.id}`, {
+      method: 'PUT',
+      token: globexAdmin,
+      body: { title: 'x' },
+    });
     expect(other.status).toBe(404);
     expect(other.json).toEqual({ detail: 'Entry not found' });
     expect((await put('2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', { title: 'x' })).status).toBe(404);
@@ -242,10 +326,18 @@ describe('update', () => {
 describe('personal notes', () => {
   test('when a personal note is created, then it is type knowledge, visibility personal, free-form metadata, seen only by its owner', async () => {
     const res = await stack.request(acme, `${ENTRIES}/personal`, {
-      method: 'POST', token: agent, body: { title: 'Mine', content: 'secret', category_id: category, metadata: { any: { thing: 1 } } },
+      method: 'POST',
+      token: agent,
+      body: { title: 'Mine', content: 'secret', category_id: category, metadata: { any: { thing: 1 } } },
     });
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ type: 'knowledge', visibility: 'personal', metadata: { any: { thing: 1 } }, created_by_user_id: OTHER_USER, version: 1 });
+    expect(res.json).toMatchObject({
+      type: 'knowledge',
+      visibility: 'personal',
+      metadata: { any: { thing: 1 } },
+      created_by_user_id: OTHER_USER,
+      version: 1,
+    });
     const id = res.json.id;
     expect((await get(id, agent)).status).toBe(200);
     expect((await get(id, admin)).status).toBe(404);
@@ -259,7 +351,11 @@ describe('personal notes', () => {
 
   test('when type or visibility is sent to the personal route, then 422', async () => {
     for (const extra of [{ type: 'skill' }, { visibility: 'public' }]) {
-      const res = await stack.request(acme, `${ENTRIES}/personal`, { method: 'POST', token: agent, body: { title: 't', content: 'c', category_id: category, ...extra } });
+      const res = await stack.request(acme, `${ENTRIES}/personal`, {
+        method: 'POST',
+        token: agent,
+        body: { title: 't', content: 'c', category_id: category, ...extra },
+      });
       expect(res.status).toBe(422);
     }
   });
@@ -267,7 +363,13 @@ describe('personal notes', () => {
   test('when a token has no user, then its personal notes belong to the token', async () => {
     const a = await stack.token(acme, 'Agent');
     const b = await stack.token(acme, 'Agent');
-    const note = (await stack.request(acme, `${ENTRIES}/personal`, { method: 'POST', token: a, body: { title: 't', content: 'c', category_id: category } })).json;
+    const note = (
+      await stack.request(acme, `${ENTRIES}/personal`, {
+        method: 'POST',
+        token: a,
+        body: { title: 't', content: 'c', category_id: category },
+      })
+    ).json;
     expect(note.created_by_user_id).toBeNull();
     expect((await get(note.id, a)).status).toBe(200);
     expect((await get(note.id, b)).status).toBe(404);
@@ -283,12 +385,19 @@ describe('list', () => {
   beforeAll(async () => {
     t = uniqueId('lists');
     token = await stack.tenantWithToken(t, 'Admin');
-    cat1 = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c1' } })).json.id;
-    cat2 = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c2' } })).json.id;
+    cat1 = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c1' } })).json
+      .id;
+    cat2 = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c2' } })).json
+      .id;
   });
   const mk = (body: Record<string, unknown>) =>
-    stack.request(t, ENTRIES, { method: 'POST', token, body: { title: 't', content: 'c', category_id: cat1, visibility: 'internal', ...body } });
-  const ids = async (query: string) => (await stack.request(t, `${ENTRIES}${query}`, { token })).json.map((e: { id: string }) => e.id);
+    stack.request(t, ENTRIES, {
+      method: 'POST',
+      token,
+      body: { title: 't', content: 'c', category_id: cat1, visibility: 'internal', ...body },
+    });
+  const ids = async (query: string) =>
+    (await stack.request(t, `${ENTRIES}${query}`, { token })).json.map((e: { id: string }) => e.id);
 
   test('when filters are given, then each narrows the list; expired memories only with include_expired', async () => {
     const a = (await mk({ layer: 'L1', project_ids: [project] })).json.id;
@@ -339,8 +448,15 @@ describe('list', () => {
   });
 
   test.each([
-    ['limit=0', 'limit'], ['limit=501', 'limit'], ['limit=abc', 'limit'], ['type=nope', 'type'], ['visibility=secret', 'visibility'],
-    ['category_id=123', 'category_id'], ['project_id=x', 'project_id'], ['include_expired=maybe', 'include_expired'], ['cursor=%25%25', 'cursor'],
+    ['limit=0', 'limit'],
+    ['limit=501', 'limit'],
+    ['limit=abc', 'limit'],
+    ['type=nope', 'type'],
+    ['visibility=secret', 'visibility'],
+    ['category_id=123', 'category_id'],
+    ['project_id=x', 'project_id'],
+    ['include_expired=maybe', 'include_expired'],
+    ['cursor=%25%25', 'cursor'],
   ])('when the query has %s, then 422 naming it', async (query, name) => {
     const res = await stack.request(t, `${ENTRIES}?${query}`, { token });
     expect(res.status).toBe(422);
@@ -348,29 +464,50 @@ describe('list', () => {
   });
 
   test.each([
-    ['include_expired=-0', 'include_expired', 'bool_parsing'], ['include_expired=0', 'include_expired', 'bool_parsing'],
-    ['include_expired=1', 'include_expired', 'bool_parsing'], ['include_expired=TRUE', 'include_expired', 'bool_parsing'],
-    ['include_expired=False', 'include_expired', 'bool_parsing'], ['include_expired=yes', 'include_expired', 'bool_parsing'],
-    ['include_expired=', 'include_expired', 'bool_parsing'], ['limit=1e400', 'limit', 'int_parsing'], ['limit=1e2', 'limit', 'int_parsing'],
-    ['limit=10.5', 'limit', 'int_parsing'], ['limit=0x10', 'limit', 'int_parsing'], ['limit=%2B5', 'limit', 'int_parsing'],
-    ['limit=%205', 'limit', 'int_parsing'], ['limit=', 'limit', 'int_parsing'], ['limit=5&limit=6', 'limit', 'int_type'],
-    ['limit=-0', 'limit', 'greater_than_equal'], ['limit=-1', 'limit', 'greater_than_equal'],
-  ])('when the query spells a boolean or an integer as %s (not true/false, not plain digits within the bounds), then 422 naming it', async (query, name, type) => {
-    const res = await stack.request(t, `${ENTRIES}?${query}`, { token });
-    expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['query', name], type })]);
-  });
+    ['include_expired=-0', 'include_expired', 'bool_parsing'],
+    ['include_expired=0', 'include_expired', 'bool_parsing'],
+    ['include_expired=1', 'include_expired', 'bool_parsing'],
+    ['include_expired=TRUE', 'include_expired', 'bool_parsing'],
+    ['include_expired=False', 'include_expired', 'bool_parsing'],
+    ['include_expired=yes', 'include_expired', 'bool_parsing'],
+    ['include_expired=', 'include_expired', 'bool_parsing'],
+    ['limit=1e400', 'limit', 'int_parsing'],
+    ['limit=1e2', 'limit', 'int_parsing'],
+    ['limit=10.5', 'limit', 'int_parsing'],
+    ['limit=0x10', 'limit', 'int_parsing'],
+    ['limit=%2B5', 'limit', 'int_parsing'],
+    ['limit=%205', 'limit', 'int_parsing'],
+    ['limit=', 'limit', 'int_parsing'],
+    ['limit=5&limit=6', 'limit', 'int_type'],
+    ['limit=-0', 'limit', 'greater_than_equal'],
+    ['limit=-1', 'limit', 'greater_than_equal'],
+  ])(
+    'when the query spells a boolean or an integer as %s (not true/false, not plain digits within the bounds), then 422 naming it',
+    async (query, name, type) => {
+      const res = await stack.request(t, `${ENTRIES}?${query}`, { token });
+      expect(res.status).toBe(422);
+      expect(res.json.detail).toEqual([expect.objectContaining({ loc: ['query', name], type })]);
+    },
+  );
 
   test('when limit has more digits than a double holds, then 422 saying its bound', async () => {
     const res = await stack.request(t, `${ENTRIES}?limit=${'9'.repeat(400)}`, { token });
     expect(res.status).toBe(422);
-    expect(res.json.detail).toEqual([{ loc: ['query', 'limit'], msg: 'Input should be less than or equal to 500', type: 'less_than_equal' }]);
+    expect(res.json.detail).toEqual([
+      { loc: ['query', 'limit'], msg: 'Input should be less than or equal to 500', type: 'less_than_equal' },
+    ]);
   });
 
   test('when a bad boolean and a bad integer come together, then the 422 names both', async () => {
     const res = await stack.request(t, `${ENTRIES}?include_expired=-0&limit=1e400&type=nope`, { token });
     expect(res.status).toBe(422);
-    expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(expect.arrayContaining([['query', 'include_expired'], ['query', 'limit'], ['query', 'type']]));
+    expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['query', 'include_expired'],
+        ['query', 'limit'],
+        ['query', 'type'],
+      ]),
+    );
   });
 
   test('when limit is 1 or 500, then it is accepted', async () => {
@@ -380,7 +517,9 @@ describe('list', () => {
 
   test("when another tenant lists, then it never sees this tenant's entries", async () => {
     const mine = await ids('?include_expired=true');
-    const theirs = (await stack.request(acme, `${ENTRIES}?include_expired=true&limit=500`, { token: admin })).json.map((e: { id: string }) => e.id);
+    const theirs = (await stack.request(acme, `${ENTRIES}?include_expired=true&limit=500`, { token: admin })).json.map(
+      (e: { id: string }) => e.id,
+    );
     expect(mine.filter((id: string) => theirs.includes(id))).toEqual([]);
   });
 });
@@ -388,8 +527,20 @@ describe('list', () => {
 describe('delete', () => {
   test('when an entry is deleted, then 204 and it is gone; If-Match is honoured', async () => {
     const e = (await post(base())).json;
-    expect((await stack.request(acme, `${ENTRIES}/${e.id}`, { method: 'DELETE', token: admin, headers: { 'If-Match': '"5"' } })).status).toBe(412);
-    const res = await stack.request(acme, `${ENTRIES}/${e.id}`, { method: 'DELETE', token: admin, headers: { 'If-Match': '"1"' } });
+    expect(
+      (
+        await stack.request(acme, `${ENTRIES}/${e.id}`, {
+          method: 'DELETE',
+          token: admin,
+          headers: { 'If-Match': '"5"' },
+        })
+      ).status,
+    ).toBe(412);
+    const res = await stack.request(acme, `${ENTRIES}/${e.id}`, {
+      method: 'DELETE',
+      token: admin,
+      headers: { 'If-Match': '"1"' },
+    });
     expect(res.status).toBe(204);
     expect((await get(e.id)).status).toBe(404);
     expect((await stack.request(acme, `${ENTRIES}/${e.id}`, { method: 'DELETE', token: admin })).status).toBe(404);
@@ -404,10 +555,20 @@ describe('delete', () => {
 
 describe('bounds', () => {
   test.each([
-    ['title', 'x'.repeat(1), 201], ['title', 'x'.repeat(500), 201], ['title', '', 422], ['title', 'x'.repeat(501), 422],
-    ['content', 'x', 201], ['content', '', 422],
-    ['layer', '', 201], ['layer', 'l'.repeat(50), 201], ['layer', 'l'.repeat(51), 422],
-    ['language', 'de', 201], ['language', 'de-CH', 201], ['language', 'd', 422], ['language', 'de-CHX', 422], ['language', '', 422],
+    ['title', 'x'.repeat(1), 201],
+    ['title', 'x'.repeat(500), 201],
+    ['title', '', 422],
+    ['title', 'x'.repeat(501), 422],
+    ['content', 'x', 201],
+    ['content', '', 422],
+    ['layer', '', 201],
+    ['layer', 'l'.repeat(50), 201],
+    ['layer', 'l'.repeat(51), 422],
+    ['language', 'de', 201],
+    ['language', 'de-CH', 201],
+    ['language', 'd', 422],
+    ['language', 'de-CHX', 422],
+    ['language', '', 422],
   ])('when %s has length %#, then the create answers the expected status', async (name, value, status) => {
     const before = await count();
     const res = await post({ ...base(), [name]: value });
@@ -421,7 +582,10 @@ describe('bounds', () => {
   });
 
   test.each([
-    ['title', ''], ['title', 'x'.repeat(501)], ['content', ''], ['layer', 'l'.repeat(51)],
+    ['title', ''],
+    ['title', 'x'.repeat(501)],
+    ['content', ''],
+    ['layer', 'l'.repeat(51)],
   ])('when an update sets %s out of bounds, then 422 and nothing changes', async (name, value) => {
     const e = (await post(base())).json;
     const res = await put(e.id, { [name]: value });
@@ -456,11 +620,19 @@ describe('bad input', () => {
     const res = await post(raw);
     expect(res.status).toBe(400);
     expect(res.json.detail).toContain('duplicate key "title"');
-    const nested = await post(`{"title":"a","content":"c","category_id":"${category}","visibility":"internal","metadata":{"k":1,"k":2}}`);
+    const nested = await post(
+      `{"title":"a","content":"c","category_id":"${category}","visibility":"internal","metadata":{"k":1,"k":2}}`,
+    );
     expect(nested.status).toBe(400);
     expect(await count()).toBe(before);
     // Equal keys in different objects are fine.
-    expect((await post(`{"title":"a","content":"c","category_id":"${category}","visibility":"internal","metadata":{"title":{"title":1}}}`)).status).toBe(201);
+    expect(
+      (
+        await post(
+          `{"title":"a","content":"c","category_id":"${category}","visibility":"internal","metadata":{"title":{"title":1}}}`,
+        )
+      ).status,
+    ).toBe(201);
   });
 
   test('when the JSON is malformed, the body too large or not JSON, then 400, 413 and 415', async () => {
@@ -485,6 +657,9 @@ describe('OpenAPI', () => {
     expect(doc.paths['/api/knowledge/knowledge-entries/{entry_id}/versions'].get['x-extension']).toBe(true);
     expect(doc.paths['/api/knowledge/knowledge-entries/{entry_id}/translations'].get['x-extension']).toBe(true);
     expect(doc.paths['/api/knowledge/search/entries'].post['x-extension']).toBe(true);
-    expect(doc.components.schemas.KnowledgeEntryCreate.properties.title).toMatchObject({ minLength: 1, maxLength: 500 });
+    expect(doc.components.schemas.KnowledgeEntryCreate.properties.title).toMatchObject({
+      minLength: 1,
+      maxLength: 500,
+    });
   });
 });

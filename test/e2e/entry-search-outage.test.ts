@@ -29,26 +29,56 @@ let category: string;
 const mongoUri = () => databaseUri(db);
 
 const startSimilarity = (port: number) =>
-  startSimilarityServer(loadSimilarityConfig({ ...process.env, GRPC_HOST: '127.0.0.1', SIMILARITY_GRPC_PORT: String(port), ELASTICSEARCH_INDEX_PREFIX: db }), logger);
+  startSimilarityServer(
+    loadSimilarityConfig({
+      ...process.env,
+      GRPC_HOST: '127.0.0.1',
+      SIMILARITY_GRPC_PORT: String(port),
+      ELASTICSEARCH_INDEX_PREFIX: db,
+    }),
+    logger,
+  );
 
 beforeAll(async () => {
   similarity = await startSimilarity(0);
   similarityPort = similarity.port;
-  const env = { ...process.env, GRPC_HOST: '127.0.0.1', MONGODB_URI: mongoUri(), SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}` };
-  knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0', INDEXER_INTERVAL_MS: '200', INDEX_ON_WRITE_MS: '2000' }), logger);
+  const env = {
+    ...process.env,
+    GRPC_HOST: '127.0.0.1',
+    MONGODB_URI: mongoUri(),
+    SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}`,
+  };
+  knowledge = await startKnowledgeServer(
+    loadKnowledgeConfig({ ...env, KNOWLEDGE_GRPC_PORT: '0', INDEXER_INTERVAL_MS: '200', INDEX_ON_WRITE_MS: '2000' }),
+    logger,
+  );
   const config = loadGatewayConfig({
-    ...env, PORT: '0', HOST: '127.0.0.1', TENANT_MODE: 'host', GRPC_DEADLINE_MS: '5000',
-    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${knowledge.port}`, CATALOG_GRPC_ADDR: '127.0.0.1:1', SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}`,
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TENANT_MODE: 'host',
+    GRPC_DEADLINE_MS: '5000',
+    KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${knowledge.port}`,
+    CATALOG_GRPC_ADDR: '127.0.0.1:1',
+    SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarityPort}`,
   });
   backends = connectBackends(config);
   gateway = await startGateway(config, backends, logger);
   conn = await mongoose.createConnection(mongoUri()).asPromise();
   token = await tenantWithAdminToken(conn, tenant);
   const deadline = Date.now() + 20_000;
-  let res = await httpRequest(gateway.port, host, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } });
+  let res = await httpRequest(gateway.port, host, '/api/knowledge/categories', {
+    method: 'POST',
+    token,
+    body: { name: 'c' },
+  });
   while (res.status !== 201 && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 200));
-    res = await httpRequest(gateway.port, host, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } });
+    res = await httpRequest(gateway.port, host, '/api/knowledge/categories', {
+      method: 'POST',
+      token,
+      body: { name: 'c' },
+    });
   }
   category = res.json.id;
 });
@@ -60,7 +90,8 @@ afterAll(async () => {
   await conn?.close();
 });
 
-const request = (path: string, init: Parameters<typeof httpRequest>[3] = {}) => httpRequest(gateway.port, host, path, { token, ...init });
+const request = (path: string, init: Parameters<typeof httpRequest>[3] = {}) =>
+  httpRequest(gateway.port, host, path, { token, ...init });
 
 async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -74,16 +105,30 @@ async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 1
 
 describe('similarity outage', () => {
   test('when the index is unreachable, then writes succeed; when it is back, every write reaches the index', async () => {
-    const before = await request(ENTRIES, { method: 'POST', body: { title: 'Gone soon', content: 'Tapir enclosure cleaning.', category_id: category, visibility: 'internal' } });
+    const before = await request(ENTRIES, {
+      method: 'POST',
+      body: { title: 'Gone soon', content: 'Tapir enclosure cleaning.', category_id: category, visibility: 'internal' },
+    });
     expect(before.json.embedding_model).toBe('all-MiniLM-L6-v2-q');
 
     await similarity!.stop();
     similarity = undefined;
 
-    const created = await request(ENTRIES, { method: 'POST', body: { title: 'Okapi feeding', content: 'Okapis eat leaves and buds.', category_id: category, visibility: 'internal' } });
+    const created = await request(ENTRIES, {
+      method: 'POST',
+      body: {
+        title: 'Okapi feeding',
+        content: 'Okapis eat leaves and buds.',
+        category_id: category,
+        visibility: 'internal',
+      },
+    });
     expect(created.status).toBe(201);
     expect(created.json.embedding_model).toBeNull();
-    const edited = await request(`${ENTRIES}/${created.json.id}`, { method: 'PUT', body: { content: 'Okapis eat leaves, buds and fruit.' } });
+    const edited = await request(`${ENTRIES}/${created.json.id}`, {
+      method: 'PUT',
+      body: { content: 'Okapis eat leaves, buds and fruit.' },
+    });
     expect(edited.status).toBe(200);
     expect((await request(`${ENTRIES}/${before.json.id}`, { method: 'DELETE' })).status).toBe(204);
     const down = await request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'okapi' } });
@@ -104,7 +149,10 @@ describe('similarity outage', () => {
     );
     expect(hits.json[0].entry.id).toBe(created.json.id);
     // The delete made while the index was away reached it too: no tombstone is left.
-    const tombstones = await waitFor(() => conn.collection('knowledge_entry_tombstones').countDocuments({}), (n) => n === 0);
+    const tombstones = await waitFor(
+      () => conn.collection('knowledge_entry_tombstones').countDocuments({}),
+      (n) => n === 0,
+    );
     expect(tombstones).toBe(0);
     expect(hits.json.map((h: { entry: { id: string } }) => h.entry.id)).not.toContain(before.json.id);
   });
@@ -121,6 +169,8 @@ describe('similarity outage', () => {
 
   test('when reindex is given a bad kind or address, then a usage error', async () => {
     await expect(runAdmin(['reindex', 'products'], conn, () => undefined)).rejects.toThrow(/entries/);
-    await expect(runAdmin(['reindex', 'entries', '--similarity', 'nope'], conn, () => undefined)).rejects.toThrow(/host:port/);
+    await expect(runAdmin(['reindex', 'entries', '--similarity', 'nope'], conn, () => undefined)).rejects.toThrow(
+      /host:port/,
+    );
   });
 });

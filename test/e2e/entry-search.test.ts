@@ -28,7 +28,9 @@ beforeAll(async () => {
   agent = await stack.token(tenant, 'Agent', ['--user', USER_A]);
   agentB = await stack.token(tenant, 'Agent', ['--user', USER_B]);
   otherAdmin = await stack.tenantWithToken(other, 'Admin');
-  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })).json.id;
+  category = (
+    await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })
+  ).json.id;
 });
 afterAll(async () => {
   await conn?.close();
@@ -36,11 +38,16 @@ afterAll(async () => {
 });
 
 const create = async (body: Record<string, unknown>, token = admin, t = tenant, cat = category) => {
-  const res = await stack.request(t, ENTRIES, { method: 'POST', token, body: { content: 'x', category_id: cat, visibility: 'internal', ...body } });
+  const res = await stack.request(t, ENTRIES, {
+    method: 'POST',
+    token,
+    body: { content: 'x', category_id: cat, visibility: 'internal', ...body },
+  });
   expect(res.status).toBe(201);
   return res.json;
 };
-const search = (body: Record<string, unknown>, token = admin, t = tenant) => stack.request(t, SEARCH, { method: 'POST', token, body });
+const search = (body: Record<string, unknown>, token = admin, t = tenant) =>
+  stack.request(t, SEARCH, { method: 'POST', token, body });
 const hitIds = async (query: string, token = admin, extra: Record<string, unknown> = {}) => {
   const res = await search({ query, limit: 50, ...extra }, token);
   expect(res.status).toBe(200);
@@ -49,9 +56,14 @@ const hitIds = async (query: string, token = admin, extra: Record<string, unknow
 
 describe('indexing', () => {
   test('when an entry is created, then it is embedded right away and embedding_model names the model', async () => {
-    const e = await create({ title: 'Returning a damaged espresso machine', content: 'Customers can return broken coffee machines within 30 days.' });
+    const e = await create({
+      title: 'Returning a damaged espresso machine',
+      content: 'Customers can return broken coffee machines within 30 days.',
+    });
     expect(e.embedding_model).toBe('all-MiniLM-L6-v2-q');
-    expect((await stack.request(tenant, `${ENTRIES}/${e.id}`, { token: admin })).json.embedding_model).toBe('all-MiniLM-L6-v2-q');
+    expect((await stack.request(tenant, `${ENTRIES}/${e.id}`, { token: admin })).json.embedding_model).toBe(
+      'all-MiniLM-L6-v2-q',
+    );
   });
 });
 
@@ -60,9 +72,25 @@ describe('search', () => {
   let invoice: string;
   let keyworded: string;
   beforeAll(async () => {
-    espresso = (await create({ title: 'Descaling the espresso machine', content: 'Run the descaling programme every two months with citric acid.' })).id;
-    invoice = (await create({ title: 'Invoice copies', content: 'A copy of an invoice can be downloaded from the customer account.' })).id;
-    keyworded = (await create({ title: 'Opening hours', content: 'The shop is open Monday to Friday.', search_keywords: ['zanzibar'] })).id;
+    espresso = (
+      await create({
+        title: 'Descaling the espresso machine',
+        content: 'Run the descaling programme every two months with citric acid.',
+      })
+    ).id;
+    invoice = (
+      await create({
+        title: 'Invoice copies',
+        content: 'A copy of an invoice can be downloaded from the customer account.',
+      })
+    ).id;
+    keyworded = (
+      await create({
+        title: 'Opening hours',
+        content: 'The shop is open Monday to Friday.',
+        search_keywords: ['zanzibar'],
+      })
+    ).id;
   });
 
   test('when searching by meaning, then the matching entry ranks first with a score and score sources', async () => {
@@ -80,7 +108,9 @@ describe('search', () => {
   });
 
   test('when filters are given, then only matching entries come back', async () => {
-    const glossary = (await create({ title: 'Espresso', content: 'A strong coffee.', type: 'glossary', language: 'en' })).id;
+    const glossary = (
+      await create({ title: 'Espresso', content: 'A strong coffee.', type: 'glossary', language: 'en' })
+    ).id;
     const ids = await hitIds('espresso', admin, { types: ['glossary'] });
     expect(ids).toEqual([glossary]);
     expect(await hitIds('espresso', admin, { language: 'en' })).toEqual([glossary]);
@@ -89,7 +119,11 @@ describe('search', () => {
   test('when an entry is edited, then the index follows; when deleted, it is no longer found', async () => {
     const e = await create({ title: 'Parrot food', content: 'We sell seeds for parrots.' });
     expect((await hitIds('parrot seeds'))[0]).toBe(e.id);
-    const put = await stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'PUT', token: admin, body: { title: 'Bicycle tyres', content: 'We repair punctured bicycle tyres.' } });
+    const put = await stack.request(tenant, `${ENTRIES}/${e.id}`, {
+      method: 'PUT',
+      token: admin,
+      body: { title: 'Bicycle tyres', content: 'We repair punctured bicycle tyres.' },
+    });
     expect(put.json.embedding_model).toBe('all-MiniLM-L6-v2-q');
     expect((await hitIds('punctured bike tyre'))[0]).toBe(e.id);
     await stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'DELETE', token: admin });
@@ -97,7 +131,11 @@ describe('search', () => {
   });
 
   test.each([
-    [{ query: '' }, 'query'], [{ query: 'x', limit: 0 }, 'limit'], [{ query: 'x', limit: 51 }, 'limit'], [{ query: 'x', types: ['nope'] }, 'types'], [{}, 'query'],
+    [{ query: '' }, 'query'],
+    [{ query: 'x', limit: 0 }, 'limit'],
+    [{ query: 'x', limit: 51 }, 'limit'],
+    [{ query: 'x', types: ['nope'] }, 'types'],
+    [{}, 'query'],
   ])('when the search body is %j, then 422 naming %s', async (body, field) => {
     const res = await search(body);
     expect(res.status).toBe(422);
@@ -106,11 +144,36 @@ describe('search', () => {
 });
 
 describe('visibility in search', () => {
-  test('when an Agent searches, then restricted entries, other users\' personal notes and other tenants\' entries never come back', async () => {
-    const restricted = (await create({ title: 'Marmalade recipe secret', content: 'Secret marmalade with oranges.', visibility: 'restricted' })).id;
-    const mine = (await stack.request(tenant, `${ENTRIES}/personal`, { method: 'POST', token: agent, body: { title: 'My marmalade note', content: 'Orange marmalade idea.', category_id: category } })).json.id;
-    const otherCat = (await stack.request(other, '/api/knowledge/categories', { method: 'POST', token: otherAdmin, body: { name: 'c' } })).json.id;
-    const foreign = (await create({ title: 'Marmalade', content: 'Orange marmalade.', visibility: 'public' }, otherAdmin, other, otherCat)).id;
+  test("when an Agent searches, then restricted entries, other users' personal notes and other tenants' entries never come back", async () => {
+    const restricted = (
+      await create({
+        title: 'Marmalade recipe secret',
+        content: 'Secret marmalade with oranges.',
+        visibility: 'restricted',
+      })
+    ).id;
+    const mine = (
+      await stack.request(tenant, `${ENTRIES}/personal`, {
+        method: 'POST',
+        token: agent,
+        body: { title: 'My marmalade note', content: 'Orange marmalade idea.', category_id: category },
+      })
+    ).json.id;
+    const otherCat = (
+      await stack.request(other, '/api/knowledge/categories', {
+        method: 'POST',
+        token: otherAdmin,
+        body: { name: 'c' },
+      })
+    ).json.id;
+    const foreign = (
+      await create(
+        { title: 'Marmalade', content: 'Orange marmalade.', visibility: 'public' },
+        otherAdmin,
+        other,
+        otherCat,
+      )
+    ).id;
     const asAdmin = await hitIds('orange marmalade');
     expect(asAdmin).toContain(restricted);
     expect(asAdmin).not.toContain(mine);
@@ -133,8 +196,10 @@ describe('visibility in search', () => {
     expect(await hitIds('quokka', admin)).toContain(e);
   });
 
-  test('when an entry\'s visibility is lowered through the API, then the index follows and Agents find it', async () => {
-    const e = (await create({ title: 'Wombat burrow facts', content: 'Wombats dig burrows.', visibility: 'restricted' })).id;
+  test("when an entry's visibility is lowered through the API, then the index follows and Agents find it", async () => {
+    const e = (
+      await create({ title: 'Wombat burrow facts', content: 'Wombats dig burrows.', visibility: 'restricted' })
+    ).id;
     expect(await hitIds('wombat', agent)).not.toContain(e);
     await stack.request(tenant, `${ENTRIES}/${e}`, { method: 'PUT', token: admin, body: { visibility: 'internal' } });
     expect(await hitIds('wombat', agent)).toContain(e);
@@ -145,7 +210,9 @@ describe('catch-up', () => {
   test('when an entry is not indexed at write time, then the background indexer indexes it', async () => {
     const e = await create({ title: 'Axolotl aquarium', content: 'Axolotls need cold water.' });
     // Pretend the write-time indexing never happened.
-    await conn.collection('knowledge_entries').updateOne({ _id: e.id as never }, { $set: { index_pending: true, indexed_version: 0, embedding_model: null } });
+    await conn
+      .collection('knowledge_entries')
+      .updateOne({ _id: e.id as never }, { $set: { index_pending: true, indexed_version: 0, embedding_model: null } });
     const deadline = Date.now() + 10_000;
     let model: string | null = null;
     while (Date.now() < deadline) {

@@ -34,11 +34,19 @@ beforeAll(async () => {
   stack = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '10000000' } });
   db = await mongoose.createConnection(stack.mongoUri).asPromise();
   admin = await stack.tenantWithToken(acme, 'Admin');
-  const post = (path: string, body: unknown) => stack.request(acme, `/api/knowledge${path}`, { method: 'POST', token: admin, body });
+  const post = (path: string, body: unknown) =>
+    stack.request(acme, `/api/knowledge${path}`, { method: 'POST', token: admin, body });
   real.category_id = (await post('/categories', { name: 'C' })).json.id;
   real.parent_id = real.category_id as string;
   real.site_id = (await post('/sites', { slug: 'shop', name: 'Shop' })).json.id;
-  real.entry_id = (await post('/knowledge-entries', { title: 'T', content: 'C', category_id: real.category_id, visibility: 'internal' })).json.id;
+  real.entry_id = (
+    await post('/knowledge-entries', {
+      title: 'T',
+      content: 'C',
+      category_id: real.category_id,
+      visibility: 'internal',
+    })
+  ).json.id;
   real.product_id = (await post('/products?site_id=shop', { title: 'P', language: 'en', external_id: 'p1' })).json.id;
   openapi = (await stack.request(acme, '/api/knowledge/openapi.json')).json;
   process.stdout.write(`fuzz: seed ${SEED}, ${RUNS} runs per route and property (KB_FUZZ_SEED / KB_FUZZ_RUNS)\n`);
@@ -47,7 +55,9 @@ beforeAll(async () => {
 afterAll(async () => {
   const total = [...statuses.values()].reduce((a, b) => a + b, 0);
   const byStatus = JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])));
-  process.stdout.write(`fuzz: ${total} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, by status ${byStatus}\n`);
+  process.stdout.write(
+    `fuzz: ${total} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, by status ${byStatus}\n`,
+  );
   await stack?.stop();
   await db?.close();
 });
@@ -73,8 +83,24 @@ function allRoutes(): Route[] {
     for (const [method, op] of Object.entries<any>(methods)) {
       let body = resolve(op.requestBody?.content?.['application/json']?.schema);
       // The bulk body types its items loosely (each is validated on its own): fuzz them as products.
-      if (body?.properties?.products) body = { ...body, properties: { products: { type: 'array', items: resolve({ $ref: '#/components/schemas/ProductCreate' }), minItems: 1, maxItems: 3 } } };
-      routes.push({ method: method.toUpperCase(), path, params: (op.parameters ?? []).filter((p: any) => p.in !== 'header'), body });
+      if (body?.properties?.products)
+        body = {
+          ...body,
+          properties: {
+            products: {
+              type: 'array',
+              items: resolve({ $ref: '#/components/schemas/ProductCreate' }),
+              minItems: 1,
+              maxItems: 3,
+            },
+          },
+        };
+      routes.push({
+        method: method.toUpperCase(),
+        path,
+        params: (op.parameters ?? []).filter((p: any) => p.in !== 'header'),
+        body,
+      });
     }
   }
   return routes;
@@ -85,18 +111,47 @@ const jsonRoutes = () => allRoutes().filter((r) => r.body);
 // ---------------------------------------------------------------------------------------------
 // Arbitraries: values from the schema, and hostile ones.
 
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 });
+const printable = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 40,
+});
 
 const hostileString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 20 }), // lone surrogates and every plane
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff x', '\u202e', '$where', 'a.b', '', ' ', '\n\t', '{"$gt":""}', '../..', '%00'),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff x',
+    '\u202e',
+    '$where',
+    'a.b',
+    '',
+    ' ',
+    '\n\t',
+    '{"$gt":""}',
+    '../..',
+    '%00',
+  ),
   fc.string({ minLength: 1, maxLength: 3 }).map((s) => s.repeat(20_000)),
 );
 const hostileNumber = fc.oneof(
   fc.double(),
   fc.integer(),
-  fc.constantFrom(1e308, -1e308, 0, -0, 5e-324, Number.MAX_SAFE_INTEGER + 2, 2 ** 31, 2 ** 31 - 1, -(2 ** 31) - 1, 2 ** 63, 0.1 + 0.2),
+  fc.constantFrom(
+    1e308,
+    -1e308,
+    0,
+    -0,
+    5e-324,
+    Number.MAX_SAFE_INTEGER + 2,
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31) - 1,
+    2 ** 63,
+    0.1 + 0.2,
+  ),
 );
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   hostileString,
@@ -143,11 +198,19 @@ function numberFor(schema: any): fc.Arbitrary<number> {
   const min = schema.minimum ?? -1e6;
   const max = schema.maximum ?? 1e6;
   const inside = schema.type === 'integer' ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true });
-  const edges = [min, max, schema.type === 'integer' ? min - 1 : min - 0.5, schema.type === 'integer' ? max + 1 : max + 0.5];
+  const edges = [
+    min,
+    max,
+    schema.type === 'integer' ? min - 1 : min - 0.5,
+    schema.type === 'integer' ? max + 1 : max + 0.5,
+  ];
   return fc.oneof({ weight: 4, arbitrary: inside }, { weight: 1, arbitrary: fc.constantFrom(...edges) });
 }
 
-const keyName = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z_]{1,12}$/) }, { weight: 1, arbitrary: hostileString });
+const keyName = fc.oneof(
+  { weight: 4, arbitrary: fc.stringMatching(/^[a-z_]{1,12}$/) },
+  { weight: 1, arbitrary: hostileString },
+);
 
 /** A value for a (resolved) JSON schema from the document. */
 function schemaValue(input: any, depth = 0, name?: string): fc.Arbitrary<unknown> {
@@ -168,7 +231,10 @@ function schemaValue(input: any, depth = 0, name?: string): fc.Arbitrary<unknown
       return fc.constant(null);
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(schemaValue(schema.items, depth + 1, name), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)) });
+      return fc.array(schemaValue(schema.items, depth + 1, name), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)),
+      });
     }
     case 'object':
       if (schema.properties) return objectFor(schema, depth);
@@ -187,7 +253,8 @@ function objectFor(schema: any, depth = 0): fc.Arbitrary<unknown> {
   const props = Object.entries<any>(schema.properties ?? {});
   const required = { requiredKeys: (schema.required ?? []) as string[] };
   const valid = fc.record(Object.fromEntries(props.map(([k, s]) => [k, schemaValue(s, depth + 1, k)])), required);
-  const mixed = (s: any, k: string) => fc.oneof({ weight: 4, arbitrary: schemaValue(s, depth + 1, k) }, { weight: 1, arbitrary: hostileValue });
+  const mixed = (s: any, k: string) =>
+    fc.oneof({ weight: 4, arbitrary: schemaValue(s, depth + 1, k) }, { weight: 1, arbitrary: hostileValue });
   const hostile = fc.record(Object.fromEntries(props.map(([k, s]) => [k, mixed(s, k)])), required);
   const anyKeys = fc.record(Object.fromEntries(props.map(([k, s]) => [k, mixed(s, k)])), { requiredKeys: [] });
   const extra = fc.dictionary(keyName, hostileValue, { minKeys: 1, maxKeys: 1 });
@@ -221,12 +288,32 @@ const rawBody = fc.oneof(
   fc.constantFrom('{', '}', '[1,]', 'nul', '"unterminated', '{"a":1}{"b":2}', '\u0000', '', 'null', '[]', '"x"', '1'),
   fc.string({ maxLength: 200 }),
 );
-const contentType = fc.constantFrom('application/json', 'application/json; charset=latin1', 'application/merge-patch+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=latin1',
+  'application/merge-patch+json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+);
 
 /** A path segment a careless or hostile client sends in place of an id. */
 const hostileSegment = fc.oneof(
   fc.uuid(),
-  fc.constantFrom('%00', '%ZZ', '%', '%E0%A4%A', '..', '%2e%2e%2f', 'null', '-1', '0', '%F0%9F%98%80', 'a'.repeat(5000), 'shop'),
+  fc.constantFrom(
+    '%00',
+    '%ZZ',
+    '%',
+    '%E0%A4%A',
+    '..',
+    '%2e%2e%2f',
+    'null',
+    '-1',
+    '0',
+    '%F0%9F%98%80',
+    'a'.repeat(5000),
+    'shop',
+  ),
   printable.map(encodeURIComponent),
 );
 
@@ -234,7 +321,10 @@ const hostileSegment = fc.oneof(
 function pathFor(route: Route): fc.Arbitrary<string> {
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   // A DELETE of a fixture would leave later cases nothing to reach: deletes get other ids.
-  const segment = (name: string) => (real[name] && route.method !== 'DELETE' ? fc.oneof(fc.constant(real[name] as string), hostileSegment) : hostileSegment);
+  const segment = (name: string) =>
+    real[name] && route.method !== 'DELETE'
+      ? fc.oneof(fc.constant(real[name] as string), hostileSegment)
+      : hostileSegment;
   return fc.tuple(...names.map(segment)).map((values) => {
     let i = 0;
     return route.path.replace(/\{(\w+)\}/g, () => values[i++] as string);
@@ -249,8 +339,16 @@ function queryFor(route: Route): fc.Arbitrary<string> {
       { weight: 3, arbitrary: schemaValue(p.schema).map((v) => encodeURIComponent(String(v))) },
       { weight: 1, arbitrary: fc.constantFrom('%ZZ', '', '1e400', '-0', 'true', '%00', 'a'.repeat(3000)) },
     );
-  const pairs = params.map((p) => fc.option(value(p).map((v) => `${p.name}=${v}`), { nil: undefined, freq: 2 }));
-  const extra = fc.option(fc.constantFrom('site_id=shop&site_id=x', 'limit=1&limit=2', 'unknown=1', '%ZZ=1', 'cursor=%00'), { nil: undefined, freq: 3 });
+  const pairs = params.map((p) =>
+    fc.option(
+      value(p).map((v) => `${p.name}=${v}`),
+      { nil: undefined, freq: 2 },
+    ),
+  );
+  const extra = fc.option(
+    fc.constantFrom('site_id=shop&site_id=x', 'limit=1&limit=2', 'unknown=1', '%ZZ=1', 'cursor=%00'),
+    { nil: undefined, freq: 3 },
+  );
   return fc.tuple(fc.tuple(...pairs), extra).map(([ps, e]) => {
     const all = [...ps, e].filter((x): x is string => x !== undefined);
     return all.length ? `?${all.join('&')}` : '';
@@ -261,7 +359,16 @@ function queryFor(route: Route): fc.Arbitrary<string> {
 const readHeaders = fc.record(
   {
     'If-Match': fc.oneof(fc.constantFrom('"1"', '*', 'W/"2"', '"abc"', '"99999999999"', '"1", "2"', ''), printable),
-    'X-Scopes': fc.oneof(fc.constantFrom('knowledge:read', 'knowledge:read knowledge:write', 'knowledge:admin knowledge:write knowledge:read', '', 'admin'), printable),
+    'X-Scopes': fc.oneof(
+      fc.constantFrom(
+        'knowledge:read',
+        'knowledge:read knowledge:write',
+        'knowledge:admin knowledge:write knowledge:read',
+        '',
+        'admin',
+      ),
+      printable,
+    ),
     'X-Audit-Source': fc.oneof(fc.constantFrom('api', 'mcp', 'x'.repeat(65)), printable),
     'X-Client-Id': fc.oneof(printable, fc.constant('c'.repeat(4000))),
     'X-Request-Id': fc.oneof(printable, fc.constant('r'.repeat(4000))),
@@ -271,7 +378,12 @@ const readHeaders = fc.record(
 // A bad token answers 401 before anything else is read: one request in eight carries one.
 const badAuthorization = fc.oneof(
   { weight: 7, arbitrary: fc.constant({}) },
-  { weight: 1, arbitrary: fc.constantFrom('Bearer kbt_nope', 'Basic YTpi', 'Bearer ', `Bearer ${'k'.repeat(4000)}`).map((v) => ({ Authorization: v })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('Bearer kbt_nope', 'Basic YTpi', 'Bearer ', `Bearer ${'k'.repeat(4000)}`)
+      .map((v) => ({ Authorization: v })),
+  },
 );
 const headers = fc.tuple(readHeaders, badAuthorization).map(([h, a]) => ({ ...h, ...a }) as Record<string, string>);
 
@@ -283,7 +395,12 @@ async function footprint(): Promise<string> {
   const names = ['categories', 'knowledge_entries', 'knowledge_entry_versions', 'sites', 'products', 'site_knowledge'];
   const counts = await Promise.all(names.map((n) => db.collection(n).countDocuments({ tenant_id: acme })));
   const versions = await Promise.all(
-    ['knowledge_entries', 'products', 'sites', 'categories'].map((n) => db.collection(n).find({ tenant_id: acme }, { projection: { version: 1, updated_at: 1 } }).toArray()),
+    ['knowledge_entries', 'products', 'sites', 'categories'].map((n) =>
+      db
+        .collection(n)
+        .find({ tenant_id: acme }, { projection: { version: 1, updated_at: 1 } })
+        .toArray(),
+    ),
   );
   return JSON.stringify([counts, versions]);
 }
@@ -312,7 +429,13 @@ interface Sent {
 }
 
 /** Sends one request and checks the property; a dropped connection rejects and fails the case. */
-async function send({ route, url, body, contentType: type = 'application/json', headers: extra = {} }: Sent): Promise<HttpResponse> {
+async function send({
+  route,
+  url,
+  body,
+  contentType: type = 'application/json',
+  headers: extra = {},
+}: Sent): Promise<HttpResponse> {
   const before = route.method === 'GET' ? '' : await footprint();
   const res = await stack.request(acme, url, {
     method: route.method,
@@ -328,39 +451,63 @@ async function send({ route, url, body, contentType: type = 'application/json', 
 }
 
 /** The product routes take the site in the query; the search routes do not. */
-const withSite = (route: Route, url: string) => (route.params.some((p) => p.in === 'query' && p.name === 'site_id') ? `${url}?site_id=shop` : url);
+const withSite = (route: Route, url: string) =>
+  route.params.some((p) => p.in === 'query' && p.name === 'site_id') ? `${url}?site_id=shop` : url;
 
 async function forEachRoute(routes: Route[], property: (route: Route) => fc.IAsyncProperty<any>): Promise<void> {
   for (const route of routes) await fc.assert(property(route), { seed: SEED, numRuns: RUNS, endOnFailure: true });
 }
 
 describe('fuzzing every route', () => {
-  test('when JSON bodies carry schema fields with valid, boundary and hostile values, then never a 5xx and a refusal writes nothing', async () => {
-    const routes = jsonRoutes();
-    expect(routes.length).toBeGreaterThanOrEqual(12);
-    await forEachRoute(routes, (route) =>
-      fc.asyncProperty(objectFor(route.body), pathFor(route), async (body, path) => {
-        await send({ route, url: withSite(route, path), body: JSON.stringify(body) });
-      }),
-    );
-  }, TIMEOUT);
+  test(
+    'when JSON bodies carry schema fields with valid, boundary and hostile values, then never a 5xx and a refusal writes nothing',
+    async () => {
+      const routes = jsonRoutes();
+      expect(routes.length).toBeGreaterThanOrEqual(12);
+      await forEachRoute(routes, (route) =>
+        fc.asyncProperty(objectFor(route.body), pathFor(route), async (body, path) => {
+          await send({ route, url: withSite(route, path), body: JSON.stringify(body) });
+        }),
+      );
+    },
+    TIMEOUT,
+  );
 
-  test('when raw bodies are malformed, deep, duplicated, huge or of the wrong type, then a 4xx in the documented shape and nothing written', async () => {
-    await forEachRoute(jsonRoutes(), (route) =>
-      fc.asyncProperty(rawBody, pathFor(route), contentType, async (body, path, type) => {
-        const res = await send({ route, url: withSite(route, path), body, contentType: type });
-        expect(res.status).toBeGreaterThanOrEqual(400);
-      }),
-    );
-  }, TIMEOUT);
+  test(
+    'when raw bodies are malformed, deep, duplicated, huge or of the wrong type, then a 4xx in the documented shape and nothing written',
+    async () => {
+      await forEachRoute(jsonRoutes(), (route) =>
+        fc.asyncProperty(rawBody, pathFor(route), contentType, async (body, path, type) => {
+          const res = await send({ route, url: withSite(route, path), body, contentType: type });
+          expect(res.status).toBeGreaterThanOrEqual(400);
+        }),
+      );
+    },
+    TIMEOUT,
+  );
 
-  test('when path segments, query strings and headers are hostile on any route, then never a 5xx and a refusal writes nothing', async () => {
-    const routes = allRoutes();
-    expect(routes.length).toBeGreaterThanOrEqual(25);
-    await forEachRoute(routes, (route) =>
-      fc.asyncProperty(pathFor(route), queryFor(route), headers, route.body ? objectFor(route.body) : fc.constant(undefined), async (path, query, extra, body) => {
-        await send({ route, url: path + query, body: body === undefined ? undefined : JSON.stringify(body), headers: extra });
-      }),
-    );
-  }, TIMEOUT);
+  test(
+    'when path segments, query strings and headers are hostile on any route, then never a 5xx and a refusal writes nothing',
+    async () => {
+      const routes = allRoutes();
+      expect(routes.length).toBeGreaterThanOrEqual(25);
+      await forEachRoute(routes, (route) =>
+        fc.asyncProperty(
+          pathFor(route),
+          queryFor(route),
+          headers,
+          route.body ? objectFor(route.body) : fc.constant(undefined),
+          async (path, query, extra, body) => {
+            await send({
+              route,
+              url: path + query,
+              body: body === undefined ? undefined : JSON.stringify(body),
+              headers: extra,
+            });
+          },
+        ),
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -24,17 +24,33 @@ beforeAll(async () => {
     ResolveTenant: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
       cb(null, { id: 'faulty', name: 'faulty', hosts: [], settings: {}, created_at: new Date().toISOString() }),
     AuthenticateApiToken: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
-      cb(null, { token_id: 't1', user_id: '', role: 'Admin', scopes: ['knowledge:read', 'knowledge:write'], workspace_ids: [], name: 't' }),
+      cb(null, {
+        token_id: 't1',
+        user_id: '',
+        role: 'Admin',
+        scopes: ['knowledge:read', 'knowledge:write'],
+        workspace_ids: [],
+        name: 't',
+      }),
     // Slower than the gateway's deadline.
-    ListCategories: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => setTimeout(() => cb(null, { categories: [] }), DEADLINE_MS * 5),
+    ListCategories: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+      setTimeout(() => cb(null, { categories: [] }), DEADLINE_MS * 5),
     // An unexpected failure inside the service, with a message that must not reach the client.
     GetCategory: (_call: unknown, cb: grpc.sendUnaryData<unknown>) => {
       const err = new Error('TypeError: secret internals at /srv/knowledge/src/domain/x.ts:12');
-      cb({ code: grpc.status.INTERNAL, details: `${err.message}\n${err.stack}`, name: 'Error', message: err.message, metadata: new grpc.Metadata() });
+      cb({
+        code: grpc.status.INTERNAL,
+        details: `${err.message}\n${err.stack}`,
+        name: 'Error',
+        message: err.message,
+        metadata: new grpc.Metadata(),
+      });
     },
   } as unknown as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
   );
   const config = loadGatewayConfig({
     PORT: '0',
@@ -63,9 +79,14 @@ test('when a back service does not answer within the deadline, then the gateway 
 });
 
 test('when a back service fails internally, then the answer is a 500 without its message or stack', async () => {
-  const res = await httpRequest(gateway.port, 'faulty.localhost', '/api/knowledge/categories/0b6f3a3e-8e0c-4a39-9c55-2d1f0f6f1c11', {
-    token: TOKEN,
-  });
+  const res = await httpRequest(
+    gateway.port,
+    'faulty.localhost',
+    '/api/knowledge/categories/0b6f3a3e-8e0c-4a39-9c55-2d1f0f6f1c11',
+    {
+      token: TOKEN,
+    },
+  );
   expect(res.status).toBe(500);
   expect(res.json).toEqual({ detail: 'Internal server error' });
   expect(res.text).not.toMatch(/secret|internals|\.ts:|\n\s+at /);

@@ -12,7 +12,12 @@ import { freePort } from '@kb/devstack';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type RequestOptions } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { scrape, select, total, type Sample } from '../support/prometheus';
-import { ROOT as root, TELEMETRY_PRELOAD as telemetry, startProcessStack, type ProcessStack } from '../support/service-process';
+import {
+  ROOT as root,
+  TELEMETRY_PRELOAD as telemetry,
+  startProcessStack,
+  type ProcessStack,
+} from '../support/service-process';
 
 const ES = new URL(process.env.ELASTICSEARCH_URL as string);
 const elasticsearch = new TcpProxy(ES);
@@ -30,7 +35,8 @@ let category: string;
 
 const mongoUri = () => databaseUri(db);
 
-const request = (p: string, init: RequestOptions = {}) => httpRequest(gatewayPort, `${tenant}.localhost`, p, { token, ...init });
+const request = (p: string, init: RequestOptions = {}) =>
+  httpRequest(gatewayPort, `${tenant}.localhost`, p, { token, ...init });
 const metricsOf = (name: Service): Promise<Sample[]> => scrape(metricsPort[name]);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -45,7 +51,8 @@ async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms: nu
   return value;
 }
 
-const gauge = (samples: Sample[], name: string, labels: Record<string, string>) => select(samples, name, labels)[0]?.value;
+const gauge = (samples: Sample[], name: string, labels: Record<string, string>) =>
+  select(samples, name, labels)[0]?.value;
 const backlog = async (service: 'knowledge' | 'catalog', kind: string) => {
   const samples = await metricsOf(service);
   return {
@@ -76,7 +83,9 @@ beforeAll(async () => {
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
   token = await tenantWithAdminToken(conn, tenant);
-  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
+  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(
+    201,
+  );
   const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
   expect(created.status).toBe(201);
   category = created.json.id;
@@ -88,40 +97,92 @@ afterAll(async () => {
   await elasticsearch.down().catch(() => undefined);
 });
 
-const product = (key: string, title: string) => ({ external_id: key, title, description: `${title}: stainless steel, 1.7 litres.`, language: 'en' });
-const entry = (title: string) => ({ title, content: `${title}: how to descale it with citric acid.`, category_id: category, visibility: 'internal' });
+const product = (key: string, title: string) => ({
+  external_id: key,
+  title,
+  description: `${title}: stainless steel, 1.7 litres.`,
+  language: 'en',
+});
+const entry = (title: string) => ({
+  title,
+  content: `${title}: how to descale it with citric acid.`,
+  category_id: category,
+  visibility: 'internal',
+});
 
 test('when requests pass through the gateway, then every service serves Prometheus metrics: HTTP per route, gRPC per method, dependencies up, texts embedded', async () => {
-  const upserted = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: product('kettle-1', 'Blue kettle') });
+  const upserted = await request('/api/knowledge/products?site_id=shop', {
+    method: 'POST',
+    body: product('kettle-1', 'Blue kettle'),
+  });
   expect(upserted.status).toBe(201);
   const id = upserted.json.id as string;
   expect((await request(`/api/knowledge/products/${id}`)).status).toBe(200);
   expect((await request('/api/knowledge/products/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-  expect((await request('/api/knowledge/knowledge-entries', { method: 'POST', body: entry('Kettle care') })).status).toBe(201);
+  expect(
+    (await request('/api/knowledge/knowledge-entries', { method: 'POST', body: entry('Kettle care') })).status,
+  ).toBe(201);
   expect((await request('/api/knowledge/categories')).status).toBe(200);
 
   const gateway = await metricsOf('gateway');
   const http = (route: string, method: string, status: string) =>
-    total(gateway, 'http_server_request_duration_count', { http_route: route, http_request_method: method, http_response_status_code: status });
+    total(gateway, 'http_server_request_duration_count', {
+      http_route: route,
+      http_request_method: method,
+      http_response_status_code: status,
+    });
   expect(http('/api/knowledge/products', 'POST', '201')).toBeGreaterThanOrEqual(1);
   expect(http('/api/knowledge/products/:product_id', 'GET', '200')).toBeGreaterThanOrEqual(1);
   expect(http('/api/knowledge/products/:product_id', 'GET', '404')).toBeGreaterThanOrEqual(1);
   expect(http('/api/knowledge/knowledge-entries', 'POST', '201')).toBeGreaterThanOrEqual(1);
-  expect(select(gateway, 'http_server_request_duration_bucket', { http_route: '/api/knowledge/categories', http_request_method: 'GET', le: '+Inf' })).toHaveLength(1);
+  expect(
+    select(gateway, 'http_server_request_duration_bucket', {
+      http_route: '/api/knowledge/categories',
+      http_request_method: 'GET',
+      le: '+Inf',
+    }),
+  ).toHaveLength(1);
   // Route templates only: no id, tenant or token in any label value.
   const values = gateway.flatMap((s) => Object.values(s.labels));
   for (const secret of [id, tenant, category, token]) expect(values.filter((v) => v.includes(secret))).toEqual([]);
   // Scrapes of the metrics endpoint are not counted as requests.
-  expect(select(gateway, 'http_server_request_duration_count').every((s) => s.labels.http_route !== undefined || s.labels.http_response_status_code !== '200')).toBe(true);
-  expect(total(gateway, 'rpc_client_call_duration_count', { rpc_method: 'kb.catalog.v1.CatalogService/UpsertProduct', rpc_status_code: 'OK' })).toBeGreaterThanOrEqual(1);
-  expect(total(gateway, 'rpc_client_call_duration_count', { rpc_method: 'kb.catalog.v1.CatalogService/GetProduct', rpc_status_code: 'NOT_FOUND', error_type: 'NOT_FOUND' })).toBeGreaterThanOrEqual(1);
-  for (const dependency of ['knowledge', 'catalog', 'similarity']) expect([dependency, gauge(gateway, 'kb_dependency_up', { kb_dependency_name: dependency })]).toEqual([dependency, 1]);
+  expect(
+    select(gateway, 'http_server_request_duration_count').every(
+      (s) => s.labels.http_route !== undefined || s.labels.http_response_status_code !== '200',
+    ),
+  ).toBe(true);
+  expect(
+    total(gateway, 'rpc_client_call_duration_count', {
+      rpc_method: 'kb.catalog.v1.CatalogService/UpsertProduct',
+      rpc_status_code: 'OK',
+    }),
+  ).toBeGreaterThanOrEqual(1);
+  expect(
+    total(gateway, 'rpc_client_call_duration_count', {
+      rpc_method: 'kb.catalog.v1.CatalogService/GetProduct',
+      rpc_status_code: 'NOT_FOUND',
+      error_type: 'NOT_FOUND',
+    }),
+  ).toBeGreaterThanOrEqual(1);
+  for (const dependency of ['knowledge', 'catalog', 'similarity'])
+    expect([dependency, gauge(gateway, 'kb_dependency_up', { kb_dependency_name: dependency })]).toEqual([
+      dependency,
+      1,
+    ]);
 
-  const rpc = (samples: Sample[], method: string, code: string) => total(samples, 'rpc_server_call_duration_count', { rpc_system_name: 'grpc', rpc_method: method, rpc_status_code: code });
+  const rpc = (samples: Sample[], method: string, code: string) =>
+    total(samples, 'rpc_server_call_duration_count', {
+      rpc_system_name: 'grpc',
+      rpc_method: method,
+      rpc_status_code: code,
+    });
   const knowledge = await metricsOf('knowledge');
   expect(rpc(knowledge, 'kb.knowledge.v1.KnowledgeService/AuthenticateApiToken', 'OK')).toBeGreaterThanOrEqual(1);
   expect(rpc(knowledge, 'kb.knowledge.v1.KnowledgeService/CreateEntry', 'OK')).toBe(1);
-  expect(select(knowledge, 'rpc_server_call_duration_bucket', { rpc_method: 'kb.knowledge.v1.KnowledgeService/CreateEntry' }).length).toBeGreaterThan(1);
+  expect(
+    select(knowledge, 'rpc_server_call_duration_bucket', { rpc_method: 'kb.knowledge.v1.KnowledgeService/CreateEntry' })
+      .length,
+  ).toBeGreaterThan(1);
   expect(gauge(knowledge, 'kb_dependency_up', { kb_dependency_name: 'mongodb' })).toBe(1);
 
   const catalog = await metricsOf('catalog');
@@ -135,11 +196,19 @@ test('when requests pass through the gateway, then every service serves Promethe
   expect(gauge(similarity, 'kb_dependency_up', { kb_dependency_name: 'embedder' })).toBe(1);
   const model = { gen_ai_provider_name: 'local', gen_ai_request_model: process.env.EMBEDDING_MODEL_NAME as string };
   expect(total(similarity, 'kb_embedding_texts_total', model)).toBeGreaterThan(0);
-  expect(total(similarity, 'gen_ai_client_operation_duration_count', { ...model, gen_ai_operation_name: 'embeddings' })).toBeGreaterThan(0);
-  expect(total(similarity, 'kb_embedding_cache_lookups_total', { kb_embedding_cache_result: 'miss' })).toBeGreaterThan(0);
+  expect(
+    total(similarity, 'gen_ai_client_operation_duration_count', { ...model, gen_ai_operation_name: 'embeddings' }),
+  ).toBeGreaterThan(0);
+  expect(total(similarity, 'kb_embedding_cache_lookups_total', { kb_embedding_cache_result: 'miss' })).toBeGreaterThan(
+    0,
+  );
 
   // Both were indexed on write, so nothing waits.
-  const idle = await waitFor(() => Promise.all([backlog('catalog', 'products'), backlog('knowledge', 'entries')]), ([p, e]) => p.documents === 0 && e.documents === 0, 15_000);
+  const idle = await waitFor(
+    () => Promise.all([backlog('catalog', 'products'), backlog('knowledge', 'entries')]),
+    ([p, e]) => p.documents === 0 && e.documents === 0,
+    15_000,
+  );
   expect(idle).toEqual([
     { documents: 0, age: 0 },
     { documents: 0, age: 0 },
@@ -149,10 +218,16 @@ test('when requests pass through the gateway, then every service serves Promethe
 test('when Elasticsearch is unreachable, then writes still succeed, the backlog gauges rise and elasticsearch reads 0; when it is back, the backlog falls to 0', async () => {
   await elasticsearch.down();
   for (let i = 0; i < 3; i++) {
-    const res = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: product(`outage-${i}`, `Outage kettle ${i}`) });
+    const res = await request('/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      body: product(`outage-${i}`, `Outage kettle ${i}`),
+    });
     expect([res.status, res.headers['x-embeddings']]).toEqual([201, 'pending']);
   }
-  for (let i = 0; i < 2; i++) expect((await request('/api/knowledge/knowledge-entries', { method: 'POST', body: entry(`Outage note ${i}`) })).status).toBe(201);
+  for (let i = 0; i < 2; i++)
+    expect(
+      (await request('/api/knowledge/knowledge-entries', { method: 'POST', body: entry(`Outage note ${i}`) })).status,
+    ).toBe(201);
 
   const waiting = await waitFor(
     () => Promise.all([backlog('catalog', 'products'), backlog('knowledge', 'entries')]),
@@ -163,7 +238,11 @@ test('when Elasticsearch is unreachable, then writes still succeed, the backlog 
   expect(waiting[0].age).toBeGreaterThan(0);
   expect(waiting[1].documents).toBeGreaterThanOrEqual(2);
   expect(waiting[1].age).toBeGreaterThan(0);
-  const esDown = await waitFor(async () => gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }), (v) => v === 0, 20_000);
+  const esDown = await waitFor(
+    async () => gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }),
+    (v) => v === 0,
+    20_000,
+  );
   expect(esDown).toBe(0);
   // The catalog still answers: it is its own dependency that is down, not the catalog.
   expect(gauge(await metricsOf('catalog'), 'kb_dependency_up', { kb_dependency_name: 'mongodb' })).toBe(1);
@@ -178,14 +257,24 @@ test('when Elasticsearch is unreachable, then writes still succeed, the backlog 
     { documents: 0, age: 0 },
     { documents: 0, age: 0 },
   ]);
-  expect(await waitFor(async () => gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }), (v) => v === 1, 20_000)).toBe(1);
+  expect(
+    await waitFor(
+      async () => gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }),
+      (v) => v === 1,
+      20_000,
+    ),
+  ).toBe(1);
 }, 120_000);
 
 describe('the preload without and with a metrics exporter', () => {
   const preload = (env: Record<string, string>, script: string) =>
     new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
       const { OTEL_METRICS_EXPORTER: _m, ...inherited } = process.env;
-      const child = spawn(process.execPath, ['--require', telemetry, '-e', script], { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--require', telemetry, '-e', script], {
+        cwd: root,
+        env: { ...inherited, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -193,7 +282,8 @@ describe('the preload without and with a metrics exporter', () => {
       child.on('error', reject);
       child.on('exit', () => resolve({ stdout, stderr }));
     });
-  const providerName = "process.stdout.write(require('@opentelemetry/api').metrics.getMeterProvider().constructor.name)";
+  const providerName =
+    "process.stdout.write(require('@opentelemetry/api').metrics.getMeterProvider().constructor.name)";
 
   test('when OTEL_METRICS_EXPORTER is not set, then no meter provider is installed and nothing records', async () => {
     expect((await preload({}, providerName)).stdout).toBe('NoopMeterProvider');
@@ -205,11 +295,21 @@ describe('the preload without and with a metrics exporter', () => {
     const port = (busy.address() as { port: number }).port;
     try {
       const out = await preload(
-        { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: String(port), OTEL_SERVICE_NAME: 'kb-probe' },
+        {
+          OTEL_METRICS_EXPORTER: 'prometheus',
+          OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+          OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+          OTEL_SERVICE_NAME: 'kb-probe',
+        },
         `setTimeout(() => { ${providerName}; process.exit(0); }, 500)`,
       );
       expect(out.stdout).toBe('MeterProvider');
-      const line = JSON.parse(out.stderr.trim().split('\n').find((l) => l.includes('metrics not served')) ?? '{}');
+      const line = JSON.parse(
+        out.stderr
+          .trim()
+          .split('\n')
+          .find((l) => l.includes('metrics not served')) ?? '{}',
+      );
       expect(line).toMatchObject({ level: 'error', service: 'kb-probe', port });
       expect(line.msg).toMatch(/EADDRINUSE/);
     } finally {

@@ -29,7 +29,10 @@ const baseEnv = () => ({ ...process.env, MONGODB_URI: mongoUri, KB_CACHE_DIR: ca
 
 function start(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let out = '';
-  const child = spawn(process.execPath, [startJs], { env: { ...baseEnv(), PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [startJs], {
+    env: { ...baseEnv(), PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -114,7 +117,9 @@ test('when npm start runs, then the printed token and curl calls work, the admin
 
 test('when the port is taken, then npm start says so and exits non-zero', async () => {
   const blocker = createServer();
-  const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+  const port = await new Promise<number>((resolve) =>
+    blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+  );
   try {
     const run = start(port);
     expect(await run.exited).toBe(1);

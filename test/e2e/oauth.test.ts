@@ -19,7 +19,10 @@ let otherKey: KeyLike;
 const tenant = uniqueId('oauth');
 const plain = uniqueId('plain');
 
-async function sign(claims: Record<string, unknown>, options: { key?: KeyLike; issuer?: string; audience?: string; expiresIn?: string } = {}) {
+async function sign(
+  claims: Record<string, unknown>,
+  options: { key?: KeyLike; issuer?: string; audience?: string; expiresIn?: string } = {},
+) {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
     .setSubject(USER)
@@ -43,7 +46,18 @@ beforeAll(async () => {
 
   stack = await startStack();
   await stack.admin('tenant', 'create', tenant);
-  await stack.admin('tenant', 'settings', '--tenant', tenant, '--set', `oauth.issuer=${ISSUER}`, '--set', `oauth.jwks_url=${jwksUrl}`, '--set', `oauth.audience=${AUDIENCE}`);
+  await stack.admin(
+    'tenant',
+    'settings',
+    '--tenant',
+    tenant,
+    '--set',
+    `oauth.issuer=${ISSUER}`,
+    '--set',
+    `oauth.jwks_url=${jwksUrl}`,
+    '--set',
+    `oauth.audience=${AUDIENCE}`,
+  );
   await stack.admin('tenant', 'create', plain);
 });
 afterAll(async () => {
@@ -64,11 +78,19 @@ describe('OAuth access tokens', () => {
   test('when a JWT from the configured issuer carries a role and scopes, then it is accepted with exactly those scopes', async () => {
     const reader = await sign({ role: 'Viewer', scope: 'knowledge:read' });
     expect((await list(tenant, reader)).status).toBe(200);
-    const write = await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: reader, body: { name: 'x' } });
+    const write = await stack.request(tenant, '/api/knowledge/categories', {
+      method: 'POST',
+      token: reader,
+      body: { name: 'x' },
+    });
     expect(write.status).toBe(403);
 
     const writer = await sign({ role: 'Agent', scope: ['knowledge:read', 'knowledge:write'] });
-    const created = await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: writer, body: { name: 'From OAuth' } });
+    const created = await stack.request(tenant, '/api/knowledge/categories', {
+      method: 'POST',
+      token: writer,
+      body: { name: 'From OAuth' },
+    });
     expect(created.status).toBe(201);
   });
 
@@ -92,7 +114,12 @@ describe('OAuth access tokens', () => {
 
   test('when X-Scopes narrows a JWT, then only the intersection applies', async () => {
     const admin = await sign({ role: 'Admin', scope: 'knowledge:read knowledge:write' });
-    const res = await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'y' }, headers: { 'X-Scopes': 'knowledge:read' } });
+    const res = await stack.request(tenant, '/api/knowledge/categories', {
+      method: 'POST',
+      token: admin,
+      body: { name: 'y' },
+      headers: { 'X-Scopes': 'knowledge:read' },
+    });
     expect(res.status).toBe(403);
   });
 });

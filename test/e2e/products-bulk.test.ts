@@ -11,14 +11,24 @@ let admin: string;
 beforeAll(async () => {
   stack = await startStack();
   admin = await stack.tenantWithToken(acme, 'Admin');
-  await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'shop', name: 'Shop' } });
+  await stack.request(acme, '/api/knowledge/sites', {
+    method: 'POST',
+    token: admin,
+    body: { slug: 'shop', name: 'Shop' },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-const bulk = (body: unknown, site = 'shop') => stack.request(acme, `/api/knowledge/products/bulk?site_id=${site}`, { method: 'POST', token: admin, body });
-const item = (i: number, extra: Record<string, unknown> = {}) => ({ title: `Product ${i}`, language: 'de', external_id: `bulk-${i}`, ...extra });
+const bulk = (body: unknown, site = 'shop') =>
+  stack.request(acme, `/api/knowledge/products/bulk?site_id=${site}`, { method: 'POST', token: admin, body });
+const item = (i: number, extra: Record<string, unknown> = {}) => ({
+  title: `Product ${i}`,
+  language: 'de',
+  external_id: `bulk-${i}`,
+  ...extra,
+});
 
 describe('products bulk', () => {
   test('when 1,001 products are sent, then 422 and nothing is written', async () => {
@@ -59,7 +69,14 @@ describe('products bulk', () => {
     const res = await bulk(raw);
     expect(res.status).toBe(200);
     const r = res.json.results;
-    expect(r.map((x: { status: string }) => x.status)).toEqual(['created', 'error', 'error', 'error', 'created', 'error']);
+    expect(r.map((x: { status: string }) => x.status)).toEqual([
+      'created',
+      'error',
+      'error',
+      'error',
+      'created',
+      'error',
+    ]);
     expect(r[1].errors[0]).toMatchObject({ loc: ['body', 'products', 1, 'title'], type: 'string_too_short' });
     expect(r[2].errors[0].loc).toEqual(['body', 'products', 2, 'price_current']);
     expect(r[5].errors[0].loc).toEqual(['body', 'products', 5, 'rating_average']);
@@ -96,7 +113,12 @@ describe('products bulk', () => {
         { title: 'Twice v2', language: 'de', external_id: 'twice' },
       ],
     });
-    expect(res.json.results.map((r: { status: string }) => r.status)).toEqual(['created', 'created', 'created', 'updated']);
+    expect(res.json.results.map((r: { status: string }) => r.status)).toEqual([
+      'created',
+      'created',
+      'created',
+      'updated',
+    ]);
     expect(res.json.results[3].id).toBe(res.json.results[1].id);
     const child = await stack.request(acme, `/api/knowledge/products/${res.json.results[0].id}`, { token: admin });
     expect(child.json.parent_product_id).toBe(res.json.results[2].id);
@@ -108,7 +130,9 @@ describe('products bulk', () => {
     for (let round = 0; round < 4; round++) {
       const keys = Array.from({ length: 25 }, (_, i) => `race-${round}-${i}`);
       const [a, b] = await Promise.all(
-        ['A', 'B'].map((side) => bulk({ products: keys.map((external_id) => ({ title: `Racer ${side}`, language: 'de', external_id })) })),
+        ['A', 'B'].map((side) =>
+          bulk({ products: keys.map((external_id) => ({ title: `Racer ${side}`, language: 'de', external_id })) }),
+        ),
       );
       expect([a!.status, b!.status]).toEqual([200, 200]);
       for (const [i, key] of keys.entries()) {
@@ -126,13 +150,43 @@ describe('products bulk', () => {
   test('when one bulk holds a parent and its children, then the answer comes after they are indexed with their parent link', async () => {
     const res = await bulk({
       products: [
-        { title: 'Hiking boot size 41', description: 'Waterproof leather hiking boot, size 41', language: 'en', external_id: 'boot-41', parent_external_id: 'boot', is_variant: true },
-        { title: 'Hiking boot', description: 'Waterproof leather hiking boot', language: 'en', external_id: 'boot', is_parent: true },
-        { title: 'Hiking boot size 43', description: 'Waterproof leather hiking boot, size 43', language: 'en', external_id: 'boot-43', parent_external_id: 'boot', is_variant: true },
-        { title: 'Trekking shoe', description: 'Waterproof trekking shoe for hiking', language: 'en', external_id: 'trek' },
+        {
+          title: 'Hiking boot size 41',
+          description: 'Waterproof leather hiking boot, size 41',
+          language: 'en',
+          external_id: 'boot-41',
+          parent_external_id: 'boot',
+          is_variant: true,
+        },
+        {
+          title: 'Hiking boot',
+          description: 'Waterproof leather hiking boot',
+          language: 'en',
+          external_id: 'boot',
+          is_parent: true,
+        },
+        {
+          title: 'Hiking boot size 43',
+          description: 'Waterproof leather hiking boot, size 43',
+          language: 'en',
+          external_id: 'boot-43',
+          parent_external_id: 'boot',
+          is_variant: true,
+        },
+        {
+          title: 'Trekking shoe',
+          description: 'Waterproof trekking shoe for hiking',
+          language: 'en',
+          external_id: 'trek',
+        },
       ],
     });
-    expect(res.json.results.map((r: { embeddings: string }) => r.embeddings)).toEqual(['recomputed', 'recomputed', 'recomputed', 'recomputed']);
+    expect(res.json.results.map((r: { embeddings: string }) => r.embeddings)).toEqual([
+      'recomputed',
+      'recomputed',
+      'recomputed',
+      'recomputed',
+    ]);
     const family = new Set(res.json.results.slice(0, 3).map((r: { id: string }) => r.id));
     // Straight after the answer (no wait for the background indexer): one family, one hit.
     const similar = await stack.request(acme, '/api/knowledge/search/similar', {
@@ -147,6 +201,14 @@ describe('products bulk', () => {
   test('when the site is unknown, then 404; an empty list or a missing site_id is 422', async () => {
     expect((await bulk({ products: [item(1)] }, 'nope')).status).toBe(404);
     expect((await bulk({ products: [] })).status).toBe(422);
-    expect((await stack.request(acme, '/api/knowledge/products/bulk', { method: 'POST', token: admin, body: { products: [item(1)] } })).status).toBe(422);
+    expect(
+      (
+        await stack.request(acme, '/api/knowledge/products/bulk', {
+          method: 'POST',
+          token: admin,
+          body: { products: [item(1)] },
+        })
+      ).status,
+    ).toBe(422);
   });
 });

@@ -22,9 +22,23 @@ beforeAll(async () => {
   admin = await stack.tenantWithToken(acme, 'Admin');
   viewer = await stack.token(acme, 'Viewer');
   globexAdmin = await stack.tenantWithToken(globex, 'Admin');
-  siteId = (await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'shop', name: 'Shop' } })).json.id;
-  await stack.request(acme, '/api/knowledge/sites', { method: 'POST', token: admin, body: { slug: 'outlet', name: 'Outlet' } });
-  await stack.request(globex, '/api/knowledge/sites', { method: 'POST', token: globexAdmin, body: { slug: 'shop', name: 'G' } });
+  siteId = (
+    await stack.request(acme, '/api/knowledge/sites', {
+      method: 'POST',
+      token: admin,
+      body: { slug: 'shop', name: 'Shop' },
+    })
+  ).json.id;
+  await stack.request(acme, '/api/knowledge/sites', {
+    method: 'POST',
+    token: admin,
+    body: { slug: 'outlet', name: 'Outlet' },
+  });
+  await stack.request(globex, '/api/knowledge/sites', {
+    method: 'POST',
+    token: globexAdmin,
+    body: { slug: 'shop', name: 'G' },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -32,7 +46,8 @@ afterAll(async () => {
 
 const upsert = (body: unknown, site = 'shop', token = admin, tenant = acme) =>
   stack.request(tenant, `/api/knowledge/products?site_id=${encodeURIComponent(site)}`, { method: 'POST', token, body });
-const get = (id: string, token = admin, tenant = acme) => stack.request(tenant, `/api/knowledge/products/${id}`, { token });
+const get = (id: string, token = admin, tenant = acme) =>
+  stack.request(tenant, `/api/knowledge/products/${id}`, { token });
 const base = { title: 'Trail shoe', language: 'de' };
 
 describe('products', () => {
@@ -42,19 +57,76 @@ describe('products', () => {
     const p = res.json;
     expect(Object.keys(p).sort()).toEqual(
       [
-        'id', 'tenant_id', 'site_id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
-        'attributes', 'properties', 'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url',
-        'product_url', 'additional_images', 'availability', 'rating_average', 'rating_count', 'language', 'translation_group_id',
-        'parent_product_id', 'is_variant', 'is_parent', 'source', 'sync_hash', 'last_synced_at', 'created_at', 'updated_at',
-        'search_keywords', 'has_similarity_anchor',
+        'id',
+        'tenant_id',
+        'site_id',
+        'external_id',
+        'title',
+        'description',
+        'short_description',
+        'sku',
+        'gtin',
+        'brand',
+        'category',
+        'attributes',
+        'properties',
+        'price_current',
+        'price_msrp',
+        'price_special',
+        'price_on_request',
+        'currency',
+        'image_url',
+        'product_url',
+        'additional_images',
+        'availability',
+        'rating_average',
+        'rating_count',
+        'language',
+        'translation_group_id',
+        'parent_product_id',
+        'is_variant',
+        'is_parent',
+        'source',
+        'sync_hash',
+        'last_synced_at',
+        'created_at',
+        'updated_at',
+        'search_keywords',
+        'has_similarity_anchor',
       ].sort(),
     );
     expect(p).toMatchObject({
-      tenant_id: acme, site_id: siteId, external_id: null, title: 'Trail shoe', description: null, short_description: null, sku: null,
-      gtin: null, brand: null, category: null, attributes: {}, properties: {}, price_current: null, price_msrp: null, price_special: null,
-      price_on_request: false, currency: 'EUR', image_url: null, product_url: null, additional_images: [], availability: null,
-      rating_average: null, rating_count: 0, language: 'de', translation_group_id: null, parent_product_id: null, is_variant: false,
-      is_parent: false, sync_hash: null, search_keywords: [], has_similarity_anchor: false,
+      tenant_id: acme,
+      site_id: siteId,
+      external_id: null,
+      title: 'Trail shoe',
+      description: null,
+      short_description: null,
+      sku: null,
+      gtin: null,
+      brand: null,
+      category: null,
+      attributes: {},
+      properties: {},
+      price_current: null,
+      price_msrp: null,
+      price_special: null,
+      price_on_request: false,
+      currency: 'EUR',
+      image_url: null,
+      product_url: null,
+      additional_images: [],
+      availability: null,
+      rating_average: null,
+      rating_count: 0,
+      language: 'de',
+      translation_group_id: null,
+      parent_product_id: null,
+      is_variant: false,
+      is_parent: false,
+      sync_hash: null,
+      search_keywords: [],
+      has_similarity_anchor: false,
     });
     expect(p.id).toMatch(UUID);
     expect(p.created_at).toMatch(UTC);
@@ -91,18 +163,54 @@ describe('products', () => {
 
   test('when every field is sent, then every field comes back; prices and rating exactly as sent, as decimal strings', async () => {
     const body = {
-      ...base, external_id: 'full-1', description: 'Long', short_description: 'Short', sku: 'SKU-1', gtin: '4006381333931', brand: 'Acme',
-      category: 'Shoes', attributes: { color: 'red', size: { eu: 42 } }, properties: { material: 'mesh' }, price_on_request: true,
-      currency: 'CHF', image_url: 'https://x/img.png', product_url: 'https://x/p', additional_images: ['https://x/2.png'],
-      availability: 'in_stock', rating_count: 12, is_variant: false, is_parent: true, similarity_text: 'running', search_keywords: ['runner'],
-      embedding_text_description: 'e1', embedding_text_properties: 'e2', embedding_text_attributes: 'e3', sync_hash: 'h1',
+      ...base,
+      external_id: 'full-1',
+      description: 'Long',
+      short_description: 'Short',
+      sku: 'SKU-1',
+      gtin: '4006381333931',
+      brand: 'Acme',
+      category: 'Shoes',
+      attributes: { color: 'red', size: { eu: 42 } },
+      properties: { material: 'mesh' },
+      price_on_request: true,
+      currency: 'CHF',
+      image_url: 'https://x/img.png',
+      product_url: 'https://x/p',
+      additional_images: ['https://x/2.png'],
+      availability: 'in_stock',
+      rating_count: 12,
+      is_variant: false,
+      is_parent: true,
+      similarity_text: 'running',
+      search_keywords: ['runner'],
+      embedding_text_description: 'e1',
+      embedding_text_properties: 'e2',
+      embedding_text_attributes: 'e3',
+      sync_hash: 'h1',
     };
-    const raw = JSON.stringify(body).replace(/}$/, ',"price_current":19.99,"price_msrp":0.1,"price_special":1234567890.123456789012,"rating_average":4.50}');
+    const raw = JSON.stringify(body).replace(
+      /}$/,
+      ',"price_current":19.99,"price_msrp":0.1,"price_special":1234567890.123456789012,"rating_average":4.50}',
+    );
     const res = await upsert(raw);
     expect(res.status).toBe(201);
     const p = res.json;
-    const { similarity_text: _s, embedding_text_description: _d, embedding_text_properties: _p, embedding_text_attributes: _a, ...shown } = body;
-    expect(p).toMatchObject({ ...shown, has_similarity_anchor: true, price_current: '19.99', price_msrp: '0.1', price_special: '1234567890.123456789012', rating_average: '4.50' });
+    const {
+      similarity_text: _s,
+      embedding_text_description: _d,
+      embedding_text_properties: _p,
+      embedding_text_attributes: _a,
+      ...shown
+    } = body;
+    expect(p).toMatchObject({
+      ...shown,
+      has_similarity_anchor: true,
+      price_current: '19.99',
+      price_msrp: '0.1',
+      price_special: '1234567890.123456789012',
+      rating_average: '4.50',
+    });
     for (const f of ['price_current', 'price_msrp', 'price_special', 'rating_average']) expect(p[f]).toMatch(DECIMAL);
     expect(p).not.toHaveProperty('similarity_text');
     expect(p).not.toHaveProperty('embedding_text_description');
@@ -110,26 +218,55 @@ describe('products', () => {
   });
 
   test('when numbers use exponents or trailing zeros, then the decimal string keeps their exact value', async () => {
-    const res = await upsert('{"title":"E","language":"de","price_current":1.5e-3,"price_msrp":2E2,"price_special":10.000,"rating_average":5}');
+    const res = await upsert(
+      '{"title":"E","language":"de","price_current":1.5e-3,"price_msrp":2E2,"price_special":10.000,"rating_average":5}',
+    );
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ price_current: '0.0015', price_msrp: '200', price_special: '10.000', rating_average: '5' });
+    expect(res.json).toMatchObject({
+      price_current: '0.0015',
+      price_msrp: '200',
+      price_special: '10.000',
+      rating_average: '5',
+    });
   });
 
   test('when a decimal is small enough that Decimal128 would print it with an exponent, then it is answered in plain digits and indexed', async () => {
-    const res = await upsert('{"title":"Tiny","language":"de","price_current":0.0000001,"price_msrp":1.5e-9,"price_special":0E-10,"rating_average":1e-7}');
+    const res = await upsert(
+      '{"title":"Tiny","language":"de","price_current":0.0000001,"price_msrp":1.5e-9,"price_special":0E-10,"rating_average":1e-7}',
+    );
     expect(res.status).toBe(201);
-    const plain = { price_current: '0.0000001', price_msrp: '0.0000000015', price_special: '0.0000000000', rating_average: '0.0000001' };
+    const plain = {
+      price_current: '0.0000001',
+      price_msrp: '0.0000000015',
+      price_special: '0.0000000000',
+      rating_average: '0.0000001',
+    };
     expect(res.json).toMatchObject(plain);
     expect((await get(res.json.id)).json).toMatchObject(plain);
     // The price reaches Elasticsearch as a number it can index (not "1E-7", which it refused).
     expect(res.headers['x-embeddings']).toBe('recomputed');
-    const found = await stack.request(acme, '/api/knowledge/search/products', { method: 'POST', token: admin, body: { query: 'Tiny', price_max: 0.000001 } });
-    expect(found.json.products.map((p: { id: string; price_current: string }) => [p.id, p.price_current])).toContainEqual([res.json.id, '0.0000001']);
+    const found = await stack.request(acme, '/api/knowledge/search/products', {
+      method: 'POST',
+      token: admin,
+      body: { query: 'Tiny', price_max: 0.000001 },
+    });
+    expect(
+      found.json.products.map((p: { id: string; price_current: string }) => [p.id, p.price_current]),
+    ).toContainEqual([res.json.id, '0.0000001']);
   });
 
   test('when a decimal needs more than 34 digits written out, then 422 naming the field and nothing is stored', async () => {
-    const ok = { price_current: `0.${'0'.repeat(33)}1`, price_msrp: `1${'0'.repeat(33)}`, price_special: `${'9'.repeat(20)}.${'9'.repeat(14)}`, rating_average: `0.${'0'.repeat(33)}1` };
-    const accepted = await upsert(`{"title":"Wide","language":"de",${Object.entries(ok).map(([k, v]) => `"${k}":${v}`).join(',')}}`);
+    const ok = {
+      price_current: `0.${'0'.repeat(33)}1`,
+      price_msrp: `1${'0'.repeat(33)}`,
+      price_special: `${'9'.repeat(20)}.${'9'.repeat(14)}`,
+      rating_average: `0.${'0'.repeat(33)}1`,
+    };
+    const accepted = await upsert(
+      `{"title":"Wide","language":"de",${Object.entries(ok)
+        .map(([k, v]) => `"${k}":${v}`)
+        .join(',')}}`,
+    );
     expect([accepted.status, accepted.json.detail]).toEqual([201, undefined]);
     expect(accepted.json).toMatchObject(ok);
     for (const field of ['price_current', 'price_msrp', 'price_special', 'rating_average']) {
@@ -145,11 +282,20 @@ describe('products', () => {
   });
 
   test('when an external id is upserted again, then the product is replaced: same id and created_at, omitted fields back to defaults, version moves on', async () => {
-    const first = (await upsert({ ...base, external_id: 'up-1', brand: 'Acme', price_current: 10, search_keywords: ['a'] })).json;
+    const first = (
+      await upsert({ ...base, external_id: 'up-1', brand: 'Acme', price_current: 10, search_keywords: ['a'] })
+    ).json;
     await new Promise((r) => setTimeout(r, 5));
     const second = await upsert({ ...base, external_id: 'up-1', title: 'Renamed' });
     expect(second.status).toBe(200);
-    expect(second.json).toMatchObject({ id: first.id, created_at: first.created_at, title: 'Renamed', brand: null, price_current: null, search_keywords: [] });
+    expect(second.json).toMatchObject({
+      id: first.id,
+      created_at: first.created_at,
+      title: 'Renamed',
+      brand: null,
+      price_current: null,
+      search_keywords: [],
+    });
     expect(second.json.updated_at > first.updated_at).toBe(true);
     expect(second.json.last_synced_at > first.last_synced_at).toBe(true);
     // Another site: another product with the same external id.
@@ -168,22 +314,29 @@ describe('products', () => {
   });
 
   test('when many upserts of one external id run at once, then exactly one product exists', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => upsert({ ...base, external_id: 'race-1', title: `T${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => upsert({ ...base, external_id: 'race-1', title: `T${i}` })),
+    );
     expect(results.map((r) => r.status).every((s) => s === 200 || s === 201)).toBe(true);
     expect(results.filter((r) => r.status === 201).length).toBe(1);
     expect(new Set(results.map((r) => r.json.id)).size).toBe(1);
   });
 
   test('when a variant arrives before its parent, or after it, then parent_product_id points at the parent in the same site', async () => {
-    const early = (await upsert({ ...base, external_id: 'child-early', parent_external_id: 'parent-1', is_variant: true })).json;
+    const early = (
+      await upsert({ ...base, external_id: 'child-early', parent_external_id: 'parent-1', is_variant: true })
+    ).json;
     expect(early.parent_product_id).toBeNull();
     const parent = (await upsert({ ...base, external_id: 'parent-1', is_parent: true })).json;
     expect((await get(early.id)).json.parent_product_id).toBe(parent.id);
-    const late = (await upsert({ ...base, external_id: 'child-late', parent_external_id: 'parent-1', is_variant: true })).json;
+    const late = (
+      await upsert({ ...base, external_id: 'child-late', parent_external_id: 'parent-1', is_variant: true })
+    ).json;
     expect(late.parent_product_id).toBe(parent.id);
     expect(late.is_variant).toBe(true);
     // A parent of the same external id in another site is not this child's parent.
-    const elsewhere = (await upsert({ ...base, external_id: 'child-x', parent_external_id: 'parent-1' }, 'outlet')).json;
+    const elsewhere = (await upsert({ ...base, external_id: 'child-x', parent_external_id: 'parent-1' }, 'outlet'))
+      .json;
     expect(elsewhere.parent_product_id).toBeNull();
   });
 
@@ -210,10 +363,35 @@ describe('products', () => {
   });
 
   test('when a parent arrives after its variants, then the answer comes after the variants are indexed under it', async () => {
-    const a = await upsert({ title: 'Rain poncho small', description: 'Light rain poncho, size S', language: 'en', external_id: 'poncho-s', parent_external_id: 'poncho', is_variant: true });
-    const b = await upsert({ title: 'Rain poncho large', description: 'Light rain poncho, size L', language: 'en', external_id: 'poncho-l', parent_external_id: 'poncho', is_variant: true });
-    const parent = await upsert({ title: 'Rain poncho', description: 'Light rain poncho', language: 'en', external_id: 'poncho', is_parent: true });
-    const anchor = await upsert({ title: 'Rain cape', description: 'Light rain cape for cycling', language: 'en', external_id: 'cape' });
+    const a = await upsert({
+      title: 'Rain poncho small',
+      description: 'Light rain poncho, size S',
+      language: 'en',
+      external_id: 'poncho-s',
+      parent_external_id: 'poncho',
+      is_variant: true,
+    });
+    const b = await upsert({
+      title: 'Rain poncho large',
+      description: 'Light rain poncho, size L',
+      language: 'en',
+      external_id: 'poncho-l',
+      parent_external_id: 'poncho',
+      is_variant: true,
+    });
+    const parent = await upsert({
+      title: 'Rain poncho',
+      description: 'Light rain poncho',
+      language: 'en',
+      external_id: 'poncho',
+      is_parent: true,
+    });
+    const anchor = await upsert({
+      title: 'Rain cape',
+      description: 'Light rain cape for cycling',
+      language: 'en',
+      external_id: 'cape',
+    });
     const family = new Set([a.json.id, b.json.id, parent.json.id]);
     // Straight after the answers (no wait for the background indexer): one family, one hit.
     const similar = await stack.request(acme, '/api/knowledge/search/similar', {
@@ -247,7 +425,9 @@ describe('products', () => {
     const created = (await upsert(base)).json;
     expect((await upsert(base, 'shop', viewer)).status).toBe(403);
     expect((await get(created.id, viewer)).status).toBe(200);
-    expect((await stack.request(acme, `/api/knowledge/products/${created.id}`, { method: 'DELETE', token: viewer })).status).toBe(403);
+    expect(
+      (await stack.request(acme, `/api/knowledge/products/${created.id}`, { method: 'DELETE', token: viewer })).status,
+    ).toBe(403);
   });
 
   test("when another tenant's product or site is used, then 404 as if it did not exist", async () => {
@@ -256,15 +436,22 @@ describe('products', () => {
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ detail: 'Product not found' });
     expect((await upsert(base, siteId, globexAdmin, globex)).json).toEqual({ detail: 'Site not found' });
-    expect((await stack.request(globex, `/api/knowledge/products/${mine.id}`, { method: 'DELETE', token: globexAdmin })).status).toBe(404);
+    expect(
+      (await stack.request(globex, `/api/knowledge/products/${mine.id}`, { method: 'DELETE', token: globexAdmin }))
+        .status,
+    ).toBe(404);
     expect((await get(mine.id)).status).toBe(200);
   });
 
   test('when a product is deleted, then it is gone (404) and its external id can be created anew', async () => {
     const p = (await upsert({ ...base, external_id: 'del-1' })).json;
-    expect((await stack.request(acme, `/api/knowledge/products/${p.id}`, { method: 'DELETE', token: admin })).status).toBe(204);
+    expect(
+      (await stack.request(acme, `/api/knowledge/products/${p.id}`, { method: 'DELETE', token: admin })).status,
+    ).toBe(204);
     expect((await get(p.id)).status).toBe(404);
-    expect((await stack.request(acme, `/api/knowledge/products/${p.id}`, { method: 'DELETE', token: admin })).status).toBe(404);
+    expect(
+      (await stack.request(acme, `/api/knowledge/products/${p.id}`, { method: 'DELETE', token: admin })).status,
+    ).toBe(404);
     const again = await upsert({ ...base, external_id: 'del-1' });
     expect(again.status).toBe(201);
     expect(again.json.id).not.toBe(p.id);

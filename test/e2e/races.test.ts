@@ -31,7 +31,10 @@ afterAll(async () => {
 
 type Doc = Record<string, unknown> & { _id: string };
 const docs = (collection: string, tenant: string, filter: Record<string, unknown> = {}) =>
-  db.collection(collection).find({ tenant_id: tenant, ...filter }).toArray() as unknown as Promise<Doc[]>;
+  db
+    .collection(collection)
+    .find({ tenant_id: tenant, ...filter })
+    .toArray() as unknown as Promise<Doc[]>;
 const ids = async (collection: string, tenant: string) => new Set((await docs(collection, tenant)).map((d) => d._id));
 
 /** Entries (the system's skill index aside) whose category does not exist. */
@@ -46,13 +49,17 @@ async function entriesWithoutCategory(tenant: string): Promise<string[]> {
 async function categoriesWithoutParent(tenant: string): Promise<string[]> {
   const all = await docs('categories', tenant);
   const known = new Set(all.map((c) => c._id));
-  return all.filter((c) => c.parent_id != null && !known.has(c.parent_id as string)).map((c) => `category ${c._id} under deleted category ${String(c.parent_id)}`);
+  return all
+    .filter((c) => c.parent_id != null && !known.has(c.parent_id as string))
+    .map((c) => `category ${c._id} under deleted category ${String(c.parent_id)}`);
 }
 
 /** Products whose site does not exist. */
 async function productsWithoutSite(tenant: string): Promise<string[]> {
   const sites = await ids('sites', tenant);
-  return (await docs('products', tenant)).filter((p) => !sites.has(p.site_id as string)).map((p) => `product ${p._id} on deleted site ${String(p.site_id)}`);
+  return (await docs('products', tenant))
+    .filter((p) => !sites.has(p.site_id as string))
+    .map((p) => `product ${p._id} on deleted site ${String(p.site_id)}`);
 }
 
 /** Exactly one default site that exists while the tenant has sites; no default pointing at a deleted site. */
@@ -61,7 +68,9 @@ async function defaultSiteProblems(tenant: string): Promise<string[]> {
   const pointers = (await docs('default_sites', tenant)).map((p) => p.site_id as string);
   const defaults = pointers.filter((id) => sites.has(id));
   if (defaults.length === (sites.size > 0 ? 1 : 0) && defaults.length === pointers.length) return [];
-  return [`${sites.size} sites, default pointing at ${pointers.map((id) => (sites.has(id) ? id : `deleted site ${id}`)).join(', ') || 'nothing'}`];
+  return [
+    `${sites.size} sites, default pointing at ${pointers.map((id) => (sites.has(id) ? id : `deleted site ${id}`)).join(', ') || 'nothing'}`,
+  ];
 }
 
 /** Keys shared by more than one document. */
@@ -72,7 +81,8 @@ function duplicates(all: Doc[], key: (d: Doc) => string): string[] {
 }
 
 /** Answers that are not a documented status (a 5xx, say), with their bodies. */
-const undocumented = (responses: HttpResponse[]) => responses.filter((r) => !DOCUMENTED.includes(r.status)).map((r) => `answered ${r.status} ${r.text}`);
+const undocumented = (responses: HttpResponse[]) =>
+  responses.filter((r) => !DOCUMENTED.includes(r.status)).map((r) => `answered ${r.status} ${r.text}`);
 
 /** What one round answered (a label such as "delete 204, create 404") and what it found wrong. */
 interface Round {
@@ -94,9 +104,14 @@ async function race(name: string, round: (i: number) => Promise<Round>): Promise
     answers.set(r.label, (answers.get(r.label) ?? 0) + 1);
     const fresh = r.wrong.filter((w) => !reported.has(w));
     for (const w of fresh) reported.add(w);
-    if (fresh.length) failed.push(`round ${i} (${r.label}): ${fresh.slice(0, 3).join('; ')}${fresh.length > 3 ? ` and ${fresh.length - 3} more` : ''}`);
+    if (fresh.length)
+      failed.push(
+        `round ${i} (${r.label}): ${fresh.slice(0, 3).join('; ')}${fresh.length > 3 ? ` and ${fresh.length - 3} more` : ''}`,
+      );
   }
-  console.log(`${name}: ${ROUNDS} rounds, ${failed.length} wrong; answers: ${[...answers].map(([k, c]) => `${k} ×${c}`).join(', ')}`);
+  console.log(
+    `${name}: ${ROUNDS} rounds, ${failed.length} wrong; answers: ${[...answers].map(([k, c]) => `${k} ×${c}`).join(', ')}`,
+  );
   expect(failed).toEqual([]);
 }
 
@@ -125,10 +140,24 @@ describe('categories under concurrent deletes', () => {
     const token = await stack.tenantWithToken(tenant, 'Admin');
     await race('category delete vs entry create', async (round) => {
       const category = await idOf(request(tenant, token, 'POST', '/categories', { name: `c${round}` }));
-      const entry = (i: number) => later(round, i, () => request(tenant, token, 'POST', '/knowledge-entries', { title: `e${round}-${i}`, content: 'c', category_id: category, visibility: 'internal' }));
-      const [del, ...creates] = await Promise.all([later(round, -1, () => request(tenant, token, 'DELETE', `/categories/${category}`)), entry(0), entry(1), entry(2)]);
+      const entry = (i: number) =>
+        later(round, i, () =>
+          request(tenant, token, 'POST', '/knowledge-entries', {
+            title: `e${round}-${i}`,
+            content: 'c',
+            category_id: category,
+            visibility: 'internal',
+          }),
+        );
+      const [del, ...creates] = await Promise.all([
+        later(round, -1, () => request(tenant, token, 'DELETE', `/categories/${category}`)),
+        entry(0),
+        entry(1),
+        entry(2),
+      ]);
       const wrong = [...undocumented([del, ...creates]), ...(await entriesWithoutCategory(tenant))];
-      if (del.status === 204 && creates.some((c) => c.status === 201)) wrong.push('the delete answered 204 and a create 201');
+      if (del.status === 204 && creates.some((c) => c.status === 201))
+        wrong.push('the delete answered 204 and a create 201');
       return { label: `delete ${del.status}, creates ${creates.map((c) => c.status).join('/')}`, wrong };
     });
   });
@@ -139,13 +168,27 @@ describe('categories under concurrent deletes', () => {
     const home = await idOf(request(tenant, token, 'POST', '/categories', { name: 'home' }));
     await race('category delete vs entry move', async (round) => {
       const target = await idOf(request(tenant, token, 'POST', '/categories', { name: `t${round}` }));
-      const entries = await Promise.all([0, 1].map((i) => idOf(request(tenant, token, 'POST', '/knowledge-entries', { title: `m${round}-${i}`, content: 'c', category_id: home, visibility: 'internal' }))));
+      const entries = await Promise.all(
+        [0, 1].map((i) =>
+          idOf(
+            request(tenant, token, 'POST', '/knowledge-entries', {
+              title: `m${round}-${i}`,
+              content: 'c',
+              category_id: home,
+              visibility: 'internal',
+            }),
+          ),
+        ),
+      );
       const [del, ...moves] = await Promise.all([
         later(round, -1, () => request(tenant, token, 'DELETE', `/categories/${target}`)),
-        ...entries.map((id, i) => later(round, i, () => request(tenant, token, 'PUT', `/knowledge-entries/${id}`, { category_id: target }))),
+        ...entries.map((id, i) =>
+          later(round, i, () => request(tenant, token, 'PUT', `/knowledge-entries/${id}`, { category_id: target })),
+        ),
       ]);
       const wrong = [...undocumented([del, ...moves]), ...(await entriesWithoutCategory(tenant))];
-      if (del.status === 204 && moves.some((m) => m.status === 200)) wrong.push('the delete answered 204 and a move 200');
+      if (del.status === 204 && moves.some((m) => m.status === 200))
+        wrong.push('the delete answered 204 and a move 200');
       return { label: `delete ${del.status}, moves ${moves.map((m) => m.status).join('/')}`, wrong };
     });
   });
@@ -158,11 +201,14 @@ describe('categories under concurrent deletes', () => {
       const loose = await idOf(request(tenant, token, 'POST', '/categories', { name: `l${round}` }));
       const [del, child, moved] = await Promise.all([
         later(round, -1, () => request(tenant, token, 'DELETE', `/categories/${parent}`)),
-        later(round, 0, () => request(tenant, token, 'POST', '/categories', { name: `child${round}`, parent_id: parent })),
+        later(round, 0, () =>
+          request(tenant, token, 'POST', '/categories', { name: `child${round}`, parent_id: parent }),
+        ),
         later(round, 1, () => request(tenant, token, 'PUT', `/categories/${loose}`, { parent_id: parent })),
       ]);
       const wrong = [...undocumented([del, child, moved]), ...(await categoriesWithoutParent(tenant))];
-      if (del.status === 204 && (child.status === 201 || moved.status === 200)) wrong.push('the delete answered 204 and a child create or move succeeded');
+      if (del.status === 204 && (child.status === 201 || moved.status === 200))
+        wrong.push('the delete answered 204 and a child create or move succeeded');
       return { label: `delete ${del.status}, child create ${child.status}, move ${moved.status}`, wrong };
     });
   });
@@ -181,10 +227,22 @@ describe('sites under concurrent deletes', () => {
     const { tenant, token } = await tenantWithDefaultSite('race-site-product');
     await race('site delete vs product create', async (round) => {
       const site = await idOf(request(tenant, token, 'POST', '/sites', { slug: `s${round}`, name: 'S' }));
-      const product = (i: number) => later(round, i, () => request(tenant, token, 'POST', `/products?site_id=${site}`, { title: `p${round}-${i}`, language: 'de', external_id: `p${round}-${i}` }));
-      const [del, ...creates] = await Promise.all([later(round, -1, () => request(tenant, token, 'DELETE', `/sites/${site}`)), product(0), product(1)]);
+      const product = (i: number) =>
+        later(round, i, () =>
+          request(tenant, token, 'POST', `/products?site_id=${site}`, {
+            title: `p${round}-${i}`,
+            language: 'de',
+            external_id: `p${round}-${i}`,
+          }),
+        );
+      const [del, ...creates] = await Promise.all([
+        later(round, -1, () => request(tenant, token, 'DELETE', `/sites/${site}`)),
+        product(0),
+        product(1),
+      ]);
       const wrong = [...undocumented([del, ...creates]), ...(await productsWithoutSite(tenant))];
-      if (del.status === 204 && creates.some((c) => c.status === 201)) wrong.push('the delete answered 204 and a create 201');
+      if (del.status === 204 && creates.some((c) => c.status === 201))
+        wrong.push('the delete answered 204 and a create 201');
       return { label: `delete ${del.status}, creates ${creates.map((c) => c.status).join('/')}`, wrong };
     });
   });
@@ -196,8 +254,17 @@ describe('sites under concurrent deletes', () => {
       const slug = `b${round}`;
       const site = await idOf(request(tenant, token, 'POST', '/sites', { slug, name: 'B' }));
       const file = join(dir, `${slug}.jsonl`);
-      writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ title: `i${round}-${i}`, language: 'de', external_id: `i${round}-${i}` })).join('\n'));
-      const products = [0, 1, 2, 3, 4].map((i) => ({ title: `b${round}-${i}`, language: 'de', external_id: `b${round}-${i}` }));
+      writeFileSync(
+        file,
+        [0, 1, 2]
+          .map((i) => JSON.stringify({ title: `i${round}-${i}`, language: 'de', external_id: `i${round}-${i}` }))
+          .join('\n'),
+      );
+      const products = [0, 1, 2, 3, 4].map((i) => ({
+        title: `b${round}-${i}`,
+        language: 'de',
+        external_id: `b${round}-${i}`,
+      }));
       const [del, bulk, imported] = await Promise.all([
         later(round, -1, () => request(tenant, token, 'DELETE', `/sites/${site}`)),
         later(round, 0, () => request(tenant, token, 'POST', `/products/bulk?site_id=${site}`, { products })),
@@ -206,11 +273,17 @@ describe('sites under concurrent deletes', () => {
           () => 'refused',
         ),
       ]);
-      const created = bulk.status === 200 ? (bulk.json.results as { status: string }[]).filter((r) => r.status === 'created').length : 0;
+      const created =
+        bulk.status === 200
+          ? (bulk.json.results as { status: string }[]).filter((r) => r.status === 'created').length
+          : 0;
       const wrong = [...undocumented([del, bulk]), ...(await productsWithoutSite(tenant))];
       if (del.status === 204 && created > 0) wrong.push(`the delete answered 204 and the bulk created ${created}`);
       if (del.status === 204 && imported === 'imported') wrong.push('the delete answered 204 and the import succeeded');
-      return { label: `delete ${del.status}, bulk ${bulk.status}${bulk.status === 200 ? ` (${created} created)` : ''}, import ${imported}`, wrong };
+      return {
+        label: `delete ${del.status}, bulk ${bulk.status}${bulk.status === 200 ? ` (${created} created)` : ''}, import ${imported}`,
+        wrong,
+      };
     });
   });
 
@@ -218,9 +291,13 @@ describe('sites under concurrent deletes', () => {
     const { tenant, token } = await tenantWithDefaultSite('race-default');
     await race('default switch vs deletes', async (round) => {
       const sites = (await request(tenant, token, 'GET', '/sites')).json as { id: string; is_default: boolean }[];
-      if (sites.length === 0) await idOf(request(tenant, token, 'POST', '/sites', { slug: `again${round}`, name: 'Again' }));
-      const current = ((await request(tenant, token, 'GET', '/sites')).json as { id: string; is_default: boolean }[]).find((s) => s.is_default);
-      if (!current) return { label: 'no default site at the start', wrong: ['no default site at the start of a round'] };
+      if (sites.length === 0)
+        await idOf(request(tenant, token, 'POST', '/sites', { slug: `again${round}`, name: 'Again' }));
+      const current = (
+        (await request(tenant, token, 'GET', '/sites')).json as { id: string; is_default: boolean }[]
+      ).find((s) => s.is_default);
+      if (!current)
+        return { label: 'no default site at the start', wrong: ['no default site at the start of a round'] };
       const next = await idOf(request(tenant, token, 'POST', '/sites', { slug: `d${round}`, name: 'D' }));
       // The switch to `next` races both the delete of `next` and the delete of the current default.
       const [switched, delNext, delCurrent] = await Promise.all([
@@ -229,7 +306,10 @@ describe('sites under concurrent deletes', () => {
         later(round, 1, () => request(tenant, token, 'DELETE', `/sites/${current.id}`)),
       ]);
       const wrong = [...undocumented([switched, delNext, delCurrent]), ...(await defaultSiteProblems(tenant))];
-      return { label: `switch ${switched.status}, delete new ${delNext.status}, delete old default ${delCurrent.status}`, wrong };
+      return {
+        label: `switch ${switched.status}, delete new ${delNext.status}, delete old default ${delCurrent.status}`,
+        wrong,
+      };
     });
   });
 
@@ -244,7 +324,11 @@ describe('sites under concurrent deletes', () => {
         await sleep((round % 10) + k);
         return request(tenant, token, 'POST', '/sites', { slug: `new-${k}`, name: 'New' });
       };
-      const [del, ...created] = await Promise.all([request(tenant, token, 'DELETE', `/sites/${only}`), create(0), create(1)]);
+      const [del, ...created] = await Promise.all([
+        request(tenant, token, 'DELETE', `/sites/${only}`),
+        create(0),
+        create(1),
+      ]);
       const wrong = [...undocumented([del, ...created]), ...(await defaultSiteProblems(tenant))];
       const ok = created.filter((c) => c.status === 201).length;
       return { label: `delete ${del.status}, ${ok} of ${created.length} creates 201`, wrong };
@@ -258,12 +342,32 @@ describe('uniqueness under concurrent creates', () => {
     const token = await stack.tenantWithToken(tenant, 'Admin');
     const category = await idOf(request(tenant, token, 'POST', '/categories', { name: 'c' }));
     await race('translations in one language', async (round) => {
-      const source = await idOf(request(tenant, token, 'POST', '/knowledge-entries', { title: `s${round}`, content: 'c', category_id: category, visibility: 'internal' }));
+      const source = await idOf(
+        request(tenant, token, 'POST', '/knowledge-entries', {
+          title: `s${round}`,
+          content: 'c',
+          category_id: category,
+          visibility: 'internal',
+        }),
+      );
       const translate = (i: number) =>
-        request(tenant, token, 'POST', '/knowledge-entries', { title: `t${round}-${i}`, content: 'c', category_id: category, visibility: 'internal', language: 'en', translation_of: source });
+        request(tenant, token, 'POST', '/knowledge-entries', {
+          title: `t${round}-${i}`,
+          content: 'c',
+          category_id: category,
+          visibility: 'internal',
+          language: 'en',
+          translation_of: source,
+        });
       const answers = await Promise.all([translate(0), translate(1), translate(2)]);
       const statuses = answers.map((a) => a.status).sort();
-      const wrong = [...undocumented(answers), ...duplicates(await docs('knowledge_entries', tenant), (e) => `group ${String(e.translation_group_id)} language ${String(e.language)}`)];
+      const wrong = [
+        ...undocumented(answers),
+        ...duplicates(
+          await docs('knowledge_entries', tenant),
+          (e) => `group ${String(e.translation_group_id)} language ${String(e.language)}`,
+        ),
+      ];
       if (statuses.join() !== '201,409,409') wrong.push(`answered ${statuses.join('/')}, not one 201 and two 409`);
       return { label: statuses.join('/'), wrong };
     });
@@ -276,7 +380,11 @@ describe('uniqueness under concurrent creates', () => {
       const create = () => request(tenant, token, 'POST', '/sites', { slug: `same-${round}`, name: 'Same' });
       const answers = await Promise.all([create(), create(), create()]);
       const statuses = answers.map((a) => a.status).sort();
-      const wrong = [...undocumented(answers), ...duplicates(await docs('sites', tenant), (s) => `slug ${String(s.slug)}`), ...(await defaultSiteProblems(tenant))];
+      const wrong = [
+        ...undocumented(answers),
+        ...duplicates(await docs('sites', tenant), (s) => `slug ${String(s.slug)}`),
+        ...(await defaultSiteProblems(tenant)),
+      ];
       if (statuses.join() !== '201,409,409') wrong.push(`answered ${statuses.join('/')}, not one 201 and two 409`);
       return { label: statuses.join('/'), wrong };
     });

@@ -12,7 +12,8 @@ test('when a token goes over its requests per minute, then 429 with Retry-After,
   const token = await stack.tenantWithToken('limited');
   const other = await stack.token('limited', 'Viewer');
   const statuses: number[] = [];
-  for (let i = 0; i < 6; i++) statuses.push((await stack.request('limited', '/api/knowledge/categories', { token })).status);
+  for (let i = 0; i < 6; i++)
+    statuses.push((await stack.request('limited', '/api/knowledge/categories', { token })).status);
   expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   const limited = await stack.request('limited', '/api/knowledge/categories', { token });
   expect(limited.status).toBe(429);

@@ -18,7 +18,14 @@ import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import {
+  databaseUri,
+  httpRequest,
+  tenantWithAdminToken,
+  uniqueId,
+  type HttpResponse,
+  type RequestOptions,
+} from '../support/stack';
 
 const SIMILARITY_DEADLINE_MS = 1000;
 const INDEX_ON_WRITE_MS = 1000;
@@ -42,7 +49,13 @@ const mongoUri = () => databaseUri(db);
 function startSimilarityProcess(): Promise<number> {
   const main = path.resolve(__dirname, '../../services/similarity/dist/main.js');
   child = spawn(process.execPath, [main], {
-    env: { ...process.env, GRPC_HOST: '127.0.0.1', SIMILARITY_GRPC_PORT: '0', ELASTICSEARCH_INDEX_PREFIX: db, LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      GRPC_HOST: '127.0.0.1',
+      SIMILARITY_GRPC_PORT: '0',
+      ELASTICSEARCH_INDEX_PREFIX: db,
+      LOG_LEVEL: 'info',
+    },
   });
   child.stderr.resume();
   return new Promise((resolve, reject) => {
@@ -92,9 +105,15 @@ beforeAll(async () => {
   gateway = await startGateway(config, backends, logger);
   conn = await mongoose.createConnection(mongoUri()).asPromise();
   token = await tenantWithAdminToken(conn, tenant);
-  await waitFor(() => httpRequest(gateway.port, 'localhost', '/readyz'), (r) => r.status === 200, 30_000);
+  await waitFor(
+    () => httpRequest(gateway.port, 'localhost', '/readyz'),
+    (r) => r.status === 200,
+    30_000,
+  );
   category = (await request('/api/knowledge/categories', { method: 'POST', body: { name: 'c' } })).json.id;
-  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
+  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(
+    201,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -112,7 +131,8 @@ afterAll(async () => {
   await conn?.close();
 });
 
-const request = (p: string, init: RequestOptions = {}) => httpRequest(gateway.port, `${tenant}.localhost`, p, { token, ...init });
+const request = (p: string, init: RequestOptions = {}) =>
+  httpRequest(gateway.port, `${tenant}.localhost`, p, { token, ...init });
 
 async function timed(call: () => Promise<HttpResponse>): Promise<HttpResponse & { ms: number }> {
   const started = Date.now();
@@ -130,15 +150,31 @@ async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 2
   return value;
 }
 
-const entryBody = (title: string, content: string) => ({ title, content, category_id: category, visibility: 'internal' });
-const productBody = (n: number, title: string) => ({ external_id: `frozen-${n}`, title, description: `${title}, made of oak`, language: 'en' });
+const entryBody = (title: string, content: string) => ({
+  title,
+  content,
+  category_id: category,
+  visibility: 'internal',
+});
+const productBody = (n: number, title: string) => ({
+  external_id: `frozen-${n}`,
+  title,
+  description: `${title}, made of oak`,
+  language: 'en',
+});
 const ids = (hits: { id?: string; entry?: { id: string } }[]) => hits.map((h) => h.entry?.id ?? h.id);
 
 test('when the similarity service is frozen, then writes are acknowledged, searches answer 503/504 in time, /readyz names it; after it resumes everything is searchable', async () => {
   // Before: an entry and a product, searchable.
-  const before = await request('/api/knowledge/knowledge-entries', { method: 'POST', body: entryBody('Walrus care', 'Walruses need cold water.') });
+  const before = await request('/api/knowledge/knowledge-entries', {
+    method: 'POST',
+    body: entryBody('Walrus care', 'Walruses need cold water.'),
+  });
   expect(before.json.embedding_model).not.toBeNull();
-  const anchor = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: productBody(0, 'Oak stool') });
+  const anchor = await request('/api/knowledge/products?site_id=shop', {
+    method: 'POST',
+    body: productBody(0, 'Oak stool'),
+  });
   expect(anchor.headers['x-embeddings']).toBe('recomputed');
 
   child!.kill('SIGSTOP');
@@ -147,22 +183,47 @@ test('when the similarity service is frozen, then writes are acknowledged, searc
     // it; after that the services know and stop waiting), none lost.
     const writes = [];
     for (const [i, name] of ['Narwhal', 'Beluga', 'Orca'].entries()) {
-      writes.push(await timed(() => request('/api/knowledge/knowledge-entries', { method: 'POST', body: entryBody(`${name} feeding`, `${name}s eat fish and squid.`) })));
-      writes.push(await timed(() => request('/api/knowledge/products?site_id=shop', { method: 'POST', body: productBody(i + 1, `${name} oak table`) })));
+      writes.push(
+        await timed(() =>
+          request('/api/knowledge/knowledge-entries', {
+            method: 'POST',
+            body: entryBody(`${name} feeding`, `${name}s eat fish and squid.`),
+          }),
+        ),
+      );
+      writes.push(
+        await timed(() =>
+          request('/api/knowledge/products?site_id=shop', {
+            method: 'POST',
+            body: productBody(i + 1, `${name} oak table`),
+          }),
+        ),
+      );
     }
-    const edit = await timed(() => request(`/api/knowledge/knowledge-entries/${before.json.id}`, { method: 'PUT', body: { content: 'Walruses need cold water and clams.' } }));
+    const edit = await timed(() =>
+      request(`/api/knowledge/knowledge-entries/${before.json.id}`, {
+        method: 'PUT',
+        body: { content: 'Walruses need cold water and clams.' },
+      }),
+    );
     expect(writes.map((w) => w.status)).toEqual([201, 201, 201, 201, 201, 201]);
     expect(edit.status).toBe(200);
     for (const w of [...writes, edit]) expect(w.ms).toBeLessThan(INDEX_ON_WRITE_MS + 1000);
     expect(writes.slice(2).every((w) => w.ms < 500)).toBe(true); // known to be away: no waiting
-    expect(writes.filter((w) => w.headers['x-embeddings']).map((w) => w.headers['x-embeddings'])).toEqual(['pending', 'pending', 'pending']);
+    expect(writes.filter((w) => w.headers['x-embeddings']).map((w) => w.headers['x-embeddings'])).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
     process.stdout.write(`writes while frozen (ms): ${[...writes, edit].map((w) => w.ms).join(', ')}\n`);
 
     // Searches: a clear 503/504 within the deadline, never a hang.
     const searches = [
       await timed(() => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'narwhal' } })),
       await timed(() => request('/api/knowledge/search/products', { method: 'POST', body: { query: 'oak table' } })),
-      await timed(() => request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [anchor.json.id] } })),
+      await timed(() =>
+        request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [anchor.json.id] } }),
+      ),
     ];
     for (const s of searches) {
       expect([503, 504]).toContain(s.status);
@@ -183,7 +244,14 @@ test('when the similarity service is frozen, then writes are acknowledged, searc
 
   // Resumed: the indexers catch up; every write made while frozen is found.
   const resumed = Date.now();
-  expect((await waitFor(() => httpRequest(gateway.port, 'localhost', '/readyz'), (r) => r.status === 200)).status).toBe(200);
+  expect(
+    (
+      await waitFor(
+        () => httpRequest(gateway.port, 'localhost', '/readyz'),
+        (r) => r.status === 200,
+      )
+    ).status,
+  ).toBe(200);
   for (const name of ['Narwhal', 'Beluga', 'Orca']) {
     const entries = await waitFor(
       () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: `${name} feeding` } }),
@@ -201,7 +269,10 @@ test('when the similarity service is frozen, then writes are acknowledged, searc
     (r) => r.status === 200 && ids(r.json)[0] === before.json.id && r.json[0].entry.version === 2,
   );
   expect(edited.json[0].entry.content).toBe('Walruses need cold water and clams.');
-  const similar = await request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [anchor.json.id] } });
+  const similar = await request('/api/knowledge/search/similar', {
+    method: 'POST',
+    body: { anchor_product_ids: [anchor.json.id] },
+  });
   expect(similar.status).toBe(200);
   expect(similar.json.products.length).toBe(3);
   // What reached the index while the indexers' calls timed out is confirmed on their next pass,

@@ -19,7 +19,11 @@ let otherSiteId: string;
 
 /** A site, created through the catalog's site route. */
 async function createSite(tenantId: string, token: string, slug: string): Promise<string> {
-  const res = await stack.request(tenantId, '/api/knowledge/sites', { method: 'POST', token, body: { slug, name: slug } });
+  const res = await stack.request(tenantId, '/api/knowledge/sites', {
+    method: 'POST',
+    token,
+    body: { slug, name: slug },
+  });
   if (res.status !== 201) throw new Error(`site create: ${res.status} ${res.text}`);
   return res.json.id as string;
 }
@@ -29,7 +33,9 @@ beforeAll(async () => {
   admin = await stack.tenantWithToken(tenant, 'Admin');
   agent = await stack.token(tenant, 'Agent');
   otherAdmin = await stack.tenantWithToken(other, 'Admin');
-  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })).json.id;
+  category = (
+    await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'c' } })
+  ).json.id;
   siteId = await createSite(tenant, admin, 'shop-de');
   otherSiteId = await createSite(other, otherAdmin, 'their-shop');
 });
@@ -38,7 +44,13 @@ afterAll(async () => {
 });
 
 const entry = async (visibility = 'internal') =>
-  (await stack.request(tenant, ENTRIES, { method: 'POST', token: admin, body: { title: 't', content: 'c', category_id: category, visibility } })).json.id as string;
+  (
+    await stack.request(tenant, ENTRIES, {
+      method: 'POST',
+      token: admin,
+      body: { title: 't', content: 'c', category_id: category, visibility },
+    })
+  ).json.id as string;
 const assign = (site: string, entry_ids: unknown, token = admin, t = tenant) =>
   stack.request(t, `/api/knowledge/sites/${site}/knowledge`, { method: 'PUT', token, body: { entry_ids } });
 
@@ -63,11 +75,28 @@ describe('site knowledge assignment', () => {
 
   test('when entries are not visible to the caller or belong to another tenant, then they count as not found', async () => {
     const restricted = await entry('restricted');
-    const theirs = (await stack.request(other, '/api/knowledge/categories', { method: 'POST', token: otherAdmin, body: { name: 'x' } })).json.id;
-    const theirEntry = (await stack.request(other, ENTRIES, { method: 'POST', token: otherAdmin, body: { title: 't', content: 'c', category_id: theirs, visibility: 'public' } })).json.id;
+    const theirs = (
+      await stack.request(other, '/api/knowledge/categories', {
+        method: 'POST',
+        token: otherAdmin,
+        body: { name: 'x' },
+      })
+    ).json.id;
+    const theirEntry = (
+      await stack.request(other, ENTRIES, {
+        method: 'POST',
+        token: otherAdmin,
+        body: { title: 't', content: 'c', category_id: theirs, visibility: 'public' },
+      })
+    ).json.id;
     const res = await assign(siteId, [restricted, theirEntry], agent);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ site_id: siteId, assigned: 0, already_assigned: 0, not_found: [restricted, theirEntry] });
+    expect(res.json).toEqual({
+      site_id: siteId,
+      assigned: 0,
+      already_assigned: 0,
+      not_found: [restricted, theirEntry],
+    });
   });
 
   test('when the site does not exist or is another tenant\'s, then 404 "Site not found"', async () => {

@@ -25,10 +25,18 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const createSite = (tenant: string, token: string, body: unknown) => stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body });
-const put = (tenant: string, token: string, id: string, body: unknown) => stack.request(tenant, `/api/knowledge/sites/${id}`, { method: 'PUT', token, body });
-const list = async (tenant: string, token: string) => (await stack.request(tenant, '/api/knowledge/sites', { token })).json as { id: string; slug: string; is_default: boolean }[];
-const defaults = async (tenant: string, token: string) => (await list(tenant, token)).filter((s) => s.is_default).map((s) => s.slug);
+const createSite = (tenant: string, token: string, body: unknown) =>
+  stack.request(tenant, '/api/knowledge/sites', { method: 'POST', token, body });
+const put = (tenant: string, token: string, id: string, body: unknown) =>
+  stack.request(tenant, `/api/knowledge/sites/${id}`, { method: 'PUT', token, body });
+const list = async (tenant: string, token: string) =>
+  (await stack.request(tenant, '/api/knowledge/sites', { token })).json as {
+    id: string;
+    slug: string;
+    is_default: boolean;
+  }[];
+const defaults = async (tenant: string, token: string) =>
+  (await list(tenant, token)).filter((s) => s.is_default).map((s) => s.slug);
 
 describe('sites', () => {
   test('when a site is created, then it is answered 201 with every field, and the first site of a tenant is its default', async () => {
@@ -36,15 +44,54 @@ describe('sites', () => {
     const token = await stack.tenantWithToken(tenant);
     const res = await createSite(tenant, token, { slug: 'shop-de', name: 'Shop DE' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.json).sort()).toEqual(['config', 'created_at', 'domain', 'id', 'is_default', 'language', 'name', 'platform', 'site_type', 'slug', 'tenant_id']);
-    expect(res.json).toMatchObject({ tenant_id: tenant, slug: 'shop-de', name: 'Shop DE', domain: null, platform: null, config: {}, is_default: true, language: 'de', site_type: 'shop' });
+    expect(Object.keys(res.json).sort()).toEqual([
+      'config',
+      'created_at',
+      'domain',
+      'id',
+      'is_default',
+      'language',
+      'name',
+      'platform',
+      'site_type',
+      'slug',
+      'tenant_id',
+    ]);
+    expect(res.json).toMatchObject({
+      tenant_id: tenant,
+      slug: 'shop-de',
+      name: 'Shop DE',
+      domain: null,
+      platform: null,
+      config: {},
+      is_default: true,
+      language: 'de',
+      site_type: 'shop',
+    });
     expect(res.json.id).toMatch(UUID);
     expect(res.headers.location).toBe(`/api/knowledge/sites/${res.json.id}`);
-    const got = await stack.request(tenant, `/api/knowledge/sites/${res.json.id}`, { token: await stack.token(tenant, 'Viewer') });
+    const got = await stack.request(tenant, `/api/knowledge/sites/${res.json.id}`, {
+      token: await stack.token(tenant, 'Viewer'),
+    });
     expect(got.status).toBe(200);
     expect(got.json).toEqual(res.json);
-    const second = await createSite(tenant, token, { slug: 'shop-at', name: 'Shop AT', domain: 'shop.at', platform: 'shopify', config: { a: { b: 1 } }, language: 'de-AT', site_type: 'marketplace' });
-    expect(second.json).toMatchObject({ is_default: false, domain: 'shop.at', platform: 'shopify', config: { a: { b: 1 } }, language: 'de-AT', site_type: 'marketplace' });
+    const second = await createSite(tenant, token, {
+      slug: 'shop-at',
+      name: 'Shop AT',
+      domain: 'shop.at',
+      platform: 'shopify',
+      config: { a: { b: 1 } },
+      language: 'de-AT',
+      site_type: 'marketplace',
+    });
+    expect(second.json).toMatchObject({
+      is_default: false,
+      domain: 'shop.at',
+      platform: 'shopify',
+      config: { a: { b: 1 } },
+      language: 'de-AT',
+      site_type: 'marketplace',
+    });
     expect(await defaults(tenant, token)).toEqual(['shop-de']);
   });
 
@@ -80,13 +127,42 @@ describe('sites', () => {
   });
 
   test('when a site is updated, then only sent fields change; null clears domain and platform and leaves the others', async () => {
-    const site = (await createSite(acme, admin, { slug: 'upd', name: 'Before', domain: 'a.example', platform: 'magento', site_type: 'shop', config: { k: 1 } })).json;
+    const site = (
+      await createSite(acme, admin, {
+        slug: 'upd',
+        name: 'Before',
+        domain: 'a.example',
+        platform: 'magento',
+        site_type: 'shop',
+        config: { k: 1 },
+      })
+    ).json;
     const res = await put(acme, agent, site.id, { name: 'After' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ name: 'After', domain: 'a.example', platform: 'magento', config: { k: 1 }, slug: 'upd' });
-    const nulls = await put(acme, agent, site.id, { name: null, domain: null, platform: null, site_type: null, config: null, is_default: null });
+    expect(res.json).toMatchObject({
+      name: 'After',
+      domain: 'a.example',
+      platform: 'magento',
+      config: { k: 1 },
+      slug: 'upd',
+    });
+    const nulls = await put(acme, agent, site.id, {
+      name: null,
+      domain: null,
+      platform: null,
+      site_type: null,
+      config: null,
+      is_default: null,
+    });
     expect(nulls.status).toBe(200);
-    expect(nulls.json).toMatchObject({ name: 'After', domain: null, platform: null, site_type: 'shop', config: { k: 1 }, is_default: false });
+    expect(nulls.json).toMatchObject({
+      name: 'After',
+      domain: null,
+      platform: null,
+      site_type: 'shop',
+      config: { k: 1 },
+      is_default: false,
+    });
     const cfg = await put(acme, agent, site.id, { config: { other: true }, site_type: 'b2b' });
     expect(cfg.json).toMatchObject({ config: { other: true }, site_type: 'b2b' });
     expect((await put(acme, agent, site.id, { slug: 'renamed' })).status).toBe(422);
@@ -130,7 +206,15 @@ describe('sites', () => {
 
   test('when a site has products, then it cannot be deleted (409)', async () => {
     const site = (await createSite(acme, admin, { slug: 'with-products', name: 'p' })).json;
-    expect((await stack.request(acme, '/api/knowledge/products?site_id=with-products', { method: 'POST', token: admin, body: { title: 'T', language: 'de' } })).status).toBe(201);
+    expect(
+      (
+        await stack.request(acme, '/api/knowledge/products?site_id=with-products', {
+          method: 'POST',
+          token: admin,
+          body: { title: 'T', language: 'de' },
+        })
+      ).status,
+    ).toBe(201);
     const res = await stack.request(acme, `/api/knowledge/sites/${site.id}`, { method: 'DELETE', token: admin });
     expect(res.status).toBe(409);
     expect(res.json.detail).toMatch(/products/);
@@ -140,13 +224,19 @@ describe('sites', () => {
     const site = (await createSite(acme, admin, { slug: 'scopes', name: 's' })).json;
     expect((await createSite(acme, viewer, { slug: 'viewer', name: 'v' })).status).toBe(403);
     expect((await put(acme, viewer, site.id, { name: 'v' })).status).toBe(403);
-    expect((await stack.request(acme, `/api/knowledge/sites/${site.id}`, { method: 'DELETE', token: agent })).status).toBe(403);
+    expect(
+      (await stack.request(acme, `/api/knowledge/sites/${site.id}`, { method: 'DELETE', token: agent })).status,
+    ).toBe(403);
     expect((await stack.request(acme, `/api/knowledge/sites/${site.id}`, { token: viewer })).status).toBe(200);
   });
 
   test("when another tenant's site id is used, then it is 404 like an unknown one, and lists never mix tenants", async () => {
     const site = (await createSite(acme, admin, { slug: 'private', name: 'p' })).json;
-    for (const [method, body] of [['GET', undefined], ['PUT', { name: 'x' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { name: 'x' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await stack.request(globex, `/api/knowledge/sites/${site.id}`, { method, token: globexAdmin, body });
       expect(res.status).toBe(404);
       expect(res.json).toEqual({ detail: 'Site not found' });
@@ -168,7 +258,9 @@ describe('sites', () => {
     const s = doc.components.schemas;
     expect(s.SimilarSearch.properties.anchor_product_ids).toMatchObject({ minItems: 1, maxItems: 10 });
     expect(s.SimilarSearch.properties.limit).toMatchObject({ minimum: 1, maximum: 50, default: 8 });
-    expect(Object.keys(s.SimilarSearch.properties)).toEqual(expect.arrayContaining(['anchor_weights', 'min_score', 'collapse_variants', 'explain']));
+    expect(Object.keys(s.SimilarSearch.properties)).toEqual(
+      expect.arrayContaining(['anchor_weights', 'min_score', 'collapse_variants', 'explain']),
+    );
     expect(s.ProductCreate.properties.sku.anyOf[0]).toMatchObject({ maxLength: 100 });
     expect(s.Product.properties.price_current.anyOf[0].pattern).toBe('^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$');
     expect(s.ProductBulk.properties.products).toMatchObject({ maxItems: 1000 });

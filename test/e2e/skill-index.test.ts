@@ -19,7 +19,9 @@ beforeAll(async () => {
   admin = await stack.tenantWithToken(tenant, 'Admin');
   supervisor = await stack.token(tenant, 'Supervisor');
   agent = await stack.token(tenant, 'Agent');
-  category = (await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Skills' } })).json.id;
+  category = (
+    await stack.request(tenant, '/api/knowledge/categories', { method: 'POST', token: admin, body: { name: 'Skills' } })
+  ).json.id;
 });
 afterAll(async () => {
   await stack?.stop();
@@ -27,8 +29,17 @@ afterAll(async () => {
 
 const skill = (title: string, trigger: string, token = admin, extra: Record<string, unknown> = {}) =>
   stack.request(tenant, ENTRIES, {
-    method: 'POST', token,
-    body: { title, content: `How to ${title}`, category_id: category, visibility: 'internal', type: 'skill', metadata: { trigger_description: trigger }, ...extra },
+    method: 'POST',
+    token,
+    body: {
+      title,
+      content: `How to ${title}`,
+      category_id: category,
+      visibility: 'internal',
+      type: 'skill',
+      metadata: { trigger_description: trigger },
+      ...extra,
+    },
   });
 const indexes = async (token = admin) => (await stack.request(tenant, `${ENTRIES}?type=skill_index`, { token })).json;
 const theIndex = async () => {
@@ -47,8 +58,19 @@ describe('skill index', () => {
     expect(a.type).toBe('skill');
     const b = (await skill('Track parcel', 'where is my parcel', supervisor)).json;
     const index = await theIndex();
-    expect(index).toMatchObject({ type: 'skill_index', title: 'Skill index', source: 'system', visibility: 'internal' });
-    expect(index.metadata.skills.map((s: { id: string; title: string; trigger_description: string }) => [s.id, s.title, s.trigger_description])).toEqual([
+    expect(index).toMatchObject({
+      type: 'skill_index',
+      title: 'Skill index',
+      source: 'system',
+      visibility: 'internal',
+    });
+    expect(
+      index.metadata.skills.map((s: { id: string; title: string; trigger_description: string }) => [
+        s.id,
+        s.title,
+        s.trigger_description,
+      ]),
+    ).toEqual([
       [a.id, 'Refund', 'customer asks for money back'],
       [b.id, 'Track parcel', 'where is my parcel'],
     ]);
@@ -59,7 +81,11 @@ describe('skill index', () => {
   test('when a skill is renamed or its trigger changes, then the index never keeps the old text', async () => {
     const s = (await skill('Old name', 'old trigger')).json;
     const before = await theIndex();
-    const res = await stack.request(tenant, `${ENTRIES}/${s.id}`, { method: 'PUT', token: admin, body: { title: 'New name', metadata: { trigger_description: 'new trigger' } } });
+    const res = await stack.request(tenant, `${ENTRIES}/${s.id}`, {
+      method: 'PUT',
+      token: admin,
+      body: { title: 'New name', metadata: { trigger_description: 'new trigger' } },
+    });
     expect(res.status).toBe(200);
     const index = await theIndex();
     expect(index.id).toBe(before.id);
@@ -72,9 +98,21 @@ describe('skill index', () => {
   test('when a skill is deleted, then it leaves the index; when the last one goes, the index goes', async () => {
     const t = uniqueId('skills-del');
     const token = await stack.tenantWithToken(t, 'Admin');
-    const cat = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } })).json.id;
+    const cat = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } }))
+      .json.id;
     const mk = (title: string) =>
-      stack.request(t, ENTRIES, { method: 'POST', token, body: { title, content: 'c', category_id: cat, visibility: 'internal', type: 'skill', metadata: { trigger_description: title } } });
+      stack.request(t, ENTRIES, {
+        method: 'POST',
+        token,
+        body: {
+          title,
+          content: 'c',
+          category_id: cat,
+          visibility: 'internal',
+          type: 'skill',
+          metadata: { trigger_description: title },
+        },
+      });
     const one = (await mk('one')).json;
     const two = (await mk('two')).json;
     expect((await stack.request(t, `${ENTRIES}/${one.id}`, { method: 'DELETE', token })).status).toBe(204);
@@ -91,17 +129,35 @@ describe('skill index', () => {
 
   test('when a non-skill entry changes, then the index is not rewritten', async () => {
     const before = await theIndex();
-    await stack.request(tenant, ENTRIES, { method: 'POST', token: admin, body: { title: 'k', content: 'c', category_id: category, visibility: 'internal' } });
+    await stack.request(tenant, ENTRIES, {
+      method: 'POST',
+      token: admin,
+      body: { title: 'k', content: 'c', category_id: category, visibility: 'internal' },
+    });
     expect((await theIndex()).version).toBe(before.version);
   });
 
   test('when a client creates, updates or deletes a skill_index entry, then 403 and the index is unchanged', async () => {
     const before = await theIndex();
-    const created = await stack.request(tenant, ENTRIES, { method: 'POST', token: admin, body: { title: 'x', content: 'c', category_id: category, visibility: 'internal', type: 'skill_index' } });
+    const created = await stack.request(tenant, ENTRIES, {
+      method: 'POST',
+      token: admin,
+      body: { title: 'x', content: 'c', category_id: category, visibility: 'internal', type: 'skill_index' },
+    });
     expect(created.status).toBe(403);
     expect(created.json.detail).toMatch(/skill_index/);
-    expect((await stack.request(tenant, `${ENTRIES}/${before.id}`, { method: 'PUT', token: admin, body: { content: 'hacked' } })).status).toBe(403);
-    expect((await stack.request(tenant, `${ENTRIES}/${before.id}`, { method: 'DELETE', token: admin })).status).toBe(403);
+    expect(
+      (
+        await stack.request(tenant, `${ENTRIES}/${before.id}`, {
+          method: 'PUT',
+          token: admin,
+          body: { content: 'hacked' },
+        })
+      ).status,
+    ).toBe(403);
+    expect((await stack.request(tenant, `${ENTRIES}/${before.id}`, { method: 'DELETE', token: admin })).status).toBe(
+      403,
+    );
     expect(await theIndex()).toEqual(before);
   });
 
@@ -123,15 +179,29 @@ describe('skill index', () => {
   test('when skills are written concurrently, then the index ends up listing every one of them', async () => {
     const t = uniqueId('skills-race');
     const token = await stack.tenantWithToken(t, 'Admin');
-    const cat = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } })).json.id;
+    const cat = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } }))
+      .json.id;
     const created = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        stack.request(t, ENTRIES, { method: 'POST', token, body: { title: `s${i}`, content: 'c', category_id: cat, visibility: 'internal', type: 'skill', metadata: { trigger_description: `t${i}` } } }),
+        stack.request(t, ENTRIES, {
+          method: 'POST',
+          token,
+          body: {
+            title: `s${i}`,
+            content: 'c',
+            category_id: cat,
+            visibility: 'internal',
+            type: 'skill',
+            metadata: { trigger_description: `t${i}` },
+          },
+        }),
       ),
     );
     expect(created.every((r) => r.status === 201)).toBe(true);
     const index = (await stack.request(t, `${ENTRIES}?type=skill_index`, { token })).json;
     expect(index).toHaveLength(1);
-    expect(index[0].metadata.skills.map((s: { id: string }) => s.id).sort()).toEqual(created.map((r) => r.json.id).sort());
+    expect(index[0].metadata.skills.map((s: { id: string }) => s.id).sort()).toEqual(
+      created.map((r) => r.json.id).sort(),
+    );
   });
 });

@@ -69,13 +69,19 @@ describe('backends not reachable', () => {
   test('when MongoDB and Elasticsearch are down, then each back service is not ready but live (a liveness probe must not restart it)', async () => {
     for (const name of ['knowledge', 'catalog', 'similarity'] as const) {
       const address = services.addresses[name];
-      expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([name, 'NOT_SERVING', 'SERVING']);
+      expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([
+        name,
+        'NOT_SERVING',
+        'SERVING',
+      ]);
     }
   });
 
   test('when MongoDB is down, then an API request is answered 503 with Retry-After within the deadline', async () => {
     const started = Date.now();
-    const res = await httpRequest(gatewayPort, 'acme.localhost', '/api/knowledge/categories', { token: 'kbt_abcdefabcdef_secret' });
+    const res = await httpRequest(gatewayPort, 'acme.localhost', '/api/knowledge/categories', {
+      token: 'kbt_abcdefabcdef_secret',
+    });
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
     expect(res.json).toEqual({ detail: 'MongoDB is unavailable' });

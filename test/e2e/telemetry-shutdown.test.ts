@@ -46,7 +46,10 @@ test('when a service is stopped with SIGTERM right after answering, then the req
   const started = Date.now();
   let live = 0;
   while (live !== 200 && Date.now() - started < 30_000) {
-    live = await httpRequest(port, 'localhost', '/healthz').then((r) => r.status, () => 0);
+    live = await httpRequest(port, 'localhost', '/healthz').then(
+      (r) => r.status,
+      () => 0,
+    );
     if (live !== 200) await sleep(100);
   }
   if (live !== 200) throw new Error(`the gateway did not start:\n${service.log()}`);
@@ -57,7 +60,16 @@ test('when a service is stopped with SIGTERM right after answering, then the req
   const stopped = service.stop('SIGTERM');
   const code = await service.exited;
   const spans = await receiver
-    .waitForSpans((all) => all.some((s) => s.service === 'kb-gateway' && s.kind === 'SERVER' && s.attributes['http.route'] === '/api/knowledge/openapi.json'), 5_000)
+    .waitForSpans(
+      (all) =>
+        all.some(
+          (s) =>
+            s.service === 'kb-gateway' &&
+            s.kind === 'SERVER' &&
+            s.attributes['http.route'] === '/api/knowledge/openapi.json',
+        ),
+      5_000,
+    )
     .catch((err: Error) => {
       throw new Error(`${err.message}\ngateway log:\n${service.log()}`);
     });

@@ -10,7 +10,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
-import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse, type RequestOptions } from '../support/stack';
+import {
+  databaseUri,
+  httpRequest,
+  tenantWithAdminToken,
+  uniqueId,
+  type HttpResponse,
+  type RequestOptions,
+} from '../support/stack';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { startProcessStack, type ProcessStack } from '../support/service-process';
 
@@ -46,9 +53,17 @@ beforeAll(async () => {
     mongoUri: mongoUri(),
     indexPrefix: db,
     // Every trace kept (the default keeps a tenth of those not started by a sampled caller).
-    env: () => ({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
+    env: () => ({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+    }),
     indexing: { INDEXER_INTERVAL_MS: '250' },
-    gateways: { gateway: {}, sampledGateway: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' } },
+    gateways: {
+      gateway: {},
+      sampledGateway: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+    },
     keepChars: 500_000,
     readyWithinMs: 60_000,
   });
@@ -57,7 +72,9 @@ beforeAll(async () => {
 
   conn = await mongoose.createConnection(mongoUri()).asPromise();
   token = await tenantWithAdminToken(conn, tenant);
-  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
+  expect((await request('/api/knowledge/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(
+    201,
+  );
   const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
   expect(created.status).toBe(201);
   category = created.json.id;
@@ -90,9 +107,12 @@ async function completeTrace(traceId: string, expected: ((s: ReceivedSpan) => bo
 }
 
 const span = (service: string, name: string | RegExp, kind?: ReceivedSpan['kind']) => (s: ReceivedSpan) =>
-  s.service === service && (typeof name === 'string' ? s.name === name : name.test(s.name)) && (!kind || s.kind === kind);
+  s.service === service &&
+  (typeof name === 'string' ? s.name === name : name.test(s.name)) &&
+  (!kind || s.kind === kind);
 const isMongo = (s: ReceivedSpan) => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'mongodb';
-const isElasticsearch = (s: ReceivedSpan) => (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'elasticsearch';
+const isElasticsearch = (s: ReceivedSpan) =>
+  (s.attributes['db.system.name'] ?? s.attributes['db.system']) === 'elasticsearch';
 
 class Trace {
   constructor(
@@ -109,7 +129,12 @@ class Trace {
   /** True when `ancestor` is `s`'s parent, grandparent, …. */
   under(s: ReceivedSpan, ancestor: ReceivedSpan): boolean {
     const byId = new Map(this.spans.map((x) => [x.spanId, x]));
-    for (let p = s.parentSpanId && byId.get(s.parentSpanId); p; p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined) if (p === ancestor) return true;
+    for (
+      let p = s.parentSpanId && byId.get(s.parentSpanId);
+      p;
+      p = p.parentSpanId ? byId.get(p.parentSpanId) : undefined
+    )
+      if (p === ancestor) return true;
     return false;
   }
 
@@ -119,7 +144,10 @@ class Trace {
    */
   hop(caller: ReceivedSpan, to: string, method: string): ReceivedSpan {
     const name = `grpc.${method}`;
-    const client = this.one((s) => span(caller.service, name, 'CLIENT')(s) && this.under(s, caller), `${caller.service} client span ${name} under ${caller.name}`);
+    const client = this.one(
+      (s) => span(caller.service, name, 'CLIENT')(s) && this.under(s, caller),
+      `${caller.service} client span ${name} under ${caller.name}`,
+    );
     const server = this.one(span(to, name, 'SERVER'), `${to} server span ${name}`);
     expect(server.parentSpanId).toBe(client.spanId);
     return server;
@@ -132,7 +160,11 @@ class Trace {
 }
 
 /** The gateway's server span continues the sent context; one root; the four service names. */
-function expectContinued(trace: ReceivedSpan[], sent: { traceId: string; parentId: string }, services = SERVICE_NAMES): ReceivedSpan {
+function expectContinued(
+  trace: ReceivedSpan[],
+  sent: { traceId: string; parentId: string },
+  services = SERVICE_NAMES,
+): ReceivedSpan {
   const roots = orphans(trace);
   expect(roots.map((s) => [s.service, s.kind, s.parentSpanId])).toEqual([['kb-gateway', 'SERVER', sent.parentId]]);
   expect(trace.every((s) => s.traceId === sent.traceId)).toBe(true);
@@ -144,12 +176,21 @@ const grpcServer = (service: string, method: string) => span(service, `grpc.${me
 
 // ---- the tests -------------------------------------------------------------------------
 
-const kettle = { external_id: 'kettle-1', title: 'Blue kettle', description: 'Stainless steel kettle, 1.7 litres, boil-dry protection.', language: 'en' };
+const kettle = {
+  external_id: 'kettle-1',
+  title: 'Blue kettle',
+  description: 'Stainless steel kettle, 1.7 litres, boil-dry protection.',
+  language: 'en',
+};
 let kettleId: string;
 
 test('when a product upsert arrives with a sampled traceparent, then one trace continues it: gateway → catalog → MongoDB, catalog → similarity → embedder and Elasticsearch, the token checked in knowledge', async () => {
   const sent = traceparent();
-  const res = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: kettle, headers: { traceparent: sent.header } });
+  const res = await request('/api/knowledge/products?site_id=shop', {
+    method: 'POST',
+    body: kettle,
+    headers: { traceparent: sent.header },
+  });
   expect(res.status).toBe(201);
   kettleId = res.json.id;
 
@@ -177,7 +218,11 @@ test('when a product upsert arrives with a sampled traceparent, then one trace c
   const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
   const embedding = trace.one(span('kb-similarity', /^embeddings /), 'embedding span');
   expect(trace.under(embedding, similarity)).toBe(true);
-  expect(embedding.attributes).toMatchObject({ 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': 'local', 'gen_ai.request.model': process.env.EMBEDDING_MODEL_NAME });
+  expect(embedding.attributes).toMatchObject({
+    'gen_ai.operation.name': 'embeddings',
+    'gen_ai.provider.name': 'local',
+    'gen_ai.request.model': process.env.EMBEDDING_MODEL_NAME,
+  });
   const es = trace.below(similarity, isElasticsearch);
   expect(es.map((s) => s.name)).toContain('bulk');
   for (const s of es) expect(s.kind).toBe('CLIENT');
@@ -190,7 +235,11 @@ test('when a product upsert arrives with a sampled traceparent, then one trace c
 
 test('when a similar search arrives with a sampled traceparent, then gateway → catalog → similarity → Elasticsearch is one trace under it', async () => {
   const sent = traceparent();
-  const res = await request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { traceparent: sent.header } });
+  const res = await request('/api/knowledge/search/similar', {
+    method: 'POST',
+    body: { anchor_product_ids: [kettleId] },
+    headers: { traceparent: sent.header },
+  });
   expect(res.status).toBe(200);
 
   const spans = await completeTrace(sent.traceId, [
@@ -202,14 +251,21 @@ test('when a similar search arrives with a sampled traceparent, then gateway →
   const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/SimilarProducts');
   expect(trace.below(catalog, isMongo).length).toBeGreaterThan(0); // the anchors read from MongoDB
   const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts');
-  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(expect.arrayContaining(['mget', 'search']));
+  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(
+    expect.arrayContaining(['mget', 'search']),
+  );
 });
 
 test('when an entry is created with a sampled traceparent, then gateway → knowledge → MongoDB and knowledge → similarity → embedder and Elasticsearch are one trace under it', async () => {
   const sent = traceparent();
   const res = await request('/api/knowledge/knowledge-entries', {
     method: 'POST',
-    body: { title: 'Kettle care', content: 'Descale the kettle with citric acid once a month.', category_id: category, visibility: 'internal' },
+    body: {
+      title: 'Kettle care',
+      content: 'Descale the kettle with citric acid once a month.',
+      category_id: category,
+      visibility: 'internal',
+    },
     headers: { traceparent: sent.header },
   });
   expect(res.status).toBe(201);
@@ -245,7 +301,9 @@ async function logLines(proc: Process, requestId: string, min = 1): Promise<Reco
 test('when a request carries X-Request-Id and a traceparent, then the response echoes the request id and every service logs it with the trace id', async () => {
   const sent = traceparent();
   const requestId = uniqueId('req');
-  const res: HttpResponse = await request(`/api/knowledge/products/${kettleId}`, { headers: { traceparent: sent.header, 'X-Request-Id': requestId } });
+  const res: HttpResponse = await request(`/api/knowledge/products/${kettleId}`, {
+    headers: { traceparent: sent.header, 'X-Request-Id': requestId },
+  });
   expect(res.status).toBe(200);
   expect(res.headers['x-request-id']).toBe(requestId);
 
@@ -254,10 +312,13 @@ test('when a request carries X-Request-Id and a traceparent, then the response e
   for (const service of ['knowledge', 'catalog'] as const) {
     const calls = await logLines(service, requestId);
     expect(calls.length).toBeGreaterThan(0);
-    for (const line of calls) expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
+    for (const line of calls)
+      expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
   }
   // A log line's span id is a span of that trace, so logs lead to the span they were written in.
-  const spans = await completeTrace(sent.traceId, [grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/GetProduct')]);
+  const spans = await completeTrace(sent.traceId, [
+    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/GetProduct'),
+  ]);
   const [catalogLine] = await logLines('catalog', requestId);
   expect(spans.map((s) => s.spanId)).toContain(catalogLine?.span_id);
 });
@@ -266,8 +327,22 @@ test('when the background indexer finds work, then its pass is a trace of its ow
   // Queue the product again, as a write whose inline indexing timed out would leave it.
   await conn.collection<{ _id: string }>('products').updateOne({ _id: kettleId }, { $set: { needs_index: true } });
   const isPass = span('kb-catalog', 'index pending products');
-  await receiver.waitForSpans((all) => all.some((s) => isPass(s) && receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'))), 10_000);
-  const pass = receiver.spans.find((s) => isPass(s) && receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'))) as ReceivedSpan;
+  await receiver.waitForSpans(
+    (all) =>
+      all.some(
+        (s) =>
+          isPass(s) &&
+          receiver
+            .spansOf(s.traceId)
+            .some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
+      ),
+    10_000,
+  );
+  const pass = receiver.spans.find(
+    (s) =>
+      isPass(s) &&
+      receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
+  ) as ReceivedSpan;
   expect(pass.parentSpanId).toBeUndefined();
   expect(pass.attributes).toMatchObject({ 'kb.document.kind': 'products' });
   const spans = await completeTrace(pass.traceId, [span('kb-catalog', 'updateOne products')]);
@@ -277,15 +352,21 @@ test('when the background indexer finds work, then its pass is a trace of its ow
   expect(spans.some((s) => s.service === 'kb-gateway')).toBe(false);
 });
 
-test('when probes and timers run (/readyz, grpc.health.v1, the similarity service\'s dependency probe, idle indexer passes), then they export no spans', async () => {
+test("when probes and timers run (/readyz, grpc.health.v1, the similarity service's dependency probe, idle indexer passes), then they export no spans", async () => {
   // beforeAll polled /readyz on both gateways (each fanning out grpc.health.v1 checks) until
   // ready; the similarity service probes Elasticsearch every 5 s; the indexers poll every 250 ms.
   const noise = (s: ReceivedSpan) =>
-    /readyz|healthz/.test(s.name) || /grpc\.health\.v1/.test(s.name) || s.name === 'cluster.health' || (s.service === 'kb-similarity' && !s.parentSpanId);
+    /readyz|healthz/.test(s.name) ||
+    /grpc\.health\.v1/.test(s.name) ||
+    s.name === 'cluster.health' ||
+    (s.service === 'kb-similarity' && !s.parentSpanId);
   expect(receiver.spans.filter(noise).map((s) => `${s.service}: ${s.name}`)).toEqual([]);
   // Every trace starts at a request or at an indexer pass that found work.
   const rootNames = new Set(receiver.spans.filter((s) => !s.parentSpanId).map((s) => `${s.service}: ${s.name}`));
-  for (const name of rootNames) expect(name).toMatch(/^kb-gateway: (GET|POST|PUT|DELETE) \/api\/knowledge\/|^kb-(catalog|knowledge): (index pending|remove deleted) /);
+  for (const name of rootNames)
+    expect(name).toMatch(
+      /^kb-gateway: (GET|POST|PUT|DELETE) \/api\/knowledge\/|^kb-(catalog|knowledge): (index pending|remove deleted) /,
+    );
 });
 
 test('when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent exports no span in any service, and one with a sampled traceparent is still traced end to end', async () => {
@@ -295,7 +376,15 @@ test('when the gateway samples with parentbased_traceidratio at 0, then a reques
   // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in
   // the traceparent it sends on (flags 00), so the services behind it record nothing either.
   const requestId = uniqueId('unsampled');
-  expect((await request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { 'X-Request-Id': requestId } }, 'sampledGateway')).status).toBe(200);
+  expect(
+    (
+      await request(
+        '/api/knowledge/search/similar',
+        { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { 'X-Request-Id': requestId } },
+        'sampledGateway',
+      )
+    ).status,
+  ).toBe(200);
   const [line] = await logLines('sampledGateway', requestId);
   const unsampledTrace = line?.trace_id as string;
   expect(unsampledTrace).toMatch(/^[0-9a-f]{32}$/);
@@ -304,7 +393,11 @@ test('when the gateway samples with parentbased_traceidratio at 0, then a reques
 
   // With a sampled traceparent the parent's decision wins.
   const sent = traceparent();
-  const res = await request('/api/knowledge/products?site_id=shop', { method: 'POST', body: { ...kettle, title: 'Blue kettle, sampled' }, headers: { traceparent: sent.header } }, 'sampledGateway');
+  const res = await request(
+    '/api/knowledge/products?site_id=shop',
+    { method: 'POST', body: { ...kettle, title: 'Blue kettle, sampled' }, headers: { traceparent: sent.header } },
+    'sampledGateway',
+  );
   expect(res.status).toBe(200);
   const spans = await completeTrace(sent.traceId, [
     grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),

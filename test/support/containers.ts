@@ -14,7 +14,10 @@ export { imageName };
 
 /** Why the container tests cannot run here, or undefined when they can. */
 export function containersSkipReason(): string | undefined {
-  return process.env.KB_CONTAINERS_SKIP || (process.env.KB_DOCKER_HOST ? undefined : 'no container engine was looked for (global set-up did not run)');
+  return (
+    process.env.KB_CONTAINERS_SKIP ||
+    (process.env.KB_DOCKER_HOST ? undefined : 'no container engine was looked for (global set-up did not run)')
+  );
 }
 
 type Testcontainers = typeof import('testcontainers');
@@ -48,7 +51,10 @@ export async function hardened(service: ImageService, env: Record<string, string
       this.hostConfig.SecurityOpt = ['no-new-privileges'];
     }
   }
-  return new Hardened().withNetworkMode('host').withEnvironment({ LOG_LEVEL: 'info', ...env }).withPullPolicy({ shouldPull: () => false });
+  return new Hardened()
+    .withNetworkMode('host')
+    .withEnvironment({ LOG_LEVEL: 'info', ...env })
+    .withPullPolicy({ shouldPull: () => false });
 }
 
 export interface RunningService {
@@ -63,7 +69,9 @@ export async function startService(service: ImageService, env: Record<string, st
   const { Wait } = await testcontainers();
   let output = '';
   try {
-    const container = await (await hardened(service, env))
+    const container = await (
+      await hardened(service, env)
+    )
       .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
       .withWaitStrategy(Wait.forLogMessage(/listening/))
       .withStartupTimeout(60_000)
@@ -75,7 +83,11 @@ export async function startService(service: ImageService, env: Record<string, st
 }
 
 /** Runs an image to its end (a start-up that is meant to fail); its exit code and output. */
-export async function runToExit(service: ImageService, env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number; output: string }> {
+export async function runToExit(
+  service: ImageService,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number; output: string }> {
   const { getContainerRuntimeClient } = await testcontainers();
   const client = await getContainerRuntimeClient();
   const container = await client.container.create({
@@ -85,7 +97,11 @@ export async function runToExit(service: ImageService, env: Record<string, strin
   });
   try {
     await client.container.start(container);
-    const exited = await withTimeout(container.wait() as Promise<{ StatusCode: number }>, timeoutMs, `${service} did not exit within ${timeoutMs} ms`);
+    const exited = await withTimeout(
+      container.wait() as Promise<{ StatusCode: number }>,
+      timeoutMs,
+      `${service} did not exit within ${timeoutMs} ms`,
+    );
     const logs = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
     // Docker's multiplexed log frames start with 8 header bytes; the text in between is intact.
     return { code: exited.StatusCode, output: logs.toString('utf8').replace(/[\x00-\x08]/g, '') };
@@ -106,7 +122,11 @@ export async function signalAndWait(running: RunningService, signal: string, tim
   const client = await getContainerRuntimeClient();
   const container = client.container.getById(running.container.getId());
   await container.kill({ signal });
-  const exited = await withTimeout(container.wait() as Promise<{ StatusCode: number }>, timeoutMs, `${running.service} did not exit within ${timeoutMs} ms of ${signal}`);
+  const exited = await withTimeout(
+    container.wait() as Promise<{ StatusCode: number }>,
+    timeoutMs,
+    `${running.service} did not exit within ${timeoutMs} ms of ${signal}`,
+  );
   // Stopped by a signal, it is not stopped (and removed) by the file's clean-up: remove it here.
   await container.remove({ force: true }).catch(() => undefined);
   return exited.StatusCode;
@@ -124,14 +144,24 @@ type HealthStatus = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'SERVICE_UNKNOWN' | 
 export function grpcHealth(address: string, service = ''): Promise<HealthStatus> {
   const def = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String, defaults: true });
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    grpc: { health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials) => grpc.Client & { Check: (...args: any[]) => void } } } };
+    grpc: {
+      health: {
+        v1: {
+          Health: new (a: string, c: grpc.ChannelCredentials) => grpc.Client & { Check: (...args: any[]) => void };
+        };
+      };
+    };
   };
   const client = new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
   return new Promise((resolve) => {
-    client.Check({ service }, { deadline: new Date(Date.now() + 2_000) }, (err: grpc.ServiceError | null, res?: { status: HealthStatus }) => {
-      client.close();
-      resolve(err ? 'UNREACHABLE' : (res?.status ?? 'UNKNOWN'));
-    });
+    client.Check(
+      { service },
+      { deadline: new Date(Date.now() + 2_000) },
+      (err: grpc.ServiceError | null, res?: { status: HealthStatus }) => {
+        client.close();
+        resolve(err ? 'UNREACHABLE' : (res?.status ?? 'UNKNOWN'));
+      },
+    );
   });
 }
 

@@ -9,7 +9,14 @@
  * KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
  */
 import { request } from 'node:http';
-import { IMAGE_SERVICES, NO_ENGINE_HELP, ensureEmbeddingModel, findDockerApi, imageName, startBackends } from '@kb/devstack';
+import {
+  IMAGE_SERVICES,
+  NO_ENGINE_HELP,
+  ensureEmbeddingModel,
+  findDockerApi,
+  imageName,
+  startBackends,
+} from '@kb/devstack';
 
 type Globals = { __kbBackends?: { stop(): Promise<void> }; __kbDockerApi?: { stop?: () => void } };
 
@@ -25,7 +32,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.EMBEDDING_MODEL_NAME = model.name;
   process.env.EMBEDDING_DIMS = String(model.dims);
   (globalThis as Globals).__kbBackends = backends;
-  log(`${backends.mode} backends ready in ${((Date.now() - started) / 1000).toFixed(1)} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`);
+  log(
+    `${backends.mode} backends ready in ${((Date.now() - started) / 1000).toFixed(1)} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
+  );
   await findContainers(log);
 }
 
@@ -38,11 +47,14 @@ async function findContainers(log: (msg: string) => void): Promise<void> {
     (globalThis as Globals).__kbDockerApi = api;
     process.env.KB_DOCKER_HOST = api.dockerHost;
     const missing = [];
-    for (const service of IMAGE_SERVICES) if (!(await imageOnEngine(api.dockerHost, imageName(service)))) missing.push(imageName(service));
-    if (missing.length) skip = `the engine at ${api.dockerHost} has no ${missing.join(', ')}: build them with \`npm run images\``;
+    for (const service of IMAGE_SERVICES)
+      if (!(await imageOnEngine(api.dockerHost, imageName(service)))) missing.push(imageName(service));
+    if (missing.length)
+      skip = `the engine at ${api.dockerHost} has no ${missing.join(', ')}: build them with \`npm run images\``;
   }
   if (skip) {
-    if (process.env.KB_REQUIRE_CONTAINER_TESTS === '1') throw new Error(`KB_REQUIRE_CONTAINER_TESTS=1 but the container tests cannot run: ${skip}`);
+    if (process.env.KB_REQUIRE_CONTAINER_TESTS === '1')
+      throw new Error(`KB_REQUIRE_CONTAINER_TESTS=1 but the container tests cannot run: ${skip}`);
     process.env.KB_CONTAINERS_SKIP = skip;
     log(`container tests will be skipped: ${skip}`);
   } else {
@@ -53,7 +65,8 @@ async function findContainers(log: (msg: string) => void): Promise<void> {
 /** GET /images/<name>/json on the Docker API: 200 when the engine has the image. */
 function imageOnEngine(dockerHost: string, image: string): Promise<boolean> {
   const url = new URL(dockerHost);
-  const where = url.protocol === 'unix:' ? { socketPath: url.pathname } : { host: url.hostname, port: Number(url.port) };
+  const where =
+    url.protocol === 'unix:' ? { socketPath: url.pathname } : { host: url.hostname, port: Number(url.port) };
   return new Promise((resolve) => {
     const req = request({ ...where, path: `/images/${encodeURIComponent(image)}/json`, timeout: 5_000 }, (res) => {
       res.resume();

@@ -22,7 +22,12 @@ export interface HttpResponse {
  * node:http rather than fetch: fetch does not let a caller set the Host header, and
  * `<tenant>.localhost` names do not resolve in Node (curl resolves them itself).
  */
-export function httpRequest(port: number, host: string, path: string, init: RequestOptions = {}): Promise<HttpResponse> {
+export function httpRequest(
+  port: number,
+  host: string,
+  path: string,
+  init: RequestOptions = {},
+): Promise<HttpResponse> {
   const named = (name: string) => Object.keys(init.headers ?? {}).some((h) => h.toLowerCase() === name);
   const headers: Record<string, string> = { ...(named('host') ? {} : { Host: host }), ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;

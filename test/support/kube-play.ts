@@ -22,14 +22,19 @@ export interface KubeObject {
   data?: Record<string, string>;
 }
 
-export function podman(args: string[], input?: string, timeoutMs = 120_000): { code: number; stdout: string; stderr: string } {
+export function podman(
+  args: string[],
+  input?: string,
+  timeoutMs = 120_000,
+): { code: number; stdout: string; stderr: string } {
   const r = spawnSync('podman', args, { input, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? (r.error ? String(r.error) : '') };
 }
 
 function mustPodman(args: string[], input?: string, timeoutMs?: number): string {
   const r = podman(args, input, timeoutMs);
-  if (r.code !== 0) throw new Error(`podman ${args.join(' ')} failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
+  if (r.code !== 0)
+    throw new Error(`podman ${args.join(' ')} failed (${r.code}): ${r.stderr.trim() || r.stdout.trim()}`);
   return r.stdout;
 }
 
@@ -42,7 +47,9 @@ export function parseManifests(text: string): KubeObject[] {
 /** A podman secret in the form `kube play`'s secretKeyRef reads; replaces one of the same name. */
 export function createSecret(name: string, data: Record<string, string>): void {
   podman(['secret', 'rm', name]);
-  const json = JSON.stringify(Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])));
+  const json = JSON.stringify(
+    Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  );
   // From a file: podman takes `-` only from a named pipe, and Node's stdio pipes are sockets.
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'kb-secret-')), 'data.json');
   writeFileSync(file, json, { mode: 0o600 });
@@ -87,7 +94,9 @@ export class KubePlay {
 
   /** The container podman made for a container of a Deployment (`<name>-pod-0-<container>`) or a Pod. */
   static containerName(object: KubeObject, container: string): string {
-    return object.kind === 'Deployment' ? `${object.metadata.name}-pod-0-${container}` : `${object.metadata.name}-${container}`;
+    return object.kind === 'Deployment'
+      ? `${object.metadata.name}-pod-0-${container}`
+      : `${object.metadata.name}-${container}`;
   }
 }
 
@@ -102,7 +111,16 @@ export function logsOf(container: string, tail = 40): string {
 }
 
 /** `podman inspect` of a container, the fields a hardening check needs. */
-export function inspect(container: string): { user: string; readOnly: boolean; capAdd: string[]; capDrop: string[]; network: string; state: string; privileged: boolean; noNewPrivileges: boolean } {
+export function inspect(container: string): {
+  user: string;
+  readOnly: boolean;
+  capAdd: string[];
+  capDrop: string[];
+  network: string;
+  state: string;
+  privileged: boolean;
+  noNewPrivileges: boolean;
+} {
   const [info] = JSON.parse(mustPodman(['inspect', container])) as any[];
   return {
     user: info.Config.User,

@@ -79,7 +79,9 @@ message ScopeSpans { InstrumentationScope scope = 1; repeated Span spans = 2; st
 message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans = 2; string schema_url = 3; }
 message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
 `;
-const exportRequest = protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
+const exportRequest = protobuf
+  .parse(OTLP_TRACE_PROTO, { keepCase: false })
+  .root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
 
 const KINDS: ReceivedSpan['kind'][] = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
 const STATUS_CODES: ReceivedSpan['status']['code'][] = ['UNSET', 'OK', 'ERROR'];
@@ -119,20 +121,37 @@ interface OtlpExport {
 const hex = (bytes: Uint8Array | undefined) => (bytes && bytes.length ? Buffer.from(bytes).toString('hex') : '');
 
 function fromProtobuf(body: Buffer): OtlpExport {
-  const decoded = exportRequest.toObject(exportRequest.decode(body), { longs: String, bytes: Array, defaults: false, oneofs: false });
+  const decoded = exportRequest.toObject(exportRequest.decode(body), {
+    longs: String,
+    bytes: Array,
+    defaults: false,
+    oneofs: false,
+  });
   // Bytes come back as number arrays: ids as hex, as OTLP/JSON writes them; bytes values as base64.
   const value = (v: Record<string, unknown> | undefined): OtlpAnyValue | undefined => {
     if (!v) return undefined;
-    const out = { ...v } as OtlpAnyValue & { bytesValue?: unknown; arrayValue?: { values?: unknown[] }; kvlistValue?: { values?: unknown[] } };
+    const out = { ...v } as OtlpAnyValue & {
+      bytesValue?: unknown;
+      arrayValue?: { values?: unknown[] };
+      kvlistValue?: { values?: unknown[] };
+    };
     if (Array.isArray(v.bytesValue)) out.bytesValue = Buffer.from(v.bytesValue as number[]).toString('base64');
-    if (out.arrayValue) out.arrayValue = { values: (out.arrayValue.values ?? []).map((x) => value(x as Record<string, unknown>)) as OtlpAnyValue[] };
+    if (out.arrayValue)
+      out.arrayValue = {
+        values: (out.arrayValue.values ?? []).map((x) => value(x as Record<string, unknown>)) as OtlpAnyValue[],
+      };
     if (out.kvlistValue) out.kvlistValue = { values: keyValues(out.kvlistValue.values as Record<string, unknown>[]) };
     return out;
   };
   const keyValues = (kvs: Record<string, unknown>[] | undefined): OtlpKeyValue[] =>
     (kvs ?? []).map((kv) => ({ key: kv.key as string, value: value(kv.value as Record<string, unknown> | undefined) }));
   const bytes = (b: unknown) => hex(Array.isArray(b) ? Uint8Array.from(b as number[]) : undefined);
-  type Decoded = { resourceSpans?: { resource?: { attributes?: Record<string, unknown>[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] };
+  type Decoded = {
+    resourceSpans?: {
+      resource?: { attributes?: Record<string, unknown>[] };
+      scopeSpans?: { spans?: Record<string, unknown>[] }[];
+    }[];
+  };
   return {
     resourceSpans: ((decoded as Decoded).resourceSpans ?? []).map((rs) => ({
       resource: { attributes: keyValues(rs.resource?.attributes) },
@@ -184,7 +203,10 @@ function plainSpans(payload: OtlpExport): ReceivedSpan[] {
           name: s.name,
           kind: enumName(KINDS, s.kind, 'SPAN_KIND_'),
           attributes: plainAttributes(s.attributes),
-          status: { code: enumName(STATUS_CODES, s.status?.code, 'STATUS_CODE_'), ...(s.status?.message ? { message: s.status.message } : {}) },
+          status: {
+            code: enumName(STATUS_CODES, s.status?.code, 'STATUS_CODE_'),
+            ...(s.status?.message ? { message: s.status.message } : {}),
+          },
           startTimeUnixNano: String(s.startTimeUnixNano ?? '0'),
           endTimeUnixNano: String(s.endTimeUnixNano ?? '0'),
         });
@@ -211,10 +233,14 @@ function renderTree(spans: ReceivedSpan[]): string {
   }
   const lines: string[] = [];
   const walk = (parent: string, depth: number) => {
-    const list = (children.get(parent) ?? []).sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+    const list = (children.get(parent) ?? []).sort((a, b) =>
+      BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1,
+    );
     for (const s of list) {
       const orphan = depth === 0 && s.parentSpanId ? ` [parent ${s.parentSpanId} not in trace]` : '';
-      lines.push(`${'  '.repeat(depth)}${s.service}: ${s.name} (${s.kind}${s.status.code === 'ERROR' ? ', ERROR' : ''})${orphan}`);
+      lines.push(
+        `${'  '.repeat(depth)}${s.service}: ${s.name} (${s.kind}${s.status.code === 'ERROR' ? ', ERROR' : ''})${orphan}`,
+      );
       walk(s.spanId, depth + 1);
     }
   };
@@ -247,7 +273,9 @@ export async function startOtlpReceiver(options: { host?: string; port?: number 
       (body) => {
         if (req.url === '/v1/traces') {
           try {
-            spans.push(...plainSpans(protobufBody ? fromProtobuf(body) : (JSON.parse(body.toString('utf8')) as OtlpExport)));
+            spans.push(
+              ...plainSpans(protobufBody ? fromProtobuf(body) : (JSON.parse(body.toString('utf8')) as OtlpExport)),
+            );
           } catch (err) {
             return answer(400, JSON.stringify({ message: `undecodable export: ${(err as Error).message}` }));
           }
@@ -284,7 +312,11 @@ export async function startOtlpReceiver(options: { host?: string; port?: number 
         const timer = setTimeout(() => {
           finish();
           const seen = [...new Set(spans.map((s) => `${s.service}: ${s.name}`))].slice(0, 60).join('; ');
-          reject(new Error(`OTLP receiver: spans not as expected after ${timeoutMs} ms (${spans.length} received: ${seen || 'none'})`));
+          reject(
+            new Error(
+              `OTLP receiver: spans not as expected after ${timeoutMs} ms (${spans.length} received: ${seen || 'none'})`,
+            ),
+          );
         }, timeoutMs);
         const finish = () => {
           clearTimeout(timer);

@@ -32,7 +32,11 @@ export function scrape(port: number): Promise<Sample[]> {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(parsePrometheusText(body)) : reject(new Error(`GET /metrics on ${port}: ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(parsePrometheusText(body))
+          : reject(new Error(`GET /metrics on ${port}: ${res.statusCode}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error(`GET /metrics on ${port} timed out`)));
     req.on('error', reject);

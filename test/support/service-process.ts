@@ -14,7 +14,12 @@ export const TELEMETRY_PRELOAD = path.join(ROOT, 'services/common/dist/telemetry
 export type ServiceName = 'gateway' | 'knowledge' | 'catalog' | 'similarity';
 
 /** The run's own telemetry settings, left out so that each test names the exporters it wants. */
-const TELEMETRY_VARIABLES = ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_TRACES_EXPORTER', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG'];
+const TELEMETRY_VARIABLES = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
+];
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -26,12 +31,22 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startServiceProcess(service: ServiceName, env: Record<string, string>, options: { keepChars?: number } = {}): ServiceProcess {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !TELEMETRY_VARIABLES.includes(key)));
-  const child = spawn(process.execPath, ['--require', TELEMETRY_PRELOAD, path.join(ROOT, 'services', service, 'dist', 'main.js')], {
-    env: { ...inherited, GRPC_HOST: '127.0.0.1', OTEL_SERVICE_NAME: `kb-${service}`, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startServiceProcess(
+  service: ServiceName,
+  env: Record<string, string>,
+  options: { keepChars?: number } = {},
+): ServiceProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !TELEMETRY_VARIABLES.includes(key)),
+  );
+  const child = spawn(
+    process.execPath,
+    ['--require', TELEMETRY_PRELOAD, path.join(ROOT, 'services', service, 'dist', 'main.js')],
+    {
+      env: { ...inherited, GRPC_HOST: '127.0.0.1', OTEL_SERVICE_NAME: `kb-${service}`, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const keepChars = options.keepChars ?? 100_000;
   let log = '';
   const keep = (chunk: Buffer) => (log = (log + chunk.toString()).slice(-keepChars));
@@ -80,7 +95,11 @@ export async function startProcessStack(options: {
   const address = (service: keyof typeof grpc) => `127.0.0.1:${grpc[service]}`;
   const processes: Record<string, ServiceProcess> = {};
   const start = (name: string, service: ServiceName, env: Record<string, string>) =>
-    (processes[name] = startServiceProcess(service, { ...options.env?.(service), ...env }, { keepChars: options.keepChars }));
+    (processes[name] = startServiceProcess(
+      service,
+      { ...options.env?.(service), ...env },
+      { keepChars: options.keepChars },
+    ));
   const indexing = { MONGODB_URI: options.mongoUri, SIMILARITY_GRPC_ADDR: address('similarity'), ...options.indexing };
   start('similarity', 'similarity', {
     SIMILARITY_GRPC_PORT: String(grpc.similarity),
@@ -105,14 +124,18 @@ export async function startProcessStack(options: {
   const stack: ProcessStack = {
     processes,
     gatewayPorts,
-    logs: () => JSON.stringify(Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.log()])), null, 1),
+    logs: () =>
+      JSON.stringify(Object.fromEntries(Object.entries(processes).map(([name, p]) => [name, p.log()])), null, 1),
     stop: async () => void (await Promise.all(Object.values(processes).map((p) => p.stop()))),
   };
   const deadline = Date.now() + options.readyWithinMs;
   for (const port of Object.values(gatewayPorts)) {
     let ready = 0;
     while (ready !== 200 && Date.now() < deadline) {
-      ready = await httpRequest(port, 'localhost', '/readyz').then((r) => r.status, () => 0);
+      ready = await httpRequest(port, 'localhost', '/readyz').then(
+        (r) => r.status,
+        () => 0,
+      );
       if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
     }
     if (ready !== 200) {

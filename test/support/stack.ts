@@ -63,7 +63,10 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   const base = { ...process.env, GRPC_HOST: '127.0.0.1', ...env };
   const similarity = await startSimilarityServer(loadSimilarityConfig({ ...base, SIMILARITY_GRPC_PORT: '0' }), logger);
   const withSimilarity = { ...base, SIMILARITY_GRPC_ADDR: `127.0.0.1:${similarity.port}` };
-  const knowledge = await startKnowledgeServer(loadKnowledgeConfig({ ...withSimilarity, KNOWLEDGE_GRPC_PORT: '0' }), logger);
+  const knowledge = await startKnowledgeServer(
+    loadKnowledgeConfig({ ...withSimilarity, KNOWLEDGE_GRPC_PORT: '0' }),
+    logger,
+  );
   const catalog = await startCatalogServer(loadCatalogConfig({ ...withSimilarity, CATALOG_GRPC_PORT: '0' }), logger);
   const services = { knowledge, catalog, similarity } as Record<string, { stop(): Promise<void> } | undefined>;
   const gatewayConfig = loadGatewayConfig({
@@ -80,7 +83,11 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   const gateway = await startGateway(gatewayConfig, backends, logger);
   return {
     gatewayPort: gateway.port,
-    addresses: { knowledge: `127.0.0.1:${knowledge.port}`, catalog: `127.0.0.1:${catalog.port}`, similarity: `127.0.0.1:${similarity.port}` },
+    addresses: {
+      knowledge: `127.0.0.1:${knowledge.port}`,
+      catalog: `127.0.0.1:${catalog.port}`,
+      similarity: `127.0.0.1:${similarity.port}`,
+    },
     similarityAddr: `127.0.0.1:${similarity.port}`,
     indexPending: () => catalog.indexPending(),
     async stopService(name) {
@@ -124,7 +131,11 @@ export async function startStack(options: { env?: Record<string, string> } = {})
         cb();
       },
     });
-    const code = await runCatalogAdmin(argv, adminConnection, (line) => stdout.push(line), { similarityAddr: services.similarityAddr, stderr: sink, deadlineMs: 5000 });
+    const code = await runCatalogAdmin(argv, adminConnection, (line) => stdout.push(line), {
+      similarityAddr: services.similarityAddr,
+      stderr: sink,
+      deadlineMs: 5000,
+    });
     return { code, stdout, stderr };
   };
   const token = async (tenantId: string, role: string, extra: string[] = []) =>

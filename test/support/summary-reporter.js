@@ -9,7 +9,8 @@ class SummaryReporter {
     const skipped = results.numPendingTests + results.numTodoTests;
     const groups = new Set();
     for (const file of results.testResults) {
-      for (const t of file.testResults) if (t.status === 'pending' || t.status === 'todo') groups.add(t.ancestorTitles[0] ?? t.title);
+      for (const t of file.testResults)
+        if (t.status === 'pending' || t.status === 'todo') groups.add(t.ancestorTitles[0] ?? t.title);
     }
     for (const g of groups) process.stdout.write(`\nskipped: ${g}`);
     // The container and deploy tests are the ones an engine-less machine skips: say plainly that they ran.
@@ -17,9 +18,13 @@ class SummaryReporter {
       const kind = /[\\/]test[\\/](containers|deploy)[\\/]/.exec(file.testFilePath)?.[1];
       if (!kind) continue;
       const count = (status) => file.testResults.filter((t) => t.status === status).length;
-      process.stdout.write(`\n${kind === 'deploy' ? 'deploy' : 'container'} tests (${file.testFilePath.split(/[\\/]/).pop()}): ${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`);
+      process.stdout.write(
+        `\n${kind === 'deploy' ? 'deploy' : 'container'} tests (${file.testFilePath.split(/[\\/]/).pop()}): ${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`,
+      );
     }
-    process.stdout.write(`\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    process.stdout.write(
+      `\n${results.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+    );
   }
 }
 module.exports = SummaryReporter;

@@ -1,5 +1,16 @@
 import * as grpc from '@grpc/grpc-js';
-import { type Logger, CLIENT_OPTIONS, catalogProto, connectMongo, observeIndexBacklog, outageLog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import {
+  type Logger,
+  CLIENT_OPTIONS,
+  catalogProto,
+  connectMongo,
+  observeIndexBacklog,
+  outageLog,
+  similarityProto,
+  startGrpcServer,
+  typedClient,
+  type GrpcServerHandle,
+} from '@kb/common';
 import type { CatalogConfig } from './config';
 import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
 import { productsRepo, type ProductsRepo } from './data-access/products-repo';
@@ -34,7 +45,11 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   });
   sites = sitesRepo(mongo.connection);
   products = productsRepo(mongo.connection);
-  const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(config.SIMILARITY_GRPC_ADDR, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+  const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(
+    config.SIMILARITY_GRPC_ADDR,
+    grpc.credentials.createInsecure(),
+    CLIENT_OPTIONS,
+  );
   const deps: CatalogDeps = {
     logger,
     sites,
@@ -47,7 +62,9 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.CATALOG_GRPC_PORT,
-    services: [{ definition: catalogProto().kb.catalog.v1.CatalogService.service, implementation: catalogServiceImpl(deps) }],
+    services: [
+      { definition: catalogProto().kb.catalog.v1.CatalogService.service, implementation: catalogServiceImpl(deps) },
+    ],
     serviceNames: [CATALOG_SERVICE_NAME],
   });
   report(mongo.isUp());

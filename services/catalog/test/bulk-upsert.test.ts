@@ -35,22 +35,42 @@ function fakeProducts(stored: ProductDoc[], racing: string[] = []) {
 
 describe('bulk upsert', () => {
   test('when items name products and parents, then one look-up covers every distinct key', () => {
-    expect(keysNamedBy([item({ external_id: 'a', parent_external_id: 'p' }), item({ external_id: 'a' }), { issues: [] }])).toEqual(['a', 'p']);
+    expect(
+      keysNamedBy([item({ external_id: 'a', parent_external_id: 'p' }), item({ external_id: 'a' }), { issues: [] }]),
+    ).toEqual(['a', 'p']);
   });
 
   test('when an item is invalid, then only it gets an error result and the others are planned', () => {
-    const batch = planBatch([item({ external_id: 'a' }), { value: { language: 'de' } }, item({ external_id: 'b' })], new Map(), 'api', now);
-    expect(batch.results[1]).toEqual({ index: 1, status: 'error', errors: [expect.objectContaining({ loc: [1, 'title'], type: 'missing' })] });
+    const batch = planBatch(
+      [item({ external_id: 'a' }), { value: { language: 'de' } }, item({ external_id: 'b' })],
+      new Map(),
+      'api',
+      now,
+    );
+    expect(batch.results[1]).toEqual({
+      index: 1,
+      status: 'error',
+      errors: [expect.objectContaining({ loc: [1, 'title'], type: 'missing' })],
+    });
     expect(batch.planned.map((p) => p.i)).toEqual([0, 2]);
   });
 
   test('when an item could not be decoded, then its decode issues are its result', () => {
     const issues = [{ loc: [0], msg: 'Invalid JSON', type: 'json_invalid' }];
-    expect(planBatch([{ issues }], new Map(), 'api', now).results[0]).toEqual({ index: 0, status: 'error', errors: issues });
+    expect(planBatch([{ issues }], new Map(), 'api', now).results[0]).toEqual({
+      index: 0,
+      status: 'error',
+      errors: issues,
+    });
   });
 
   test('when an external id repeats in the batch, then the repeat is written on its own afterwards', () => {
-    const batch = planBatch([item({ external_id: 'a' }), item({ external_id: 'a', brand: 'B' })], new Map(), 'api', now);
+    const batch = planBatch(
+      [item({ external_id: 'a' }), item({ external_id: 'a', brand: 'B' })],
+      new Map(),
+      'api',
+      now,
+    );
     expect(batch.planned.map((p) => p.i)).toEqual([0]);
     expect(batch.repeated).toEqual([1]);
   });
@@ -64,9 +84,19 @@ describe('bulk upsert', () => {
   test('when a batch is written, then each item has one result in item order with index, status and id', async () => {
     const { repo, calls } = fakeProducts([storedProduct()]);
     const deps = { products: repo } as CatalogDeps;
-    const items = [item({ external_id: 'new' }), { value: {} }, item({ title: 'Chair', external_id: 'ext-1' }), item({ external_id: 'new', brand: 'B' })];
+    const items = [
+      item({ external_id: 'new' }),
+      { value: {} },
+      item({ title: 'Chair', external_id: 'ext-1' }),
+      item({ external_id: 'new', brand: 'B' }),
+    ];
     const { results } = await writeBatch(deps, 't1', site, items, 'api');
-    expect(results.map((r) => [r.index, r.status])).toEqual([[0, 'created'], [1, 'error'], [2, 'unchanged'], [3, 'updated']]);
+    expect(results.map((r) => [r.index, r.status])).toEqual([
+      [0, 'created'],
+      [1, 'error'],
+      [2, 'unchanged'],
+      [3, 'updated'],
+    ]);
     expect(results[2]?.id).toBe(storedProduct()._id);
     expect(Object.keys(results[0] ?? {})).toEqual(['index', 'status', 'id']);
     expect(calls).toEqual(['upsertMany:new', `touch:${storedProduct()._id}`, 'upsert:new']);
@@ -74,7 +104,13 @@ describe('bulk upsert', () => {
 
   test('when a concurrent insert takes a key during the bulk write, then that item is retried on its own', async () => {
     const { repo, calls } = fakeProducts([], ['b']);
-    const { results } = await writeBatch({ products: repo } as CatalogDeps, 't1', site, [item({ external_id: 'a' }), item({ external_id: 'b' })], 'api');
+    const { results } = await writeBatch(
+      { products: repo } as CatalogDeps,
+      't1',
+      site,
+      [item({ external_id: 'a' }), item({ external_id: 'b' })],
+      'api',
+    );
     expect(results.map((r) => r.status)).toEqual(['created', 'updated']);
     expect(calls).toContain('upsert:b');
   });
@@ -89,6 +125,8 @@ describe('bulk upsert', () => {
   });
 
   test('when the caller has only knowledge:read, then a bulk is forbidden', async () => {
-    await expect(bulkUpsertProducts({} as CatalogDeps, callerWith('knowledge:read'), 's1', [])).rejects.toMatchObject({ kind: 'forbidden' });
+    await expect(bulkUpsertProducts({} as CatalogDeps, callerWith('knowledge:read'), 's1', [])).rejects.toMatchObject({
+      kind: 'forbidden',
+    });
   });
 });

@@ -29,7 +29,10 @@ function depsRecording(pending: ReturnType<typeof storedProduct>[]) {
     similarity: {
       call: async (method: string, req: { searchable_later?: boolean; products: { id: string }[] }) => {
         calls.push({ method, searchable_later: req.searchable_later, ids: req.products.map((p) => p.id) });
-        return { model: 'm', results: req.products.map((p) => ({ id: p.id, status: 'indexed', embeddings: 'computed', error: '' })) };
+        return {
+          model: 'm',
+          results: req.products.map((p) => ({ id: p.id, status: 'indexed', embeddings: 'computed', error: '' })),
+        };
       },
     },
   } as unknown as CatalogDeps;
@@ -45,7 +48,10 @@ describe('index refreshes by who waits', () => {
   });
 
   test('when the background indexer indexes the queue, then its calls leave searchability to the periodic refresh', async () => {
-    const { deps, calls } = depsRecording([storedProduct({ _id: 'p1', needs_index: true }), storedProduct({ _id: 'p2', needs_index: true })]);
+    const { deps, calls } = depsRecording([
+      storedProduct({ _id: 'p1', needs_index: true }),
+      storedProduct({ _id: 'p2', needs_index: true }),
+    ]);
     const indexer = startIndexer(deps, 60_000, 100);
     try {
       await indexer.runOnce();

@@ -1,5 +1,12 @@
 import { Types } from 'mongoose';
-import { fieldsOf, hasSimilarityAnchor, keepsVectors, parentIdOf, planWrite, sameFields } from '../src/domain/products/fields';
+import {
+  fieldsOf,
+  hasSimilarityAnchor,
+  keepsVectors,
+  parentIdOf,
+  planWrite,
+  sameFields,
+} from '../src/domain/products/fields';
 import { embeddingsStatus } from '../src/domain/products/write';
 import { storedProduct } from './support';
 
@@ -10,8 +17,19 @@ describe('product fields on upsert', () => {
   test('when fields are omitted, then they take their defaults (null, false, EUR, 0, empty collections)', () => {
     const f = fieldsOf(minimal, 'api');
     expect(f).toMatchObject({
-      external_id: null, description: null, price_current: null, price_on_request: false, currency: 'EUR', rating_count: 0,
-      is_variant: false, is_parent: false, attributes: {}, properties: {}, additional_images: [], search_keywords: [], source: 'api',
+      external_id: null,
+      description: null,
+      price_current: null,
+      price_on_request: false,
+      currency: 'EUR',
+      rating_count: 0,
+      is_variant: false,
+      is_parent: false,
+      attributes: {},
+      properties: {},
+      additional_images: [],
+      search_keywords: [],
+      source: 'api',
     });
   });
 
@@ -59,7 +77,13 @@ describe('product fields on upsert', () => {
     expect(plan.kind).toBe('write');
     if (plan.kind !== 'write') return;
     expect(plan.key).toBe('ext-1');
-    expect(plan.set).toMatchObject({ brand: 'Acme', translation_group_id: 'g1', needs_index: true, last_synced_at: now, updated_at: now });
+    expect(plan.set).toMatchObject({
+      brand: 'Acme',
+      translation_group_id: 'g1',
+      needs_index: true,
+      last_synced_at: now,
+      updated_at: now,
+    });
   });
 
   test('when a product has no external id, then its key is its new id', () => {
@@ -76,7 +100,12 @@ describe('product fields on upsert', () => {
   });
 
   test('when the sync_hash is unchanged but content changed, then the plan reuses the vectors', () => {
-    const plan = planWrite(fieldsOf({ ...minimal, external_id: 'ext-1', sync_hash: 'h', brand: 'B' }, 'api'), storedProduct({ sync_hash: 'h' }), null, now);
+    const plan = planWrite(
+      fieldsOf({ ...minimal, external_id: 'ext-1', sync_hash: 'h', brand: 'B' }, 'api'),
+      storedProduct({ sync_hash: 'h' }),
+      null,
+      now,
+    );
     expect(plan.kind === 'write' && plan.reuseVectors && plan.set.reuse_vectors).toBe(true);
   });
 

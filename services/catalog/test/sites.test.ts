@@ -5,14 +5,32 @@ import { callerWith } from './support';
 
 const SITE_ID = '22222222-2222-4222-8222-222222222222';
 const site = (over: Partial<SiteView> = {}): SiteView => ({
-  _id: SITE_ID, tenant_id: 't1', slug: 'shop', name: 'Shop', domain: 'shop.example', language: 'de', site_type: 'shop', platform: 'shopify',
-  config: {}, created_at: new Date(), is_default: true, ...over,
+  _id: SITE_ID,
+  tenant_id: 't1',
+  slug: 'shop',
+  name: 'Shop',
+  domain: 'shop.example',
+  language: 'de',
+  site_type: 'shop',
+  platform: 'shopify',
+  config: {},
+  created_at: new Date(),
+  is_default: true,
+  ...over,
 });
-const update = (over: Record<string, unknown>) => ({ site_id: SITE_ID, clear_domain: false, clear_platform: false, ...over }) as Parameters<typeof siteChanges>[0];
+const update = (over: Record<string, unknown>) =>
+  ({ site_id: SITE_ID, clear_domain: false, clear_platform: false, ...over }) as Parameters<typeof siteChanges>[0];
 
 /** A sites repo where only the given methods work; any other call fails the test. */
 const fakeSites = (methods: Partial<Record<keyof SitesRepo, unknown>>) =>
-  new Proxy(methods, { get: (t, k) => (k in t ? t[k as keyof SitesRepo] : () => { throw new Error(`unexpected call ${String(k)}`); }) }) as unknown as SitesRepo;
+  new Proxy(methods, {
+    get: (t, k) =>
+      k in t
+        ? t[k as keyof SitesRepo]
+        : () => {
+            throw new Error(`unexpected call ${String(k)}`);
+          },
+  }) as unknown as SitesRepo;
 
 const rejectsWith = async (p: Promise<unknown>, kind: string) => {
   await expect(p).rejects.toBeInstanceOf(AppError);
@@ -48,22 +66,53 @@ describe('site rules', () => {
 
   test('when the slug looks like a uuid, then the site is refused before any write', async () => {
     const sites = fakeSites({});
-    const req = { slug: SITE_ID, name: 'x', language: 'de', site_type: 'shop', config_json: '', is_default: false } as Parameters<typeof createSite>[2];
+    const req = {
+      slug: SITE_ID,
+      name: 'x',
+      language: 'de',
+      site_type: 'shop',
+      config_json: '',
+      is_default: false,
+    } as Parameters<typeof createSite>[2];
     await rejectsWith(createSite({ sites }, callerWith('knowledge:write'), req), 'invalid');
   });
 
   test('when a caller sends config that is not JSON or not an object, then it is a 422 on config and nothing is written', async () => {
-    const sites = fakeSites({ insert: async () => { throw new Error('must not write'); } });
+    const sites = fakeSites({
+      insert: async () => {
+        throw new Error('must not write');
+      },
+    });
     for (const config_json of ['{not json', '[1, 2]']) {
-      const req = { slug: 'shop', name: 'x', language: 'de', site_type: 'shop', config_json, is_default: false } as Parameters<typeof createSite>[2];
-      await expect(createSite({ sites }, callerWith('knowledge:write'), req)).rejects.toMatchObject({ kind: 'invalid', issues: [{ loc: ['body', 'config'], type: 'dict_type' }] });
+      const req = {
+        slug: 'shop',
+        name: 'x',
+        language: 'de',
+        site_type: 'shop',
+        config_json,
+        is_default: false,
+      } as Parameters<typeof createSite>[2];
+      await expect(createSite({ sites }, callerWith('knowledge:write'), req)).rejects.toMatchObject({
+        kind: 'invalid',
+        issues: [{ loc: ['body', 'config'], type: 'dict_type' }],
+      });
     }
   });
 
   test('when the slug is taken, then creating the site is a conflict naming the slug', async () => {
     const sites = fakeSites({ insert: async () => false });
-    const req = { slug: 'shop', name: 'x', language: 'de', site_type: 'shop', config_json: '', is_default: false } as Parameters<typeof createSite>[2];
-    await expect(createSite({ sites }, callerWith('knowledge:write'), req)).rejects.toMatchObject({ kind: 'conflict', message: 'A site with slug "shop" already exists' });
+    const req = {
+      slug: 'shop',
+      name: 'x',
+      language: 'de',
+      site_type: 'shop',
+      config_json: '',
+      is_default: false,
+    } as Parameters<typeof createSite>[2];
+    await expect(createSite({ sites }, callerWith('knowledge:write'), req)).rejects.toMatchObject({
+      kind: 'conflict',
+      message: 'A site with slug "shop" already exists',
+    });
   });
 
   test('when the caller lacks knowledge:read, then listing sites is forbidden without a query', async () => {
@@ -71,7 +120,14 @@ describe('site rules', () => {
   });
 
   test('when the caller lacks knowledge:write, then creating a site is forbidden', async () => {
-    const req = { slug: 'shop', name: 'x', language: 'de', site_type: 'shop', config_json: '', is_default: false } as Parameters<typeof createSite>[2];
+    const req = {
+      slug: 'shop',
+      name: 'x',
+      language: 'de',
+      site_type: 'shop',
+      config_json: '',
+      is_default: false,
+    } as Parameters<typeof createSite>[2];
     await rejectsWith(createSite({ sites: fakeSites({}) }, callerWith('knowledge:read'), req), 'forbidden');
   });
 });

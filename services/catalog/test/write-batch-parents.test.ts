@@ -10,18 +10,29 @@ import { storedProduct } from './support';
 
 const now = new Date('2026-03-01T00:00:00Z');
 const item = (value: Record<string, unknown>) => ({ value: { title: 'T', language: 'de', ...value } });
-const planned = (batch: ReturnType<typeof planBatch>, key: string) => batch.planned.find((p) => p.plan.externalId === key)!.plan;
+const planned = (batch: ReturnType<typeof planBatch>, key: string) =>
+  batch.planned.find((p) => p.plan.externalId === key)!.plan;
 
 describe('planning a bulk with parents and children', () => {
   test('when children come before and after their new parent, then each is planned with the id the parent is created with', () => {
     const batch = planBatch(
-      [item({ external_id: 'early', parent_external_id: 'fam' }), item({ external_id: 'fam', is_parent: true }), item({ external_id: 'late', parent_external_id: 'fam' })],
+      [
+        item({ external_id: 'early', parent_external_id: 'fam' }),
+        item({ external_id: 'fam', is_parent: true }),
+        item({ external_id: 'late', parent_external_id: 'fam' }),
+      ],
       new Map(),
       'api',
       now,
     );
     const parentId = planned(batch, 'fam').newId;
-    expect(batch.newParents).toEqual(new Map([['fam', parentId], ['early', planned(batch, 'early').newId], ['late', planned(batch, 'late').newId]]));
+    expect(batch.newParents).toEqual(
+      new Map([
+        ['fam', parentId],
+        ['early', planned(batch, 'early').newId],
+        ['late', planned(batch, 'late').newId],
+      ]),
+    );
     expect(planned(batch, 'early').set.parent_product_id).toBe(parentId);
     expect(planned(batch, 'late').set.parent_product_id).toBe(parentId);
     expect(planned(batch, 'fam').set.parent_product_id).toBeNull();
@@ -30,7 +41,11 @@ describe('planning a bulk with parents and children', () => {
   test('when the parent is stored already, a child names itself, or the parent is not in the bulk, then planning is as for a lone write', () => {
     const stored = storedProduct({ _id: 'p-1', upsert_key: 'old', external_id: 'old' });
     const batch = planBatch(
-      [item({ external_id: 'a', parent_external_id: 'old' }), item({ external_id: 'self', parent_external_id: 'self' }), item({ external_id: 'b', parent_external_id: 'elsewhere' })],
+      [
+        item({ external_id: 'a', parent_external_id: 'old' }),
+        item({ external_id: 'self', parent_external_id: 'self' }),
+        item({ external_id: 'b', parent_external_id: 'elsewhere' }),
+      ],
       new Map([['old', stored]]),
       'api',
       now,
@@ -51,7 +66,11 @@ describe('writing a bulk with a new parent', () => {
       findByKeys: async (_t: string, _s: string, keys: string[]) => stored.filter((d) => keys.includes(d.upsert_key)),
       upsertMany: async (_t: string, _s: string, plans: { key: string; newId: string; set: object }[]) => {
         stored.push(concurrent); // another writer inserted 'fam' first
-        return plans.map((p) => (p.key === 'fam' ? undefined : { doc: storedProduct({ ...p.set, _id: p.newId, upsert_key: p.key }), created: true }));
+        return plans.map((p) =>
+          p.key === 'fam'
+            ? undefined
+            : { doc: storedProduct({ ...p.set, _id: p.newId, upsert_key: p.key }), created: true },
+        );
       },
       touch: async () => undefined,
       adoptChildrenOf: async (_t: string, _s: string, parents: Map<string, string>) => {
@@ -60,10 +79,19 @@ describe('writing a bulk with a new parent', () => {
       },
       findByIds: async () => [],
       findByKey: async (_t: string, _s: string, key: string) => stored.find((d) => d.upsert_key === key) ?? null,
-      upsert: async (_t: string, _s: string, key: string, _id: string, set: object) => ({ doc: storedProduct({ ...set, _id: 'concurrent-fam', upsert_key: key }), created: false }),
+      upsert: async (_t: string, _s: string, key: string, _id: string, set: object) => ({
+        doc: storedProduct({ ...set, _id: 'concurrent-fam', upsert_key: key }),
+        created: false,
+      }),
     };
     const site = { _id: 's1', tenant_id: 't1' } as SiteView;
-    const { results } = await writeBatch({ products: repo as unknown as ProductsRepo } as CatalogDeps, 't1', site, [item({ external_id: 'kid', parent_external_id: 'fam' }), item({ external_id: 'fam' })], 'api');
+    const { results } = await writeBatch(
+      { products: repo as unknown as ProductsRepo } as CatalogDeps,
+      't1',
+      site,
+      [item({ external_id: 'kid', parent_external_id: 'fam' }), item({ external_id: 'fam' })],
+      'api',
+    );
     expect(results.map((r) => r.status)).toEqual(['created', 'updated']);
     expect(adoptions).toHaveLength(1);
     expect(adoptions[0]!.get('fam')).toBe('concurrent-fam');

@@ -28,8 +28,14 @@ if (fs.existsSync(stamp) && fs.statSync(stamp).mtimeMs >= newest) process.exit(0
 fs.rmSync(outDir, { recursive: true, force: true });
 const bin = require.resolve('@grpc/proto-loader/build/bin/proto-loader-gen-types.js');
 const common = ['--keepCase', '--longs=String', '--enums=String', '--defaults', '--oneofs', '--grpcLib=@grpc/grpc-js'];
-execFileSync(process.execPath, [bin, ...common, '-I', protoDir, '-O', outDir, ...protoFiles(protoDir)], { stdio: 'inherit' });
-execFileSync(process.execPath, [bin, ...common, '-I', healthProtoDir, '-O', path.join(outDir, 'health'), 'health.proto'], { stdio: 'inherit' });
+execFileSync(process.execPath, [bin, ...common, '-I', protoDir, '-O', outDir, ...protoFiles(protoDir)], {
+  stdio: 'inherit',
+});
+execFileSync(
+  process.execPath,
+  [bin, ...common, '-I', healthProtoDir, '-O', path.join(outDir, 'health'), 'health.proto'],
+  { stdio: 'inherit' },
+);
 
 // One barrel per proto package (kb/<svc>/v1/index.ts) so services import
 // `knowledgeV1.Category__Output` instead of deep paths into generated/.

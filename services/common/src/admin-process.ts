@@ -27,7 +27,9 @@ export async function runAdminProcess(options: {
   try {
     await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
   } catch (err) {
-    process.stderr.write(`admin: cannot reach MongoDB at ${uri.replace(/\/\/[^@/]*@/, '//***@')}: ${(err as Error).message}\n`);
+    process.stderr.write(
+      `admin: cannot reach MongoDB at ${uri.replace(/\/\/[^@/]*@/, '//***@')}: ${(err as Error).message}\n`,
+    );
     return 1;
   }
   try {

@@ -26,7 +26,10 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
   for (const e of Value.Errors(schema, converted)) {
     const name = e.path.replace(/^\//, '') || '(root)';
     if (byVariable.has(name)) continue;
-    const problem = raw[name] === undefined ? 'is required (not set)' : `${e.message.replace(/^Expected/, 'expected')} (got ${JSON.stringify(raw[name])})`;
+    const problem =
+      raw[name] === undefined
+        ? 'is required (not set)'
+        : `${e.message.replace(/^Expected/, 'expected')} (got ${JSON.stringify(raw[name])})`;
     byVariable.set(name, `${name} ${problem}`);
   }
   if (byVariable.size) throw new ConfigError([...byVariable.values()]);
@@ -46,14 +49,18 @@ export const GrpcAddress = (fallback: string) => Type.String({ default: fallback
 const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
 
 /** A back service's own address on loopback, the default of every caller's `*_GRPC_ADDR`. */
-export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) => `127.0.0.1:${DEFAULT_GRPC_PORTS[service]}`;
+export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) =>
+  `127.0.0.1:${DEFAULT_GRPC_PORTS[service]}`;
 
 /** A TCP port setting (0: any free port). */
 export const Port = (fallback: number) => Type.Integer({ default: fallback, minimum: 0, maximum: 65535 });
 
 /** The settings of a back service's gRPC server: loopback unless the image says 0.0.0.0, and `<SERVICE>_GRPC_PORT`. */
 export function grpcServerSettings<S extends keyof typeof DEFAULT_GRPC_PORTS>(service: S) {
-  const port = { [`${service.toUpperCase()}_GRPC_PORT`]: Port(DEFAULT_GRPC_PORTS[service]) } as Record<`${Uppercase<S>}_GRPC_PORT`, ReturnType<typeof Port>>;
+  const port = { [`${service.toUpperCase()}_GRPC_PORT`]: Port(DEFAULT_GRPC_PORTS[service]) } as Record<
+    `${Uppercase<S>}_GRPC_PORT`,
+    ReturnType<typeof Port>
+  >;
   return { GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }), ...port };
 }
 

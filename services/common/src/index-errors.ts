@@ -41,7 +41,12 @@ export function indexErrorLine(
   doc: { _id: string; tenant_id: string; version: number; queued: boolean; index_error: IndexErrorRecord },
 ): string {
   const e = doc.index_error;
-  const current = doc.version !== e.version ? ` (now version ${doc.version}${doc.queued ? ', queued' : ''})` : doc.queued ? ' (queued)' : '';
+  const current =
+    doc.version !== e.version
+      ? ` (now version ${doc.version}${doc.queued ? ', queued' : ''})`
+      : doc.queued
+        ? ' (queued)'
+        : '';
   return `${kind}\t${doc.tenant_id}\t${doc._id}\tversion ${e.version}${current}\tattempts ${e.attempts}\t${new Date(e.at).toISOString()}\t${e.message}`;
 }
 

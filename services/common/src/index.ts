@@ -10,7 +10,7 @@ export * from './grpc/server';
 export * from './grpc/client';
 export * from './grpc/deadline';
 export * from './process';
-export * from "./contracts";
+export * from './contracts';
 export * from './api-token';
 export * from './grpc/typed-client';
 export * from './exact-json';

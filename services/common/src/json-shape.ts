@@ -75,9 +75,17 @@ export function keyIssues(value: unknown, loc: (string | number)[] = ['body'], d
   }
   for (const key of keys) {
     if (key.length > JSON_LIMITS.maxKeyLength) {
-      issues.push({ loc: [...loc, key], msg: `Key should have at most ${JSON_LIMITS.maxKeyLength} characters`, type: 'key_too_long' });
+      issues.push({
+        loc: [...loc, key],
+        msg: `Key should have at most ${JSON_LIMITS.maxKeyLength} characters`,
+        type: 'key_too_long',
+      });
     } else if (BAD_KEY.test(key)) {
-      issues.push({ loc: [...loc, key], msg: 'Key should be non-empty, without control characters or ".", and not start with "$"', type: 'key_invalid' });
+      issues.push({
+        loc: [...loc, key],
+        msg: 'Key should be non-empty, without control characters or ".", and not start with "$"',
+        type: 'key_invalid',
+      });
     }
     issues.push(...keyIssues((value as Record<string, unknown>)[key], [...loc, key], depth + 1));
   }

@@ -25,7 +25,14 @@ export function kbMeter(): Meter {
 // ---- gRPC calls ------------------------------------------------------------------------------
 
 /** Codes the gRPC semantic conventions count as server errors (the others are the caller's). */
-const GRPC_SERVER_ERRORS = new Set(['UNKNOWN', 'DEADLINE_EXCEEDED', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS']);
+const GRPC_SERVER_ERRORS = new Set([
+  'UNKNOWN',
+  'DEADLINE_EXCEEDED',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+]);
 
 /**
  * Attributes of one gRPC call (semantic conventions 1.37+): `rpc.method` fully qualified
@@ -48,17 +55,28 @@ let clientCalls: Histogram | undefined;
 
 /** A call-duration histogram in seconds, on the shared buckets. */
 const callDurations = (name: string, description: string): Histogram =>
-  kbMeter().createHistogram(name, { description, unit: 's', valueType: ValueType.DOUBLE, advice: { explicitBucketBoundaries: DURATION_BUCKETS_S } });
+  kbMeter().createHistogram(name, {
+    description,
+    unit: 's',
+    valueType: ValueType.DOUBLE,
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+  });
 
 /** Records one handled call in `rpc.server.call.duration` (seconds). */
 export function recordRpcServerCall(path: string, code: string, seconds: number): void {
-  serverCalls ??= callDurations('rpc.server.call.duration', 'Duration of gRPC calls handled by this service, per method and status code.');
+  serverCalls ??= callDurations(
+    'rpc.server.call.duration',
+    'Duration of gRPC calls handled by this service, per method and status code.',
+  );
   serverCalls.record(seconds, rpcAttributes('server', path, code));
 }
 
 /** Records one call made to another service in `rpc.client.call.duration` (seconds). */
 export function recordRpcClientCall(path: string, code: string, seconds: number): void {
-  clientCalls ??= callDurations('rpc.client.call.duration', 'Duration of gRPC calls this service made to another, per method and status code.');
+  clientCalls ??= callDurations(
+    'rpc.client.call.duration',
+    'Duration of gRPC calls this service made to another, per method and status code.',
+  );
   clientCalls.record(seconds, rpcAttributes('client', path, code));
 }
 
@@ -70,7 +88,11 @@ export function recordRpcClientCall(path: string, code: string, seconds: number)
  * ask tries again). What a scrape needs from MongoDB or a health check, without a query per
  * scrape and per replica of Prometheus.
  */
-export function cachedReading<T>(read: () => Promise<T | undefined>, maxAgeMs: number, now: () => number = Date.now): () => Promise<T | undefined> {
+export function cachedReading<T>(
+  read: () => Promise<T | undefined>,
+  maxAgeMs: number,
+  now: () => number = Date.now,
+): () => Promise<T | undefined> {
   let value: T | undefined;
   let at = -Infinity;
   let inFlight: Promise<T | undefined> | undefined;
@@ -142,7 +164,11 @@ const BACKLOG_MAX_AGE_MS = 5_000;
  * undefined (MongoDB down) nothing is observed, so the series are absent rather than stale.
  * Returns the unregistration.
  */
-export function observeIndexBacklog(kind: string, read: () => Promise<IndexBacklog | undefined>, maxAgeMs = BACKLOG_MAX_AGE_MS): () => void {
+export function observeIndexBacklog(
+  kind: string,
+  read: () => Promise<IndexBacklog | undefined>,
+  maxAgeMs = BACKLOG_MAX_AGE_MS,
+): () => void {
   const meter = kbMeter();
   const documents = meter.createObservableGauge('kb.indexer.backlog.documents', {
     description: 'Documents written to MongoDB and not yet in the search index (deletes included), all tenants.',
@@ -156,7 +182,9 @@ export function observeIndexBacklog(kind: string, read: () => Promise<IndexBackl
   });
   const reading = cachedReading(read, maxAgeMs);
   const attributes = { 'kb.document.kind': kind };
-  const callback = async (result: { observe(instrument: typeof documents, value: number, attributes?: Attributes): void }) => {
+  const callback = async (result: {
+    observe(instrument: typeof documents, value: number, attributes?: Attributes): void;
+  }) => {
     const backlog = await reading();
     if (!backlog) return;
     result.observe(documents, backlog.count, attributes);

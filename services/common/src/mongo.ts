@@ -70,7 +70,10 @@ export function connectMongo(
       if (transactions !== undefined) return transactions;
       const db = connection.db;
       if (!db) throw AppError.unavailable('MongoDB is unavailable');
-      const hello = (await db.admin().command({ hello: 1 }).catch(() => db.admin().command({ isMaster: 1 }))) as {
+      const hello = (await db
+        .admin()
+        .command({ hello: 1 })
+        .catch(() => db.admin().command({ isMaster: 1 }))) as {
         setName?: string;
         msg?: string;
       };
@@ -97,7 +100,12 @@ const UNAVAILABLE_ERRORS = new Set([
 export function mapMongoError(err: unknown): unknown {
   const name = (err as { name?: string })?.name ?? '';
   const message = (err as { message?: string })?.message ?? '';
-  if (UNAVAILABLE_ERRORS.has(name) || /Client must be connected|buffering timed out|before initial connection is complete|connection .* closed/i.test(message)) {
+  if (
+    UNAVAILABLE_ERRORS.has(name) ||
+    /Client must be connected|buffering timed out|before initial connection is complete|connection .* closed/i.test(
+      message,
+    )
+  ) {
     return AppError.unavailable('MongoDB is unavailable');
   }
   return err;
@@ -139,5 +147,8 @@ export async function readIndexBacklog(
     tombstones.find({}, { projection: { deleted_at: 1 }, sort: { deleted_at: 1 }, limit: 1, maxTimeMS }).next(),
   ]);
   const times = [firstWaiting?.updated_at, firstDeletion?.deleted_at].filter((t): t is Date => t instanceof Date);
-  return { count: waiting + deletions, oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null };
+  return {
+    count: waiting + deletions,
+    oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null,
+  };
 }

@@ -17,10 +17,13 @@ export interface ParentGuardState {
 export function parentGuardStore<T>(model: Model<T>, ttlMs = GUARD_TTL_MS): ParentGuardStore {
   const staleBefore = (now: Date) => new Date(now.getTime() - ttlMs);
   /** No mark, or only an abandoned one. */
-  const unmarked = (now: Date) => ({ $or: [{ 'guard.deleting': { $exists: false } }, { 'guard.deleting.at': { $lt: staleBefore(now) } }] });
+  const unmarked = (now: Date) => ({
+    $or: [{ 'guard.deleting': { $exists: false } }, { 'guard.deleting.at': { $lt: staleBefore(now) } }],
+  });
   /** No claim younger than the TTL. */
   const unclaimed = (now: Date) => ({ 'guard.claims': { $not: { $elemMatch: { at: { $gte: staleBefore(now) } } } } });
-  const exists = async (tenantId: string, id: string) => (await model.exists({ tenant_id: tenantId, _id: id })) !== null;
+  const exists = async (tenantId: string, id: string) =>
+    (await model.exists({ tenant_id: tenantId, _id: id })) !== null;
 
   return {
     async claim(tenantId, parentId, claimId, now): Promise<ClaimOutcome> {
@@ -33,25 +36,39 @@ export function parentGuardStore<T>(model: Model<T>, ttlMs = GUARD_TTL_MS): Pare
       return (await exists(tenantId, parentId)) ? 'deleting' : 'missing';
     },
     async release(tenantId, parentId, claimId) {
-      const res = await model.updateOne({ tenant_id: tenantId, _id: parentId, 'guard.claims.id': claimId }, { $pull: { 'guard.claims': { id: claimId } } });
+      const res = await model.updateOne(
+        { tenant_id: tenantId, _id: parentId, 'guard.claims.id': claimId },
+        { $pull: { 'guard.claims': { id: claimId } } },
+      );
       return res.matchedCount === 1;
     },
     async mark(tenantId, parentId, token, now): Promise<MarkOutcome> {
       const res = await model.updateOne(
         { tenant_id: tenantId, _id: parentId, ...unmarked(now), ...unclaimed(now) },
-        { $set: { 'guard.deleting': { token, at: now } }, $pull: { 'guard.claims': { at: { $lt: staleBefore(now) } } } },
+        {
+          $set: { 'guard.deleting': { token, at: now } },
+          $pull: { 'guard.claims': { at: { $lt: staleBefore(now) } } },
+        },
       );
       if (res.matchedCount === 1) return 'marked';
-      const doc = await model.findOne({ tenant_id: tenantId, _id: parentId }, { guard: 1 }).lean<{ guard?: ParentGuardState }>();
+      const doc = await model
+        .findOne({ tenant_id: tenantId, _id: parentId }, { guard: 1 })
+        .lean<{ guard?: ParentGuardState }>();
       if (!doc) return 'missing';
       const fresh = (at: Date | undefined) => at !== undefined && new Date(at).getTime() >= staleBefore(now).getTime();
       return fresh(doc.guard?.deleting?.at) ? 'deleting' : 'claimed';
     },
     async unmark(tenantId, parentId, token) {
-      await model.updateOne({ tenant_id: tenantId, _id: parentId, 'guard.deleting.token': token }, { $unset: { 'guard.deleting': '' } });
+      await model.updateOne(
+        { tenant_id: tenantId, _id: parentId, 'guard.deleting.token': token },
+        { $unset: { 'guard.deleting': '' } },
+      );
     },
     async removeMarked(tenantId, parentId, token) {
-      return (await model.deleteOne({ tenant_id: tenantId, _id: parentId, 'guard.deleting.token': token })).deletedCount === 1;
+      return (
+        (await model.deleteOne({ tenant_id: tenantId, _id: parentId, 'guard.deleting.token': token })).deletedCount ===
+        1
+      );
     },
   };
 }

@@ -94,7 +94,8 @@ export function parentGuard(store: ParentGuardStore, options: ParentGuardOptions
       const outcome = await store.mark(tenantId, parentId, token, new Date());
       if (outcome === 'marked') return;
       if (outcome === 'missing') throw options.missing();
-      if (outcome === 'claimed') throw AppError.conflict(`${options.what} is in use: a write that refers to it is under way`);
+      if (outcome === 'claimed')
+        throw AppError.conflict(`${options.what} is in use: a write that refers to it is under way`);
       if (Date.now() >= until) throw beingDeleted();
       await sleep(POLL_MS);
     }
@@ -106,7 +107,12 @@ export function parentGuard(store: ParentGuardStore, options: ParentGuardOptions
      * reverses the write; it runs only when the claim was dropped during a stall longer than
      * the TTL and the parent was deleted meanwhile (see above).
      */
-    async referring<T>(tenantId: string, parentId: string, write: () => Promise<T>, undo: (result: T) => Promise<void>): Promise<T> {
+    async referring<T>(
+      tenantId: string,
+      parentId: string,
+      write: () => Promise<T>,
+      undo: (result: T) => Promise<void>,
+    ): Promise<T> {
       const claimId = await claim(tenantId, parentId);
       let result: T;
       try {

@@ -9,7 +9,13 @@ import { FIELD_LIMITS } from './limits';
  */
 
 /** What an omitted field becomes when a product is written. */
-export const PRODUCT_DEFAULTS = { price_on_request: false, currency: 'EUR', rating_count: 0, is_variant: false, is_parent: false } as const;
+export const PRODUCT_DEFAULTS = {
+  price_on_request: false,
+  currency: 'EUR',
+  rating_count: 0,
+  is_variant: false,
+  is_parent: false,
+} as const;
 /** The bounds of rating_average (checked on the exact decimal, not only on the JSON number). */
 export const RATING_BOUNDS = { minimum: 0, maximum: 5 } as const;
 
@@ -38,15 +44,21 @@ function productFields<P extends TSchema, R extends TSchema>(price: P, rating: R
     currency: Type.Optional(Type.String({ maxLength: 3, default: PRODUCT_DEFAULTS.currency })),
     image_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
     product_url: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
-    additional_images: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images })),
+    additional_images: Type.Optional(
+      Type.Array(Type.String({ maxLength: FIELD_LIMITS.url }), { maxItems: FIELD_LIMITS.images }),
+    ),
     availability: Type.Optional(Str({ maxLength: 50 })),
     rating_average: Type.Optional(rating),
-    rating_count: Type.Optional(Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32, default: PRODUCT_DEFAULTS.rating_count })),
+    rating_count: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: FIELD_LIMITS.int32, default: PRODUCT_DEFAULTS.rating_count }),
+    ),
     parent_external_id: Type.Optional(Str({ maxLength: FIELD_LIMITS.name })),
     is_variant: Type.Optional(Type.Boolean({ default: PRODUCT_DEFAULTS.is_variant })),
     is_parent: Type.Optional(Type.Boolean({ default: PRODUCT_DEFAULTS.is_parent })),
     similarity_text: Type.Optional(Str({ maxLength: FIELD_LIMITS.text })),
-    search_keywords: Type.Optional(Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems })),
+    search_keywords: Type.Optional(
+      Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems }),
+    ),
     embedding_text_description: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
     embedding_text_properties: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
     embedding_text_attributes: Type.Optional(Str({ maxLength: FIELD_LIMITS.longText })),
@@ -55,11 +67,15 @@ function productFields<P extends TSchema, R extends TSchema>(price: P, rating: R
 }
 
 // The catalog checks the digit bound (it also serves the import CLI, which skips the gateway).
-const EXACT = 'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
+const EXACT =
+  'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
 
 /** The product body of the HTTP interface (published in the OpenAPI document under this $id). */
 export const ProductCreate = Type.Object(
-  productFields(Nullable(Type.Number({ description: EXACT })), Nullable(Type.Number({ ...RATING_BOUNDS, description: EXACT }))),
+  productFields(
+    Nullable(Type.Number({ description: EXACT })),
+    Nullable(Type.Number({ ...RATING_BOUNDS, description: EXACT })),
+  ),
   { additionalProperties: false, $id: 'ProductCreate' },
 );
 export type ProductCreate = Static<typeof ProductCreate>;

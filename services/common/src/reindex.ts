@@ -52,7 +52,7 @@ export async function reindex<D extends { _id: string }>(plan: ReindexPlan<D>): 
   const begun = await similarity.call('BeginReindex', { caller, kind });
   await plan.onBegun?.(begun);
   const result: ReindexResult = { index: begun.index, alias: begun.alias, done: 0, indexed: 0, refused: 0, failed: 0 };
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const docs = await plan.page(after, plan.pageSize);
     if (docs.length === 0) break;
     after = (docs[docs.length - 1] as D)._id;
@@ -71,5 +71,10 @@ export async function reindex<D extends { _id: string }>(plan: ReindexPlan<D>): 
   if (result.failed > 0) return result;
   const finished = await similarity.call('FinishReindex', { caller, kind, index: begun.index });
   const requeued = await plan.requeueWrittenSince(started);
-  return { ...result, index: finished.index, alias: finished.alias, finished: { removed_indices: finished.removed_indices, requeued } };
+  return {
+    ...result,
+    index: finished.index,
+    alias: finished.alias,
+    finished: { removed_indices: finished.removed_indices, requeued },
+  };
 }

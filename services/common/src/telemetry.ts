@@ -16,7 +16,9 @@ import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
 import { statementIfRecorded } from './tracing';
 
 const exporting = Boolean(
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_TRACES_EXPORTER,
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT ||
+  process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+  process.env.OTEL_TRACES_EXPORTER,
 );
 // Without an exporter the SDK would install no tracer provider at all, and every log line
 // would carry an all-zero trace id. A processor that drops spans keeps real ids in the logs.
@@ -24,14 +26,18 @@ const dropSpans = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdo
 if (!process.env.OTEL_METRICS_EXPORTER) process.env.OTEL_METRICS_EXPORTER = 'none';
 if (!process.env.OTEL_LOGS_EXPORTER) process.env.OTEL_LOGS_EXPORTER = 'none';
 
-const metricsExporters = process.env.OTEL_METRICS_EXPORTER.split(',').map((e) => e.trim()).filter(Boolean);
+const metricsExporters = process.env.OTEL_METRICS_EXPORTER.split(',')
+  .map((e) => e.trim())
+  .filter(Boolean);
 const prometheus = metricsExporters.includes('prometheus');
 const prometheusPort = Number(process.env.OTEL_EXPORTER_PROMETHEUS_PORT) || PrometheusExporter.DEFAULT_OPTIONS.port;
 const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** One JSON line like the services' own (pino) lines: telemetry starts before any logger. */
 function logError(msg: string, fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), service: process.env.OTEL_SERVICE_NAME, ...fields, msg })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ level: 'error', time: new Date().toISOString(), service: process.env.OTEL_SERVICE_NAME, ...fields, msg })}\n`,
+  );
 }
 
 // `prometheus` alone (what the Helm chart sets): the SDK's own exporter, read from the same
@@ -41,8 +47,7 @@ function logError(msg: string, fields: Record<string, unknown>): void {
 const disabled = process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
 
 const metricReaders =
-  !disabled &&
-  prometheus && metricsExporters.every((e) => e === 'prometheus')
+  !disabled && prometheus && metricsExporters.every((e) => e === 'prometheus')
     ? [
         new PrometheusExporter({}, (err: Error | void) => {
           if (err) logError(`metrics not served: ${err.message}`, { port: prometheusPort });
@@ -71,37 +76,43 @@ if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
  * tenth, and what each setting costs, measured by `npm run bench`: README, "Sampling" and
  * "Performance".
  */
-export const DEFAULT_SAMPLER = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' } as const;
+export const DEFAULT_SAMPLER = {
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: '0.1',
+} as const;
 if (!process.env.OTEL_TRACES_SAMPLER) Object.assign(process.env, DEFAULT_SAMPLER);
 
-const sdk = disabled ? undefined : new NodeSDK({
-  ...(exporting ? {} : { spanProcessors: [dropSpans] }),
-  ...(metricReaders ? { metricReaders } : {}),
-  instrumentations: [
-    getNodeAutoInstrumentations({
-      // File-system and DNS spans are noise for a request-serving service.
-      '@opentelemetry/instrumentation-fs': { enabled: false },
-      '@opentelemetry/instrumentation-dns': { enabled: false },
-      '@opentelemetry/instrumentation-net': { enabled: false },
-      // Scrapes of the metrics endpoint are neither requests to trace nor to count; nor are
-      // probes (/healthz, /readyz; grpc.health.v1 is not traced at all: only the services' own
-      // methods make gRPC spans): each would be a trace every few seconds per pod.
-      '@opentelemetry/instrumentation-http': {
-        ignoreIncomingRequestHook: (req: IncomingMessage) =>
-          PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') || (prometheus && req.socket?.localPort === prometheusPort),
-      },
-      // The route's span (router layer) is kept; one span per plain middleware (request id,
-      // errors, rate limit, body) told nothing and cost a span each on every request.
-      '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },
-      // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
-      // without suppression the driver's span of the same round trip is its sibling. Operations
-      // outside any trace (start-up, timers) are not traced, as the driver's
-      // instrumentation does by default.
-      '@opentelemetry/instrumentation-mongoose': { suppressInternalInstrumentation: true, requireParentSpan: true },
-      '@opentelemetry/instrumentation-mongodb': { dbStatementSerializer: statementIfRecorded },
-    }),
-  ],
-});
+const sdk = disabled
+  ? undefined
+  : new NodeSDK({
+      ...(exporting ? {} : { spanProcessors: [dropSpans] }),
+      ...(metricReaders ? { metricReaders } : {}),
+      instrumentations: [
+        getNodeAutoInstrumentations({
+          // File-system and DNS spans are noise for a request-serving service.
+          '@opentelemetry/instrumentation-fs': { enabled: false },
+          '@opentelemetry/instrumentation-dns': { enabled: false },
+          '@opentelemetry/instrumentation-net': { enabled: false },
+          // Scrapes of the metrics endpoint are neither requests to trace nor to count; nor are
+          // probes (/healthz, /readyz; grpc.health.v1 is not traced at all: only the services' own
+          // methods make gRPC spans): each would be a trace every few seconds per pod.
+          '@opentelemetry/instrumentation-http': {
+            ignoreIncomingRequestHook: (req: IncomingMessage) =>
+              PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') ||
+              (prometheus && req.socket?.localPort === prometheusPort),
+          },
+          // The route's span (router layer) is kept; one span per plain middleware (request id,
+          // errors, rate limit, body) told nothing and cost a span each on every request.
+          '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },
+          // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
+          // without suppression the driver's span of the same round trip is its sibling. Operations
+          // outside any trace (start-up, timers) are not traced, as the driver's
+          // instrumentation does by default.
+          '@opentelemetry/instrumentation-mongoose': { suppressInternalInstrumentation: true, requireParentSpan: true },
+          '@opentelemetry/instrumentation-mongodb': { dbStatementSerializer: statementIfRecorded },
+        }),
+      ],
+    });
 sdk?.start();
 
 let stopping = false;

@@ -57,6 +57,8 @@ export async function findOfTenantByIds<T extends { _id: string; tenant_id: stri
 ): Promise<T[]> {
   if (ids.length === 0) return [];
   const filter = ids.length === 1 ? { _id: ids[0] } : { _id: { $in: [...new Set(ids)] } };
-  const docs = (await collection.find(filter, projection ? { projection: { ...projection, tenant_id: 1 } } : {}).toArray()) as T[];
+  const docs = (await collection
+    .find(filter, projection ? { projection: { ...projection, tenant_id: 1 } } : {})
+    .toArray()) as T[];
   return docs.filter((d) => d.tenant_id === tenantId);
 }

@@ -1,4 +1,13 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
 import { outsideCall } from './grpc/deadline';
 
@@ -10,7 +19,12 @@ import { outsideCall } from './grpc/deadline';
  */
 const tracer = () => trace.getTracer('@kb/common');
 
-function run<T>(name: string, options: { kind: SpanKind; attributes: Attributes; root?: boolean }, parent: Context, work: (span: Span) => Promise<T>): Promise<T> {
+function run<T>(
+  name: string,
+  options: { kind: SpanKind; attributes: Attributes; root?: boolean },
+  parent: Context,
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   return tracer().startActiveSpan(name, options, parent, async (span) => {
     try {
       return await work(span);
@@ -29,7 +43,11 @@ function run<T>(name: string, options: { kind: SpanKind; attributes: Attributes;
  * inference in-process). `client` when it stands for a call to another system. A failure sets
  * the span's status and `error.type`.
  */
-export function inSpan<T>(name: string, options: { kind?: 'internal' | 'client'; attributes?: Attributes }, work: (span: Span) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  options: { kind?: 'internal' | 'client'; attributes?: Attributes },
+  work: (span: Span) => Promise<T>,
+): Promise<T> {
   const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
   return run(name, { kind, attributes: options.attributes ?? {} }, context.active(), work);
 }

@@ -8,7 +8,8 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2
 
 // typebox checks formats only when they are registered.
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 
 export function isUuid(value: string): boolean {
   return UUID.test(value);
@@ -111,8 +112,13 @@ function unwrapUnion(error: ValueError): ValueError {
     if (first) candidates.push(first);
   }
   const sameType = candidates.find(
-    (c) => c.type !== ValueErrorType.Null && c.type !== ValueErrorType.String && c.type !== ValueErrorType.Object &&
-      c.type !== ValueErrorType.Array && c.type !== ValueErrorType.Number && c.type !== ValueErrorType.Integer &&
+    (c) =>
+      c.type !== ValueErrorType.Null &&
+      c.type !== ValueErrorType.String &&
+      c.type !== ValueErrorType.Object &&
+      c.type !== ValueErrorType.Array &&
+      c.type !== ValueErrorType.Number &&
+      c.type !== ValueErrorType.Integer &&
       c.type !== ValueErrorType.Boolean,
   );
   if (sameType) return unwrapUnion(sameType);

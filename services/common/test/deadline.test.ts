@@ -4,7 +4,18 @@
  * and catalog call similarity. The inner server records the deadline each call arrived with.
  */
 import * as grpc from '@grpc/grpc-js';
-import { AppError, backgroundSpan, createLogger, deadlineMs, servingCall, similarityProto, typedClient, unary, type TypedClient, type similarityV1 } from '../src';
+import {
+  AppError,
+  backgroundSpan,
+  createLogger,
+  deadlineMs,
+  servingCall,
+  similarityProto,
+  typedClient,
+  unary,
+  type TypedClient,
+  type similarityV1,
+} from '../src';
 
 type Client = similarityV1.SimilarityServiceClient;
 const Service = () => similarityProto().kb.similarity.v1.SimilarityService;
@@ -28,7 +39,11 @@ let outerWork: (call: grpc.ServerUnaryCall<unknown, unknown>) => Promise<unknown
 let outerDeadlines: (number | undefined)[] = [];
 
 async function listen(server: grpc.Server): Promise<number> {
-  return new Promise((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
+  return new Promise((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve(port),
+    ),
+  );
 }
 
 const search = () => innerClient.call('SearchEntries', { query: 'x', limit: 1 });
@@ -42,7 +57,11 @@ beforeAll(async () => {
     },
   });
   const innerPort = await listen(inner);
-  innerClient = typedClient('similarity', new (Service())(`127.0.0.1:${innerPort}`, grpc.credentials.createInsecure(), { interceptors: [recordDeadline] }), OWN_DEADLINE_MS);
+  innerClient = typedClient(
+    'similarity',
+    new (Service())(`127.0.0.1:${innerPort}`, grpc.credentials.createInsecure(), { interceptors: [recordDeadline] }),
+    OWN_DEADLINE_MS,
+  );
 
   outer = new grpc.Server();
   outer.addService(Service().service, {

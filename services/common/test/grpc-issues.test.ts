@@ -3,18 +3,29 @@ import { fromServiceError, issuesMetadata, type ValidationIssue } from '../src';
 
 /** What the gateway makes of an INVALID_ARGUMENT carrying these issues. */
 function roundTrip(issues: ValidationIssue[]): ValidationIssue[] | undefined {
-  const err = Object.assign(new Error('invalid'), { code: status.INVALID_ARGUMENT, details: 'invalid', metadata: issuesMetadata(issues) }) as ServiceError;
+  const err = Object.assign(new Error('invalid'), {
+    code: status.INVALID_ARGUMENT,
+    details: 'invalid',
+    metadata: issuesMetadata(issues),
+  }) as ServiceError;
   return fromServiceError(err, 'knowledge').issues;
 }
 
 describe('validation issues across gRPC', () => {
   test('when an issue names a key in another script, then it arrives as sent (a string header would refuse it)', () => {
-    const issues = [{ loc: ['body', 'metadata', 'Größe'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }, { loc: ['body', 'metadata', '\u{F4B4C}😀'], msg: 'x', type: 'y' }];
+    const issues = [
+      { loc: ['body', 'metadata', 'Größe'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+      { loc: ['body', 'metadata', '\u{F4B4C}😀'], msg: 'x', type: 'y' },
+    ];
     expect(roundTrip(issues)).toEqual(issues);
   });
 
   test('when there are hundreds of long issues, then the first ones arrive within the trailer bound, texts clipped', () => {
-    const issues = Array.from({ length: 500 }, (_, i) => ({ loc: ['body', 'metadata', `${'k'.repeat(1000)}${i}`], msg: 'm'.repeat(1000), type: 'extra_forbidden' }));
+    const issues = Array.from({ length: 500 }, (_, i) => ({
+      loc: ['body', 'metadata', `${'k'.repeat(1000)}${i}`],
+      msg: 'm'.repeat(1000),
+      type: 'extra_forbidden',
+    }));
     const metadata = issuesMetadata(issues);
     const bytes = (metadata.get('kb-validation-issues-bin')[0] as Buffer).length;
     expect(bytes).toBeLessThanOrEqual(8 * 1024);

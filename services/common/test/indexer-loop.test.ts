@@ -45,7 +45,12 @@ function heldPass() {
 /** A started loop whose first pass is running (held until the test releases it). */
 async function loopInFirstPass() {
   const held = heldPass();
-  const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass: held.pass });
+  const loop = indexerLoop({
+    name: 'test indexer',
+    intervalMs: INTERVAL,
+    logger: fakeLogger().logger,
+    pass: held.pass,
+  });
   loop.start();
   await jest.advanceTimersByTimeAsync(INTERVAL);
   return { held, loop };
@@ -81,7 +86,12 @@ describe('after a failed pass', () => {
 
   test('when a pass throws, then it is logged and runOnce answers undefined', async () => {
     const { warnings, logger } = fakeLogger();
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger, pass: scriptedPass([new Error('boom')]).pass });
+    const loop = indexerLoop({
+      name: 'test indexer',
+      intervalMs: INTERVAL,
+      logger,
+      pass: scriptedPass([new Error('boom')]).pass,
+    });
     await expect(loop.runOnce()).resolves.toBeUndefined();
     expect(warnings).toEqual(['test indexer pass failed']);
   });
@@ -165,7 +175,13 @@ describe('stop()', () => {
   test('when the running pass outlasts the bound, then stop() gives up after it and says so', async () => {
     const held = heldPass();
     const { warnings, logger } = fakeLogger();
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger, pass: held.pass, stopWaitMs: 5_000 });
+    const loop = indexerLoop({
+      name: 'test indexer',
+      intervalMs: INTERVAL,
+      logger,
+      pass: held.pass,
+      stopWaitMs: 5_000,
+    });
     loop.start();
     await jest.advanceTimersByTimeAsync(INTERVAL);
     let stopped = false;
@@ -207,7 +223,12 @@ describe('one pass at a time', () => {
 
   test('when a pass outlasts several intervals, then the loop never starts a second one beside it', async () => {
     const held = heldPass();
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass: held.pass });
+    const loop = indexerLoop({
+      name: 'test indexer',
+      intervalMs: INTERVAL,
+      logger: fakeLogger().logger,
+      pass: held.pass,
+    });
     loop.start();
     for (let i = 0; i < 5; i++) {
       await jest.advanceTimersByTimeAsync(10 * INTERVAL);

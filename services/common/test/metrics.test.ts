@@ -1,5 +1,13 @@
 import { metrics } from '@opentelemetry/api';
-import { backlogAgeSeconds, cachedReading, observeDependencies, observeIndexBacklog, recordRpcClientCall, recordRpcServerCall, rpcAttributes } from '../src';
+import {
+  backlogAgeSeconds,
+  cachedReading,
+  observeDependencies,
+  observeIndexBacklog,
+  recordRpcClientCall,
+  recordRpcServerCall,
+  rpcAttributes,
+} from '../src';
 
 describe('gRPC call attributes', () => {
   test('when a call succeeds, then it carries the fully qualified method and OK, and no error type', () => {
@@ -10,12 +18,23 @@ describe('gRPC call attributes', () => {
     });
   });
 
-  test.each(['UNKNOWN', 'DEADLINE_EXCEEDED', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS'])('when a server answers %s, then it counts as a server error', (code) => {
-    expect(rpcAttributes('server', '/s/m', code)['error.type']).toBe(code);
-  });
+  test.each(['UNKNOWN', 'DEADLINE_EXCEEDED', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS'])(
+    'when a server answers %s, then it counts as a server error',
+    (code) => {
+      expect(rpcAttributes('server', '/s/m', code)['error.type']).toBe(code);
+    },
+  );
 
-  test.each(['NOT_FOUND', 'INVALID_ARGUMENT', 'ALREADY_EXISTS', 'ABORTED', 'PERMISSION_DENIED', 'UNAUTHENTICATED', 'FAILED_PRECONDITION'])(
-    'when a server answers %s, then it is the caller\'s error, not the server\'s, but a client records it as one',
+  test.each([
+    'NOT_FOUND',
+    'INVALID_ARGUMENT',
+    'ALREADY_EXISTS',
+    'ABORTED',
+    'PERMISSION_DENIED',
+    'UNAUTHENTICATED',
+    'FAILED_PRECONDITION',
+  ])(
+    "when a server answers %s, then it is the caller's error, not the server's, but a client records it as one",
     (code) => {
       expect(rpcAttributes('server', '/s/m', code)['error.type']).toBeUndefined();
       expect(rpcAttributes('client', '/s/m', code)['error.type']).toBe(code);
@@ -27,7 +46,11 @@ describe('a cached reading', () => {
   test('when asked many times within its age, then it reads once; after it, once more', async () => {
     let clock = 1_000;
     let reads = 0;
-    const reading = cachedReading(async () => ++reads, 5_000, () => clock);
+    const reading = cachedReading(
+      async () => ++reads,
+      5_000,
+      () => clock,
+    );
     expect(await Promise.all([reading(), reading(), reading()])).toEqual([1, 1, 1]);
     clock += 4_999;
     expect(await reading()).toBe(1);
@@ -37,8 +60,16 @@ describe('a cached reading', () => {
   });
 
   test('when a reading fails or has no value, then nothing is kept and the next ask reads again', async () => {
-    const answers: (() => Promise<number | undefined>)[] = [() => Promise.reject(new Error('down')), async () => undefined, async () => 7];
-    const reading = cachedReading(() => (answers.shift() as () => Promise<number | undefined>)(), 60_000, () => 0);
+    const answers: (() => Promise<number | undefined>)[] = [
+      () => Promise.reject(new Error('down')),
+      async () => undefined,
+      async () => 7,
+    ];
+    const reading = cachedReading(
+      () => (answers.shift() as () => Promise<number | undefined>)(),
+      60_000,
+      () => 0,
+    );
     expect(await reading()).toBeUndefined();
     expect(await reading()).toBeUndefined();
     expect(await reading()).toBe(7);
@@ -62,7 +93,7 @@ describe('the backlog age', () => {
     expect(backlogAgeSeconds(new Date(10_000), 100_000)).toBe(90);
   });
 
-  test('when the writer\'s clock is ahead, then the age is 0, never negative', () => {
+  test("when the writer's clock is ahead, then the age is 0, never negative", () => {
     expect(backlogAgeSeconds(new Date(100_500), 100_000)).toBe(0);
   });
 });

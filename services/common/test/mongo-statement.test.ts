@@ -5,7 +5,10 @@ import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider } from '@opentel
 import { statementIfRecorded } from '../src/tracing';
 
 /** The MongoDB instrumentation's statement, asked as it asks it: inside the context of the span the command runs under. */
-const command = { update: 'products', updates: [{ q: { tenant_id: 't1', _id: 'p1', version: 3 }, u: { $set: { needs_index: false } } }] };
+const command = {
+  update: 'products',
+  updates: [{ q: { tenant_id: 't1', _id: 'p1', version: 3 }, u: { $set: { needs_index: false } } }],
+};
 const under = (span: Span | undefined, suppressed = false) => {
   let ctx = span ? trace.setSpan(context.active(), span) : context.active();
   if (suppressed) ctx = suppressTracing(ctx);
@@ -24,11 +27,13 @@ describe('db.query.text of MongoDB spans', () => {
   test('when the command runs under a recorded span, then its shape is written with every value as ?', () => {
     const span = sampled.startSpan('request');
     expect(span.isRecording()).toBe(true);
-    expect(under(span)).toBe('{"update":"?","updates":[{"q":{"tenant_id":"?","_id":"?","version":"?"},"u":{"$set":{"needs_index":"?"}}}]}');
+    expect(under(span)).toBe(
+      '{"update":"?","updates":[{"q":{"tenant_id":"?","_id":"?","version":"?"},"u":{"$set":{"needs_index":"?"}}}]}',
+    );
     span.end();
   });
 
-  test('when the request is not sampled, when tracing is suppressed (under mongoose\'s span) or there is no span, then nothing is built', () => {
+  test("when the request is not sampled, when tracing is suppressed (under mongoose's span) or there is no span, then nothing is built", () => {
     const notSampled = unsampled.startSpan('request');
     expect(notSampled.isRecording()).toBe(false);
     expect(under(notSampled)).toBe('');
@@ -42,7 +47,9 @@ describe('db.query.text of MongoDB spans', () => {
     const span = sampled.startSpan('request');
     const loop: Record<string, unknown> = { find: 'x' };
     loop['self'] = loop;
-    expect(context.with(trace.setSpan(context.active(), span), () => statementIfRecorded(loop))).toBe('{"find":"?","self":"[Circular]"}');
+    expect(context.with(trace.setSpan(context.active(), span), () => statementIfRecorded(loop))).toBe(
+      '{"find":"?","self":"[Circular]"}',
+    );
     span.end();
   });
 });

@@ -6,7 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import { AppError, parentGuard, parentGuardPath, parentGuardStore, tenantScoped, type ParentGuard, type ParentGuardStore } from '../src';
+import {
+  AppError,
+  parentGuard,
+  parentGuardPath,
+  parentGuardStore,
+  tenantScoped,
+  type ParentGuard,
+  type ParentGuardStore,
+} from '../src';
 
 const TTL_MS = 300;
 const T = 'tenant-a';
@@ -31,10 +39,16 @@ beforeAll(async () => {
   const url = new URL(process.env.MONGODB_URI as string);
   url.pathname = `/guard-${randomBytes(4).toString('hex')}`;
   connection = await mongoose.createConnection(url.toString()).asPromise();
-  const parentSchema = new Schema<ParentDoc>({ _id: String, tenant_id: String, ...parentGuardPath }, { versionKey: false });
+  const parentSchema = new Schema<ParentDoc>(
+    { _id: String, tenant_id: String, ...parentGuardPath },
+    { versionKey: false },
+  );
   parentSchema.plugin(tenantScoped);
   Parent = connection.model<ParentDoc>('Parent', parentSchema);
-  const childSchema = new Schema<ChildDoc>({ _id: String, tenant_id: String, parent_id: String }, { versionKey: false });
+  const childSchema = new Schema<ChildDoc>(
+    { _id: String, tenant_id: String, parent_id: String },
+    { versionKey: false },
+  );
   childSchema.plugin(tenantScoped);
   Child = connection.model<ChildDoc>('Child', childSchema);
   store = parentGuardStore(Parent, TTL_MS);
@@ -53,10 +67,12 @@ async function newParent(): Promise<string> {
 }
 const children = async (parentId: string) => Child.countDocuments({ tenant_id: T, parent_id: parentId });
 const inUse = (parentId: string) => async () => ((await children(parentId)) > 0 ? 'Parent has children' : null);
-const addChild = (parentId: string, id = `c${++n}`) => async () => {
-  await Child.create({ _id: id, tenant_id: T, parent_id: parentId });
-  return id;
-};
+const addChild =
+  (parentId: string, id = `c${++n}`) =>
+  async () => {
+    await Child.create({ _id: id, tenant_id: T, parent_id: parentId });
+    return id;
+  };
 const removeChild = async (id: string) => void (await Child.deleteOne({ tenant_id: T, _id: id }));
 const parentExists = async (id: string) => (await Parent.exists({ tenant_id: T, _id: id })) !== null;
 /** The error a promise rejects with, as `<kind>: <message>`. */
@@ -72,9 +88,14 @@ function gate() {
   return { open, passed };
 }
 /** Resolves once the parent's guard state satisfies `test` (polls MongoDB). */
-async function until(parentId: string, test: (guard: { deleting?: unknown; claims?: unknown[] }) => boolean): Promise<void> {
+async function until(
+  parentId: string,
+  test: (guard: { deleting?: unknown; claims?: unknown[] }) => boolean,
+): Promise<void> {
   for (;;) {
-    const doc = await Parent.findOne({ tenant_id: T, _id: parentId }).lean<{ guard?: { deleting?: unknown; claims?: unknown[] } }>();
+    const doc = await Parent.findOne({ tenant_id: T, _id: parentId }).lean<{
+      guard?: { deleting?: unknown; claims?: unknown[] };
+    }>();
     if (test(doc?.guard ?? {})) return;
     await sleep(5);
   }
@@ -86,12 +107,19 @@ describe('parent guard', () => {
   test('when a delete meets a write under way, then the delete is a 409 and the write keeps its child', async () => {
     const parent = await newParent();
     const hold = gate();
-    const writing = guard.referring(T, parent, async () => {
-      await hold.passed;
-      return addChild(parent)();
-    }, removeChild);
+    const writing = guard.referring(
+      T,
+      parent,
+      async () => {
+        await hold.passed;
+        return addChild(parent)();
+      },
+      removeChild,
+    );
     await until(parent, claimed);
-    expect(await failure(guard.remove(T, parent, inUse(parent)))).toBe('conflict: Parent is in use: a write that refers to it is under way');
+    expect(await failure(guard.remove(T, parent, inUse(parent)))).toBe(
+      'conflict: Parent is in use: a write that refers to it is under way',
+    );
     hold.open();
     await writing;
     expect(await failure(guard.remove(T, parent, inUse(parent)))).toBe('conflict: Parent has children');
@@ -205,9 +233,14 @@ describe('parent guard', () => {
   test('when a write fails, then its claim is released and a delete goes through', async () => {
     const parent = await newParent();
     const failed = failure(
-      guard.referring(T, parent, async () => {
-        throw AppError.invalid([{ loc: ['body'], msg: 'bad', type: 'value_error' }]);
-      }, async () => undefined),
+      guard.referring(
+        T,
+        parent,
+        async () => {
+          throw AppError.invalid([{ loc: ['body'], msg: 'bad', type: 'value_error' }]);
+        },
+        async () => undefined,
+      ),
     );
     expect(await failed).toBe('invalid: bad');
     await guard.remove(T, parent, inUse(parent));
@@ -216,7 +249,10 @@ describe('parent guard', () => {
 
   test('when two deletes race, then one removes the parent and the other waits for it and is a 404', async () => {
     const parent = await newParent();
-    const outcomes = await Promise.all([failure(guard.remove(T, parent, inUse(parent))), failure(guard.remove(T, parent, inUse(parent)))]);
+    const outcomes = await Promise.all([
+      failure(guard.remove(T, parent, inUse(parent))),
+      failure(guard.remove(T, parent, inUse(parent))),
+    ]);
     expect(outcomes.sort()).toEqual(['no error', 'not_found: Parent not found']);
   });
 });

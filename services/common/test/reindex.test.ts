@@ -18,7 +18,8 @@ function fakeSimilarity() {
   const call = async (method: string, request: Record<string, unknown>) => {
     calls.push({ method, request });
     if (method === 'BeginReindex') return { index: 'kb-entries-2', alias: 'kb-entries' };
-    if (method === 'FinishReindex') return { index: request.index, alias: 'kb-entries', removed_indices: ['kb-entries-1'] };
+    if (method === 'FinishReindex')
+      return { index: request.index, alias: 'kb-entries', removed_indices: ['kb-entries-1'] };
     throw new Error(`unexpected ${method}`);
   };
   return { calls, similarity: { call } as unknown as SimilarityClient };
@@ -26,7 +27,10 @@ function fakeSimilarity() {
 
 /** A collection in _id order, read a page at a time; records every page read. */
 function fakeCollection(count: number) {
-  const docs: Doc[] = Array.from({ length: count }, (_, i) => ({ _id: `e-${String(i).padStart(4, '0')}`, updated_at: HOUR_AGO }));
+  const docs: Doc[] = Array.from({ length: count }, (_, i) => ({
+    _id: `e-${String(i).padStart(4, '0')}`,
+    updated_at: HOUR_AGO,
+  }));
   const pagesRead: number[] = [];
   return {
     docs,
@@ -47,7 +51,11 @@ function fakeCollection(count: number) {
 
 const allIndexed = async (docs: Doc[]): Promise<ReindexPageOutcome> => ({ indexed: docs.length, refused: 0 });
 
-function plan(collection: ReturnType<typeof fakeCollection>, similarity: SimilarityClient, indexPage: (docs: Doc[], target: string) => Promise<ReindexPageOutcome>) {
+function plan(
+  collection: ReturnType<typeof fakeCollection>,
+  similarity: SimilarityClient,
+  indexPage: (docs: Doc[], target: string) => Promise<ReindexPageOutcome>,
+) {
   return {
     kind: 'entries' as const,
     similarity,
@@ -63,16 +71,25 @@ test('when a collection is reindexed, then it is read and written a page at a ti
   const collection = fakeCollection(25);
   const { calls, similarity } = fakeSimilarity();
   const written: { ids: string[]; target: string }[] = [];
-  const result = await reindex(plan(collection, similarity, async (docs, target) => {
-    written.push({ ids: docs.map((d) => d._id), target });
-    return allIndexed(docs);
-  }));
+  const result = await reindex(
+    plan(collection, similarity, async (docs, target) => {
+      written.push({ ids: docs.map((d) => d._id), target });
+      return allIndexed(docs);
+    }),
+  );
   expect(collection.pagesRead).toEqual([10, 10, 5, 0]);
   expect(written.map((w) => w.ids.length)).toEqual([10, 10, 5]);
   expect(written.flatMap((w) => w.ids)).toEqual(collection.docs.map((d) => d._id));
   expect(new Set(written.map((w) => w.target))).toEqual(new Set(['kb-entries-2']));
   expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
-  expect(result).toMatchObject({ done: 25, indexed: 25, refused: 0, failed: 0, index: 'kb-entries-2', finished: { removed_indices: ['kb-entries-1'] } });
+  expect(result).toMatchObject({
+    done: 25,
+    indexed: 25,
+    refused: 0,
+    failed: 0,
+    index: 'kb-entries-2',
+    finished: { removed_indices: ['kb-entries-1'] },
+  });
 });
 
 describe('no alias swap after a failure', () => {
@@ -81,7 +98,11 @@ describe('no alias swap after a failure', () => {
     collection.docs[3]!.updated_at = new Date(Date.now() + 1_000);
     const { calls, similarity } = fakeSimilarity();
     let page = 0;
-    const result = await reindex(plan(collection, similarity, async (docs) => (page++ === 1 ? { indexed: docs.length - 2, refused: 0 } : allIndexed(docs))));
+    const result = await reindex(
+      plan(collection, similarity, async (docs) =>
+        page++ === 1 ? { indexed: docs.length - 2, refused: 0 } : allIndexed(docs),
+      ),
+    );
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex']);
     expect(result.finished).toBeUndefined();
     expect(result).toMatchObject({ done: 25, failed: 2 });
@@ -91,10 +112,12 @@ describe('no alias swap after a failure', () => {
   test('when writing a page throws, then its documents count as failed and the alias stays', async () => {
     const collection = fakeCollection(15);
     const { calls, similarity } = fakeSimilarity();
-    const result = await reindex(plan(collection, similarity, async (docs) => {
-      if (docs[0]!._id === 'e-0010') throw new Error('similarity service unavailable');
-      return allIndexed(docs);
-    }));
+    const result = await reindex(
+      plan(collection, similarity, async (docs) => {
+        if (docs[0]!._id === 'e-0010') throw new Error('similarity service unavailable');
+        return allIndexed(docs);
+      }),
+    );
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex']);
     expect(result).toMatchObject({ done: 15, indexed: 10, failed: 5, error: 'similarity service unavailable' });
     expect(result.finished).toBeUndefined();
@@ -103,7 +126,9 @@ describe('no alias swap after a failure', () => {
   test('when documents are only refused (any index of this mapping would refuse them), then the alias is swapped all the same', async () => {
     const collection = fakeCollection(12);
     const { calls, similarity } = fakeSimilarity();
-    const result = await reindex(plan(collection, similarity, async (docs) => ({ indexed: docs.length - 1, refused: 1 })));
+    const result = await reindex(
+      plan(collection, similarity, async (docs) => ({ indexed: docs.length - 1, refused: 1 })),
+    );
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
     expect(result).toMatchObject({ indexed: 10, refused: 2, failed: 0 });
     expect(result.finished).toBeDefined();

@@ -13,14 +13,14 @@ function collection(docs: { _id: string; tenant_id: string }[]) {
   };
 }
 
-describe('reads of a tenant\'s documents by id', () => {
+describe("reads of a tenant's documents by id", () => {
   const docs = [
     { _id: 'a', tenant_id: 't1' },
     { _id: 'b', tenant_id: 't2' },
     { _id: 'c', tenant_id: 't1' },
   ];
 
-  test('when ids of another tenant are asked for, then only the caller tenant\'s documents come back', async () => {
+  test("when ids of another tenant are asked for, then only the caller tenant's documents come back", async () => {
     const c = collection(docs);
     expect((await findOfTenantByIds(c, 't1', ['a', 'b', 'c'])).map((d) => d._id)).toEqual(['a', 'c']);
     expect(await findOfTenantByIds(c, 't2', ['a'])).toEqual([]);

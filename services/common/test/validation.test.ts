@@ -16,15 +16,57 @@ const Body = Type.Object(
 describe('validation issues in the FastAPI shape', () => {
   test.each([
     ['a missing required field', {}, ['body', 'title'], 'missing', 'Field required'],
-    ['a too-short string', { title: '' }, ['body', 'title'], 'string_too_short', 'String should have at least 1 character'],
-    ['a too-long string', { title: 'abcdef' }, ['body', 'title'], 'string_too_long', 'String should have at most 5 characters'],
-    ['a too-long nullable string', { title: 'a', layer: 'abcd' }, ['body', 'layer'], 'string_too_long', 'String should have at most 3 characters'],
+    [
+      'a too-short string',
+      { title: '' },
+      ['body', 'title'],
+      'string_too_short',
+      'String should have at least 1 character',
+    ],
+    [
+      'a too-long string',
+      { title: 'abcdef' },
+      ['body', 'title'],
+      'string_too_long',
+      'String should have at most 5 characters',
+    ],
+    [
+      'a too-long nullable string',
+      { title: 'a', layer: 'abcd' },
+      ['body', 'layer'],
+      'string_too_long',
+      'String should have at most 3 characters',
+    ],
     ['an unknown enum value', { title: 'a', kind: 'z' }, ['body', 'kind'], 'enum', "Input should be 'a', 'b' or 'c'"],
     ['a malformed uuid', { title: 'a', id: 'nope' }, ['body', 'id'], 'uuid_parsing', 'Input should be a valid UUID'],
-    ['too many items', { title: 'a', tags: ['1', '2', '3'] }, ['body', 'tags'], 'too_long', 'List should have at most 2 items after validation, not 3'],
-    ['a wrong item type', { title: 'a', tags: ['1', 2] }, ['body', 'tags', 1], 'string_type', 'Input should be a valid string'],
-    ['a negative integer', { title: 'a', count: -1 }, ['body', 'count'], 'greater_than_equal', 'Input should be greater than or equal to 0'],
-    ['an unknown key', { title: 'a', extra: 1 }, ['body', 'extra'], 'extra_forbidden', 'Extra inputs are not permitted'],
+    [
+      'too many items',
+      { title: 'a', tags: ['1', '2', '3'] },
+      ['body', 'tags'],
+      'too_long',
+      'List should have at most 2 items after validation, not 3',
+    ],
+    [
+      'a wrong item type',
+      { title: 'a', tags: ['1', 2] },
+      ['body', 'tags', 1],
+      'string_type',
+      'Input should be a valid string',
+    ],
+    [
+      'a negative integer',
+      { title: 'a', count: -1 },
+      ['body', 'count'],
+      'greater_than_equal',
+      'Input should be greater than or equal to 0',
+    ],
+    [
+      'an unknown key',
+      { title: 'a', extra: 1 },
+      ['body', 'extra'],
+      'extra_forbidden',
+      'Extra inputs are not permitted',
+    ],
   ])('when the input has %s, then the issue names its location, type and message', (_label, value, loc, type, msg) => {
     expect(validationIssues(Body, value, ['body'])).toEqual(expect.arrayContaining([{ loc, type, msg }]));
   });
@@ -46,7 +88,10 @@ describe('validation issues in the FastAPI shape', () => {
 });
 
 describe('configuration from the environment', () => {
-  const Schema = Type.Object({ PORT: Type.Integer({ default: 8080, minimum: 1, maximum: 65535 }), URL: Type.String({ pattern: '^https?://' }) });
+  const Schema = Type.Object({
+    PORT: Type.Integer({ default: 8080, minimum: 1, maximum: 65535 }),
+    URL: Type.String({ pattern: '^https?://' }),
+  });
 
   test('when variables are valid, then they are converted and defaulted', () => {
     expect(loadConfig(Schema, { URL: 'http://x' })).toEqual({ PORT: 8080, URL: 'http://x' });

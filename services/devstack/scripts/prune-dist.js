@@ -31,4 +31,7 @@ for (const service of readdirSync(services)) {
   const dist = join(services, service, 'dist');
   if (existsSync(dist)) prune(dist, join(services, service, 'src'));
 }
-if (removed > 0) process.stdout.write(`prune-dist: removed ${removed} compiled files without a source (${relative(process.cwd(), services)}/*/dist)\n`);
+if (removed > 0)
+  process.stdout.write(
+    `prune-dist: removed ${removed} compiled files without a source (${relative(process.cwd(), services)}/*/dist)\n`,
+  );

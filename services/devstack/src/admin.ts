@@ -11,7 +11,8 @@ import { CATALOG_USAGE, catalogAdminMain } from '@kb/catalog';
 import { readStartState } from './state';
 
 /** `products …` and `reindex products` belong to the catalog; everything else (including `reindex entries`) to knowledge. */
-const isCatalogCommand = (args: string[]) => args[0] === 'products' || (args[0] === 'reindex' && args[1] === 'products');
+const isCatalogCommand = (args: string[]) =>
+  args[0] === 'products' || (args[0] === 'reindex' && args[1] === 'products');
 
 /** The value of `--kind` (either spelling), if given. */
 function kindOption(args: string[]): string | undefined {
@@ -27,8 +28,10 @@ async function run(): Promise<number> {
   if (!process.env.MONGODB_URI && !wantsHelp) {
     const mongoUri = (state?.extra?.mongoUri as string | undefined) ?? state?.mongoUri;
     if (!mongoUri) {
-      process.stderr.write('admin: no running stack found for this checkout and MONGODB_URI is not set.\n' +
-        '       Start the stack with `npm start` (in another terminal), or set MONGODB_URI.\n');
+      process.stderr.write(
+        'admin: no running stack found for this checkout and MONGODB_URI is not set.\n' +
+          '       Start the stack with `npm start` (in another terminal), or set MONGODB_URI.\n',
+      );
       return 2;
     }
     process.env.MONGODB_URI = mongoUri;

@@ -110,7 +110,9 @@ async function ensure(c: Component, log: Log): Promise<string> {
   mkdirShared(parent);
   const refetch = existsSync(c.dir);
   if (refetch) {
-    log(`${c.label} in ${c.dir} is incomplete (an earlier fetch was interrupted or a file is missing); fetching it again.`);
+    log(
+      `${c.label} in ${c.dir} is incomplete (an earlier fetch was interrupted or a file is missing); fetching it again.`,
+    );
     rmSync(c.dir, { recursive: true, force: true });
   }
   removeAbandonedWork(parent, log);
@@ -192,13 +194,24 @@ function listFiles(dir: string): string[] {
  * as it finishes and a line every 15 s while Maven works.
  */
 async function mavenCopy(c: Component, outputDir: string, log: Log): Promise<void> {
-  const args = ['-B', '-Dstyle.color=never', '-f', POM, '-P', c.profile, 'dependency:copy-dependencies', `-DoutputDirectory=${outputDir}`];
+  const args = [
+    '-B',
+    '-Dstyle.color=never',
+    '-f',
+    POM,
+    '-P',
+    c.profile,
+    'dependency:copy-dependencies',
+    `-DoutputDirectory=${outputDir}`,
+  ];
   const started = Date.now();
   const recent: string[] = [];
   let downloads = 0;
   const child = spawn('mvn', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const heartbeat = setInterval(() => {
-    log(`  ... still fetching ${c.label} (${Math.round((Date.now() - started) / 1000)} s, ${downloads} files downloaded so far)`);
+    log(
+      `  ... still fetching ${c.label} (${Math.round((Date.now() - started) / 1000)} s, ${downloads} files downloaded so far)`,
+    );
   }, 15_000);
   const onLine = (raw: string): void => {
     const line = raw.replace(/\x1b\[[0-9;]*m/g, ''); // Maven still emits a few colour resets
@@ -240,8 +253,16 @@ function run(command: string, args: string[]): Promise<void> {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'ENOENT' ? new Error(`'${command}' is not installed; it is needed to unpack the dev-stack downloads (e.g. \`apt-get install ${command}\`).`) : err),
+      reject(
+        err.code === 'ENOENT'
+          ? new Error(
+              `'${command}' is not installed; it is needed to unpack the dev-stack downloads (e.g. \`apt-get install ${command}\`).`,
+            )
+          : err,
+      ),
     );
-    child.once('close', (code) => (code === 0 ? resolveRun() : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}): ${stderr}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolveRun() : reject(new Error(`${command} ${args.join(' ')} failed (exit ${code}): ${stderr}`)),
+    );
   });
 }

@@ -5,7 +5,16 @@ import { findElasticsearchJdk, findJava17 } from './java';
 import type { LocalBackend } from './local-backend';
 import type { Log } from './log';
 import { startMongoProcess } from './mongo-process';
-import { newRunState, readStartState, reapStale, runStatePath, writeRunState, type RunState, type RunTracker, type TrackedProcess } from './state';
+import {
+  newRunState,
+  readStartState,
+  reapStale,
+  runStatePath,
+  writeRunState,
+  type RunState,
+  type RunTracker,
+  type TrackedProcess,
+} from './state';
 import { dockerEngineAnswers, startContainerBackends } from './testcontainers-backends';
 
 export type BackendMode = 'env' | 'testcontainers' | 'local';
@@ -65,7 +74,8 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   let mode: BackendMode = 'env';
   let started: Started = { stop: async () => {} };
   try {
-    if (need.mongo || need.elasticsearch) ({ mode, started } = await startMissing(need, Boolean(envMongo || envEs), { ...opts, tracker }));
+    if (need.mongo || need.elasticsearch)
+      ({ mode, started } = await startMissing(need, Boolean(envMongo || envEs), { ...opts, tracker }));
   } catch (err) {
     rmSync(statePath, { force: true });
     throw err;
@@ -115,7 +125,9 @@ async function startMissing(
   const { log, persistent } = opts;
   const engine = await dockerEngineAnswers();
   if (engine) {
-    log(`A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`);
+    log(
+      `A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`,
+    );
     // An engine without a reachable image registry (podman on an offline machine) cannot
     // pull MongoDB or Elasticsearch; the local processes serve the same code paths.
     const containers = await startContainerBackends(need, log).catch((err: Error) => {
@@ -124,8 +136,14 @@ async function startMissing(
     });
     if (containers) return { mode: 'testcontainers', started: containers };
   }
-  if (!engine) log(`No Docker engine${someFromEnv ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`);
-  return { mode: 'local', started: await startLocal(need, { persistent, log, tracker: opts.tracker, startTimeoutMs: opts.startTimeoutMs }) };
+  if (!engine)
+    log(
+      `No Docker engine${someFromEnv ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`,
+    );
+  return {
+    mode: 'local',
+    started: await startLocal(need, { persistent, log, tracker: opts.tracker, startTimeoutMs: opts.startTimeoutMs }),
+  };
 }
 
 /** Both local processes at once; if one fails the other is stopped before the error goes up. */

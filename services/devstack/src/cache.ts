@@ -39,7 +39,9 @@ export function elasticsearchBaseDir(): string {
   // /var/tmp is writable by everyone: never run what another user could have planted there.
   const owner = statSync(SHARED_ROOT_DIR).uid;
   if (owner !== 0) {
-    throw new Error(`${SHARED_ROOT_DIR} belongs to uid ${owner}, not root; remove it or set KB_CACHE_DIR to a folder outside /root.`);
+    throw new Error(
+      `${SHARED_ROOT_DIR} belongs to uid ${owner}, not root; remove it or set KB_CACHE_DIR to a folder outside /root.`,
+    );
   }
   chmodSync(SHARED_ROOT_DIR, 0o755);
   return SHARED_ROOT_DIR;

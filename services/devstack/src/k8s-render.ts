@@ -58,7 +58,7 @@ export async function renderK8sFiles(root = checkoutDir()): Promise<Map<string, 
   files.set(
     'components/network-policies/kustomization.yaml',
     HEADER +
-      '# Default deny for the install\'s pods, then only the traffic each component needs.\n' +
+      "# Default deny for the install's pods, then only the traffic each component needs.\n" +
       'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - networkpolicy.yaml\n' +
       'labels:\n  - pairs: {app.kubernetes.io/managed-by: kustomize}\n',
   );
@@ -97,7 +97,10 @@ function documents(stream: string): string[] {
 
 if (require.main === module) {
   renderK8s().then(
-    (written) => process.stdout.write(`k8s:render wrote ${written.length} files under k8s/:\n${written.map((f) => `  ${f}\n`).join('')}`),
+    (written) =>
+      process.stdout.write(
+        `k8s:render wrote ${written.length} files under k8s/:\n${written.map((f) => `  ${f}\n`).join('')}`,
+      ),
     (err: unknown) => {
       process.stderr.write(`k8s:render: ${(err as Error).message}\n`);
       process.exit(1);

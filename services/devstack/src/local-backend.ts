@@ -65,9 +65,15 @@ export async function startUntilReady(args: {
     removeTemporary();
   };
   const timeoutMs = opts.startTimeoutMs ?? args.timeoutMs;
-  const ready = await waitUntil(async () => proc.exitReason() !== undefined || (await args.ready(proc)), timeoutMs, args.pollMs);
+  const ready = await waitUntil(
+    async () => proc.exitReason() !== undefined || (await args.ready(proc)),
+    timeoutMs,
+    args.pollMs,
+  );
   if (!ready || proc.exitReason()) {
-    const why = proc.exitReason() ? `${proc.exitReason()} before it was ready` : `was not ready within ${timeoutMs / 1000} s`;
+    const why = proc.exitReason()
+      ? `${proc.exitReason()} before it was ready`
+      : `was not ready within ${timeoutMs / 1000} s`;
     const tail = logTail(proc.logFile);
     await stop();
     throw new Error(`${what} ${why}. Last lines of its output (${proc.logFile}):\n${tail}`);

@@ -10,7 +10,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, LOOPBACK, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -25,7 +27,11 @@ export function assertPortFree(port: number, what: string, host = LOOPBACK): Pro
     server.unref();
     server.once('error', (err: NodeJS.ErrnoException) => {
       const why = err.code === 'EADDRINUSE' ? 'is already in use' : `cannot be opened (${err.code ?? err.message})`;
-      reject(new Error(`Port ${port} on ${host} ${why}; ${what} needs it. Stop whatever holds it (e.g. \`ss -ltnp 'sport = :${port}'\`) or choose another port.`));
+      reject(
+        new Error(
+          `Port ${port} on ${host} ${why}; ${what} needs it. Stop whatever holds it (e.g. \`ss -ltnp 'sport = :${port}'\`) or choose another port.`,
+        ),
+      );
     });
     server.listen(port, host, () => server.close(() => resolve()));
   });

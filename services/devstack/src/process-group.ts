@@ -105,13 +105,20 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /** Fields of /proc/<pid>/stat that we use; undefined when the process is gone. */
-export function procStat(pid: number): { state: string; pgrp: number; startTime: string; cpuTicks: number } | undefined {
+export function procStat(
+  pid: number,
+): { state: string; pgrp: number; startTime: string; cpuTicks: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses; fields after it are plain.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime + stime, in clock ticks (USER_HZ, 100 on Linux).
-    return { state: fields[0] ?? '', pgrp: Number(fields[2]), startTime: fields[19] ?? '', cpuTicks: Number(fields[11]) + Number(fields[12]) };
+    return {
+      state: fields[0] ?? '',
+      pgrp: Number(fields[2]),
+      startTime: fields[19] ?? '',
+      cpuTicks: Number(fields[11]) + Number(fields[12]),
+    };
   } catch {
     return undefined;
   }
@@ -154,7 +161,11 @@ function startWatchdog(pgid: number): void {
 }
 
 /** Polls `done` every 100 ms; true if it held within `timeoutMs`. */
-export async function waitUntil(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> {
+export async function waitUntil(
+  done: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await done()) return true;
@@ -172,7 +183,12 @@ export function logTail(file: string, lines = 40): string {
       const length = Math.min(size, 64 * 1024);
       const buf = Buffer.alloc(length);
       readSync(fd, buf, 0, length, size - length);
-      const tail = buf.toString('utf8').split('\n').slice(-lines - 1).join('\n').trimEnd();
+      const tail = buf
+        .toString('utf8')
+        .split('\n')
+        .slice(-lines - 1)
+        .join('\n')
+        .trimEnd();
       return tail || '(no output yet)';
     } finally {
       closeSync(fd);

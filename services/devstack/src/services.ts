@@ -73,7 +73,13 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       const child = await startProcess({
         name,
         command: process.execPath,
-        args: [`--title=${marker}`, ...(opts.nodeArgs?.(name) ?? []), '--require', telemetry, join(checkoutDir(), 'services', name, 'dist', 'main.js')],
+        args: [
+          `--title=${marker}`,
+          ...(opts.nodeArgs?.(name) ?? []),
+          '--require',
+          telemetry,
+          join(checkoutDir(), 'services', name, 'dist', 'main.js'),
+        ],
         env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
         cwd: checkoutDir(),
         logFile: join(opts.logDir, `${name}.log`),
@@ -94,16 +100,21 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
 async function waitForReady(children: RunningProcess[], port: number): Promise<void> {
   const readyz = `http://127.0.0.1:${port}/readyz`;
   let last = '';
-  const ready = await waitUntil(async () => {
-    const dead = children.find((c) => c.exitReason());
-    if (dead) throw new Error(`the ${dead.name} service ${dead.exitReason()} during start-up; its log: ${dead.logFile}`);
-    try {
-      const res = await fetch(readyz);
-      last = await res.text();
-      return res.status === 200;
-    } catch {
-      return false;
-    }
-  }, 120_000, 500);
+  const ready = await waitUntil(
+    async () => {
+      const dead = children.find((c) => c.exitReason());
+      if (dead)
+        throw new Error(`the ${dead.name} service ${dead.exitReason()} during start-up; its log: ${dead.logFile}`);
+      try {
+        const res = await fetch(readyz);
+        last = await res.text();
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    },
+    120_000,
+    500,
+  );
   if (!ready) throw new Error(`the services did not become ready within 120 s; last /readyz answer: ${last}`);
 }

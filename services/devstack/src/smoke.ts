@@ -7,13 +7,20 @@ import { checkoutDir } from './cache';
 import { startBackends } from './backends';
 
 interface MinimalMongoClient {
-  db(name: string): { collection(name: string): { insertOne(doc: object): Promise<unknown>; findOne(q: object): Promise<unknown>; countDocuments(): Promise<number> } };
+  db(name: string): {
+    collection(name: string): {
+      insertOne(doc: object): Promise<unknown>;
+      findOne(q: object): Promise<unknown>;
+      countDocuments(): Promise<number>;
+    };
+  };
   close(): Promise<void>;
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const log = (msg: string): void => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
+  const log = (msg: string): void =>
+    console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
   const backends = await startBackends({ persistent: process.argv.includes('--persistent'), log });
   try {
     log(`mode=${backends.mode} mongo=${backends.mongoUri} es=${backends.elasticsearchUrl}`);

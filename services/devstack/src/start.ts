@@ -28,12 +28,15 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`PORT must be a port number, got "${process.env.PORT}"`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    fail(`PORT must be a port number, got "${process.env.PORT}"`);
 
   const running = readStartState();
   if (running) {
     const url = (running.extra?.gatewayUrl as string | undefined) ?? 'its address';
-    fail(`the stack of this checkout is already running (pid ${running.owner.pid}) at ${url}. Stop it with Ctrl-C in its terminal, or kill ${running.owner.pid}.`);
+    fail(
+      `the stack of this checkout is already running (pid ${running.owner.pid}) at ${url}. Stop it with Ctrl-C in its terminal, or kill ${running.owner.pid}.`,
+    );
   }
   await reapStale(log);
   await assertPortFree(port, 'the gateway (set PORT to use another port)').catch((err: Error) => fail(err.message));
@@ -98,11 +101,35 @@ async function main(): Promise<void> {
   const url = `http://localhost:${port}`;
   const { token, categoryId } = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`);
   backends.recordExtra({ gatewayUrl: url });
-  printWelcome({ url, port, token, categoryId, mongoUri, backends, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+  printWelcome({
+    url,
+    port,
+    token,
+    categoryId,
+    mongoUri,
+    backends,
+    seconds: ((Date.now() - started) / 1000).toFixed(1),
+  });
 }
 
 /** What a new user reads first: where it runs, the token, calls to try. */
-function printWelcome({ url, port, token, categoryId, mongoUri, backends, seconds }: { url: string; port: number; token: string; categoryId: string; mongoUri: string; backends: Backends; seconds: string }): void {
+function printWelcome({
+  url,
+  port,
+  token,
+  categoryId,
+  mongoUri,
+  backends,
+  seconds,
+}: {
+  url: string;
+  port: number;
+  token: string;
+  categoryId: string;
+  mongoUri: string;
+  backends: Backends;
+  seconds: string;
+}): void {
   process.stdout.write(`
 Knowledge service running at ${url}/api/knowledge (ready in ${seconds} s; backends: ${backends.mode})
   MongoDB        ${mongoUri}
@@ -142,7 +169,9 @@ async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<
   }
   // Seeded through the public API, so the example calls have something to show.
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-  const categories = (await (await fetch(`${gatewayUrl}/api/knowledge/categories`, { headers })).json()) as { id: string }[];
+  const categories = (await (await fetch(`${gatewayUrl}/api/knowledge/categories`, { headers })).json()) as {
+    id: string;
+  }[];
   if (categories[0]) return { token, categoryId: categories[0].id };
   const res = await fetch(`${gatewayUrl}/api/knowledge/categories`, {
     method: 'POST',

@@ -92,7 +92,9 @@ export async function reapStale(log: Log): Promise<void> {
     if (state && ownerAlive(state)) continue;
     for (const p of state?.processes ?? []) {
       if (!groupAlive(p.pgid, p.marker)) continue;
-      log(`${p.name} (process group ${p.pgid}) is still running from an earlier run (pid ${state?.owner.pid}) that ended without stopping it; stopping it now.`);
+      log(
+        `${p.name} (process group ${p.pgid}) is still running from an earlier run (pid ${state?.owner.pid}) that ended without stopping it; stopping it now.`,
+      );
       await stopGroup(p.pgid);
     }
     for (const d of state?.tempDirs ?? []) rmSync(d, { recursive: true, force: true });

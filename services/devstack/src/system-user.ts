@@ -9,7 +9,9 @@ export function ensureSystemUser(name: string, log: Log): { uid: number; gid: nu
   let ids = lookup(name);
   if (!ids) {
     log(`Creating system user '${name}' to run Elasticsearch, which refuses to run as root.`);
-    const made = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name], { encoding: 'utf8' });
+    const made = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name], {
+      encoding: 'utf8',
+    });
     ids = lookup(name);
     if (!ids) {
       throw new Error(
@@ -22,7 +24,8 @@ export function ensureSystemUser(name: string, log: Log): { uid: number; gid: nu
 }
 
 function lookup(name: string): { uid: number; gid: number } | undefined {
-  const id = (flag: string): number => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout?.trim() || NaN);
+  const id = (flag: string): number =>
+    Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout?.trim() || NaN);
   const uid = id('-u');
   const gid = id('-g');
   return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;

@@ -25,14 +25,23 @@ import { productSearchRoutes } from './http/routes/product-search';
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
 /** The Koa application: middleware order is request id → errors → rate limit → body → routes. */
-export function createGatewayApp(config: GatewayConfig, backends: Backends, logger: Logger): { app: Koa; openapi: () => unknown } {
+export function createGatewayApp(
+  config: GatewayConfig,
+  backends: Backends,
+  logger: Logger,
+): { app: Koa; openapi: () => unknown } {
   const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.TRUST_PROXY_HOPS });
   app.silent = true; // errors are logged by errorHandler, with the request id
   const router = new Router();
   const resolveTenant = tenantResolver(config, backends);
   const authenticate = authenticator(backends);
 
-  const routes = new RouteTable(router, { tenant: resolveTenant, check: authenticate, remembered: authenticate.remembered, sameIdentity });
+  const routes = new RouteTable(router, {
+    tenant: resolveTenant,
+    check: authenticate,
+    remembered: authenticate.remembered,
+    sameIdentity,
+  });
   entryRoutes(routes, backends);
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);
@@ -70,7 +79,11 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new Error(`Port ${config.PORT} on ${config.HOST} is already in use (set PORT to use another)`) : err),
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Error(`Port ${config.PORT} on ${config.HOST} is already in use (set PORT to use another)`)
+          : err,
+      ),
     );
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout

@@ -16,17 +16,29 @@ describe('API tokens', () => {
   });
   afterAll(() => gw.close());
 
-  const lastCaller = () => gw.calls.filter((c) => c.method === 'ListCategories').at(-1)?.request.caller as Record<string, unknown>;
+  const lastCaller = () =>
+    gw.calls.filter((c) => c.method === 'ListCategories').at(-1)?.request.caller as Record<string, unknown>;
 
   test('when there is no Authorization header, then 401 asks for a bearer token', async () => {
     const res = await gw.request(CATEGORIES, { token: null });
-    expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([401, { detail: 'Missing bearer token' }, BEARER]);
+    expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([
+      401,
+      { detail: 'Missing bearer token' },
+      BEARER,
+    ]);
   });
 
-  test.each(['Basic dXNlcjpwdw==', 'Bearer', 'Bearer a b', 'Token kbt_x'])('when the header is "%s", then 401 says it is malformed', async (header) => {
-    const res = await gw.request(CATEGORIES, { token: null, headers: { Authorization: header } });
-    expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([401, { detail: 'Malformed Authorization header: expected "Bearer <token>"' }, BEARER]);
-  });
+  test.each(['Basic dXNlcjpwdw==', 'Bearer', 'Bearer a b', 'Token kbt_x'])(
+    'when the header is "%s", then 401 says it is malformed',
+    async (header) => {
+      const res = await gw.request(CATEGORIES, { token: null, headers: { Authorization: header } });
+      expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([
+        401,
+        { detail: 'Malformed Authorization header: expected "Bearer <token>"' },
+        BEARER,
+      ]);
+    },
+  );
 
   test('when the token is neither an API token nor a JWT, then 401 without asking the knowledge service', async () => {
     const before = gw.calls.length;
@@ -81,7 +93,11 @@ describe('API tokens', () => {
     };
     try {
       const res = await gw.request(CATEGORIES, { token: 'kbt_revoked_token' });
-      expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([401, { detail: 'Invalid or expired token' }, BEARER]);
+      expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([
+        401,
+        { detail: 'Invalid or expired token' },
+        BEARER,
+      ]);
     } finally {
       gw.knowledge.AuthenticateApiToken = AuthenticateApiToken!;
     }
@@ -98,11 +114,16 @@ describe('OAuth access tokens', () => {
     const pair = await generateKeyPair('RS256');
     privateKey = pair.privateKey;
     const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-    jwks = createServer((_req, res) => res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
+    jwks = createServer((_req, res) =>
+      res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ keys: [jwk] })),
+    );
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
     gw = await startGateway();
-    gw.knowledge.ResolveTenant = () => ({ ...TENANT, settings: { oauth: { issuer: ISSUER, jwks_url: jwksUrl, role_claim: 'kb_role' } } });
+    gw.knowledge.ResolveTenant = () => ({
+      ...TENANT,
+      settings: { oauth: { issuer: ISSUER, jwks_url: jwksUrl, role_claim: 'kb_role' } },
+    });
     gw.knowledge.ListCategories = () => ({ categories: [] });
   });
   afterAll(async () => {
@@ -111,13 +132,29 @@ describe('OAuth access tokens', () => {
   });
 
   const sign = (claims: Record<string, unknown>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject('user-7').setExpirationTime('5m').sign(privateKey);
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setSubject('user-7')
+      .setExpirationTime('5m')
+      .sign(privateKey);
 
-  test('when a JWT of the tenant\'s issuer is sent, then the caller is built from its claims, unknown scopes left out', async () => {
-    const token = await sign({ kb_role: 'Agent', scope: 'knowledge:read made:up', workspace_ids: ['w1', 3], jti: 'j1' });
+  test("when a JWT of the tenant's issuer is sent, then the caller is built from its claims, unknown scopes left out", async () => {
+    const token = await sign({
+      kb_role: 'Agent',
+      scope: 'knowledge:read made:up',
+      workspace_ids: ['w1', 3],
+      jti: 'j1',
+    });
     const res = await gw.request(CATEGORIES, { token });
     expect(res.status).toBe(200);
-    expect(gw.calls.at(-1)?.request.caller).toMatchObject({ user_id: 'user-7', role: 'Agent', scopes: ['knowledge:read'], workspace_ids: ['w1'], token_id: 'jwt:j1' });
+    expect(gw.calls.at(-1)?.request.caller).toMatchObject({
+      user_id: 'user-7',
+      role: 'Agent',
+      scopes: ['knowledge:read'],
+      workspace_ids: ['w1'],
+      token_id: 'jwt:j1',
+    });
   });
 
   test('when the JWT carries no known role, then 401 says so', async () => {
@@ -126,7 +163,12 @@ describe('OAuth access tokens', () => {
   });
 
   test('when the JWT is of another issuer, then the plain 401', async () => {
-    const token = await new SignJWT({ kb_role: 'Admin' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://evil.example').setSubject('x').setExpirationTime('5m').sign(privateKey);
+    const token = await new SignJWT({ kb_role: 'Admin' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer('https://evil.example')
+      .setSubject('x')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const res = await gw.request(CATEGORIES, { token });
     expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
   });

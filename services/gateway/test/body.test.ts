@@ -24,7 +24,10 @@ test('when the body is not JSON by its content type, then 415', async () => {
 });
 
 test('when the content type is a +json type, then the body is read as JSON', async () => {
-  const res = await gw.request(CATEGORIES, { body: { name: 'Shipping' }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+  const res = await gw.request(CATEGORIES, {
+    body: { name: 'Shipping' },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  });
   expect([res.status, res.json.name]).toEqual([201, 'Shipping']);
 });
 
@@ -58,7 +61,9 @@ test('when an object has the same key twice, then 400 names the key', async () =
 test('when the body is nested deeper than allowed, then 422 json_too_deep at the body', async () => {
   const res = await gw.request(CATEGORIES, { body: `${'['.repeat(40)}${']'.repeat(40)}` });
   expect(res.status).toBe(422);
-  expect(res.json.detail).toEqual([{ loc: ['body'], msg: 'JSON should be nested at most 32 levels deep', type: 'json_too_deep' }]);
+  expect(res.json.detail).toEqual([
+    { loc: ['body'], msg: 'JSON should be nested at most 32 levels deep', type: 'json_too_deep' },
+  ]);
 });
 
 test('when a key starts with "$", then 422 names it', async () => {
@@ -69,11 +74,18 @@ test('when a key starts with "$", then 422 names it', async () => {
 
 test('when a write has no body, then 422 says the body is required', async () => {
   const res = await gw.request(CATEGORIES, { method: 'POST' });
-  expect([res.status, res.json]).toEqual([422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }]);
+  expect([res.status, res.json]).toEqual([
+    422,
+    { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] },
+  ]);
 });
 
 test('when a GET carries a body, then it is not read', async () => {
   gw.knowledge.ListCategories = () => ({ categories: [] });
-  const res = await gw.request(CATEGORIES, { method: 'GET', body: 'not json', headers: { 'Content-Type': 'text/plain' } });
+  const res = await gw.request(CATEGORIES, {
+    method: 'GET',
+    body: 'not json',
+    headers: { 'Content-Type': 'text/plain' },
+  });
   expect([res.status, res.json]).toEqual([200, []]);
 });

@@ -22,13 +22,20 @@ test.each([
   [AppError.conflict('Changed concurrently'), 409, 'Changed concurrently'],
   [new AppError('precondition_failed', 'If-Match does not match'), 412, 'If-Match does not match'],
   [AppError.badRequest('Malformed'), 400, 'Malformed'],
-  [new AppError('deadline', 'The knowledge service did not answer in time'), 504, 'The knowledge service did not answer in time'],
-])('when a back service raises %p, then the answer is %i with its message as the detail', async (err, status, detail) => {
-  failWith(err);
-  const res = await gw.request(CATEGORY, { token: `kbt_${status}` });
-  expect([res.status, res.json]).toEqual([status, { detail }]);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-});
+  [
+    new AppError('deadline', 'The knowledge service did not answer in time'),
+    504,
+    'The knowledge service did not answer in time',
+  ],
+])(
+  'when a back service raises %p, then the answer is %i with its message as the detail',
+  async (err, status, detail) => {
+    failWith(err);
+    const res = await gw.request(CATEGORY, { token: `kbt_${status}` });
+    expect([res.status, res.json]).toEqual([status, { detail }]);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  },
+);
 
 test('when the error is a validation error, then 422 lists every issue as {loc, msg, type}', async () => {
   const issues = [
@@ -49,7 +56,11 @@ test('when a 422 comes without issues, then its message is the one issue, at no 
 test('when a dependency is unavailable, then 503 says when to retry', async () => {
   failWith(AppError.unavailable('The knowledge service is unavailable'));
   const res = await gw.request(CATEGORY, { token: 'kbt_503' });
-  expect([res.status, res.json, res.headers['retry-after']]).toEqual([503, { detail: 'The knowledge service is unavailable' }, '5']);
+  expect([res.status, res.json, res.headers['retry-after']]).toEqual([
+    503,
+    { detail: 'The knowledge service is unavailable' },
+    '5',
+  ]);
 });
 
 test('when the error is unauthenticated, then 401 asks for a bearer token', async () => {
@@ -89,13 +100,13 @@ test('when no route has the path, then 404 {"detail":"Not Found"} with a request
   expect(res.headers['x-request-id']).toBeDefined();
 });
 
-test('when the route exists but not for the method, then the router\'s 405 keeps its message', async () => {
+test("when the route exists but not for the method, then the router's 405 keeps its message", async () => {
   const res = await gw.request('/api/knowledge/categories', { method: 'PATCH', token: 'kbt_405' });
   expect([res.status, res.json]).toEqual([405, { detail: 'Method Not Allowed' }]);
   expect(res.headers['x-request-id']).toBeDefined();
 });
 
-test('when a token goes over the rate limit, then the limiter\'s 429 keeps its Retry-After and message', async () => {
+test("when a token goes over the rate limit, then the limiter's 429 keeps its Retry-After and message", async () => {
   gw.knowledge.ListCategories = () => ({ categories: [] });
   const statuses: number[] = [];
   let last;

@@ -13,7 +13,13 @@ import { createGatewayApp } from '../src/server';
 const FIXTURE = join(__dirname, 'fixtures', 'openapi.json');
 
 test('when the routes are declared, then the OpenAPI document is the committed one, byte for byte', () => {
-  const config = loadGatewayConfig({ TENANT_MODE: 'single', TENANT_ID: 'acme', KNOWLEDGE_GRPC_ADDR: '127.0.0.1:1', CATALOG_GRPC_ADDR: '127.0.0.1:1', SIMILARITY_GRPC_ADDR: '127.0.0.1:1' });
+  const config = loadGatewayConfig({
+    TENANT_MODE: 'single',
+    TENANT_ID: 'acme',
+    KNOWLEDGE_GRPC_ADDR: '127.0.0.1:1',
+    CATALOG_GRPC_ADDR: '127.0.0.1:1',
+    SIMILARITY_GRPC_ADDR: '127.0.0.1:1',
+  });
   const { openapi } = createGatewayApp(config, {} as Backends, pino({ level: 'silent' }));
   const document = `${JSON.stringify(openapi(), null, 2)}\n`;
   if (process.env.KB_UPDATE_OPENAPI === '1') writeFileSync(FIXTURE, document);

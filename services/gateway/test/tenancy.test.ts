@@ -4,15 +4,22 @@ import { useGateway, type TestGateway } from './support/gateway';
 
 const CATEGORIES = '/api/knowledge/categories';
 
-async function tenantFor(gw: TestGateway, headers: Record<string, string>): Promise<{ status: number; tenant?: unknown; detail?: unknown }> {
+async function tenantFor(
+  gw: TestGateway,
+  headers: Record<string, string>,
+): Promise<{ status: number; tenant?: unknown; detail?: unknown }> {
   gw.knowledge.ListCategories = () => ({ categories: [] });
   const before = gw.calls.length;
   const res = await gw.request(CATEGORIES, { headers });
   const call = gw.calls.slice(before).find((c) => c.method === 'ListCategories');
-  return { status: res.status, ...(call ? { tenant: (call.request.caller as { tenant_id: string }).tenant_id } : { detail: res.json.detail }) };
+  return {
+    status: res.status,
+    ...(call ? { tenant: (call.request.caller as { tenant_id: string }).tenant_id } : { detail: res.json.detail }),
+  };
 }
 
-const resolutions = (gw: TestGateway) => gw.calls.filter((c) => c.method === 'ResolveTenant').map((c) => ({ ...c.request, caller: undefined }));
+const resolutions = (gw: TestGateway) =>
+  gw.calls.filter((c) => c.method === 'ResolveTenant').map((c) => ({ ...c.request, caller: undefined }));
 
 describe('TENANT_MODE=single', () => {
   const gateway = useGateway({ TENANT_MODE: 'single', TENANT_ID: 'acme' });
@@ -40,7 +47,10 @@ describe('TENANT_MODE=host', () => {
   });
 
   test('when another host is addressed, then it is looked up by host name, case folded', async () => {
-    expect(await tenantFor(gateway(), { Host: 'Help.Shop.Example' })).toEqual({ status: 200, tenant: 'host-help.shop.example' });
+    expect(await tenantFor(gateway(), { Host: 'Help.Shop.Example' })).toEqual({
+      status: 200,
+      tenant: 'host-help.shop.example',
+    });
   });
 
   test('when the host has no tenant, then 404 "Tenant not found"', async () => {
@@ -48,11 +58,17 @@ describe('TENANT_MODE=host', () => {
       if (req.host === 'unknown.example') throw AppError.notFound('Tenant not found');
       return { id: req.tenant_id ?? 'x', name: 'x', hosts: [], settings: {}, created_at: 'a' };
     };
-    expect(await tenantFor(gateway(), { Host: 'unknown.example' })).toEqual({ status: 404, detail: 'Tenant not found' });
+    expect(await tenantFor(gateway(), { Host: 'unknown.example' })).toEqual({
+      status: 404,
+      detail: 'Tenant not found',
+    });
   });
 
   test('when X-Forwarded-Host is sent without TRUST_PROXY, then it is ignored', async () => {
-    expect(await tenantFor(gateway(), { Host: 'beta.localhost', 'X-Forwarded-Host': 'gamma.localhost' })).toEqual({ status: 200, tenant: 'beta' });
+    expect(await tenantFor(gateway(), { Host: 'beta.localhost', 'X-Forwarded-Host': 'gamma.localhost' })).toEqual({
+      status: 200,
+      tenant: 'beta',
+    });
   });
 });
 
@@ -60,7 +76,9 @@ describe('TENANT_MODE=host behind a trusted proxy', () => {
   const gateway = useGateway({ TENANT_MODE: 'host', TRUST_PROXY: 'true' });
 
   test('when X-Forwarded-Host is sent, then its first host names the tenant', async () => {
-    expect(await tenantFor(gateway(), { Host: 'beta.localhost', 'X-Forwarded-Host': 'gamma.localhost, proxy.internal' })).toEqual({ status: 200, tenant: 'gamma' });
+    expect(
+      await tenantFor(gateway(), { Host: 'beta.localhost', 'X-Forwarded-Host': 'gamma.localhost, proxy.internal' }),
+    ).toEqual({ status: 200, tenant: 'gamma' });
   });
 
   test('when a default host is addressed and no default tenant is configured, then 404', async () => {

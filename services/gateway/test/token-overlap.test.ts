@@ -70,7 +70,10 @@ describe('token check overlapping a read-only route', () => {
   test('when a route writes, then it never starts before the check', async () => {
     await gw.request(SIMILAR, { body: similarBody });
     events.length = 0;
-    await gw.request('/api/knowledge/products?site_id=shop', { method: 'POST', body: { title: 'Kettle', language: 'en' } });
+    await gw.request('/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      body: { title: 'Kettle', language: 'en' },
+    });
     expect(events.indexOf('check done')).toBeLessThan(events.indexOf('write'));
   });
 

@@ -1,5 +1,16 @@
 import * as grpc from '@grpc/grpc-js';
-import { CLIENT_OPTIONS, type Logger, type MongoHandle, connectMongo, knowledgeProto, observeIndexBacklog, similarityProto, startGrpcServer, typedClient, type GrpcServerHandle } from '@kb/common';
+import {
+  CLIENT_OPTIONS,
+  type Logger,
+  type MongoHandle,
+  connectMongo,
+  knowledgeProto,
+  observeIndexBacklog,
+  similarityProto,
+  startGrpcServer,
+  typedClient,
+  type GrpcServerHandle,
+} from '@kb/common';
 import { entriesRepo } from './data-access/entries-repo';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
@@ -36,7 +47,11 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   models = knowledgeModels(mongo.connection);
   const similarity = typedClient(
     'similarity',
-    new (similarityProto().kb.similarity.v1.SimilarityService)(config.SIMILARITY_GRPC_ADDR, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    new (similarityProto().kb.similarity.v1.SimilarityService)(
+      config.SIMILARITY_GRPC_ADDR,
+      grpc.credentials.createInsecure(),
+      CLIENT_OPTIONS,
+    ),
     config.SIMILARITY_DEADLINE_MS,
   );
   const entries = entriesRepo(models);
@@ -53,7 +68,14 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     tenants: tenantsRepo(models),
     tokens: tokensRepo(models),
     categories: categoryUseCases(categoriesRepo(models), entries),
-    entries: entryUseCases({ entries, categories: categoriesRepo(models), tenants: tenantsRepo(models), mongo, indexer, similarity }),
+    entries: entryUseCases({
+      entries,
+      categories: categoriesRepo(models),
+      tenants: tenantsRepo(models),
+      mongo,
+      indexer,
+      similarity,
+    }),
   });
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,

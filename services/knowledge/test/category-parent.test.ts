@@ -2,7 +2,8 @@ import { assertNotBelowItself } from '../src/domain/categories/parent-cycle';
 import { asyncRefusal } from './support/fixtures';
 
 /** A tree as child → parent; a lookup answering from it, like the repository would. */
-const tree = (parents: Record<string, string | null>) => async (id: string) => (id in parents ? { parent_id: parents[id] ?? null } : null);
+const tree = (parents: Record<string, string | null>) => async (id: string) =>
+  id in parents ? { parent_id: parents[id] ?? null } : null;
 
 describe('moving a category under a new parent', () => {
   const parents = tree({ root: null, a: 'root', b: 'a', c: 'b', other: null });
@@ -25,7 +26,9 @@ describe('moving a category under a new parent', () => {
   });
 
   it('when the new parent does not exist, then it is 422 Parent category not found', async () => {
-    expect((await asyncRefusal(() => assertNotBelowItself(parents, 'a', 'ghost'))).message).toBe('Parent category not found');
+    expect((await asyncRefusal(() => assertNotBelowItself(parents, 'a', 'ghost'))).message).toBe(
+      'Parent category not found',
+    );
   });
 
   it('when the stored tree already has a loop above the parent, then the walk ends instead of spinning', async () => {

@@ -32,7 +32,11 @@ describe('the visibility of a new entry', () => {
   });
 
   it('when another type is sent without visibility, then it is 422 Field required', () => {
-    expect(refusal(() => visibilityOfNew(input({}), false, 'knowledge'))).toMatchObject({ kind: 'invalid', message: 'Field required', locs: ['body.visibility'] });
+    expect(refusal(() => visibilityOfNew(input({}), false, 'knowledge'))).toMatchObject({
+      kind: 'invalid',
+      message: 'Field required',
+      locs: ['body.visibility'],
+    });
   });
 });
 
@@ -50,18 +54,39 @@ describe('the new entry record', () => {
 
   it('when fields are left out, then the defaults apply and the entry starts at version 1, pending indexing', () => {
     const e = entryFromInput(caller(), input({ title: 'T', content: 'C' }), false, decided, now);
-    expect(e).toMatchObject({ version: 1, source: 'manual', tags: [], summary: null, index_pending: true, indexed_version: 0, created_at: now, updated_at: now, content_changed_at: now });
+    expect(e).toMatchObject({
+      version: 1,
+      source: 'manual',
+      tags: [],
+      summary: null,
+      index_pending: true,
+      indexed_version: 0,
+      created_at: now,
+      updated_at: now,
+      content_changed_at: now,
+    });
     expect(e.expires_at).toEqual(new Date('2030-01-01T00:00:00.000Z'));
     expect(e.owner_key).toBe('user:user-1');
   });
 
   it('when on the personal route, then search keywords, similarity text and projects are not taken', () => {
     const sent = input({ title: 'T', content: 'C', search_keywords: ['k'], similarity_text: 's', project_ids: ['p'] });
-    expect(entryFromInput(caller(), sent, true, decided, now)).toMatchObject({ search_keywords: [], similarity_text: null, project_ids: null });
-    expect(entryFromInput(caller(), sent, false, decided, now)).toMatchObject({ search_keywords: ['k'], similarity_text: 's', project_ids: ['p'] });
+    expect(entryFromInput(caller(), sent, true, decided, now)).toMatchObject({
+      search_keywords: [],
+      similarity_text: null,
+      project_ids: null,
+    });
+    expect(entryFromInput(caller(), sent, false, decided, now)).toMatchObject({
+      search_keywords: ['k'],
+      similarity_text: 's',
+      project_ids: ['p'],
+    });
   });
 
   it('when the caller is a token without a user, then created_by_user_id is null', () => {
-    expect(entryFromInput(caller({ user_id: '' }), input({ title: 'T', content: 'C' }), true, decided, now).created_by_user_id).toBeNull();
+    expect(
+      entryFromInput(caller({ user_id: '' }), input({ title: 'T', content: 'C' }), true, decided, now)
+        .created_by_user_id,
+    ).toBeNull();
   });
 });

@@ -8,7 +8,7 @@ describe('translations', () => {
   const behind = entry({ _id: 'en', translation_of: 'src', language: 'en', content_changed_at: new Date(1_000) });
   const current = entry({ _id: 'fr', translation_of: 'src', language: 'fr', content_changed_at: new Date(3_000) });
 
-  it('when the source text changed after a translation\'s, then that translation is outdated', () => {
+  it("when the source text changed after a translation's, then that translation is outdated", () => {
     const members = translationMembers(viewer(), [source, behind, current]);
     expect(members.map((m) => [m.entry._id, m.isSource, m.outdated])).toEqual([
       ['src', true, false],
@@ -17,7 +17,7 @@ describe('translations', () => {
     ]);
   });
 
-  it('when a member is above the reader\'s ceiling, then it is left out', () => {
+  it("when a member is above the reader's ceiling, then it is left out", () => {
     const hidden = entry({ _id: 'it', translation_of: 'src', visibility: 'restricted' });
     expect(translationMembers(viewer({ role: 'Agent' }), [source, hidden]).map((m) => m.entry._id)).toEqual(['src']);
   });
@@ -25,7 +25,11 @@ describe('translations', () => {
 
 describe('the history a reader sees', () => {
   it('when a stored state has no visibility, then it counts as restricted', () => {
-    expect(snapshotAccess({ snapshot: {} } as never)).toEqual({ visibility: 'restricted', owner_key: null, workspace_id: null });
+    expect(snapshotAccess({ snapshot: {} } as never)).toEqual({
+      visibility: 'restricted',
+      owner_key: null,
+      workspace_id: null,
+    });
   });
 });
 
@@ -42,12 +46,18 @@ describe('search hits checked against MongoDB', () => {
       entry({ _id: 'skill', type: 'skill' }),
     ];
     const hits = ['a', 'gone', 'secret', 'old', 'b', 'skill'].map(hit);
-    expect(stillMatching(viewer({ role: 'Agent' }), { ...req, types: ['knowledge'] }, hits, loaded, 20).map((h) => h.entry._id)).toEqual(['a', 'b']);
+    expect(
+      stillMatching(viewer({ role: 'Agent' }), { ...req, types: ['knowledge'] }, hits, loaded, 20).map(
+        (h) => h.entry._id,
+      ),
+    ).toEqual(['a', 'b']);
   });
 
   it('when a category or language is asked for, then the stored entry must still have it', () => {
     const loaded = [entry({ _id: 'a', category_id: 'moved' }), entry({ _id: 'b', language: 'en' })];
     expect(stillMatching(viewer(), { ...req, category_id: 'cat-1' }, [hit('a'), hit('b')], loaded)).toHaveLength(1);
-    expect(stillMatching(viewer(), { ...req, language: 'de' }, [hit('a'), hit('b')], loaded).map((h) => h.entry._id)).toEqual(['a']);
+    expect(
+      stillMatching(viewer(), { ...req, language: 'de' }, [hit('a'), hit('b')], loaded).map((h) => h.entry._id),
+    ).toEqual(['a']);
   });
 });

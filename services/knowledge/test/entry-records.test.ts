@@ -7,12 +7,25 @@ describe('history records', () => {
   it('when a change is recorded, then it carries who made it, with empty caller fields as null', () => {
     const e = entry({ version: 4 });
     const v = versionRecord(e, 'update', caller({ user_id: '', client_id: 'cli', audit_source: '' }));
-    expect(v).toMatchObject({ entry_id: 'entry-1', version: 4, action: 'update', changed_at: e.updated_at, changed_by_user_id: null, audit_source: 'api', client_id: 'cli' });
+    expect(v).toMatchObject({
+      entry_id: 'entry-1',
+      version: 4,
+      action: 'update',
+      changed_at: e.updated_at,
+      changed_by_user_id: null,
+      audit_source: 'api',
+      client_id: 'cli',
+    });
     expect(v.snapshot).toEqual(e);
   });
 
-  it('when a delete leaves a tombstone, then its version is one past the entry\'s', () => {
-    expect(tombstoneOf(entry({ version: 4 }), new Date(1))).toEqual({ _id: 'entry-1', tenant_id: 'tenant-1', version: 5, deleted_at: new Date(1) });
+  it("when a delete leaves a tombstone, then its version is one past the entry's", () => {
+    expect(tombstoneOf(entry({ version: 4 }), new Date(1))).toEqual({
+      _id: 'entry-1',
+      tenant_id: 'tenant-1',
+      version: 5,
+      deleted_at: new Date(1),
+    });
   });
 
   it('when the clock is not past the previous change, then the next updated_at is 1 ms after it', () => {
@@ -22,10 +35,14 @@ describe('history records', () => {
 });
 
 describe('the skill index', () => {
-  const skill = (id: string, more: Partial<EntryRecord>) => entry({ _id: id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
+  const skill = (id: string, more: Partial<EntryRecord>) =>
+    entry({ _id: id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
 
-  it('when built from skills, then it lists each in order, in the oldest one\'s category, as visible as the most restricted', () => {
-    const f = skillIndexFields([skill('s1', { title: 'One', category_id: 'c1', visibility: 'public' }), skill('s2', { title: 'Two', category_id: 'c2', visibility: 'restricted' })]);
+  it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most restricted", () => {
+    const f = skillIndexFields([
+      skill('s1', { title: 'One', category_id: 'c1', visibility: 'public' }),
+      skill('s2', { title: 'Two', category_id: 'c2', visibility: 'restricted' }),
+    ]);
     expect(f.content).toBe('# Skill index\n\n- **One** (`s1`): when s1\n- **Two** (`s2`): when s2');
     expect(f).toMatchObject({ category_id: 'c1', visibility: 'restricted', summary: '2 skills' });
     expect(f.metadata.skills.map((s) => s.examples)).toEqual([[], []]);
@@ -40,8 +57,12 @@ describe('the skill index', () => {
     const repo = {
       ofType: async (_t: string, type: string) => (type === 'skill' ? skills : index ? [index] : []),
       insert: async (doc: EntryRecord) => (written.push(`insert ${doc.type} by ${doc.source}`), doc),
-      addVersion: async (v: { action: string; audit_source: string }) => void written.push(`version ${v.action} ${v.audit_source}`),
-      updateIfVersion: async (_t: string, _id: string, version: number, set: Partial<EntryRecord>) => (written.push(`update from ${version}`), { ...index!, ...set, version: version + 1 }),
+      addVersion: async (v: { action: string; audit_source: string }) =>
+        void written.push(`version ${v.action} ${v.audit_source}`),
+      updateIfVersion: async (_t: string, _id: string, version: number, set: Partial<EntryRecord>) => (
+        written.push(`update from ${version}`),
+        { ...index!, ...set, version: version + 1 }
+      ),
       deleteIfVersion: async () => (written.push('delete'), true),
       addTombstone: async () => void written.push('tombstone'),
     } as unknown as EntriesRepo;

@@ -18,7 +18,9 @@ describe('metadata per type', () => {
   });
 
   it('when a skill has no trigger description, then it is 422', () => {
-    expect(refusal(() => normaliseMetadata('skill', { examples: [] })).locs.some((l) => l.startsWith('body.metadata'))).toBe(true);
+    expect(
+      refusal(() => normaliseMetadata('skill', { examples: [] })).locs.some((l) => l.startsWith('body.metadata')),
+    ).toBe(true);
   });
 
   it('when knowledge or bootstrap metadata is any object, then it is kept', () => {
@@ -32,7 +34,9 @@ describe('metadata per type', () => {
   });
 
   it('when a memory expiry has an offset, then it is normalised to UTC', () => {
-    expect(normaliseMetadata('memory', { expires_at: '2030-01-01T02:00:00+02:00' })).toEqual({ expires_at: '2030-01-01T00:00:00.000Z' });
+    expect(normaliseMetadata('memory', { expires_at: '2030-01-01T02:00:00+02:00' })).toEqual({
+      expires_at: '2030-01-01T00:00:00.000Z',
+    });
   });
 
   it('when a memory expiry is not a date-time, then it is 422', () => {
@@ -46,7 +50,9 @@ describe('metadata per type', () => {
 
 describe('expiry', () => {
   it('when a memory has expires_at, then that is its expiry; other types never expire', () => {
-    expect(expiryOf('memory', { expires_at: '2030-01-01T00:00:00.000Z' })).toEqual(new Date('2030-01-01T00:00:00.000Z'));
+    expect(expiryOf('memory', { expires_at: '2030-01-01T00:00:00.000Z' })).toEqual(
+      new Date('2030-01-01T00:00:00.000Z'),
+    );
     expect(expiryOf('knowledge', { expires_at: '2030-01-01T00:00:00.000Z' })).toBeNull();
     expect(expiryOf('memory', {})).toBeNull();
   });
@@ -62,7 +68,10 @@ describe('expiry', () => {
 describe('writable types per role', () => {
   it('when an Agent writes a skill, then it is 403; knowledge is fine', () => {
     const agent = viewer({ role: 'Agent' });
-    expect(refusal(() => assertMayWriteType(agent, 'skill'))).toMatchObject({ kind: 'forbidden', message: 'Role Agent may not write skill entries' });
+    expect(refusal(() => assertMayWriteType(agent, 'skill'))).toMatchObject({
+      kind: 'forbidden',
+      message: 'Role Agent may not write skill entries',
+    });
     expect(() => assertMayWriteType(agent, 'knowledge')).not.toThrow();
   });
 
@@ -72,10 +81,14 @@ describe('writable types per role', () => {
 
   it('when anyone writes skill_index, then it is 403 even where the settings would allow it', () => {
     const admin = viewer({ role: 'Admin' }, { role_writable_types: { Admin: ['skill_index' as never] } });
-    expect(refusal(() => assertMayWriteType(admin, 'skill_index')).message).toBe('skill_index entries are maintained by the system and cannot be written');
+    expect(refusal(() => assertMayWriteType(admin, 'skill_index')).message).toBe(
+      'skill_index entries are maintained by the system and cannot be written',
+    );
   });
 
   it('when the tenant lets Agents write skills, then they may', () => {
-    expect(() => assertMayWriteType(viewer({ role: 'Agent' }, { role_writable_types: { Agent: ['skill'] } }), 'skill')).not.toThrow();
+    expect(() =>
+      assertMayWriteType(viewer({ role: 'Agent' }, { role_writable_types: { Agent: ['skill'] } }), 'skill'),
+    ).not.toThrow();
   });
 });

@@ -6,29 +6,44 @@ import { asyncRefusal, caller, entry, input, refusal, viewer } from './support/f
 
 describe('who may read the entry after an update', () => {
   it('when type is sent, then it is 422 at body.type', () => {
-    expect(refusal(() => accessChanges(viewer(), entry(), input({ type: 'knowledge' })))).toMatchObject({ kind: 'invalid', locs: ['body.type'] });
+    expect(refusal(() => accessChanges(viewer(), entry(), input({ type: 'knowledge' })))).toMatchObject({
+      kind: 'invalid',
+      locs: ['body.type'],
+    });
   });
 
   it('when visibility personal is sent, then it is 422 naming the personal route', () => {
-    expect(refusal(() => accessChanges(viewer(), entry(), input({ visibility: 'personal' }))).message).toContain('POST /api/knowledge/knowledge-entries/personal');
+    expect(refusal(() => accessChanges(viewer(), entry(), input({ visibility: 'personal' }))).message).toContain(
+      'POST /api/knowledge/knowledge-entries/personal',
+    );
   });
 
   it('when a personal note is given another visibility, then it is 422: it stays personal', () => {
-    expect(refusal(() => accessChanges(viewer(), entry({ visibility: 'personal' }), input({ visibility: 'internal' }))).message).toBe('A personal entry stays personal');
+    expect(
+      refusal(() => accessChanges(viewer(), entry({ visibility: 'personal' }), input({ visibility: 'internal' })))
+        .message,
+    ).toBe('A personal entry stays personal');
   });
 
   it('when the visibility sent is the current one, then it is no change of kind (a personal note may say personal)', () => {
-    expect(accessChanges(viewer(), entry({ visibility: 'personal' }), input({ visibility: 'personal' }))).toEqual({ visibility: 'personal' });
+    expect(accessChanges(viewer(), entry({ visibility: 'personal' }), input({ visibility: 'personal' }))).toEqual({
+      visibility: 'personal',
+    });
   });
 
   it('when the new visibility is above the ceiling, then it is 403', () => {
-    expect(refusal(() => accessChanges(viewer({ role: 'Agent' }), entry(), input({ visibility: 'restricted' }))).kind).toBe('forbidden');
+    expect(
+      refusal(() => accessChanges(viewer({ role: 'Agent' }), entry(), input({ visibility: 'restricted' }))).kind,
+    ).toBe('forbidden');
   });
 
   it('when workspaces are on and a workspace is sent with the visibility, then membership is checked against the sent one', () => {
     const v = viewer({ workspace_ids: ['w2'] }, { workspaces_enabled: true });
     const current = entry({ visibility: 'workspace', workspace_id: 'w1' });
-    expect(accessChanges(v, current, input({ visibility: 'workspace', workspace_id: 'w2' }))).toEqual({ visibility: 'workspace', workspace_id: 'w2' });
+    expect(accessChanges(v, current, input({ visibility: 'workspace', workspace_id: 'w2' }))).toEqual({
+      visibility: 'workspace',
+      workspace_id: 'w2',
+    });
     expect(refusal(() => accessChanges(v, current, input({ visibility: 'workspace' }))).kind).toBe('forbidden');
   });
 });
@@ -41,7 +56,11 @@ describe('the text and metadata of an update', () => {
   });
 
   it('when a nullable field is sent as null, then it is cleared; lists are emptied', () => {
-    expect(contentChanges(current, input({ summary: null, layer: null, tags: null }))).toEqual({ summary: null, layer: null, tags: [] });
+    expect(contentChanges(current, input({ summary: null, layer: null, tags: null }))).toEqual({
+      summary: null,
+      layer: null,
+      tags: [],
+    });
   });
 
   it('when title or content is sent as null, then they stay as they are', () => {
@@ -57,7 +76,10 @@ describe('the text and metadata of an update', () => {
   });
 
   it('when metadata is not JSON, then it is 422 at body.metadata', () => {
-    expect(refusal(() => contentChanges(current, input({ metadata_json: '{' })))).toMatchObject({ kind: 'invalid', locs: ['body.metadata'] });
+    expect(refusal(() => contentChanges(current, input({ metadata_json: '{' })))).toMatchObject({
+      kind: 'invalid',
+      locs: ['body.metadata'],
+    });
   });
 });
 
@@ -78,13 +100,21 @@ describe('timestamps of an update', () => {
 
 describe('If-Match and lost races', () => {
   it('when If-Match names another version, then it is 412; none sent or the same, it passes', () => {
-    expect(refusal(() => assertVersionMatches({ version: 3 }, 2))).toEqual({ kind: 'precondition_failed', message: "If-Match does not match the entry's current version 3", locs: [] });
+    expect(refusal(() => assertVersionMatches({ version: 3 }, 2))).toEqual({
+      kind: 'precondition_failed',
+      message: "If-Match does not match the entry's current version 3",
+      locs: [],
+    });
     expect(() => assertVersionMatches({ version: 3 }, undefined)).not.toThrow();
     expect(() => assertVersionMatches({ version: 3 }, 3)).not.toThrow();
   });
 
   function contextWith(stored: EntryRecord, updateIfVersion: EntriesRepo['updateIfVersion']): EntryContext {
-    const entries = { findReadable: async () => stored, updateIfVersion, addVersion: async () => undefined } as unknown as EntriesRepo;
+    const entries = {
+      findReadable: async () => stored,
+      updateIfVersion,
+      addVersion: async () => undefined,
+    } as unknown as EntriesRepo;
     return {
       entries,
       tenants: { findById: async () => null },
@@ -96,11 +126,13 @@ describe('If-Match and lost races', () => {
 
   it('when another write bumped the version between read and write, then it is 409', async () => {
     const ctx = contextWith(entry(), async () => null);
-    expect(await asyncRefusal(() => updateEntry(ctx, caller(), 'entry-1', input({ title: 'New' }), undefined))).toEqual({
-      kind: 'conflict',
-      message: 'The entry was changed by another request; read it again and retry',
-      locs: [],
-    });
+    expect(await asyncRefusal(() => updateEntry(ctx, caller(), 'entry-1', input({ title: 'New' }), undefined))).toEqual(
+      {
+        kind: 'conflict',
+        message: 'The entry was changed by another request; read it again and retry',
+        locs: [],
+      },
+    );
   });
 
   it('when nobody wrote in between, then the write is conditional on the version read', async () => {

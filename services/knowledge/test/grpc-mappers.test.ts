@@ -6,11 +6,26 @@ describe('list requests from the wire', () => {
     ({ caller: null, include_expired: false, limit: 0, ...more }) as knowledgeV1.ListEntriesRequest__Output;
 
   it('when filters are empty strings, then they are no filters, but a sent empty layer is one', () => {
-    expect(entryListRequest(wire({ category_id: '', type: '', cursor: '', layer: '' }))).toEqual({ layer: '', include_expired: false, limit: 0 });
+    expect(entryListRequest(wire({ category_id: '', type: '', cursor: '', layer: '' }))).toEqual({
+      layer: '',
+      include_expired: false,
+      limit: 0,
+    });
   });
 
   it('when filters and a cursor are sent, then they all reach the use case', () => {
-    expect(entryListRequest(wire({ category_id: 'c', project_id: 'p', visibility: 'public', cursor: 'abc', include_expired: true, limit: 5 }))).toEqual({
+    expect(
+      entryListRequest(
+        wire({
+          category_id: 'c',
+          project_id: 'p',
+          visibility: 'public',
+          cursor: 'abc',
+          include_expired: true,
+          limit: 5,
+        }),
+      ),
+    ).toEqual({
       category_id: 'c',
       project_id: 'p',
       visibility: 'public',
@@ -23,20 +38,39 @@ describe('list requests from the wire', () => {
 
 describe('search requests from the wire', () => {
   it('when category and language are empty, then they are left out', () => {
-    const req = { caller: null, query: 'q', limit: 3, types: ['skill'], category_id: '', language: '' } as unknown as knowledgeV1.SearchEntriesRequest__Output;
+    const req = {
+      caller: null,
+      query: 'q',
+      limit: 3,
+      types: ['skill'],
+      category_id: '',
+      language: '',
+    } as unknown as knowledgeV1.SearchEntriesRequest__Output;
     expect(entrySearchRequest(req)).toEqual({ query: 'q', limit: 3, types: ['skill'] });
   });
 });
 
 describe('category updates from the wire', () => {
-  const wire = (more: Record<string, unknown>, sent: string[]) => ({ caller: null, category_id: 'c1', ...more, sent_fields: sent }) as unknown as knowledgeV1.UpdateCategoryRequest__Output;
+  const wire = (more: Record<string, unknown>, sent: string[]) =>
+    ({
+      caller: null,
+      category_id: 'c1',
+      ...more,
+      sent_fields: sent,
+    }) as unknown as knowledgeV1.UpdateCategoryRequest__Output;
 
   it('when description and parent_id are sent as null, then they are cleared; fields not sent do not change', () => {
-    expect(categoryChanges(wire({ name: 'ignored' }, ['description', 'parent_id']))).toEqual({ description: null, parent_id: null });
+    expect(categoryChanges(wire({ name: 'ignored' }, ['description', 'parent_id']))).toEqual({
+      description: null,
+      parent_id: null,
+    });
   });
 
   it('when name and sort_order are sent, then they change', () => {
-    expect(categoryChanges(wire({ name: 'N', sort_order: 2 }, ['name', 'sort_order']))).toEqual({ name: 'N', sort_order: 2 });
+    expect(categoryChanges(wire({ name: 'N', sort_order: 2 }, ['name', 'sort_order']))).toEqual({
+      name: 'N',
+      sort_order: 2,
+    });
   });
 });
 

@@ -10,7 +10,7 @@ describe('page size', () => {
 });
 
 describe('cursors', () => {
-  it('when a cursor is made from an entry, then it decodes to that entry\'s place', () => {
+  it("when a cursor is made from an entry, then it decodes to that entry's place", () => {
     const at = new Date('2026-03-04T05:06:07.089Z');
     expect(decodeCursor(encodeCursor({ updated_at: at, _id: 'abc' }))).toEqual({ updatedAt: at, id: 'abc' });
   });
@@ -25,6 +25,10 @@ describe('cursors', () => {
     ['an id that is no string', Buffer.from(JSON.stringify([new Date(0).toISOString(), 5])).toString('base64url')],
     ['no array', Buffer.from('5').toString('base64url')],
   ])('when the cursor is %s, then it is 422 at query.cursor', (_what, cursor) => {
-    expect(refusal(() => decodeCursor(cursor))).toEqual({ kind: 'invalid', message: 'Invalid cursor', locs: ['query.cursor'] });
+    expect(refusal(() => decodeCursor(cursor))).toEqual({
+      kind: 'invalid',
+      message: 'Invalid cursor',
+      locs: ['query.cursor'],
+    });
   });
 });

@@ -19,13 +19,20 @@ describe('effective settings', () => {
 
   it('when a tenant stores one ceiling, then the other roles keep theirs', () => {
     const s = effectiveSettings({ role_visibility_ceilings: { Viewer: 'internal' } });
-    expect(s.role_visibility_ceilings).toEqual({ ...DEFAULT_TENANT_SETTINGS.role_visibility_ceilings, Viewer: 'internal' });
+    expect(s.role_visibility_ceilings).toEqual({
+      ...DEFAULT_TENANT_SETTINGS.role_visibility_ceilings,
+      Viewer: 'internal',
+    });
   });
 });
 
 describe('admin CLI assignments', () => {
   it('when booleans, numbers and type lists are assigned, then they are parsed as such', () => {
-    const s = applySettingAssignments(effectiveSettings({}), ['workspaces_enabled=true', 'hybrid_weights.description=0.7', 'role_writable_types.Agent=knowledge, skill']);
+    const s = applySettingAssignments(effectiveSettings({}), [
+      'workspaces_enabled=true',
+      'hybrid_weights.description=0.7',
+      'role_writable_types.Agent=knowledge, skill',
+    ]);
     expect(s.workspaces_enabled).toBe(true);
     expect(s.hybrid_weights.description).toBe(0.7);
     expect(s.role_writable_types.Agent).toEqual(['knowledge', 'skill']);

@@ -1,4 +1,11 @@
-import { assertMayWriteVisibility, canSee, highestLevel, ownerKey, readableBy, searchFilter } from '../src/domain/visibility';
+import {
+  assertMayWriteVisibility,
+  canSee,
+  highestLevel,
+  ownerKey,
+  readableBy,
+  searchFilter,
+} from '../src/domain/visibility';
 import { caller, refusal, viewer } from './support/fixtures';
 
 const seen = (visibility: string, more: { owner_key?: string | null; workspace_id?: string | null } = {}) => ({
@@ -35,7 +42,7 @@ describe('personal entries', () => {
     expect(ownerKey(caller({ user_id: '', token_id: 't9' }))).toBe('token:t9');
   });
 
-  it('when a personal note is another owner\'s, then even an Admin cannot see it', () => {
+  it("when a personal note is another owner's, then even an Admin cannot see it", () => {
     const admin = viewer({ role: 'Admin', user_id: 'admin' });
     expect(canSee(admin, seen('personal', { owner_key: 'user:someone' }))).toBe(false);
     expect(canSee(admin, seen('personal', { owner_key: 'user:admin' }))).toBe(true);
@@ -54,21 +61,30 @@ describe('workspaces', () => {
 
   it('when workspaces are on, then only members of the workspace see its entries, whatever their role', () => {
     const on = { workspaces_enabled: true };
-    expect(canSee(viewer({ role: 'Viewer', workspace_ids: ['w1'] }, on), seen('workspace', { workspace_id: 'w1' }))).toBe(true);
-    expect(canSee(viewer({ role: 'Admin', workspace_ids: ['w2'] }, on), seen('workspace', { workspace_id: 'w1' }))).toBe(false);
+    expect(
+      canSee(viewer({ role: 'Viewer', workspace_ids: ['w1'] }, on), seen('workspace', { workspace_id: 'w1' })),
+    ).toBe(true);
+    expect(
+      canSee(viewer({ role: 'Admin', workspace_ids: ['w2'] }, on), seen('workspace', { workspace_id: 'w1' })),
+    ).toBe(false);
     expect(canSee(viewer({ role: 'Admin', workspace_ids: ['w1'] }, on), seen('workspace'))).toBe(false);
   });
 
   it('when workspaces are on, then writing one needs membership of the named workspace', () => {
     const v = viewer({ workspace_ids: ['w1'] }, { workspaces_enabled: true });
     expect(() => assertMayWriteVisibility(v, 'workspace', 'w1')).not.toThrow();
-    expect(refusal(() => assertMayWriteVisibility(v, 'workspace', 'w2'))).toMatchObject({ kind: 'forbidden', message: 'Workspace entries can only be written by members of that workspace' });
+    expect(refusal(() => assertMayWriteVisibility(v, 'workspace', 'w2'))).toMatchObject({
+      kind: 'forbidden',
+      message: 'Workspace entries can only be written by members of that workspace',
+    });
     expect(refusal(() => assertMayWriteVisibility(v, 'workspace', null)).kind).toBe('forbidden');
   });
 
   it('when workspaces are off, then writing one needs the internal level', () => {
     expect(() => assertMayWriteVisibility(viewer({ role: 'Agent' }), 'workspace', null)).not.toThrow();
-    expect(refusal(() => assertMayWriteVisibility(viewer({ role: 'Viewer' }), 'workspace', null)).message).toBe('Role Viewer may not write visibility workspace');
+    expect(refusal(() => assertMayWriteVisibility(viewer({ role: 'Viewer' }), 'workspace', null)).message).toBe(
+      'Role Viewer may not write visibility workspace',
+    );
   });
 });
 
@@ -84,11 +100,15 @@ describe('writing above the ceiling', () => {
 
 describe('one rule for MongoDB, the search index and loaded entries', () => {
   it('when workspaces are off and the ceiling reaches internal, then workspace is one more plain visibility', () => {
-    expect(readableBy(viewer({ role: 'Agent' }))).toEqual({ visibilities: ['public', 'community', 'internal', 'workspace'], ownerKey: 'user:user-1', workspaceIds: null });
+    expect(readableBy(viewer({ role: 'Agent' }))).toEqual({
+      visibilities: ['public', 'community', 'internal', 'workspace'],
+      ownerKey: 'user:user-1',
+      workspaceIds: null,
+    });
     expect(readableBy(viewer({ role: 'Viewer' })).visibilities).toEqual(['public', 'community']);
   });
 
-  it('when workspaces are on, then the search filter is workspace-scoped to the caller\'s workspaces', () => {
+  it("when workspaces are on, then the search filter is workspace-scoped to the caller's workspaces", () => {
     expect(searchFilter(viewer({ role: 'Agent', workspace_ids: ['w1'] }, { workspaces_enabled: true }))).toEqual({
       visibilities: ['public', 'community', 'internal'],
       owner_user_id: 'user:user-1',

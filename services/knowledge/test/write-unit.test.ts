@@ -38,8 +38,10 @@ describe('a write without transactions', () => {
     let ofType = 0;
     const ctx = {
       mongo: { supportsTransactions: async () => false },
-      entries: { ofType: async () => (ofType += 1, []) },
-      skillIndexTurns: () => { throw new Error('not queued'); },
+      entries: { ofType: async () => ((ofType += 1), []) },
+      skillIndexTurns: () => {
+        throw new Error('not queued');
+      },
     } as unknown as EntryContext;
     expect(await writeUnit(ctx, caller(), false, async () => 'done')).toEqual({ result: 'done', index: null });
     expect(ofType).toBe(0);

@@ -55,21 +55,31 @@ function dependencyProbe(
   };
   let indicesCreated = false;
   // Not traced: a probe every few seconds would be a trace every few seconds.
-  return () => untraced(async () => {
-    const esUp = await elasticsearchIsUp(es);
-    // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
-    if (esUp && !indicesCreated) {
-      indicesCreated = await indices.ensureAll().then(() => true, (err: Error) => {
-        logger.warn({ err: err.message }, 'could not create the indices yet');
-        return false;
-      });
-    }
-    publish('elasticsearch', esUp);
-    publish('embedder', await embedder.ready().then(() => true, (err: Error) => {
-      logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
-      return false;
-    }));
-  });
+  return () =>
+    untraced(async () => {
+      const esUp = await elasticsearchIsUp(es);
+      // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
+      if (esUp && !indicesCreated) {
+        indicesCreated = await indices.ensureAll().then(
+          () => true,
+          (err: Error) => {
+            logger.warn({ err: err.message }, 'could not create the indices yet');
+            return false;
+          },
+        );
+      }
+      publish('elasticsearch', esUp);
+      publish(
+        'embedder',
+        await embedder.ready().then(
+          () => true,
+          (err: Error) => {
+            logger.warn({ dependency: 'embedder', err: err.message }, 'embedder not ready');
+            return false;
+          },
+        ),
+      );
+    });
 }
 
 /**
@@ -78,7 +88,10 @@ function dependencyProbe(
  */
 export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);
-  const embedder = measuredEmbedder(tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER), config.EMBEDDING_PROVIDER);
+  const embedder = measuredEmbedder(
+    tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER),
+    config.EMBEDDING_PROVIDER,
+  );
   const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
   const cache = new EmbeddingCache(new EmbeddingStore(es, indices, embedder.model, embedder.dims), embedder);
   const server = await startGrpcServer({
@@ -87,7 +100,14 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     services: [
       {
         definition: similarityProto().kb.similarity.v1.SimilarityService.service,
-        implementation: similarityServiceImpl({ logger, embedder, provider: config.EMBEDDING_PROVIDER, es, indices, cache }),
+        implementation: similarityServiceImpl({
+          logger,
+          embedder,
+          provider: config.EMBEDDING_PROVIDER,
+          es,
+          indices,
+          cache,
+        }),
       },
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],

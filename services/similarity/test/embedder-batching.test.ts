@@ -12,7 +12,10 @@ import { embedderFromConfig } from '../src/server';
 jest.setTimeout(120_000);
 
 const modelDir = process.env['EMBEDDING_MODEL_DIR'];
-if (!modelDir) throw new Error('EMBEDDING_MODEL_DIR must name a directory holding model.onnx and tokenizer.json (all-MiniLM-L6-v2, quantized)');
+if (!modelDir)
+  throw new Error(
+    'EMBEDDING_MODEL_DIR must name a directory holding model.onnx and tokenizer.json (all-MiniLM-L6-v2, quantized)',
+  );
 
 /** The raw bytes of a vector: equal bytes, identical vector (not merely close). */
 const bits = (v: Float32Array | undefined) => Buffer.from(v!.buffer, v!.byteOffset, v!.byteLength).toString('hex');
@@ -33,7 +36,9 @@ let embedder: Embedder;
 beforeAll(async () => {
   // What the service runs: its configuration's defaults, only the required settings given (the
   // Elasticsearch address is required but not contacted here).
-  embedder = embedderFromConfig(loadSimilarityConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:9', EMBEDDING_MODEL_DIR: modelDir }));
+  embedder = embedderFromConfig(
+    loadSimilarityConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:9', EMBEDDING_MODEL_DIR: modelDir }),
+  );
   await embedder.ready();
 });
 afterAll(() => embedder.close());
@@ -58,13 +63,17 @@ describe("the service's embedder, as configured by default", () => {
   test('when calls of different sizes are embedded at the same time, then every vector is the one its text has alone', async () => {
     const alone = await Promise.all(texts.map(async (t) => bits((await embedder.embed([t]))[0])));
     const bulk = Array.from({ length: 40 }, (_, i) => texts[i % texts.length]!);
-    const [a, b, c] = await Promise.all([embedder.embed(bulk), embedder.embed([...bulk].reverse()), embedder.embed([texts[2]!])]);
+    const [a, b, c] = await Promise.all([
+      embedder.embed(bulk),
+      embedder.embed([...bulk].reverse()),
+      embedder.embed([texts[2]!]),
+    ]);
     bulk.forEach((t, i) => expect(bits(a[i])).toBe(alone[texts.indexOf(t)]));
     [...bulk].reverse().forEach((t, i) => expect(bits(b[i])).toBe(alone[texts.indexOf(t)]));
     expect(bits(c[0])).toBe(alone[2]);
   });
 
-  test('when two indexing calls of the same size are embedded at once, then the first is answered after its own runs, not after both calls\' (not interleaved), and a query sent then goes before the rest of the second', async () => {
+  test("when two indexing calls of the same size are embedded at once, then the first is answered after its own runs, not after both calls' (not interleaved), and a query sent then goes before the rest of the second", async () => {
     const bulk = (tag: string) => Array.from({ length: 24 }, (_, i) => `${texts[i % texts.length]} ${tag}${i}`);
     const order: string[] = [];
     // The order of answers, not their times: a query sent when the first call is answered is

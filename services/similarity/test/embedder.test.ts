@@ -18,7 +18,10 @@ import {
 jest.setTimeout(60_000);
 
 const modelDir = process.env['EMBEDDING_MODEL_DIR'];
-if (!modelDir) throw new Error('EMBEDDING_MODEL_DIR must name a directory holding model.onnx and tokenizer.json (all-MiniLM-L6-v2, quantized)');
+if (!modelDir)
+  throw new Error(
+    'EMBEDDING_MODEL_DIR must name a directory holding model.onnx and tokenizer.json (all-MiniLM-L6-v2, quantized)',
+  );
 const local = { modelName: 'all-minilm-l6-v2-q', dims: 384, ...modelFilesIn(modelDir) };
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
@@ -78,7 +81,9 @@ describe('local ONNX embedder', () => {
 
   test('when a bulk call is running, then a one-text call is answered before the bulk call ends', async () => {
     const finished: string[] = [];
-    const bulk = onnx.embed(Array.from({ length: 64 }, (_, i) => `${products[i % products.length]} #${i}`)).then(() => finished.push('bulk'));
+    const bulk = onnx
+      .embed(Array.from({ length: 64 }, (_, i) => `${products[i % products.length]} #${i}`))
+      .then(() => finished.push('bulk'));
     const query = onnx.embed(['noise cancelling earbuds']).then(() => finished.push('query'));
     await Promise.all([bulk, query]);
     expect(finished).toEqual(['query', 'bulk']);
@@ -86,7 +91,10 @@ describe('local ONNX embedder', () => {
 
   test('when a text is longer than maxTokens, then it is truncated, not rejected', async () => {
     const long = Array.from({ length: 400 }, (_, i) => `feature${i} of the deluxe espresso machine;`).join(' ');
-    const [whole, longer] = await onnx.embed([long, `${long} and a completely different ending about garden furniture`]);
+    const [whole, longer] = await onnx.embed([
+      long,
+      `${long} and a completely different ending about garden furniture`,
+    ]);
     expect(whole).toHaveLength(384);
     expect(Math.sqrt(dot(whole!, whole!))).toBeCloseTo(1, 5);
     // Only the first 256 tokens count, so what comes after them changes nothing.
@@ -100,7 +108,11 @@ describe('local ONNX embedder', () => {
     const short = new OnnxEmbedder({ ...local, maxTokens: 8 });
     try {
       // [CLS] + 6 words + [SEP] = 8 tokens.
-      const [a, b, c] = await short.embed(['red leather office chair with wheels', 'red leather office chair with wheels and a headrest', 'red leather office sofa']);
+      const [a, b, c] = await short.embed([
+        'red leather office chair with wheels',
+        'red leather office chair with wheels and a headrest',
+        'red leather office sofa',
+      ]);
       expect(maxDiff(a!, b!)).toBeLessThan(1e-6);
       expect(maxDiff(a!, c!)).toBeGreaterThan(1e-3);
     } finally {
@@ -110,7 +122,10 @@ describe('local ONNX embedder', () => {
 
   test('when a text is empty or whitespace only, then embed rejects with EmbedderInputError naming its position', async () => {
     await expect(onnx.embed(['headphones', '  \n\t'])).rejects.toThrow(EmbedderInputError);
-    await expect(onnx.embed(['headphones', ''])).rejects.toMatchObject({ index: 1, message: expect.stringContaining('empty') });
+    await expect(onnx.embed(['headphones', ''])).rejects.toMatchObject({
+      index: 1,
+      message: expect.stringContaining('empty'),
+    });
     await expect(onnx.embed([])).resolves.toEqual([]);
   });
 
@@ -144,7 +159,8 @@ describe('OpenAI-compatible embedder', () => {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-    if (req.method !== 'POST' || req.url !== '/v1/embeddings') return void send(404, { error: { message: 'not found' } });
+    if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+      return void send(404, { error: { message: 'not found' } });
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw) as { model: string; input: string[] };
@@ -164,14 +180,21 @@ describe('OpenAI-compatible embedder', () => {
           embedding: mode === 'wrong-dims' ? [...v, ...v] : [...v],
         }));
         // Reversed, to prove the client orders by `index` rather than by position.
-        send(200, { object: 'list', model: body.model, data: data.reverse(), usage: { prompt_tokens: 0, total_tokens: 0 } });
+        send(200, {
+          object: 'list',
+          model: body.model,
+          data: data.reverse(),
+          usage: { prompt_tokens: 0, total_tokens: 0 },
+        });
       }
     }
   }
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      handle(req, res).catch((err: Error) => res.writeHead(500).end(JSON.stringify({ error: { message: err.message } })));
+      handle(req, res).catch((err: Error) =>
+        res.writeHead(500).end(JSON.stringify({ error: { message: err.message } })),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -195,7 +218,9 @@ describe('OpenAI-compatible embedder', () => {
     viaHttp.forEach((v, i) => expect(maxDiff(v, direct[i]!)).toBeLessThan(1e-6));
     // Five inputs in batches of two: three requests, each with the key and the model name.
     expect(requests.map((r) => r.body.input.length)).toEqual([2, 2, 1]);
-    expect(requests.every((r) => r.authorization === 'Bearer sk-test' && r.body.model === 'all-minilm-l6-v2-q')).toBe(true);
+    expect(requests.every((r) => r.authorization === 'Bearer sk-test' && r.body.model === 'all-minilm-l6-v2-q')).toBe(
+      true,
+    );
     await expect(remote.ready()).resolves.toBeUndefined();
   });
 
@@ -217,7 +242,9 @@ describe('OpenAI-compatible embedder', () => {
 
   test('when the server answers with another dimension, then embed rejects naming both widths', async () => {
     mode = 'wrong-dims';
-    const error = await client().embed(['headphones']).catch((err: unknown) => err);
+    const error = await client()
+      .embed(['headphones'])
+      .catch((err: unknown) => err);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(EmbedderUnavailableError);
     expect((error as Error).message).toMatch(/768-dimensional.*configured dims 384/);
@@ -234,7 +261,9 @@ describe('OpenAI-compatible embedder', () => {
 
   test('when the server rejects the key, then embed rejects with a plain error quoting the server', async () => {
     mode = 'unauthorized';
-    const error = await client({ apiKey: 'wrong' }).embed(['headphones']).catch((err: unknown) => err);
+    const error = await client({ apiKey: 'wrong' })
+      .embed(['headphones'])
+      .catch((err: unknown) => err);
     expect(error).not.toBeInstanceOf(EmbedderUnavailableError);
     expect((error as Error).message).toMatch(/401: Incorrect API key provided/);
   });

@@ -4,7 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
-import { caller, ELASTICSEARCH_URL, failure, product, startSimilarity, SYSTEM, type Harness } from './support/similarity';
+import {
+  caller,
+  ELASTICSEARCH_URL,
+  failure,
+  product,
+  startSimilarity,
+  SYSTEM,
+  type Harness,
+} from './support/similarity';
 import { IndexManager } from '../src/data-access/index-manager';
 import { textHash } from '../src/data-access/embedding-store';
 import pino from 'pino';
@@ -37,15 +45,34 @@ describe('indexing products', () => {
     const id = randomUUID();
     const res = await h.client.call('IndexProducts', {
       caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 3, title: 'Blue kettle', text_description: 'Blue kettle, 1.7 l', text_properties: 'colour blue', text_attributes: 'steel', price_current: '19.90', sku: 'KET-1' })],
+      products: [
+        product({
+          id,
+          tenant_id: tenant,
+          version: 3,
+          title: 'Blue kettle',
+          text_description: 'Blue kettle, 1.7 l',
+          text_properties: 'colour blue',
+          text_attributes: 'steel',
+          price_current: '19.90',
+          sku: 'KET-1',
+        }),
+      ],
     });
     expect(res.model).toBe(h.server.embedder.model);
     expect(res.results).toEqual([{ id, status: 'indexed', embeddings: 'computed', error: '' }]);
     const doc = await getDoc(id);
     expect(doc?._version).toBe(3);
     expect(doc?._index.startsWith(`${productsAlias()}-`)).toBe(true);
-    expect(doc?._source).toMatchObject({ tenant_id: tenant, title: 'Blue kettle', price_current: 19.9, sku: 'KET-1', version: 3 });
-    for (const f of ['vector_description', 'vector_properties', 'vector_attributes']) expect(doc?._source?.[f]).toHaveLength(h.server.embedder.dims);
+    expect(doc?._source).toMatchObject({
+      tenant_id: tenant,
+      title: 'Blue kettle',
+      price_current: 19.9,
+      sku: 'KET-1',
+      version: 3,
+    });
+    for (const f of ['vector_description', 'vector_properties', 'vector_attributes'])
+      expect(doc?._source?.[f]).toHaveLength(h.server.embedder.dims);
   });
 
   test('when products are indexed searchable_later, then the call answers without a refresh; a call without it makes everything written searchable on return', async () => {
@@ -54,8 +81,13 @@ describe('indexing products', () => {
     try {
       const t = `t-${randomUUID()}`;
       const [later, now] = [randomUUID(), randomUUID()];
-      const searchable = async () => (await es.count({ index: productsAlias(), query: { term: { tenant_id: t } } })).count;
-      const res = await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: later, tenant_id: t })], searchable_later: true });
+      const searchable = async () =>
+        (await es.count({ index: productsAlias(), query: { term: { tenant_id: t } } })).count;
+      const res = await h.client.call('IndexProducts', {
+        caller: caller(t),
+        products: [product({ id: later, tenant_id: t })],
+        searchable_later: true,
+      });
       expect(res.results).toEqual([{ id: later, status: 'indexed', embeddings: 'computed', error: '' }]);
       expect((await getDoc(later))?._source?.['tenant_id']).toBe(t); // written (a realtime get sees it)
       expect(await searchable()).toBe(0); // but not refreshed
@@ -63,14 +95,20 @@ describe('indexing products', () => {
       expect(await searchable()).toBe(2);
     } finally {
       // null puts the setting back to Elasticsearch's default (the client's types do not say so).
-      await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: null as unknown as string } });
+      await es.indices.putSettings({
+        index: productsAlias(),
+        settings: { refresh_interval: null as unknown as string },
+      });
     }
   });
 
   test('when an older version arrives after a newer one, then it is reported stale and the newer stays', async () => {
     const id = randomUUID();
     const write = (version: number, title: string) =>
-      h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version, title })] });
+      h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id, tenant_id: tenant, version, title })],
+      });
     expect((await write(5, 'Version five')).results[0]!.status).toBe('indexed');
     expect((await write(4, 'Version four')).results[0]!.status).toBe('stale');
     expect((await write(5, 'Version five again')).results[0]!.status).toBe('stale');
@@ -81,7 +119,10 @@ describe('indexing products', () => {
 
   test('when a field text is empty, then that vector is left out', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, text_properties: '  ', text_attributes: '' })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, text_properties: '  ', text_attributes: '' })],
+    });
     const doc = await getDoc(id);
     expect(doc?._source?.['vector_description']).toHaveLength(h.server.embedder.dims);
     expect(doc?._source).not.toHaveProperty('vector_properties');
@@ -92,7 +133,11 @@ describe('indexing products', () => {
     const good = randomUUID();
     const res = await h.client.call('IndexProducts', {
       caller: caller(tenant),
-      products: [product({ id: good, tenant_id: tenant }), product({ id: randomUUID(), tenant_id: tenant, version: 0 }), product({ id: randomUUID(), tenant_id: tenant, price_current: '12,50' })],
+      products: [
+        product({ id: good, tenant_id: tenant }),
+        product({ id: randomUUID(), tenant_id: tenant, version: 0 }),
+        product({ id: randomUUID(), tenant_id: tenant, price_current: '12,50' }),
+      ],
     });
     expect(res.results.map((r) => r.status)).toEqual(['indexed', 'failed', 'failed']);
     expect(res.results[1]!.error).toMatch(/version/);
@@ -101,19 +146,30 @@ describe('indexing products', () => {
 
   test("when a tenant caller sends another tenant's product, then it fails and nothing is written", async () => {
     const id = randomUUID();
-    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: other })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: other })],
+    });
     expect(res.results[0]).toMatchObject({ status: 'failed', error: 'tenant_id is not the caller tenant' });
     expect(await getDoc(id)).toBeUndefined();
   });
 
   test('when the system caller (empty tenant) indexes documents of several tenants, then they are accepted', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
-    const res = await h.client.call('IndexProducts', { caller: SYSTEM, products: [product({ id: a, tenant_id: tenant }), product({ id: b, tenant_id: other })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: SYSTEM,
+      products: [product({ id: a, tenant_id: tenant }), product({ id: b, tenant_id: other })],
+    });
     expect(res.results.map((r) => r.status)).toEqual(['indexed', 'indexed']);
   });
 
   test('when a tenant caller lacks knowledge:write, then indexing is refused', async () => {
-    const err = await failure(h.client.call('IndexProducts', { caller: caller(tenant, { scopes: ['knowledge:read'] }), products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+    const err = await failure(
+      h.client.call('IndexProducts', {
+        caller: caller(tenant, { scopes: ['knowledge:read'] }),
+        products: [product({ id: randomUUID(), tenant_id: tenant })],
+      }),
+    );
     expect(err.kind).toBe('forbidden');
   });
 });
@@ -121,19 +177,31 @@ describe('indexing products', () => {
 describe('embedding cache', () => {
   test('when the same text is indexed twice, then the second time is cached', async () => {
     const text = `A unique lamp ${randomUUID()}`;
-    const first = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
-    const second = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+    const first = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })],
+    });
+    const second = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })],
+    });
     expect(first.results[0]!.embeddings).toBe('computed');
     expect(second.results[0]!.embeddings).toBe('cached');
   });
 
   test('when the service restarts, then a text embedded before comes from the persisted cache', async () => {
     const text = `A unique chair ${randomUUID()}`;
-    const first = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+    const first = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })],
+    });
     expect(first.results[0]!.embeddings).toBe('computed');
     const again = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: h.prefix });
     try {
-      const second = await again.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })] });
+      const second = await again.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id: randomUUID(), tenant_id: tenant, text_description: text })],
+      });
       expect(second.results[0]!.embeddings).toBe('cached');
       const a = await getDoc(first.results[0]!.id);
       const b = await getDoc(second.results[0]!.id);
@@ -146,7 +214,10 @@ describe('embedding cache', () => {
   test('when a search is run, then its query text is not written to the embedding cache index (queries would grow it without bound)', async () => {
     const indexed = `A unique kettle ${randomUUID()}`;
     const query = `a query no document holds ${randomUUID()}`;
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant, text_description: indexed })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: indexed })],
+    });
     await h.client.call('SearchProducts', { caller: caller(tenant), query, limit: 5 });
     const cache = h.server.indices.cacheIndex;
     await es.indices.refresh({ index: cache });
@@ -156,11 +227,23 @@ describe('embedding cache', () => {
 
   test('when reuse_vectors is set and vectors are indexed, then they are kept (reused) even if the text changed', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1, text_description: `Red bike ${id}` })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 1, text_description: `Red bike ${id}` })],
+    });
     const before = await getDoc(id);
     const res = await h.client.call('IndexProducts', {
       caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 2, title: 'Renamed', text_description: `Entirely different ${id}`, reuse_vectors: true })],
+      products: [
+        product({
+          id,
+          tenant_id: tenant,
+          version: 2,
+          title: 'Renamed',
+          text_description: `Entirely different ${id}`,
+          reuse_vectors: true,
+        }),
+      ],
     });
     expect(res.results[0]).toMatchObject({ status: 'indexed', embeddings: 'reused' });
     const after = await getDoc(id);
@@ -171,7 +254,14 @@ describe('embedding cache', () => {
   test('when reuse_vectors is set but nothing is indexed yet, then the vectors are embedded', async () => {
     const res = await h.client.call('IndexProducts', {
       caller: caller(tenant),
-      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: `Green tent ${randomUUID()}`, reuse_vectors: true })],
+      products: [
+        product({
+          id: randomUUID(),
+          tenant_id: tenant,
+          text_description: `Green tent ${randomUUID()}`,
+          reuse_vectors: true,
+        }),
+      ],
     });
     expect(res.results[0]!.embeddings).toBe('computed');
   });
@@ -180,15 +270,27 @@ describe('embedding cache', () => {
 describe('deleting', () => {
   test('when a product is deleted at its version, then it is gone; an unknown id is fine', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 2 })] });
-    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 3 }, { id: randomUUID(), version: 1 }] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 2 })],
+    });
+    const res = await h.client.call('DeleteProducts', {
+      caller: caller(tenant),
+      documents: [
+        { id, version: 3 },
+        { id: randomUUID(), version: 1 },
+      ],
+    });
     expect(res.deleted).toBe(1);
     expect(await getDoc(id)).toBeUndefined();
   });
 
   test('when a delete carries an older version than the indexed one, then the document stays', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 7 })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 7 })],
+    });
     const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 6 }] });
     expect(res.deleted).toBe(0);
     expect((await getDoc(id))?._version).toBe(7);
@@ -196,9 +298,15 @@ describe('deleting', () => {
 
   test('when a delete has been applied, then an older index write of the same id is stale', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1 })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 1 })],
+    });
     await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 2 }] });
-    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 1 })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 1 })],
+    });
     expect(res.results[0]!.status).toBe('stale');
     expect(await getDoc(id)).toBeUndefined();
   });
@@ -213,9 +321,25 @@ describe('deleting', () => {
 
   test('when entries are indexed, then the model is answered, versions are external and a repeat text is cached', async () => {
     const id = randomUUID();
-    const entry = (version: number, title: string) => ({ id, tenant_id: tenant, version, title, content: `Body ${id}`, type: 'knowledge', visibility: 'internal', category_id: 'c', language: 'en', search_keywords: ['x'], tags: ['t'], updated_at: new Date().toISOString() });
+    const entry = (version: number, title: string) => ({
+      id,
+      tenant_id: tenant,
+      version,
+      title,
+      content: `Body ${id}`,
+      type: 'knowledge',
+      visibility: 'internal',
+      category_id: 'c',
+      language: 'en',
+      search_keywords: ['x'],
+      tags: ['t'],
+      updated_at: new Date().toISOString(),
+    });
     const first = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(2, 'Second')] });
-    expect(first).toEqual({ model: h.server.embedder.model, results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }] });
+    expect(first).toEqual({
+      model: h.server.embedder.model,
+      results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }],
+    });
     const older = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(1, 'First')] });
     expect(older.results[0]).toMatchObject({ status: 'stale' });
     const again = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(3, 'Second')] });
@@ -230,9 +354,25 @@ describe('deleting', () => {
     const ids = [randomUUID(), randomUUID()];
     await h.client.call('IndexEntries', {
       caller: caller(tenant),
-      entries: ids.map((id) => ({ id, tenant_id: tenant, version: 1, title: 'Returns', content: 'How returns work', type: 'knowledge', visibility: 'public', category_id: 'c', language: 'en', search_keywords: [], tags: [], updated_at: new Date().toISOString() })),
+      entries: ids.map((id) => ({
+        id,
+        tenant_id: tenant,
+        version: 1,
+        title: 'Returns',
+        content: 'How returns work',
+        type: 'knowledge',
+        visibility: 'public',
+        category_id: 'c',
+        language: 'en',
+        search_keywords: [],
+        tags: [],
+        updated_at: new Date().toISOString(),
+      })),
     });
-    const res = await h.client.call('DeleteEntries', { caller: caller(tenant), documents: ids.map((id) => ({ id, version: 2 })) });
+    const res = await h.client.call('DeleteEntries', {
+      caller: caller(tenant),
+      documents: ids.map((id) => ({ id, version: 2 })),
+    });
     expect(res.deleted).toBe(2);
   });
 });
@@ -258,12 +398,19 @@ describe('indices and reindex', () => {
 
   test('when a reindex finishes, then the alias points at the new index, the old one is deleted and the data is there', async () => {
     const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex' })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex' })],
+    });
     const oldIndices = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
     const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
     expect(begun.alias).toBe(productsAlias());
     expect(begun.index.startsWith(`${productsAlias()}-`)).toBe(true);
-    const res = await h.client.call('IndexProducts', { caller: SYSTEM, target_index: begun.index, products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex', reuse_vectors: true })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: SYSTEM,
+      target_index: begun.index,
+      products: [product({ id, tenant_id: tenant, version: 4, title: 'Before reindex', reuse_vectors: true })],
+    });
     expect(res.results[0]).toMatchObject({ status: 'indexed', embeddings: 'reused' });
     // Not yet visible through the alias: the old index still answers.
     expect((await getDoc(id))?._index).toBe(oldIndices[0]);
@@ -278,17 +425,32 @@ describe('indices and reindex', () => {
 
   test('when products change while a reindex runs, then the new index gets the change and an older copy from the reindex is stale', async () => {
     const [changed, removed] = [randomUUID(), randomUUID()];
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [
+        product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
+        product({ id: removed, tenant_id: tenant, version: 1 }),
+      ],
+    });
     const abandoned = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
     const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
     // A live write and a live delete during the reindex (no target_index: through the alias).
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })] });
-    expect((await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] })).deleted).toBe(1);
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })],
+    });
+    expect(
+      (await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] }))
+        .deleted,
+    ).toBe(1);
     // The reindex then copies what it read from MongoDB before those changes.
     const copy = await h.client.call('IndexProducts', {
       caller: SYSTEM,
       target_index: begun.index,
-      products: [product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }), product({ id: removed, tenant_id: tenant, version: 1 })],
+      products: [
+        product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
+        product({ id: removed, tenant_id: tenant, version: 1 }),
+      ],
     });
     expect(copy.results.map((r) => r.status)).toEqual(['stale', 'stale']);
     const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
@@ -300,8 +462,17 @@ describe('indices and reindex', () => {
 
   test('when reindex names a wrong kind or a foreign index, then it is INVALID_ARGUMENT', async () => {
     expect((await failure(h.client.call('BeginReindex', { caller: SYSTEM, kind: 'orders' }))).kind).toBe('invalid');
-    expect((await failure(h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: 'some-other-index' }))).kind).toBe('invalid');
-    const err = await failure(h.client.call('IndexProducts', { caller: SYSTEM, target_index: 'elsewhere', products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+    expect(
+      (await failure(h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: 'some-other-index' })))
+        .kind,
+    ).toBe('invalid');
+    const err = await failure(
+      h.client.call('IndexProducts', {
+        caller: SYSTEM,
+        target_index: 'elsewhere',
+        products: [product({ id: randomUUID(), tenant_id: tenant })],
+      }),
+    );
     expect(err.kind).toBe('invalid');
   });
 });
@@ -311,13 +482,19 @@ describe('an alias deleted from outside', () => {
     const behind = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
     await es.indices.delete({ index: behind });
     const id = randomUUID();
-    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant })],
+    });
     expect(res.results[0]!.status).toBe('indexed');
     const now = Object.keys(await es.indices.getAlias({ name: productsAlias() }));
     expect(now).toHaveLength(1);
     expect(now[0]!.startsWith(`${productsAlias()}-`)).toBe(true);
     const mapping = await es.indices.getMapping({ index: productsAlias() });
-    expect(mapping[now[0]!]!.mappings.properties?.['vector_description']).toMatchObject({ type: 'dense_vector', similarity: 'cosine' });
+    expect(mapping[now[0]!]!.mappings.properties?.['vector_description']).toMatchObject({
+      type: 'dense_vector',
+      similarity: 'cosine',
+    });
   });
 });
 
@@ -330,7 +507,10 @@ describe('outages', () => {
       const err = await failure(
         noModel.client.call('IndexProducts', {
           caller: caller(tenant),
-          products: [product({ id: cached, tenant_id: tenant, title: 'A product' }), product({ id: fresh, tenant_id: tenant, text_description: `Never embedded ${fresh}` })],
+          products: [
+            product({ id: cached, tenant_id: tenant, title: 'A product' }),
+            product({ id: fresh, tenant_id: tenant, text_description: `Never embedded ${fresh}` }),
+          ],
         }),
       );
       expect(err.kind).toBe('unavailable');
@@ -345,10 +525,17 @@ describe('outages', () => {
   test('when Elasticsearch is down, then indexing and search answer UNAVAILABLE', async () => {
     const down = await startSimilarity({ ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
     try {
-      const index = await failure(down.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: randomUUID(), tenant_id: tenant })] }));
+      const index = await failure(
+        down.client.call('IndexProducts', {
+          caller: caller(tenant),
+          products: [product({ id: randomUUID(), tenant_id: tenant })],
+        }),
+      );
       expect(index.kind).toBe('unavailable');
       expect(index.message).toMatch(/Elasticsearch/);
-      const search = await failure(down.client.call('SearchProducts', { caller: caller(tenant), query: 'kettle', limit: 5 }));
+      const search = await failure(
+        down.client.call('SearchProducts', { caller: caller(tenant), query: 'kettle', limit: 5 }),
+      );
       expect(search.kind).toBe('unavailable');
     } finally {
       await down.stop();

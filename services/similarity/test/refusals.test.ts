@@ -28,7 +28,8 @@ afterAll(async () => {
 
 const productsAlias = () => h.server.indices.alias('products');
 const entriesAlias = () => h.server.indices.alias('entries');
-const source = async (index: string, id: string) => (await es.get<Record<string, unknown>>({ index, id }))._source ?? {};
+const source = async (index: string, id: string) =>
+  (await es.get<Record<string, unknown>>({ index, id }))._source ?? {};
 const long = (word: string) => `${word} ${'x'.repeat(40_000)} ${word}-end`;
 const entry = (overrides: Record<string, unknown> & { id: string }) => ({
   tenant_id: tenant,
@@ -55,17 +56,29 @@ describe('long values', () => {
         product({ id: other, tenant_id: tenant, title: 'Rake', category: 'Garden', brand: 'Acme' }),
       ],
     });
-    expect(res.results.map((r) => [r.status, r.error])).toEqual([['indexed', ''], ['indexed', '']]);
+    expect(res.results.map((r) => [r.status, r.error])).toEqual([
+      ['indexed', ''],
+      ['indexed', ''],
+    ]);
     expect((await source(productsAlias(), id))['category']).toBe(long('gardentools')); // stored whole
     const found = await h.client.call('SearchProducts', { caller: caller(tenant), query: 'gardentools', limit: 5 });
     expect(found.hits[0]?.id).toBe(id);
-    const filtered = await h.client.call('SearchProducts', { caller: caller(tenant), query: 'rake', category: 'Garden', brand: 'Acme', limit: 5 });
+    const filtered = await h.client.call('SearchProducts', {
+      caller: caller(tenant),
+      query: 'rake',
+      category: 'Garden',
+      brand: 'Acme',
+      limit: 5,
+    });
     expect(filtered.hits.map((x) => x.id)).toEqual([other]);
   });
 
   test('when an entry has a 40 KB tag, then it is indexed with every tag and the short tags are still terms', async () => {
     const id = randomUUID();
-    const res = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry({ id, title: 'Tagged entry', tags: [long('bigtag'), 'small'] })] });
+    const res = await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry({ id, title: 'Tagged entry', tags: [long('bigtag'), 'small'] })],
+    });
     expect(res.results[0]).toMatchObject({ status: 'indexed', error: '' });
     expect((await source(entriesAlias(), id))['tags']).toEqual([long('bigtag'), 'small']);
     const hits = await es.search({ index: entriesAlias(), query: { term: { tags: 'small' } } });
@@ -75,18 +88,27 @@ describe('long values', () => {
   test('when a value is exactly at the keyword bound, then it is still an exact term', async () => {
     const id = randomUUID();
     const category = 'ü'.repeat(KEYWORD_IGNORE_ABOVE); // 2 bytes each: 16 KB, under Lucene's limit
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, category })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, category })],
+    });
     const hits = await es.search({ index: productsAlias(), query: { term: { category } } });
     expect(hits.hits.hits.map((x) => x._id)).toEqual([id]);
   });
 
   test('when title and content are whitespace only, then the entry is indexed without a vector rather than refused', async () => {
     const id = randomUUID();
-    const res = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry({ id, title: ' ', content: '  ' })] });
+    const res = await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry({ id, title: ' ', content: '  ' })],
+    });
     expect(res.results[0]).toEqual({ id, status: 'indexed', embeddings: '', error: '' });
     expect(await source(entriesAlias(), id)).not.toHaveProperty('vector');
     const blankProduct = randomUUID();
-    const p = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: blankProduct, tenant_id: tenant, title: ' ', text_description: '' })] });
+    const p = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: blankProduct, tenant_id: tenant, title: ' ', text_description: '' })],
+    });
     expect(p.results[0]).toMatchObject({ status: 'indexed', error: '' });
   });
 });
@@ -94,7 +116,10 @@ describe('long values', () => {
 describe('documents Elasticsearch refuses', () => {
   test('when one entry of a batch violates the mapping, then only it fails, with the type and reason, and the others are indexed', async () => {
     const [good, bad] = [randomUUID(), randomUUID()];
-    const res = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry({ id: good }), entry({ id: bad, updated_at: 'not a date' })] });
+    const res = await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry({ id: good }), entry({ id: bad, updated_at: 'not a date' })],
+    });
     expect(res.results[0]).toMatchObject({ id: good, status: 'indexed' });
     expect(res.results[1]).toMatchObject({ id: bad, status: 'failed' });
     expect(res.results[1]!.error).toMatch(/^document_parsing_exception: .*updated_at/);
@@ -105,9 +130,21 @@ describe('documents Elasticsearch refuses', () => {
     const text = `Refused lamp ${randomUUID()}`;
     const cache = aliasName(h.prefix, 'embeddings', h.server.embedder.model, h.server.embedder.dims);
     await h.server.indices.ensureCache();
-    await es.index({ index: cache, id: textHash(text), document: { model: h.server.embedder.model, dims: h.server.embedder.dims, embedding: { f32: toBase64(new Float32Array(h.server.embedder.dims)) } }, refresh: true });
+    await es.index({
+      index: cache,
+      id: textHash(text),
+      document: {
+        model: h.server.embedder.model,
+        dims: h.server.embedder.dims,
+        embedding: { f32: toBase64(new Float32Array(h.server.embedder.dims)) },
+      },
+      refresh: true,
+    });
     const id = randomUUID();
-    const res = await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, text_description: text })] });
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, text_description: text })],
+    });
     expect(res.results[0]).toMatchObject({ id, status: 'failed' });
     expect(res.results[0]!.error).toMatch(/^document_parsing_exception: .*zero magnitude/);
   });
@@ -119,17 +156,27 @@ describe('indices made by an earlier release', () => {
     const { model, dims } = h.server.embedder;
     const alias = aliasName(prefix, 'products', model, dims);
     // The mapping as it was before ignore_above: keyword fields without a bound.
-    const old = JSON.parse(JSON.stringify(productMappings(dims)).replaceAll(`,"ignore_above":${KEYWORD_IGNORE_ABOVE}`, ''));
+    const old = JSON.parse(
+      JSON.stringify(productMappings(dims)).replaceAll(`,"ignore_above":${KEYWORD_IGNORE_ABOVE}`, ''),
+    );
     const index = newIndexName(alias);
     await es.indices.create({ index, mappings: old, aliases: { [alias]: {} } });
-    expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).not.toHaveProperty('ignore_above');
+    expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).not.toHaveProperty(
+      'ignore_above',
+    );
 
     const upgraded = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: prefix });
     try {
       expect(upgraded.server.indices.alias('products')).toBe(alias);
-      expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).toMatchObject({ type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE });
+      expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).toMatchObject({
+        type: 'keyword',
+        ignore_above: KEYWORD_IGNORE_ABOVE,
+      });
       const id = randomUUID();
-      const res = await upgraded.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id, tenant_id: tenant, category: long('legacy') })] });
+      const res = await upgraded.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id, tenant_id: tenant, category: long('legacy') })],
+      });
       expect(res.results[0]).toMatchObject({ status: 'indexed', error: '' });
       expect((await es.get({ index: alias, id }))._index).toBe(index);
     } finally {
@@ -155,7 +202,11 @@ describe('a bulk request over Elasticsearch size limit', () => {
     } as unknown as Client;
     const docs = ['a', 'b', 'c'].map((id) => ({ id, version: 1, doc: { huge: id === 'b' }, sources: [] }));
     const results = await bulkWrite(fake, 'products', docs);
-    expect(results.map((r) => [r.id, r.status])).toEqual([['a', 'indexed'], ['b', 'failed'], ['c', 'indexed']]);
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['a', 'indexed'],
+      ['b', 'failed'],
+      ['c', 'indexed'],
+    ]);
     expect(results[1]!.error).toMatch(/^document_too_large/);
     expect(sizes).toEqual([3, 2, 1, 1, 1]);
   });

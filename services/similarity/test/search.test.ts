@@ -16,7 +16,8 @@ beforeAll(() => startSimilarity().then((x) => void (h = x)));
 afterAll(() => h?.stop());
 
 const reader = (tenantId = tenant) => caller(tenantId, { scopes: ['knowledge:read'] });
-const searchProducts = (req: Partial<similarityV1.SearchProductsRequest>) => h.client.call('SearchProducts', { caller: reader(), limit: 10, ...req });
+const searchProducts = (req: Partial<similarityV1.SearchProductsRequest>) =>
+  h.client.call('SearchProducts', { caller: reader(), limit: 10, ...req });
 
 describe('product search', () => {
   const ids = {
@@ -34,18 +35,87 @@ describe('product search', () => {
     const res = await h.client.call('IndexProducts', {
       caller: caller(tenant),
       products: [
-        product({ ...base, id: ids.kettleSteel, title: 'Steel electric kettle 1.7 l', brand: 'Brewmaster', category: 'Kettles', availability: 'in_stock', price_current: '49.90', sku: 'BM-KT-17', gtin: '4006381333931', text_description: 'Steel electric kettle, boils water fast' }),
-        product({ ...base, id: ids.kettleGlass, title: 'Glass electric kettle with LED', brand: 'Lumen', category: 'Kettles', availability: 'out_of_stock', price_current: '29.00', site_id: siteB, text_description: 'Glass electric kettle that glows blue while boiling water' }),
-        product({ ...base, id: ids.kettleCheap, title: 'Travel kettle', brand: 'Lumen', category: 'Kettles', availability: 'in_stock', price_current: '9.99', language: 'de', text_description: 'Small travel kettle for hotels' }),
-        product({ ...base, id: ids.toaster, title: 'Two slice toaster', brand: 'Brewmaster', category: 'Toasters', availability: 'in_stock', price_current: '35.00', text_description: 'Toaster with two slots for bread' }),
+        product({
+          ...base,
+          id: ids.kettleSteel,
+          title: 'Steel electric kettle 1.7 l',
+          brand: 'Brewmaster',
+          category: 'Kettles',
+          availability: 'in_stock',
+          price_current: '49.90',
+          sku: 'BM-KT-17',
+          gtin: '4006381333931',
+          text_description: 'Steel electric kettle, boils water fast',
+        }),
+        product({
+          ...base,
+          id: ids.kettleGlass,
+          title: 'Glass electric kettle with LED',
+          brand: 'Lumen',
+          category: 'Kettles',
+          availability: 'out_of_stock',
+          price_current: '29.00',
+          site_id: siteB,
+          text_description: 'Glass electric kettle that glows blue while boiling water',
+        }),
+        product({
+          ...base,
+          id: ids.kettleCheap,
+          title: 'Travel kettle',
+          brand: 'Lumen',
+          category: 'Kettles',
+          availability: 'in_stock',
+          price_current: '9.99',
+          language: 'de',
+          text_description: 'Small travel kettle for hotels',
+        }),
+        product({
+          ...base,
+          id: ids.toaster,
+          title: 'Two slice toaster',
+          brand: 'Brewmaster',
+          category: 'Toasters',
+          availability: 'in_stock',
+          price_current: '35.00',
+          text_description: 'Toaster with two slots for bread',
+        }),
         // Same vector text for both: only the keyword half can tell them apart.
-        product({ ...base, id: ids.keywordOnly, title: 'Outdoor gear item one', search_keywords: ['zephyrion'], text_description: 'Outdoor gear' }),
-        product({ ...base, id: ids.titleOnly, title: 'Zephyrion outdoor gear item two', text_description: 'Outdoor gear' }),
-        product({ ...base, id: ids.parent, title: 'Electric kettle family', is_parent: true, text_description: 'Electric kettle family with variants' }),
+        product({
+          ...base,
+          id: ids.keywordOnly,
+          title: 'Outdoor gear item one',
+          search_keywords: ['zephyrion'],
+          text_description: 'Outdoor gear',
+        }),
+        product({
+          ...base,
+          id: ids.titleOnly,
+          title: 'Zephyrion outdoor gear item two',
+          text_description: 'Outdoor gear',
+        }),
+        product({
+          ...base,
+          id: ids.parent,
+          title: 'Electric kettle family',
+          is_parent: true,
+          text_description: 'Electric kettle family with variants',
+        }),
       ],
     });
     expect(res.results.every((r) => r.status === 'indexed')).toBe(true);
-    await h.client.call('IndexProducts', { caller: caller(other), products: [product({ ...base, tenant_id: other, id: ids.foreign, title: 'Steel electric kettle 1.7 l', sku: 'BM-KT-17', text_description: 'Steel electric kettle, boils water fast' })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(other),
+      products: [
+        product({
+          ...base,
+          tenant_id: other,
+          id: ids.foreign,
+          title: 'Steel electric kettle 1.7 l',
+          sku: 'BM-KT-17',
+          text_description: 'Steel electric kettle, boils water fast',
+        }),
+      ],
+    });
   });
 
   test('when the query is an exact sku or gtin, then that product ranks first with an exact score source', async () => {
@@ -85,7 +155,8 @@ describe('product search', () => {
   });
 
   test('when filters are given, then only matching products come back', async () => {
-    const only = async (req: Partial<similarityV1.SearchProductsRequest>) => (await searchProducts({ query: 'kettle', ...req })).hits.map((x) => x.id).sort();
+    const only = async (req: Partial<similarityV1.SearchProductsRequest>) =>
+      (await searchProducts({ query: 'kettle', ...req })).hits.map((x) => x.id).sort();
     expect(await only({ site_id: siteB })).toEqual([ids.kettleGlass]);
     expect(await only({ language: 'de' })).toEqual([ids.kettleCheap]);
     expect(await only({ brand: 'Lumen' })).toEqual([ids.kettleCheap, ids.kettleGlass].sort());
@@ -137,9 +208,28 @@ describe('entry search', () => {
   entry('process', { type: 'process', category_id: 'cat-2', language: 'de' });
   entry('keyword', { title: 'Shipping times', content: 'Parcels arrive in two days.', search_keywords: ['refund'] });
   // The same text but for one word: in search_keywords for one, in the title for the other.
-  entry('warrantyKeyword', { title: 'Warranty claims', content: 'How to claim a repair.', search_keywords: ['guarantee'] });
+  entry('warrantyKeyword', {
+    title: 'Warranty claims',
+    content: 'How to claim a repair.',
+    search_keywords: ['guarantee'],
+  });
   entry('warrantyTitle', { title: 'Warranty claims guarantee', content: 'How to claim a repair.' });
-  const foreign = { ...{ id: randomUUID(), tenant_id: other, version: 1, title: 'Refund policy foreign', content: 'Customers can return goods within 30 days for a refund.', type: 'knowledge', visibility: 'public', category_id: 'cat-1', language: 'en', search_keywords: [], tags: [], updated_at: '2026-01-01T00:00:00.000Z' } };
+  const foreign = {
+    ...{
+      id: randomUUID(),
+      tenant_id: other,
+      version: 1,
+      title: 'Refund policy foreign',
+      content: 'Customers can return goods within 30 days for a refund.',
+      type: 'knowledge',
+      visibility: 'public',
+      category_id: 'cat-1',
+      language: 'en',
+      search_keywords: [],
+      tags: [],
+      updated_at: '2026-01-01T00:00:00.000Z',
+    },
+  };
 
   beforeAll(async () => {
     const res = await h.client.call('IndexEntries', { caller: caller(tenant), entries: Object.values(entries) });
@@ -147,20 +237,46 @@ describe('entry search', () => {
     await h.client.call('IndexEntries', { caller: caller(other), entries: [foreign] });
   });
 
-  const keyOf = (id: string) => Object.entries(entries).find(([, e]) => e.id === id)?.[0] ?? (id === foreign.id ? 'FOREIGN' : id);
-  const search = async (visibility: similarityV1.EntryVisibilityFilter, extra: Partial<similarityV1.SearchEntriesRequest> = {}) =>
-    (await h.client.call('SearchEntries', { caller: reader(), query: 'refund policy', limit: 50, visibility, ...extra })).hits.map((x) => keyOf(x.id)).sort();
+  const keyOf = (id: string) =>
+    Object.entries(entries).find(([, e]) => e.id === id)?.[0] ?? (id === foreign.id ? 'FOREIGN' : id);
+  const search = async (
+    visibility: similarityV1.EntryVisibilityFilter,
+    extra: Partial<similarityV1.SearchEntriesRequest> = {},
+  ) =>
+    (
+      await h.client.call('SearchEntries', {
+        caller: reader(),
+        query: 'refund policy',
+        limit: 50,
+        visibility,
+        ...extra,
+      })
+    ).hits
+      .map((x) => keyOf(x.id))
+      .sort();
 
   test('when a viewer-like filter is applied, then only those visibilities and the own personal entries come back', async () => {
-    expect(await search({ visibilities: ['public', 'community'], owner_user_id: owner })).toEqual(['keyword', 'mine', 'process', 'public', 'warrantyKeyword', 'warrantyTitle'].sort());
+    expect(await search({ visibilities: ['public', 'community'], owner_user_id: owner })).toEqual(
+      ['keyword', 'mine', 'process', 'public', 'warrantyKeyword', 'warrantyTitle'].sort(),
+    );
   });
 
   test('when workspaces are off, then workspace entries are read as their listed visibility', async () => {
-    expect(await search({ visibilities: ['public', 'internal', 'workspace'], owner_user_id: stranger })).toEqual(['internal', 'keyword', 'process', 'public', 'theirs', 'warrantyKeyword', 'warrantyTitle', 'ws1', 'ws2'].sort());
+    expect(await search({ visibilities: ['public', 'internal', 'workspace'], owner_user_id: stranger })).toEqual(
+      ['internal', 'keyword', 'process', 'public', 'theirs', 'warrantyKeyword', 'warrantyTitle', 'ws1', 'ws2'].sort(),
+    );
   });
 
   test('when workspace-scoped, then only workspace entries of the caller’s workspaces come back', async () => {
-    expect(await search({ visibilities: ['public', 'internal', 'restricted', 'workspace'], workspace_scoped: true, workspace_ids: [ws1] })).toEqual(['internal', 'keyword', 'process', 'public', 'restricted', 'warrantyKeyword', 'warrantyTitle', 'ws1'].sort());
+    expect(
+      await search({
+        visibilities: ['public', 'internal', 'restricted', 'workspace'],
+        workspace_scoped: true,
+        workspace_ids: [ws1],
+      }),
+    ).toEqual(
+      ['internal', 'keyword', 'process', 'public', 'restricted', 'warrantyKeyword', 'warrantyTitle', 'ws1'].sort(),
+    );
   });
 
   test('when personal is listed as a visibility, then it still only matches the owner’s entries', async () => {
@@ -172,15 +288,29 @@ describe('entry search', () => {
     const all = ['public', 'internal', 'restricted', 'community', 'workspace', 'personal'];
     for (let i = 0; i < 25; i++) {
       const visibilities = all.filter((_, j) => (i * 7 + j * 3) % 5 < 2);
-      const filter: similarityV1.EntryVisibilityFilter = { visibilities, owner_user_id: i % 2 ? owner : stranger, workspace_scoped: i % 3 === 0, workspace_ids: i % 4 ? [ws1] : [] };
-      const hits = await h.client.call('SearchEntries', { caller: reader(), query: 'refund', limit: 50, visibility: filter });
+      const filter: similarityV1.EntryVisibilityFilter = {
+        visibilities,
+        owner_user_id: i % 2 ? owner : stranger,
+        workspace_scoped: i % 3 === 0,
+        workspace_ids: i % 4 ? [ws1] : [],
+      };
+      const hits = await h.client.call('SearchEntries', {
+        caller: reader(),
+        query: 'refund',
+        limit: 50,
+        visibility: filter,
+      });
       for (const hit of hits.hits) {
         const e = Object.values(entries).find((x) => x.id === hit.id);
         expect(e).toBeDefined();
         const visible =
-          (visibilities.includes(e!.visibility!) && e!.visibility !== 'personal' && !(filter.workspace_scoped && e!.visibility === 'workspace')) ||
+          (visibilities.includes(e!.visibility!) &&
+            e!.visibility !== 'personal' &&
+            !(filter.workspace_scoped && e!.visibility === 'workspace')) ||
           (e!.visibility === 'personal' && e!.owner_user_id === filter.owner_user_id) ||
-          (filter.workspace_scoped === true && e!.visibility === 'workspace' && filter.workspace_ids!.includes(e!.workspace_id!));
+          (filter.workspace_scoped === true &&
+            e!.visibility === 'workspace' &&
+            filter.workspace_ids!.includes(e!.workspace_id!));
         expect(visible).toBe(true);
       }
     }
@@ -194,12 +324,30 @@ describe('entry search', () => {
   });
 
   test('when a query word is in one entry’s search_keywords and in another’s title, then the keyword entry ranks first', async () => {
-    const res = await h.client.call('SearchEntries', { caller: reader(), query: 'guarantee', limit: 5, visibility: { visibilities: ['public'] } });
+    const res = await h.client.call('SearchEntries', {
+      caller: reader(),
+      query: 'guarantee',
+      limit: 5,
+      visibility: { visibilities: ['public'] },
+    });
     expect(res.hits.slice(0, 2).map((x) => keyOf(x.id))).toEqual(['warrantyKeyword', 'warrantyTitle']);
   });
 
   test('when the visibility filter is missing or the caller has no tenant, then the search is refused', async () => {
-    expect((await failure(h.client.call('SearchEntries', { caller: reader(), query: 'refund', limit: 5 }))).kind).toBe('invalid');
-    expect((await failure(h.client.call('SearchEntries', { caller: { tenant_id: '', scopes: ['knowledge:read'] }, query: 'refund', limit: 5, visibility: { visibilities: ['public'] } }))).kind).toBe('unauthenticated');
+    expect((await failure(h.client.call('SearchEntries', { caller: reader(), query: 'refund', limit: 5 }))).kind).toBe(
+      'invalid',
+    );
+    expect(
+      (
+        await failure(
+          h.client.call('SearchEntries', {
+            caller: { tenant_id: '', scopes: ['knowledge:read'] },
+            query: 'refund',
+            limit: 5,
+            visibility: { visibilities: ['public'] },
+          }),
+        )
+      ).kind,
+    ).toBe('unauthenticated');
   });
 });

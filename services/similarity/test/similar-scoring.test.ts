@@ -3,26 +3,60 @@
  * weights, exact scores, collapsing and min_score, explain's filter counts, the hybrid ranking.
  */
 import { rankHybrid } from '../src/domain/hybrid-search';
-import { anchorWeights, centroidsPerField, fieldRanks, fieldWeights, filteredCounts, scoreCandidate, selectHits, type Candidate } from '../src/domain/similar-scoring';
+import {
+  anchorWeights,
+  centroidsPerField,
+  fieldRanks,
+  fieldWeights,
+  filteredCounts,
+  scoreCandidate,
+  selectHits,
+  type Candidate,
+} from '../src/domain/similar-scoring';
 import { centroid } from '../src/domain/vectors';
 
 const noWeights = { description: 0, properties: 0, attributes: 0 };
-const candidate = (id: string, score: number, source: Record<string, unknown> = {}): Candidate => ({ id, score, source, cosines: { description: score } });
+const candidate = (id: string, score: number, source: Record<string, unknown> = {}): Candidate => ({
+  id,
+  score,
+  source,
+  cosines: { description: score },
+});
 
 describe('centroids', () => {
   test('when vectors of different lengths are averaged, then each counts by its weight, not its length', () => {
-    const c = centroid([[10, 0], [0, 1]], [1, 1])!;
+    const c = centroid(
+      [
+        [10, 0],
+        [0, 1],
+      ],
+      [1, 1],
+    )!;
     expect(c[0]).toBeCloseTo(Math.SQRT1_2);
     expect(c[1]).toBeCloseTo(Math.SQRT1_2);
   });
 
   test('when two vectors cancel out, then there is no centroid', () => {
-    expect(centroid([[1, 0], [-1, 0]], [1, 1])).toBeUndefined();
+    expect(
+      centroid(
+        [
+          [1, 0],
+          [-1, 0],
+        ],
+        [1, 1],
+      ),
+    ).toBeUndefined();
   });
 
   test('when an anchor id is given twice, then its weights add up', () => {
-    expect([...anchorWeights(['a', 'b', 'a'], [1, 2, 3])]).toEqual([['a', 4], ['b', 2]]);
-    expect([...anchorWeights(['a', 'b'], [])]).toEqual([['a', 1], ['b', 1]]);
+    expect([...anchorWeights(['a', 'b', 'a'], [1, 2, 3])]).toEqual([
+      ['a', 4],
+      ['b', 2],
+    ]);
+    expect([...anchorWeights(['a', 'b'], [])]).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
   });
 
   test('when hybrid weights one field 0 and another above 0, then the zero field gets no centroid and only anchors having a vector count', () => {
@@ -30,8 +64,16 @@ describe('centroids', () => {
       { id: 'a', source: { vector_description: [1, 0], vector_properties: [0, 1] } },
       { id: 'b', source: { vector_attributes: [1, 1] } },
     ];
-    const weightOf = new Map([['a', 1], ['b', 1]]);
-    const { centroids, used } = centroidsPerField(anchors, 'hybrid', { description: 1, properties: 0, attributes: 2 }, weightOf);
+    const weightOf = new Map([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    const { centroids, used } = centroidsPerField(
+      anchors,
+      'hybrid',
+      { description: 1, properties: 0, attributes: 2 },
+      weightOf,
+    );
     expect([...centroids.keys()]).toEqual(['description', 'attributes']);
     expect([...used].sort()).toEqual(['a', 'b']);
     const single = centroidsPerField(anchors, 'properties', noWeights, weightOf);
@@ -42,8 +84,16 @@ describe('centroids', () => {
 
 describe('field weights and exact scores', () => {
   test('when hybrid weights are all 0, then the fields used weigh the same; otherwise they are normalised to sum 1', () => {
-    expect([...fieldWeights(['description', 'attributes'], 'hybrid', noWeights)]).toEqual([['description', 0.5], ['attributes', 0.5]]);
-    expect([...fieldWeights(['description', 'attributes'], 'hybrid', { description: 3, properties: 5, attributes: 1 })]).toEqual([['description', 0.75], ['attributes', 0.25]]);
+    expect([...fieldWeights(['description', 'attributes'], 'hybrid', noWeights)]).toEqual([
+      ['description', 0.5],
+      ['attributes', 0.5],
+    ]);
+    expect([
+      ...fieldWeights(['description', 'attributes'], 'hybrid', { description: 3, properties: 5, attributes: 1 }),
+    ]).toEqual([
+      ['description', 0.75],
+      ['attributes', 0.25],
+    ]);
     expect([...fieldWeights(['properties'], 'properties', noWeights)]).toEqual([['properties', 1]]);
   });
 
@@ -60,7 +110,14 @@ describe('field weights and exact scores', () => {
       ['attributes' as const, Float64Array.from([0, 1])],
     ]);
     const source = { site_id: 's', vector_description: [2, 0], vector_attributes: [1, 1] };
-    const c = scoreCandidate({ id: 'x', score: 0.1, source }, centroids, new Map([['description', 0.5], ['attributes', 0.5]]));
+    const c = scoreCandidate(
+      { id: 'x', score: 0.1, source },
+      centroids,
+      new Map([
+        ['description', 0.5],
+        ['attributes', 0.5],
+      ]),
+    );
     expect(c.cosines.description).toBeCloseTo(1);
     expect(c.cosines.attributes).toBeCloseTo(Math.SQRT1_2);
     expect(c.score).toBeCloseTo(0.5 + 0.5 * Math.SQRT1_2);
@@ -69,7 +126,12 @@ describe('field weights and exact scores', () => {
 });
 
 describe('collapsing, min_score and explain', () => {
-  const ranked = [candidate('p1', 0.9, { parent_product_id: 'p' }), candidate('p2', 0.8, { parent_product_id: 'p' }), candidate('q', 0.7), candidate('r', 0.2)];
+  const ranked = [
+    candidate('p1', 0.9, { parent_product_id: 'p' }),
+    candidate('p2', 0.8, { parent_product_id: 'p' }),
+    candidate('q', 0.7),
+    candidate('r', 0.2),
+  ];
 
   test('when variants are collapsed, then the best of each family stays and the others are counted', () => {
     const picked = selectHits(ranked, undefined, true);
@@ -87,7 +149,11 @@ describe('collapsing, min_score and explain', () => {
 
   test('when candidates are ranked per field, then the best cosine is rank 1 and a missing vector is last', () => {
     const cs = [candidate('a', 0.1), { ...candidate('b', 0.5), cosines: {} }, candidate('c', 0.9)];
-    expect([...fieldRanks(cs, ['description']).get('description')!]).toEqual([['c', 1], ['a', 2], ['b', 3]]);
+    expect([...fieldRanks(cs, ['description']).get('description')!]).toEqual([
+      ['c', 1],
+      ['a', 2],
+      ['b', 3],
+    ]);
   });
 
   test('when a candidate fails several filters, then only the first in order counts it', () => {
@@ -99,7 +165,13 @@ describe('collapsing, min_score and explain', () => {
       candidate('parent', 1, { site_id: 'site', language: 'en', is_parent: true }),
       candidate('kept', 1, { site_id: 'site', language: 'en' }),
     ];
-    const counts = filteredCounts(unfiltered, { anchorIds: ['anchor'], excludeIds: ['ex'], siteId: 'site', language: 'en', excludeParents: true });
+    const counts = filteredCounts(unfiltered, {
+      anchorIds: ['anchor'],
+      excludeIds: ['ex'],
+      siteId: 'site',
+      language: 'en',
+      excludeParents: true,
+    });
     expect(counts).toEqual({ anchor: 1, excluded: 1, site: 1, language: 1, parent: 1 });
   });
 });

@@ -21,7 +21,12 @@ const vectors = new Map<string, Record<Field, number[]>>();
 let foreignIds: string[];
 
 const similar = (req: Partial<similarityV1.SimilarProductsRequest>) =>
-  h.client.call('SimilarProducts', { caller: caller(tenant, { scopes: ['knowledge:read'] }), vector_field: 'description', limit: 10, ...req });
+  h.client.call('SimilarProducts', {
+    caller: caller(tenant, { scopes: ['knowledge:read'] }),
+    vector_field: 'description',
+    limit: 10,
+    ...req,
+  });
 
 async function embedAll(texts: string[]): Promise<number[][]> {
   const out: number[][] = [];
@@ -44,7 +49,13 @@ beforeAll(async () => {
   await h.client.call('IndexProducts', { caller: caller(other), products: foreign });
   const texts = catalogue.flatMap((p) => [p.doc.text_description!, p.doc.text_properties!, p.doc.text_attributes!]);
   const embedded = await embedAll(texts);
-  catalogue.forEach((p, i) => vectors.set(p.doc.id, { description: embedded[3 * i]!, properties: embedded[3 * i + 1]!, attributes: embedded[3 * i + 2]! }));
+  catalogue.forEach((p, i) =>
+    vectors.set(p.doc.id, {
+      description: embedded[3 * i]!,
+      properties: embedded[3 * i + 1]!,
+      attributes: embedded[3 * i + 2]!,
+    }),
+  );
 }, 120_000);
 afterAll(() => h?.stop());
 
@@ -58,18 +69,32 @@ function testCentroid(ids: string[], weights: number[], field: Field): number[] 
   return unit(sum);
 }
 /** Exact ranking: every product of the tenant but the anchors, with the same filters. */
-function bruteForce(ids: string[], weights: number[], fieldWeights: Partial<Record<Field, number>>, filter: (p: CatalogueProduct) => boolean, k: number): string[] {
+function bruteForce(
+  ids: string[],
+  weights: number[],
+  fieldWeights: Partial<Record<Field, number>>,
+  filter: (p: CatalogueProduct) => boolean,
+  k: number,
+): string[] {
   const total = Object.values(fieldWeights).reduce((a, b) => a + b!, 0);
-  const centroids = Object.keys(fieldWeights).map((f) => [f as Field, testCentroid(ids, weights, f as Field), fieldWeights[f as Field]! / total] as const);
+  const centroids = Object.keys(fieldWeights).map(
+    (f) => [f as Field, testCentroid(ids, weights, f as Field), fieldWeights[f as Field]! / total] as const,
+  );
   return catalogue
     .filter((p) => !ids.includes(p.doc.id) && filter(p))
-    .map((p) => ({ id: p.doc.id, score: centroids.reduce((s, [f, c, w]) => s + w * dot(c, unit(vectors.get(p.doc.id)![f])), 0) }))
+    .map((p) => ({
+      id: p.doc.id,
+      score: centroids.reduce((s, [f, c, w]) => s + w * dot(c, unit(vectors.get(p.doc.id)![f])), 0),
+    }))
     .sort((a, b) => b.score - a.score)
     .slice(0, k)
     .map((x) => x.id);
 }
 
-const standalone = (category: string, language: string) => catalogue.filter((p) => p.category === category && p.doc.language === language && !p.doc.is_parent && !p.doc.is_variant);
+const standalone = (category: string, language: string) =>
+  catalogue.filter(
+    (p) => p.category === category && p.doc.language === language && !p.doc.is_parent && !p.doc.is_variant,
+  );
 const categories = () => [...new Set(catalogue.map((p) => p.category))];
 
 describe('similar products: neighbours', () => {
@@ -109,7 +134,12 @@ describe('similar products: neighbours', () => {
   test('when anchor weights favour one anchor, then the hits lean to its category', async () => {
     const a = standalone('watches', 'en')[0]!;
     const b = standalone('headphones', 'en')[0]!;
-    const res = await similar({ anchor_product_ids: [a.doc.id, b.doc.id], anchor_weights: [10, 1], limit: 5, language: 'en' });
+    const res = await similar({
+      anchor_product_ids: [a.doc.id, b.doc.id],
+      anchor_weights: [10, 1],
+      limit: 5,
+      language: 'en',
+    });
     expect(res.hits.filter((x) => byId.get(x.id)!.category === 'watches').length).toBeGreaterThanOrEqual(4);
   });
 
@@ -176,7 +206,9 @@ describe('similar products: filters', () => {
 
 describe('similar products: scores and explain', () => {
   test('when one field is searched, then score is the exact cosine to the centroid and equals its score source', async () => {
-    const anchors = standalone('tents', 'de').slice(0, 2).map((p) => p.doc.id);
+    const anchors = standalone('tents', 'de')
+      .slice(0, 2)
+      .map((p) => p.doc.id);
     const res = await similar({ anchor_product_ids: anchors, limit: 5 });
     const c = testCentroid(anchors, [1, 1], 'description');
     for (const hit of res.hits) {
@@ -187,11 +219,20 @@ describe('similar products: scores and explain', () => {
 
   test('when hybrid is asked, then score_sources hold each weighted field cosine and score is their sum', async () => {
     const anchor = standalone('bicycles', 'en')[1]!.doc.id;
-    const res = await similar({ anchor_product_ids: [anchor], vector_field: 'hybrid', weights: { description: 0.5, properties: 0.3, attributes: 0.2 }, limit: 5 });
+    const res = await similar({
+      anchor_product_ids: [anchor],
+      vector_field: 'hybrid',
+      weights: { description: 0.5, properties: 0.3, attributes: 0.2 },
+      limit: 5,
+    });
     expect(res.vector_field).toBe('hybrid');
     for (const hit of res.hits) {
       const v = vectors.get(hit.id)!;
-      const expected = { description: 0.5 * dot(unit(vectors.get(anchor)!.description), unit(v.description)), properties: 0.3 * dot(unit(vectors.get(anchor)!.properties), unit(v.properties)), attributes: 0.2 * dot(unit(vectors.get(anchor)!.attributes), unit(v.attributes)) };
+      const expected = {
+        description: 0.5 * dot(unit(vectors.get(anchor)!.description), unit(v.description)),
+        properties: 0.3 * dot(unit(vectors.get(anchor)!.properties), unit(v.properties)),
+        attributes: 0.2 * dot(unit(vectors.get(anchor)!.attributes), unit(v.attributes)),
+      };
       for (const f of FIELDS) expect(hit.score_sources[f]).toBeCloseTo(expected[f], 4);
       expect(hit.score).toBeCloseTo(expected.description + expected.properties + expected.attributes, 4);
     }
@@ -202,7 +243,10 @@ describe('similar products: scores and explain', () => {
   test('when explain is asked, then each hit says why and filtered_json counts what each filter removed', async () => {
     const variant = catalogue.find((p) => p.doc.is_variant && p.doc.language === 'en')!;
     const top = await similar({ anchor_product_ids: [variant.doc.id], limit: 10 });
-    const excluded = top.hits.filter((x) => !byId.get(x.id)!.doc.is_parent).slice(0, 2).map((x) => x.id);
+    const excluded = top.hits
+      .filter((x) => !byId.get(x.id)!.doc.is_parent)
+      .slice(0, 2)
+      .map((x) => x.id);
     const res = await similar({
       anchor_product_ids: [variant.doc.id],
       exclude_product_ids: excluded,
@@ -215,7 +259,9 @@ describe('similar products: scores and explain', () => {
       explain: true,
     });
     const filtered = JSON.parse(res.filtered_json) as Record<string, number>;
-    expect(Object.keys(filtered).sort()).toEqual(['anchor', 'collapsed', 'excluded', 'language', 'min_score', 'parent', 'site'].sort());
+    expect(Object.keys(filtered).sort()).toEqual(
+      ['anchor', 'collapsed', 'excluded', 'language', 'min_score', 'parent', 'site'].sort(),
+    );
     expect(filtered['anchor']).toBe(1);
     expect(filtered['excluded']).toBe(2);
     expect(filtered['site']).toBeGreaterThan(0);
@@ -224,7 +270,9 @@ describe('similar products: scores and explain', () => {
     expect(Object.values(filtered).every((n) => Number.isInteger(n) && n >= 0)).toBe(true);
     expect(res.hits.length).toBeGreaterThan(0);
     res.hits.forEach((hit, i) => {
-      const why = JSON.parse(hit.explanation_json) as { fields: Record<string, { cosine: number; weight: number; contribution: number; rank: number }> };
+      const why = JSON.parse(hit.explanation_json) as {
+        fields: Record<string, { cosine: number; weight: number; contribution: number; rank: number }>;
+      };
       expect(why.fields['description']!.cosine).toBeCloseTo(hit.score, 6);
       expect(why.fields['description']!.weight).toBe(1);
       expect(why.fields['description']!.contribution).toBeCloseTo(hit.score, 6);
@@ -237,7 +285,12 @@ describe('similar products: scores and explain', () => {
 
   test('when collapse drops family members, then explain counts them', async () => {
     const variant = catalogue.find((p) => p.doc.is_variant)!;
-    const res = await similar({ anchor_product_ids: [variant.doc.id], collapse_variants: true, limit: 5, explain: true });
+    const res = await similar({
+      anchor_product_ids: [variant.doc.id],
+      collapse_variants: true,
+      limit: 5,
+      explain: true,
+    });
     expect(JSON.parse(res.filtered_json)['collapsed']).toBeGreaterThan(0);
   });
 });
@@ -245,7 +298,10 @@ describe('similar products: scores and explain', () => {
 describe('similar products: anchors and bad input', () => {
   test('when no anchor has vectors for the field, then NOT_FOUND names the field; anchors that have them are used', async () => {
     const bare = randomUUID();
-    await h.client.call('IndexProducts', { caller: caller(tenant), products: [product({ id: bare, tenant_id: tenant, site_id: 'elsewhere', text_properties: '' })] });
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id: bare, tenant_id: tenant, site_id: 'elsewhere', text_properties: '' })],
+    });
     const err = await failure(similar({ anchor_product_ids: [bare], vector_field: 'properties' }));
     expect(err.kind).toBe('not_found');
     expect(err.message).toBe('No anchor product has vectors for properties');
@@ -254,14 +310,22 @@ describe('similar products: anchors and bad input', () => {
     expect(res.anchor_product_ids).toEqual([withOne]);
   });
 
-  test("when the anchors belong to another tenant or do not exist, then it is NOT_FOUND", async () => {
+  test('when the anchors belong to another tenant or do not exist, then it is NOT_FOUND', async () => {
     expect((await failure(similar({ anchor_product_ids: [foreignIds[0]!] }))).kind).toBe('not_found');
     expect((await failure(similar({ anchor_product_ids: [randomUUID()] }))).kind).toBe('not_found');
   });
 
   test('when vector_field, limit or weights are out of range, then it is INVALID_ARGUMENT', async () => {
     const id = catalogue[0]!.doc.id;
-    for (const bad of [{ vector_field: 'title' }, { vector_field: '' }, { limit: 51 }, { limit: -1 }, { anchor_weights: [1, 2] }, { anchor_weights: [-1] }, { anchor_product_ids: [] }]) {
+    for (const bad of [
+      { vector_field: 'title' },
+      { vector_field: '' },
+      { limit: 51 },
+      { limit: -1 },
+      { anchor_weights: [1, 2] },
+      { anchor_weights: [-1] },
+      { anchor_product_ids: [] },
+    ]) {
       expect((await failure(similar({ anchor_product_ids: [id], ...bad }))).kind).toBe('invalid');
     }
   });
@@ -272,8 +336,20 @@ describe('similar products: anchors and bad input', () => {
 
   test('when the caller has no tenant or no read scope, then the search is refused', async () => {
     const req = { anchor_product_ids: [catalogue[0]!.doc.id], vector_field: 'description', limit: 5 };
-    expect((await failure(h.client.call('SimilarProducts', { ...req, caller: { tenant_id: '', scopes: ['knowledge:read'] } }))).kind).toBe('unauthenticated');
-    expect((await failure(h.client.call('SimilarProducts', { ...req, caller: caller(tenant, { scopes: ['knowledge:write'] }) }))).kind).toBe('forbidden');
+    expect(
+      (
+        await failure(
+          h.client.call('SimilarProducts', { ...req, caller: { tenant_id: '', scopes: ['knowledge:read'] } }),
+        )
+      ).kind,
+    ).toBe('unauthenticated');
+    expect(
+      (
+        await failure(
+          h.client.call('SimilarProducts', { ...req, caller: caller(tenant, { scopes: ['knowledge:write'] }) }),
+        )
+      ).kind,
+    ).toBe('forbidden');
   });
 });
 
@@ -284,11 +360,15 @@ describe('similar products: recall against brute force', () => {
     const hybridRecalls: number[] = [];
     for (let run = 0; run < 80; run++) {
       const n = 1 + Math.floor(random() * 3);
-      const anchors = [...new Set(Array.from({ length: n }, () => catalogue[Math.floor(random() * catalogue.length)]!.doc.id))];
+      const anchors = [
+        ...new Set(Array.from({ length: n }, () => catalogue[Math.floor(random() * catalogue.length)]!.doc.id)),
+      ];
       const weights = run % 3 === 0 ? anchors.map(() => 0.5 + random()) : anchors.map(() => 1);
       const language = run % 2 === 0 ? 'en' : undefined;
       const hybrid = run % 4 === 3;
-      const fieldWeights: Partial<Record<Field, number>> = hybrid ? { description: 0.5, properties: 0.3, attributes: 0.2 } : { description: 1 };
+      const fieldWeights: Partial<Record<Field, number>> = hybrid
+        ? { description: 0.5, properties: 0.3, attributes: 0.2 }
+        : { description: 1 };
       const expected = bruteForce(anchors, weights, fieldWeights, (p) => !language || p.doc.language === language, 10);
       const res = await similar({
         anchor_product_ids: anchors,
@@ -303,7 +383,9 @@ describe('similar products: recall against brute force', () => {
       (hybrid ? hybridRecalls : recalls).push(recall);
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(`similar products recall@10 vs brute force: single field ${mean(recalls).toFixed(4)} over ${recalls.length} anchor sets, hybrid ${mean(hybridRecalls).toFixed(4)} over ${hybridRecalls.length} (catalogue of ${catalogue.length} products)`);
+    console.log(
+      `similar products recall@10 vs brute force: single field ${mean(recalls).toFixed(4)} over ${recalls.length} anchor sets, hybrid ${mean(hybridRecalls).toFixed(4)} over ${hybridRecalls.length} (catalogue of ${catalogue.length} products)`,
+    );
     expect(mean(recalls)).toBeGreaterThanOrEqual(0.95);
     expect(mean(hybridRecalls)).toBeGreaterThanOrEqual(0.95);
   });

@@ -9,7 +9,16 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import type mongoose from 'mongoose';
 import { SingleBar, Presets } from 'cli-progress';
-import { CLIENT_OPTIONS, indexErrorLine, reindex, runAdminProcess, similarityProto, systemCaller, typedClient, type Logger } from '@kb/common';
+import {
+  CLIENT_OPTIONS,
+  indexErrorLine,
+  reindex,
+  runAdminProcess,
+  similarityProto,
+  systemCaller,
+  typedClient,
+  type Logger,
+} from '@kb/common';
 import { productsRepo, type ProductDoc } from '../data-access/products-repo';
 import { sitesRepo } from '../data-access/sites-repo';
 import { bulkUpsert, indexNow, type CatalogDeps } from '../domain/products';
@@ -32,17 +41,31 @@ export interface CatalogAdminOptions {
 }
 
 const BATCH = 100;
-const silentLogger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
+const silentLogger = {
+  warn: () => undefined,
+  info: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+} as unknown as Logger;
 
 /** Runs a catalog admin command; returns the exit code (0 ok, 1 some lines or products failed). */
-export async function runCatalogAdmin(argv: string[], connection: mongoose.Connection, out: (line: string) => void, options: CatalogAdminOptions = {}): Promise<number> {
+export async function runCatalogAdmin(
+  argv: string[],
+  connection: mongoose.Connection,
+  out: (line: string) => void,
+  options: CatalogAdminOptions = {},
+): Promise<number> {
   const stderr = options.stderr ?? process.stderr;
   const sites = sitesRepo(connection);
   const products = productsRepo(connection);
   await sites.ensureIndexes();
   await products.ensureIndexes();
   const client = options.similarityAddr
-    ? new (similarityProto().kb.similarity.v1.SimilarityService)(options.similarityAddr, grpc.credentials.createInsecure(), CLIENT_OPTIONS)
+    ? new (similarityProto().kb.similarity.v1.SimilarityService)(
+        options.similarityAddr,
+        grpc.credentials.createInsecure(),
+        CLIENT_OPTIONS,
+      )
     : undefined;
   const deps: CatalogDeps = {
     logger: silentLogger,
@@ -54,18 +77,30 @@ export async function runCatalogAdmin(argv: string[], connection: mongoose.Conne
   try {
     const [group, action, ...rest] = argv;
     if (group === 'products' && action === 'import') return await importProducts(deps, rest, out, stderr);
-    if (group === 'reindex' && action === 'products' && rest.length === 0) return await reindexProducts(deps, out, stderr);
-    if (group === 'index' && (action === 'errors' || action === 'retry')) return await indexErrors(deps, action, rest, out);
+    if (group === 'reindex' && action === 'products' && rest.length === 0)
+      return await reindexProducts(deps, out, stderr);
+    if (group === 'index' && (action === 'errors' || action === 'retry'))
+      return await indexErrors(deps, action, rest, out);
     throw new CatalogUsageError(`Unknown command "${[group, action].filter(Boolean).join(' ')}"`);
   } finally {
     client?.close();
   }
 }
 
-async function importProducts(deps: CatalogDeps, args: string[], out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
+async function importProducts(
+  deps: CatalogDeps,
+  args: string[],
+  out: (line: string) => void,
+  stderr: NodeJS.WritableStream,
+): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { tenant: { type: 'string' }, site: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { tenant: { type: 'string' }, site: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new CatalogUsageError((err as Error).message);
   }
@@ -83,21 +118,35 @@ async function importProducts(deps: CatalogDeps, args: string[], out: (line: str
     throw new CatalogUsageError(`Cannot read ${file}: ${(err as Error).message}`);
   }
   // JSON lines: one product per non-blank line; line numbers count every line of the file.
-  const lines = text.split(/\r?\n/).map((t, i) => ({ line: i + 1, text: t })).filter((l) => l.text.trim() !== '');
-  const bar = new SingleBar({ stream: stderr, format: 'import |{bar}| {value}/{total} products | {percentage}% | ETA {eta}s', hideCursor: false }, Presets.shades_classic);
+  const lines = text
+    .split(/\r?\n/)
+    .map((t, i) => ({ line: i + 1, text: t }))
+    .filter((l) => l.text.trim() !== '');
+  const bar = new SingleBar(
+    {
+      stream: stderr,
+      format: 'import |{bar}| {value}/{total} products | {percentage}% | ETA {eta}s',
+      hideCursor: false,
+    },
+    Presets.shades_classic,
+  );
   bar.start(lines.length, 0);
   const counts = { created: 0, updated: 0, unchanged: 0, error: 0, recomputed: 0, skipped: 0, pending: 0 };
   const problems: string[] = [];
   for (let start = 0; start < lines.length; start += BATCH) {
     const chunk = lines.slice(start, start + BATCH);
     const items = chunk.map((l) => productFromJsonText(l.text, []));
-    const results = await bulkUpsert(deps, tenant, site, items, { source: 'import', onItem: (n) => bar.update(start + n) });
+    const results = await bulkUpsert(deps, tenant, site, items, {
+      source: 'import',
+      onItem: (n) => bar.update(start + n),
+    });
     for (const r of results) {
       counts[r.status]++;
       if (r.embeddings) counts[r.embeddings]++;
       if (r.status === 'error') {
         const line = (chunk[r.index] as { line: number }).line;
-        for (const e of r.errors ?? []) problems.push(`line ${line}: ${e.loc.filter((x) => typeof x === 'string').join('.') || '(line)'}: ${e.msg}`);
+        for (const e of r.errors ?? [])
+          problems.push(`line ${line}: ${e.loc.filter((x) => typeof x === 'string').join('.') || '(line)'}: ${e.msg}`);
       }
     }
   }
@@ -115,10 +164,20 @@ async function importProducts(deps: CatalogDeps, args: string[], out: (line: str
  * is recorded (index errors) and does not hold up the swap: it would be refused by any index of
  * this mapping. Anything else not indexed leaves the alias on the old index and fails.
  */
-async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, stderr: NodeJS.WritableStream): Promise<number> {
+async function reindexProducts(
+  deps: CatalogDeps,
+  out: (line: string) => void,
+  stderr: NodeJS.WritableStream,
+): Promise<number> {
   const similarity = deps.similarity;
-  if (!similarity) throw new CatalogUsageError('The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)');
-  const bar = new SingleBar({ stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false }, Presets.shades_classic);
+  if (!similarity)
+    throw new CatalogUsageError(
+      'The similarity service address is not known (start the stack with `npm start`, or set SIMILARITY_GRPC_ADDR)',
+    );
+  const bar = new SingleBar(
+    { stream: stderr, format: 'reindex |{bar}| {value}/{total} products', hideCursor: false },
+    Presets.shades_classic,
+  );
   const result = await reindex({
     kind: 'products',
     similarity,
@@ -126,7 +185,11 @@ async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, s
     pageSize: BATCH,
     page: (after, limit) => deps.products.allAfter(after, limit),
     indexPage: async (batch: ProductDoc[], targetIndex) => {
-      const ok = await indexNow(deps, batch.map((d) => ({ ...d, reuse_vectors: false })), { targetIndex, deadlineMs: 60_000 });
+      const ok = await indexNow(
+        deps,
+        batch.map((d) => ({ ...d, reuse_vectors: false })),
+        { targetIndex, deadlineMs: 60_000 },
+      );
       return { indexed: ok.indexed.size, refused: ok.refused.size };
     },
     requeueWrittenSince: (since) => deps.products.markChangedSince(since),
@@ -135,11 +198,16 @@ async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, s
   });
   bar.stop();
   if (!result.finished) {
-    stderr.write(`reindex: ${result.failed} products could not be indexed${result.error ? ` (${result.error})` : ''}; the alias still points at the old index\n`);
+    stderr.write(
+      `reindex: ${result.failed} products could not be indexed${result.error ? ` (${result.error})` : ''}; the alias still points at the old index\n`,
+    );
     return 1;
   }
-  out(`Reindexed ${result.done} products into ${result.index} (alias ${result.alias}); ${result.finished.requeued} written meanwhile are queued for the indexer`);
-  if (result.refused > 0) out(`${result.refused} products were refused by the search index: see \`admin index errors --kind products\``);
+  out(
+    `Reindexed ${result.done} products into ${result.index} (alias ${result.alias}); ${result.finished.requeued} written meanwhile are queued for the indexer`,
+  );
+  if (result.refused > 0)
+    out(`${result.refused} products were refused by the search index: see \`admin index errors --kind products\``);
   return 0;
 }
 
@@ -148,25 +216,43 @@ async function reindexProducts(deps: CatalogDeps, out: (line: string) => void, s
  * refused version); `index retry`: queues them (or the given ids) for the running catalog's
  * indexer again. `--kind entries` is the knowledge CLI's part: nothing to do here.
  */
-async function indexErrors(deps: CatalogDeps, action: 'errors' | 'retry', args: string[], out: (line: string) => void): Promise<number> {
+async function indexErrors(
+  deps: CatalogDeps,
+  action: 'errors' | 'retry',
+  args: string[],
+  out: (line: string) => void,
+): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { tenant: { type: 'string' }, kind: { type: 'string' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { tenant: { type: 'string' }, kind: { type: 'string' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new CatalogUsageError((err as Error).message);
   }
   const { tenant, kind } = parsed.values;
-  if (kind !== undefined && kind !== 'products' && kind !== 'entries') throw new CatalogUsageError(`--kind must be products or entries, got "${kind}"`);
+  if (kind !== undefined && kind !== 'products' && kind !== 'entries')
+    throw new CatalogUsageError(`--kind must be products or entries, got "${kind}"`);
   if (kind === 'entries') return 0;
   if (action === 'errors') {
     if (parsed.positionals.length) throw new CatalogUsageError(`Unexpected argument "${parsed.positionals[0]}"`);
     const refused = await deps.products.indexErrors(tenant);
-    for (const p of refused) if (p.index_error) out(indexErrorLine('products', { ...p, queued: p.needs_index, index_error: p.index_error }));
-    out(refused.length ? `${refused.length} products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}` : `No products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}`);
+    for (const p of refused)
+      if (p.index_error) out(indexErrorLine('products', { ...p, queued: p.needs_index, index_error: p.index_error }));
+    out(
+      refused.length
+        ? `${refused.length} products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}`
+        : `No products refused by the search index${tenant ? ` in tenant ${tenant}` : ''}`,
+    );
     return 0;
   }
   const queued = await deps.products.retryIndexErrors(tenant, parsed.positionals);
-  out(`Queued ${queued} refused products for indexing again${tenant ? ` in tenant ${tenant}` : ''} (the running catalog's indexer takes them)`);
+  out(
+    `Queued ${queued} refused products for indexing again${tenant ? ` in tenant ${tenant}` : ''} (the running catalog's indexer takes them)`,
+  );
   return 0;
 }
 
@@ -175,7 +261,10 @@ async function indexErrors(deps: CatalogDeps, action: 'errors' | 'retry', args: 
  * indexing (else the running catalog's indexer takes the products). `npm run admin` and the
  * catalog image's `node /app/admin.js` both end here.
  */
-export async function main(argv = process.argv.slice(2), similarityAddr = process.env.SIMILARITY_GRPC_ADDR): Promise<number> {
+export async function main(
+  argv = process.argv.slice(2),
+  similarityAddr = process.env.SIMILARITY_GRPC_ADDR,
+): Promise<number> {
   return runAdminProcess({
     argv,
     usage: CATALOG_USAGE,

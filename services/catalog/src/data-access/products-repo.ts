@@ -1,5 +1,16 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
-import { findOfTenantByIds, isDuplicateKey, onDuplicateKey, PRODUCT_DEFAULTS, readIndexBacklog, tenantScoped, type DecimalField, type IndexBacklog, type IndexErrorRecord, type ProductInput } from '@kb/common';
+import {
+  findOfTenantByIds,
+  isDuplicateKey,
+  onDuplicateKey,
+  PRODUCT_DEFAULTS,
+  readIndexBacklog,
+  tenantScoped,
+  type DecimalField,
+  type IndexBacklog,
+  type IndexErrorRecord,
+  type ProductInput,
+} from '@kb/common';
 
 /**
  * Every field a product write replaces, derived from the input schema: each input field present
@@ -10,7 +21,10 @@ export type ProductFields = {
 } & { source: string };
 
 /** What a write sets besides the key, the id and what the database keeps (version, created_at). */
-export type ProductSet = Omit<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'>;
+export type ProductSet = Omit<
+  ProductDoc,
+  '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'
+>;
 
 export interface ProductDoc extends ProductFields {
   _id: string;
@@ -95,13 +109,24 @@ const productPaths = {
   indexed_version: { type: Number, default: 0 },
   needs_index: { type: Boolean, default: true },
   // No default: absent until a refusal, so `$inc` can start its attempts at 1.
-  index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
+  index_error: {
+    type: new Schema<IndexErrorRecord>(
+      { message: String, at: Date, attempts: Number, version: Number },
+      { _id: false },
+    ),
+    default: undefined,
+  },
   reuse_vectors: { type: Boolean, default: false },
   last_synced_at: { type: Date, default: null },
   created_at: { type: Date, required: true },
   updated_at: { type: Date, required: true },
 } satisfies Record<keyof ProductDoc, unknown>;
-const productSchema = new Schema<ProductDoc>(productPaths, { collection: 'products', versionKey: false, minimize: false, autoIndex: false });
+const productSchema = new Schema<ProductDoc>(productPaths, {
+  collection: 'products',
+  versionKey: false,
+  minimize: false,
+  autoIndex: false,
+});
 productSchema.plugin(tenantScoped);
 // The upsert key: concurrent upserts of one external id leave exactly one product.
 productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true });
@@ -129,7 +154,8 @@ deletionSchema.index({ deleted_at: 1 });
 
 export function productModels(connection: Connection) {
   const Product: Model<ProductDoc> =
-    (connection.models.Product as Model<ProductDoc> | undefined) ?? connection.model<ProductDoc>('Product', productSchema);
+    (connection.models.Product as Model<ProductDoc> | undefined) ??
+    connection.model<ProductDoc>('Product', productSchema);
   const ProductDeletion: Model<ProductDeletionDoc> =
     (connection.models.ProductDeletion as Model<ProductDeletionDoc> | undefined) ??
     connection.model<ProductDeletionDoc>('ProductDeletion', deletionSchema);
@@ -142,7 +168,14 @@ type WriteError = { index: number; code?: number };
 const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: string, set: ProductSet, now: Date) => ({
   $set: set,
   $inc: { version: 1 },
-  $setOnInsert: { _id: newId, tenant_id: tenantId, site_id: siteId, upsert_key: key, created_at: now, indexed_version: 0 },
+  $setOnInsert: {
+    _id: newId,
+    tenant_id: tenantId,
+    site_id: siteId,
+    upsert_key: key,
+    created_at: now,
+    indexed_version: 0,
+  },
 });
 
 // One factory of short methods over the two models (rather than a module per query): every
@@ -154,8 +187,12 @@ export function productsRepo(connection: Connection) {
     const [one] = done;
     if (done.length === 1 && one) {
       // One product (a single write's inline indexing): the same two writes as one-product updates.
-      const res = await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id, version: one.version }, { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } });
-      if (res.matchedCount === 0) await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id }, { $max: { indexed_version: one.version } });
+      const res = await Product.updateOne(
+        { tenant_id: one.tenant_id, _id: one._id, version: one.version },
+        { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } },
+      );
+      if (res.matchedCount === 0)
+        await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id }, { $max: { indexed_version: one.version } });
       return;
     }
     // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
@@ -171,7 +208,9 @@ export function productsRepo(connection: Connection) {
     // Every one was the current version: nothing newer to account for (the usual case).
     if (current.matchedCount === done.length) return;
     await Product.collection.bulkWrite(
-      done.map((d) => ({ updateOne: { filter: { tenant_id: d.tenant_id, _id: d._id }, update: { $max: { indexed_version: d.version } } } })) as never,
+      done.map((d) => ({
+        updateOne: { filter: { tenant_id: d.tenant_id, _id: d._id }, update: { $max: { indexed_version: d.version } } },
+      })) as never,
       { ordered: false },
     );
   }
@@ -181,10 +220,12 @@ export function productsRepo(connection: Connection) {
       await ProductDeletion.createIndexes();
     },
     // By id through findOfTenantByIds: answered from the _id index on the local server too.
-    findById: async (tenantId: string, id: string) => (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, [id]))[0] ?? null,
+    findById: async (tenantId: string, id: string) =>
+      (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, [id]))[0] ?? null,
     findByIds: (tenantId: string, ids: string[]) => findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids),
     /** Which of `ids` are the tenant's products (ids only). */
-    existingIds: async (tenantId: string, ids: string[]) => (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids, { _id: 1 })).map((d) => d._id),
+    existingIds: async (tenantId: string, ids: string[]) =>
+      (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids, { _id: 1 })).map((d) => d._id),
     findByKey: (tenantId: string, siteId: string, key: string) =>
       Product.findOne({ tenant_id: tenantId, site_id: siteId, upsert_key: key }).lean<ProductDoc>(),
     countInSite: (tenantId: string, siteId: string) => Product.countDocuments({ tenant_id: tenantId, site_id: siteId }),
@@ -203,12 +244,16 @@ export function productsRepo(connection: Connection) {
       now: Date,
     ): Promise<{ doc: ProductDoc; created: boolean }> {
       const attempt = async () => {
-        const res = await Product.findOneAndUpdate({ tenant_id: tenantId, site_id: siteId, upsert_key: key }, upsertUpdate(tenantId, siteId, key, newId, set, now), {
-          upsert: true,
-          returnDocument: 'after',
-          includeResultMetadata: true,
-          lean: true,
-        });
+        const res = await Product.findOneAndUpdate(
+          { tenant_id: tenantId, site_id: siteId, upsert_key: key },
+          upsertUpdate(tenantId, siteId, key, newId, set, now),
+          {
+            upsert: true,
+            returnDocument: 'after',
+            includeResultMetadata: true,
+            lean: true,
+          },
+        );
         const doc = res.value as ProductDoc | null;
         if (!doc) throw new Error('upsert returned no document');
         return { doc, created: !res.lastErrorObject?.updatedExisting };
@@ -242,18 +287,37 @@ export function productsRepo(connection: Connection) {
       try {
         upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
       } catch (err) {
-        const e = err as { writeErrors?: WriteError[] | WriteError; result?: { upsertedIds?: Record<number, unknown> } };
-        const writeErrors = e.writeErrors === undefined ? [] : Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
+        const e = err as {
+          writeErrors?: WriteError[] | WriteError;
+          result?: { upsertedIds?: Record<number, unknown> };
+        };
+        const writeErrors =
+          e.writeErrors === undefined ? [] : Array.isArray(e.writeErrors) ? e.writeErrors : [e.writeErrors];
         // Only a concurrent insert of the same key is the caller's to retry; anything else fails the bulk.
         if (writeErrors.length === 0 || !writeErrors.every(isDuplicateKey)) throw err;
         upserted = e.result?.upsertedIds ?? {};
         for (const w of writeErrors) failed.add(w.index);
       }
       const ofSite = (d: ProductDoc) => d.site_id === siteId;
-      const docs = new Map((await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, plans.map((p) => p.id))).filter(ofSite).map((d) => [d.upsert_key, d]));
+      const docs = new Map(
+        (
+          await findOfTenantByIds<ProductDoc>(
+            Product.collection,
+            tenantId,
+            plans.map((p) => p.id),
+          )
+        )
+          .filter(ofSite)
+          .map((d) => [d.upsert_key, d]),
+      );
       const elsewhere = plans.filter((p) => docs.get(p.key)?._id !== p.id).map((p) => p.key);
       if (elsewhere.length) {
-        for (const d of await Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: elsewhere } }).lean<ProductDoc[]>()) docs.set(d.upsert_key, d);
+        for (const d of await Product.find({
+          tenant_id: tenantId,
+          site_id: siteId,
+          upsert_key: { $in: elsewhere },
+        }).lean<ProductDoc[]>())
+          docs.set(d.upsert_key, d);
       }
       return plans.map((p, i) => {
         const doc = docs.get(p.key);
@@ -262,28 +326,43 @@ export function productsRepo(connection: Connection) {
     },
     /** Records a sync that changed nothing (last_synced_at only; no new version). */
     touch: async (tenantId: string, ids: string[], now: Date) => {
-      if (ids.length) await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
+      if (ids.length)
+        await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
     },
     /** Products of a site by upsert key (external_id, or the id when there is none), in one query. */
     findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
-      keys.length ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>() : Promise.resolve([]),
+      keys.length
+        ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>()
+        : Promise.resolve([]),
     /** Children waiting for new parents (external id → id) point at them (a new version each); returns the adopted children's ids. */
-    async adoptChildrenOf(tenantId: string, siteId: string, parents: Map<string, string>, now: Date): Promise<string[]> {
+    async adoptChildrenOf(
+      tenantId: string,
+      siteId: string,
+      parents: Map<string, string>,
+      now: Date,
+    ): Promise<string[]> {
       if (parents.size === 0) return [];
-      const children = await Product.find({ tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } }, { parent_external_id: 1, parent_product_id: 1 }).lean<
-        Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]
-      >();
+      const children = await Product.find(
+        { tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } },
+        { parent_external_id: 1, parent_product_id: 1 },
+      ).lean<Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]>();
       const orphans = children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string));
       for (const ext of new Set(orphans.map((c) => c.parent_external_id as string))) {
         await Product.updateMany(
-          { tenant_id: tenantId, site_id: siteId, parent_external_id: ext, parent_product_id: { $ne: parents.get(ext) } },
+          {
+            tenant_id: tenantId,
+            site_id: siteId,
+            parent_external_id: ext,
+            parent_product_id: { $ne: parents.get(ext) },
+          },
           { $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now }, $inc: { version: 1 } },
         );
       }
       return orphans.map((c) => c._id);
     },
     /** Records that `version` is indexed; clears needs_index (and an index error) only if no newer write happened. */
-    markIndexed: (tenantId: string, id: string, version: number): Promise<void> => markIndexedMany([{ tenant_id: tenantId, _id: id, version }]),
+    markIndexed: (tenantId: string, id: string, version: number): Promise<void> =>
+      markIndexedMany([{ tenant_id: tenantId, _id: id, version }]),
     /**
      * markIndexed for many products (any tenants) in one round trip: for each, if `version` is
      * still the current one, needs_index false, indexed_version `version` and no index error;
@@ -311,7 +390,8 @@ export function productsRepo(connection: Connection) {
     // The background indexer works across tenants: it reads the raw collections (the tenancy
     // guard is for request paths) and always writes back with the document's own tenant_id.
     // A refused product leaves the queue (needs_index false), so it never holds up a batch.
-    pendingIndex: (limit: number) => Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+    pendingIndex: (limit: number) =>
+      Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
     /**
      * Records that the search index refused `version`: out of the queue until a new version (or
      * a retry) and the error on the product. False when a newer version was written meanwhile
@@ -320,35 +400,60 @@ export function productsRepo(connection: Connection) {
     async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
       const res = await Product.updateOne(
         { tenant_id: tenantId, _id: id, version },
-        { $set: { needs_index: false, 'index_error.message': message, 'index_error.at': at, 'index_error.version': version }, $inc: { 'index_error.attempts': 1 } },
+        {
+          $set: {
+            needs_index: false,
+            'index_error.message': message,
+            'index_error.at': at,
+            'index_error.version': version,
+          },
+          $inc: { 'index_error.attempts': 1 },
+        },
       );
       return res.modifiedCount === 1;
     },
     /** Products the search index refused, newest refusal first (every tenant unless one is given). */
     indexErrors: (tenantId?: string) =>
       Product.collection
-        .find({ index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) }, { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } })
+        .find(
+          { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
+          { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } },
+        )
         .sort({ 'index_error.at': -1 })
-        .toArray() as unknown as Promise<Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>[]>,
+        .toArray() as unknown as Promise<
+        Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>[]
+      >,
     countIndexErrors: () => Product.collection.countDocuments({ index_error: { $exists: true } }),
     /** Queues refused products again (all, a tenant's, or the given ids); returns how many. */
     retryIndexErrors: async (tenantId?: string, ids: string[] = []) =>
       (
         await Product.collection.updateMany(
-          { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}), ...(ids.length ? { _id: { $in: ids } } : {}) } as never,
+          {
+            index_error: { $exists: true },
+            ...(tenantId ? { tenant_id: tenantId } : {}),
+            ...(ids.length ? { _id: { $in: ids } } : {}),
+          } as never,
           { $set: { needs_index: true } },
         )
       ).modifiedCount,
-    pendingDeletions: (limit: number) => ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
-    deletionDone: (tenantId: string, id: string, version: number) => ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
-    indexBacklog: (): Promise<IndexBacklog> => readIndexBacklog(Product.collection, { needs_index: true }, ProductDeletion.collection),
+    pendingDeletions: (limit: number) =>
+      ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
+    deletionDone: (tenantId: string, id: string, version: number) =>
+      ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
+    indexBacklog: (): Promise<IndexBacklog> =>
+      readIndexBacklog(Product.collection, { needs_index: true }, ProductDeletion.collection),
     countAll: () => Product.collection.countDocuments({}),
     /** Marks products written since `since` for the background indexer (after a reindex). */
     markChangedSince: async (since: Date) =>
-      (await Product.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } })).modifiedCount,
+      (await Product.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } }))
+        .modifiedCount,
     /** Every product of every tenant, in _id order, for a reindex. */
     allAfter: (afterId: string, limit: number) =>
-      Product.collection.find({ _id: { $gt: afterId } } as never).sort({ _id: 1 }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+      Product.collection
+        .find({ _id: { $gt: afterId } } as never)
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray() as unknown as Promise<ProductDoc[]>,
   };
 }
 export type ProductsRepo = ReturnType<typeof productsRepo>;

@@ -60,13 +60,18 @@ const defaultSiteSchema = new Schema<DefaultSiteDoc>(
 defaultSiteSchema.plugin(tenantScoped);
 
 export function sitesRepo(connection: Connection) {
-  const Site: Model<SiteDoc> = (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
+  const Site: Model<SiteDoc> =
+    (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
   const DefaultSite: Model<DefaultSiteDoc> =
-    (connection.models.DefaultSite as Model<DefaultSiteDoc> | undefined) ?? connection.model<DefaultSiteDoc>('DefaultSite', defaultSiteSchema);
+    (connection.models.DefaultSite as Model<DefaultSiteDoc> | undefined) ??
+    connection.model<DefaultSiteDoc>('DefaultSite', defaultSiteSchema);
 
   const defaultId = async (tenantId: string): Promise<string | undefined> =>
     (await DefaultSite.findOne({ tenant_id: tenantId, _id: tenantId }).lean<DefaultSiteDoc>())?.site_id;
-  const view = ({ guard: _guard, ...s }: SiteDoc, def: string | undefined): SiteView => ({ ...s, is_default: s._id === def });
+  const view = ({ guard: _guard, ...s }: SiteDoc, def: string | undefined): SiteView => ({
+    ...s,
+    is_default: s._id === def,
+  });
 
   return {
     /** Creates the indexes before the first write (autoIndex is off; see the knowledge service). */
@@ -76,12 +81,18 @@ export function sitesRepo(connection: Connection) {
     },
     /** The default first, then by slug. */
     async list(tenantId: string): Promise<SiteView[]> {
-      const [sites, def] = await Promise.all([Site.find({ tenant_id: tenantId }).sort({ slug: 1 }).lean<SiteDoc[]>(), defaultId(tenantId)]);
+      const [sites, def] = await Promise.all([
+        Site.find({ tenant_id: tenantId }).sort({ slug: 1 }).lean<SiteDoc[]>(),
+        defaultId(tenantId),
+      ]);
       return sites.map((s) => view(s, def)).sort((a, b) => Number(b.is_default) - Number(a.is_default));
     },
     /** A site by uuid or by slug. */
     async find(tenantId: string, idOrSlug: string): Promise<SiteView | null> {
-      const site = await Site.findOne({ tenant_id: tenantId, $or: [{ _id: idOrSlug }, { slug: idOrSlug }] }).lean<SiteDoc>();
+      const site = await Site.findOne({
+        tenant_id: tenantId,
+        $or: [{ _id: idOrSlug }, { slug: idOrSlug }],
+      }).lean<SiteDoc>();
       return site ? view(site, await defaultId(tenantId)) : null;
     },
     /** Inserts; false when the tenant already has a site with this slug (the unique index refused it). */
@@ -101,15 +112,28 @@ export function sitesRepo(connection: Connection) {
     /** The id of the tenant's default site, if it has one. */
     defaultId,
     /** The tenant's sites, oldest first (who becomes the default when it has none). */
-    oldestFirst: (tenantId: string) => Site.find({ tenant_id: tenantId }, { _id: 1 }).sort({ created_at: 1, _id: 1 }).lean<Pick<SiteDoc, '_id'>[]>(),
+    oldestFirst: (tenantId: string) =>
+      Site.find({ tenant_id: tenantId }, { _id: 1 }).sort({ created_at: 1, _id: 1 }).lean<Pick<SiteDoc, '_id'>[]>(),
     /** Makes the site the default (atomic; replaces the previous default). */
     async setDefault(tenantId: string, siteId: string): Promise<void> {
-      await DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $set: { site_id: siteId } }, { upsert: true });
+      await DefaultSite.updateOne(
+        { tenant_id: tenantId, _id: tenantId },
+        { $set: { site_id: siteId } },
+        { upsert: true },
+      );
     },
     /** Makes the site the default only when the tenant has none yet (its first site). */
     async setDefaultIfNone(tenantId: string, siteId: string): Promise<void> {
       // A concurrent first site that won the insert is the default: nothing to do.
-      await onDuplicateKey(() => DefaultSite.updateOne({ tenant_id: tenantId, _id: tenantId }, { $setOnInsert: { site_id: siteId } }, { upsert: true }), () => undefined);
+      await onDuplicateKey(
+        () =>
+          DefaultSite.updateOne(
+            { tenant_id: tenantId, _id: tenantId },
+            { $setOnInsert: { site_id: siteId } },
+            { upsert: true },
+          ),
+        () => undefined,
+      );
     },
     /** Removes the default pointer while it names this site. */
     async clearDefault(tenantId: string, siteId: string): Promise<void> {

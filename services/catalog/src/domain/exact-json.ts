@@ -4,7 +4,11 @@ import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/common';
 export { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers } from '@kb/common';
 
 /** Replaces marked numbers: in a product object, decimal fields become decimal strings. */
-export function resolveNumbers(value: unknown, decimalKeys: readonly string[] = DECIMAL_FIELDS, inProduct = true): unknown {
+export function resolveNumbers(
+  value: unknown,
+  decimalKeys: readonly string[] = DECIMAL_FIELDS,
+  inProduct = true,
+): unknown {
   const token = numberToken(value);
   if (token !== undefined) return Number(token);
   if (Array.isArray(value)) return value.map((v) => resolveNumbers(v, decimalKeys, false));
@@ -12,7 +16,10 @@ export function resolveNumbers(value: unknown, decimalKeys: readonly string[] = 
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const t = numberToken(v);
-      out[k] = inProduct && decimalKeys.includes(k) && t !== undefined ? plainDecimal(t) : resolveNumbers(v, decimalKeys, false);
+      out[k] =
+        inProduct && decimalKeys.includes(k) && t !== undefined
+          ? plainDecimal(t)
+          : resolveNumbers(v, decimalKeys, false);
     }
     return out;
   }
@@ -50,4 +57,5 @@ export function decimalText(d: Types.Decimal128): string {
 }
 
 /** A stored decimal that may be null as plain digits, or undefined (an unset proto3 optional). */
-export const optionalDecimalText = (d: Types.Decimal128 | null | undefined): string | undefined => (d == null ? undefined : decimalText(d));
+export const optionalDecimalText = (d: Types.Decimal128 | null | undefined): string | undefined =>
+  d == null ? undefined : decimalText(d);

@@ -2,26 +2,45 @@ import { present, type similarityV1 } from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { optionalDecimalText } from './exact-json';
 
-
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */
 export function flatten(obj: Record<string, unknown> | null | undefined, prefix = ''): string[] {
   const lines: string[] = [];
   for (const [k, v] of Object.entries(obj ?? {})) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (v && typeof v === 'object' && !Array.isArray(v)) lines.push(...flatten(v as Record<string, unknown>, key));
-    else if (Array.isArray(v)) lines.push(`${key}: ${v.map((x) => (x && typeof x === 'object' ? JSON.stringify(x) : String(x))).join(', ')}`);
+    else if (Array.isArray(v))
+      lines.push(`${key}: ${v.map((x) => (x && typeof x === 'object' ? JSON.stringify(x) : String(x))).join(', ')}`);
     else if (v !== null && v !== undefined && v !== '') lines.push(`${key}: ${String(v)}`);
   }
   return lines;
 }
 
 /** The embedding texts per field: explicit embedding_text_* when present, else generated from the title plus the field. */
-export function embeddingTexts(p: Pick<ProductDoc, 'title' | 'description' | 'short_description' | 'properties' | 'attributes' | 'embedding_text_description' | 'embedding_text_properties' | 'embedding_text_attributes'>) {
-  const join = (parts: (string | null | undefined)[]) => parts.filter((x): x is string => Boolean(x && x.trim())).join('\n');
+export function embeddingTexts(
+  p: Pick<
+    ProductDoc,
+    | 'title'
+    | 'description'
+    | 'short_description'
+    | 'properties'
+    | 'attributes'
+    | 'embedding_text_description'
+    | 'embedding_text_properties'
+    | 'embedding_text_attributes'
+  >,
+) {
+  const join = (parts: (string | null | undefined)[]) =>
+    parts.filter((x): x is string => Boolean(x && x.trim())).join('\n');
   return {
-    description: p.embedding_text_description?.trim() ? p.embedding_text_description : join([p.title, p.short_description, p.description]),
-    properties: p.embedding_text_properties?.trim() ? p.embedding_text_properties : join([p.title, ...flatten(p.properties)]),
-    attributes: p.embedding_text_attributes?.trim() ? p.embedding_text_attributes : join([p.title, ...flatten(p.attributes)]),
+    description: p.embedding_text_description?.trim()
+      ? p.embedding_text_description
+      : join([p.title, p.short_description, p.description]),
+    properties: p.embedding_text_properties?.trim()
+      ? p.embedding_text_properties
+      : join([p.title, ...flatten(p.properties)]),
+    attributes: p.embedding_text_attributes?.trim()
+      ? p.embedding_text_attributes
+      : join([p.title, ...flatten(p.attributes)]),
   };
 }
 

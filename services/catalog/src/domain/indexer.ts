@@ -11,7 +11,11 @@ import { onQueuedForIndex } from './products/indexing';
  * Products the search index refused are not in its queue (see indexNow); how many there are
  * is logged once at start and with every new refusal.
  */
-export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 100): { stop(): Promise<void>; runOnce(): Promise<number> } {
+export function startIndexer(
+  deps: CatalogDeps,
+  intervalMs: number,
+  batchSize = 100,
+): { stop(): Promise<void>; runOnce(): Promise<number> } {
   let reported = false;
 
   /** Once per start: products waiting for an operator (or a new version) since earlier runs. */
@@ -19,7 +23,11 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     if (reported) return;
     const count = await deps.products.countIndexErrors();
     reported = true;
-    if (count > 0) deps.logger.warn({ index_errors: count }, `${count} products were refused by the search index (npm run admin -- index errors)`);
+    if (count > 0)
+      deps.logger.warn(
+        { index_errors: count },
+        `${count} products were refused by the search index (npm run admin -- index errors)`,
+      );
   };
 
   /** `done`: products indexed, refused or deleted from the index. */
@@ -32,7 +40,11 @@ export function startIndexer(deps: CatalogDeps, intervalMs: number, batchSize = 
     // trace of its own (backgroundSpan).
     const deletions = await deps.products.pendingDeletions(batchSize);
     if (deletions.length) {
-      const removed = await backgroundSpan('remove deleted products from index', { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length }, () => removeDeleted(deps, similarity, deletions));
+      const removed = await backgroundSpan(
+        'remove deleted products from index',
+        { 'kb.document.kind': 'products', 'kb.indexer.documents': deletions.length },
+        () => removeDeleted(deps, similarity, deletions),
+      );
       work += removed.done;
       // The similarity service or Elasticsearch is down: the loop tries again later.
       if (removed.failed) return { done: work, more: false, failed: true };
@@ -73,7 +85,11 @@ const CALLS_IN_FLIGHT = 2;
  * Indexes `pending` in calls of `batchSize`, CALLS_IN_FLIGHT at a time; after a call that did
  * not get all of its products through (a dependency away), no further call starts.
  */
-async function indexInCalls(deps: CatalogDeps, pending: ProductDoc[], batchSize: number): Promise<{ done: number; complete: boolean }> {
+async function indexInCalls(
+  deps: CatalogDeps,
+  pending: ProductDoc[],
+  batchSize: number,
+): Promise<{ done: number; complete: boolean }> {
   const calls: ProductDoc[][] = [];
   for (let i = 0; i < pending.length; i += batchSize) calls.push(pending.slice(i, i + batchSize));
   let next = 0;
@@ -82,12 +98,18 @@ async function indexInCalls(deps: CatalogDeps, pending: ProductDoc[], batchSize:
   const worker = async () => {
     while (complete && next < calls.length) {
       const call = calls[next++]!;
-      const { indexed, refused } = await backgroundSpan('index pending products', { 'kb.document.kind': 'products', 'kb.indexer.documents': call.length }, () =>
-        // A call may wait for the one before it to be embedded: the deadline is one call's per call
-        // in flight. Nobody waits on these answers: the products become searchable at the index's
-        // next periodic refresh rather than by a forced refresh per call (cold ingest ~0.71× →
-        // ~0.77× the bare embedder: Elasticsearch's CPU halved).
-        indexNow(deps, call, { deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT, searchableLater: true }),
+      const { indexed, refused } = await backgroundSpan(
+        'index pending products',
+        { 'kb.document.kind': 'products', 'kb.indexer.documents': call.length },
+        () =>
+          // A call may wait for the one before it to be embedded: the deadline is one call's per call
+          // in flight. Nobody waits on these answers: the products become searchable at the index's
+          // next periodic refresh rather than by a forced refresh per call (cold ingest ~0.71× →
+          // ~0.77× the bare embedder: Elasticsearch's CPU halved).
+          indexNow(deps, call, {
+            deadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT,
+            searchableLater: true,
+          }),
       );
       const answered = indexed.size + refused.size; // a refusal came through too: the service answers
       if (answered > 0) indexingRecovered(deps);
@@ -100,11 +122,19 @@ async function indexInCalls(deps: CatalogDeps, pending: ProductDoc[], batchSize:
 }
 
 /** Applies delete tombstones to the index in order; stops at the first failure. */
-async function removeDeleted(deps: CatalogDeps, similarity: SimilarityClient, deletions: ProductDeletionDoc[]): Promise<{ done: number; failed: boolean }> {
+async function removeDeleted(
+  deps: CatalogDeps,
+  similarity: SimilarityClient,
+  deletions: ProductDeletionDoc[],
+): Promise<{ done: number; failed: boolean }> {
   let done = 0;
   for (const d of deletions) {
     try {
-      await similarity.call('DeleteProducts', { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] }, { deadlineMs: deps.indexOnWriteMs });
+      await similarity.call(
+        'DeleteProducts',
+        { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] },
+        { deadlineMs: deps.indexOnWriteMs },
+      );
       await deps.products.deletionDone(d.tenant_id, d._id, d.version);
       indexingRecovered(deps);
       done++;

@@ -1,5 +1,15 @@
 import { Value } from '@sinclair/typebox/value';
-import { AppError, jsonShapeProblem, keyIssues, numberToken, ProductInput, RATING_BOUNDS, tooDeepIssue, validationIssues, type ValidationIssue } from '@kb/common';
+import {
+  AppError,
+  jsonShapeProblem,
+  keyIssues,
+  numberToken,
+  ProductInput,
+  RATING_BOUNDS,
+  tooDeepIssue,
+  validationIssues,
+  type ValidationIssue,
+} from '@kb/common';
 import { DECIMAL_FIELDS, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
 
 export { ProductInput } from '@kb/common';
@@ -19,14 +29,19 @@ export function productIssues(value: unknown, prefix: (string | number)[]): Vali
     const v = input[field];
     if (v == null) continue;
     if (!toDecimal128(v)) {
-      issues.push({ loc: [...prefix, field], msg: `Decimal input should have no more than ${MAX_DECIMAL_DIGITS} digits in total`, type: 'decimal_max_digits' });
-    }
-    else if (field === 'rating_average') {
+      issues.push({
+        loc: [...prefix, field],
+        msg: `Decimal input should have no more than ${MAX_DECIMAL_DIGITS} digits in total`,
+        type: 'decimal_max_digits',
+      });
+    } else if (field === 'rating_average') {
       const low = Number(v) < RATING_BOUNDS.minimum;
       if (low || Number(v) > RATING_BOUNDS.maximum) {
         issues.push({
           loc: [...prefix, field],
-          msg: low ? `Input should be greater than or equal to ${RATING_BOUNDS.minimum}` : `Input should be less than or equal to ${RATING_BOUNDS.maximum}`,
+          msg: low
+            ? `Input should be greater than or equal to ${RATING_BOUNDS.minimum}`
+            : `Input should be less than or equal to ${RATING_BOUNDS.maximum}`,
           type: low ? 'greater_than_equal' : 'less_than_equal',
         });
       }
@@ -45,11 +60,15 @@ export function assertProductInput(value: unknown, prefix: (string | number)[] =
  * A product from a line of JSON text (the import file): numbers keep their source text, prices
  * and rating sent as strings are refused (as at the HTTP edge). Returns the value or the issues.
  */
-export function productFromJsonText(text: string, prefix: (string | number)[]): { value?: ProductInput; issues: ValidationIssue[] } {
+export function productFromJsonText(
+  text: string,
+  prefix: (string | number)[],
+): { value?: ProductInput; issues: ValidationIssue[] } {
   // Depth first, on the text: a line nested thousands deep never reaches a recursive step.
   const shape = jsonShapeProblem(text);
   if (shape?.kind === 'too_deep') return { issues: [tooDeepIssue(prefix)] };
-  if (shape?.kind === 'duplicate') return { issues: [{ loc: prefix, msg: `Invalid JSON: duplicate key "${shape.key}"`, type: 'json_invalid' }] };
+  if (shape?.kind === 'duplicate')
+    return { issues: [{ loc: prefix, msg: `Invalid JSON: duplicate key "${shape.key}"`, type: 'json_invalid' }] };
   let raw: unknown;
   try {
     raw = parseKeepingNumbers(text);
@@ -67,7 +86,10 @@ export function productFromJsonText(text: string, prefix: (string | number)[]): 
     }
   }
   const value = resolveNumbers(raw);
-  const issues = [...wrongType, ...productIssues(value, prefix).filter((i) => !wrongType.some((w) => w.loc.join() === i.loc.join()))];
+  const issues = [
+    ...wrongType,
+    ...productIssues(value, prefix).filter((i) => !wrongType.some((w) => w.loc.join() === i.loc.join())),
+  ];
   return issues.length ? { issues } : { value: value as ProductInput, issues };
 }
 

@@ -1,4 +1,14 @@
-import { AppError, DEFAULT_VECTOR_FIELD, present, requireScope, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, type Caller, type catalogV1, type similarityV1 } from '@kb/common';
+import {
+  AppError,
+  DEFAULT_VECTOR_FIELD,
+  present,
+  requireScope,
+  SEARCH_DEFAULT_LIMIT,
+  SIMILAR_DEFAULT_LIMIT,
+  type Caller,
+  type catalogV1,
+  type similarityV1,
+} from '@kb/common';
 import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
 
@@ -21,12 +31,35 @@ export interface RankedProduct {
 type IndexHit = { id: string; score: number; score_sources: Record<string, number>; explanation_json: string };
 
 /** Hits from the index, hydrated from MongoDB (the source of truth); ids no longer there are dropped. */
-async function hydrate(deps: CatalogDeps, tenantId: string, hits: IndexHit[], keep: (p: ProductDoc) => boolean, explain: boolean): Promise<{ hits: RankedProduct[]; dropped: number }> {
-  return ranked(hits, new Map((await deps.products.findByIds(tenantId, hits.map((h) => h.id))).map((d) => [d._id, d])), keep, explain);
+async function hydrate(
+  deps: CatalogDeps,
+  tenantId: string,
+  hits: IndexHit[],
+  keep: (p: ProductDoc) => boolean,
+  explain: boolean,
+): Promise<{ hits: RankedProduct[]; dropped: number }> {
+  return ranked(
+    hits,
+    new Map(
+      (
+        await deps.products.findByIds(
+          tenantId,
+          hits.map((h) => h.id),
+        )
+      ).map((d) => [d._id, d]),
+    ),
+    keep,
+    explain,
+  );
 }
 
 /** The hits whose product is stored and kept, in the index's order, with how the index ranked them. */
-function ranked(hits: IndexHit[], docs: Map<string, ProductDoc>, keep: (p: ProductDoc) => boolean, explain: boolean): { hits: RankedProduct[]; dropped: number } {
+function ranked(
+  hits: IndexHit[],
+  docs: Map<string, ProductDoc>,
+  keep: (p: ProductDoc) => boolean,
+  explain: boolean,
+): { hits: RankedProduct[]; dropped: number } {
   const out: RankedProduct[] = [];
   let dropped = 0;
   for (const h of hits) {
@@ -42,7 +75,10 @@ function ranked(hits: IndexHit[], docs: Map<string, ProductDoc>, keep: (p: Produ
 }
 
 /** The anchors in request order (first occurrence), each with its weight when weights were sent. */
-function anchorsOf(req: catalogV1.SimilarProductsRequest__Output, known: (id: string) => boolean): { anchors: string[]; weights: number[] } {
+function anchorsOf(
+  req: catalogV1.SimilarProductsRequest__Output,
+  known: (id: string) => boolean,
+): { anchors: string[]; weights: number[] } {
   const anchors: string[] = [];
   const weights: number[] = [];
   req.anchor_product_ids.forEach((id, i) => {
@@ -57,14 +93,26 @@ function anchorsOf(req: catalogV1.SimilarProductsRequest__Output, known: (id: st
 const noAnchor = () => AppError.notFound('None of the anchor products was found');
 
 /** Throws the 404 of an anchor list none of which is the tenant's product. */
-async function requireSomeAnchor(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output): Promise<void> {
+async function requireSomeAnchor(
+  deps: CatalogDeps,
+  tenantId: string,
+  req: catalogV1.SimilarProductsRequest__Output,
+): Promise<void> {
   const found = new Set(await deps.products.existingIds(tenantId, [...new Set(req.anchor_product_ids)]));
   if (anchorsOf(req, (id) => found.has(id)).anchors.length === 0) throw noAnchor();
 }
 
 /** The request's site (a slug becomes its id); when the site is unknown, unknown anchors are still the error answered first. */
-async function siteOf(deps: CatalogDeps, tenantId: string, req: catalogV1.SimilarProductsRequest__Output, siteId: string) {
-  const [anchors, site] = await Promise.allSettled([requireSomeAnchor(deps, tenantId, req), requireSite(deps, tenantId, siteId)]);
+async function siteOf(
+  deps: CatalogDeps,
+  tenantId: string,
+  req: catalogV1.SimilarProductsRequest__Output,
+  siteId: string,
+) {
+  const [anchors, site] = await Promise.allSettled([
+    requireSomeAnchor(deps, tenantId, req),
+    requireSite(deps, tenantId, siteId),
+  ]);
   if (anchors.status === 'rejected') throw anchors.reason;
   if (site.status === 'rejected') throw site.reason;
   return site.value;
@@ -79,7 +127,11 @@ type SimilarCall = similarityV1.SimilarProductsResponse__Output;
  * tenant's), that answer is dropped and the service asked again without it, so an anchor the
  * catalog does not have never counts.
  */
-export async function similarProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SimilarProductsRequest__Output): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
+export async function similarProducts(
+  deps: CatalogDeps,
+  caller: Caller,
+  req: catalogV1.SimilarProductsRequest__Output,
+): Promise<Omit<catalogV1.SimilarProductsResponse, 'hits'> & { hits: RankedProduct[] }> {
   requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   // A slug must become the site's id before the similarity service can filter on it.
@@ -109,18 +161,29 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
     throw err;
   });
   // One read for the anchors and the hits: which anchors the catalog has, and the hits as stored.
-  const stored = new Map((await deps.products.findByIds(tenantId, [...new Set([...asSent.anchors, ...res.hits.map((h) => h.id)])])).map((d) => [d._id, d]));
+  const stored = new Map(
+    (await deps.products.findByIds(tenantId, [...new Set([...asSent.anchors, ...res.hits.map((h) => h.id)])])).map(
+      (d) => [d._id, d],
+    ),
+  );
   // Unknown and other-tenant anchors are ignored; their weights go with them.
   const known = anchorsOf(req, (id) => stored.has(id));
   if (known.anchors.length === 0) throw noAnchor();
   if (known.anchors.length < asSent.anchors.length) {
     res = await ask(known);
-    for (const d of await deps.products.findByIds(tenantId, res.hits.map((h) => h.id).filter((id) => !stored.has(id)))) stored.set(d._id, d);
+    for (const d of await deps.products.findByIds(
+      tenantId,
+      res.hits.map((h) => h.id).filter((id) => !stored.has(id)),
+    ))
+      stored.set(d._id, d);
   }
   const { anchors } = known;
   const excluded = new Set([...anchors, ...req.exclude_product_ids]);
   const keep = (p: ProductDoc) =>
-    !excluded.has(p._id) && (!site || p.site_id === site._id) && (req.language === undefined || p.language === req.language) && !(excludeParents && p.is_parent);
+    !excluded.has(p._id) &&
+    (!site || p.site_id === site._id) &&
+    (req.language === undefined || p.language === req.language) &&
+    !(excludeParents && p.is_parent);
   const { hits, dropped } = ranked(res.hits, stored, keep, req.explain);
   let explainJson = '';
   if (req.explain) {
@@ -130,11 +193,20 @@ export async function similarProducts(deps: CatalogDeps, caller: Caller, req: ca
       filtered_out: { ...filtered, ...(dropped ? { not_in_catalog: dropped } : {}) },
     });
   }
-  return { anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors, vector_field: res.vector_field || vectorField, hits, explain_json: explainJson };
+  return {
+    anchor_product_ids: res.anchor_product_ids.length ? res.anchor_product_ids : anchors,
+    vector_field: res.vector_field || vectorField,
+    hits,
+    explain_json: explainJson,
+  };
 }
 
 /** Products matching a text query (knowledge:read), hydrated from the catalog. */
-export async function searchProducts(deps: CatalogDeps, caller: Caller, req: catalogV1.SearchProductsRequest__Output): Promise<{ hits: RankedProduct[] }> {
+export async function searchProducts(
+  deps: CatalogDeps,
+  caller: Caller,
+  req: catalogV1.SearchProductsRequest__Output,
+): Promise<{ hits: RankedProduct[] }> {
   requireScope(caller, 'knowledge:read');
   const tenantId = caller.tenant_id;
   const site = req.site_id !== undefined ? await requireSite(deps, tenantId, req.site_id) : undefined;
@@ -144,10 +216,16 @@ export async function searchProducts(deps: CatalogDeps, caller: Caller, req: cat
     query: req.query,
     limit: req.limit || SEARCH_DEFAULT_LIMIT,
     ...(site ? { site_id: site._id } : {}),
-    ...present({ language: req.language, brand: req.brand, category: req.category, availability: req.availability, price_min: req.price_min, price_max: req.price_max }),
+    ...present({
+      language: req.language,
+      brand: req.brand,
+      category: req.category,
+      availability: req.availability,
+      price_min: req.price_min,
+      price_max: req.price_max,
+    }),
     exclude_parents: excludeParents,
   });
   const keep = (p: ProductDoc) => (!site || p.site_id === site._id) && !(excludeParents && p.is_parent);
   return { hits: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
 }
-

@@ -22,32 +22,48 @@ export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): cata
     ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => ({
       sites: (await listSites(deps, requireCaller(req.caller))).map(siteMessage),
     })),
-    GetSite: unary(logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) => siteMessage(await getSite(deps, requireCaller(req.caller), req.site_id))),
-    CreateSite: unary(logger, 'CreateSite', async (req: catalogV1.CreateSiteRequest__Output) => siteMessage(await createSite(deps, requireCaller(req.caller), req))),
-    UpdateSite: unary(logger, 'UpdateSite', async (req: catalogV1.UpdateSiteRequest__Output) => siteMessage(await updateSite(deps, requireCaller(req.caller), req))),
+    GetSite: unary(logger, 'GetSite', async (req: catalogV1.GetSiteRequest__Output) =>
+      siteMessage(await getSite(deps, requireCaller(req.caller), req.site_id)),
+    ),
+    CreateSite: unary(logger, 'CreateSite', async (req: catalogV1.CreateSiteRequest__Output) =>
+      siteMessage(await createSite(deps, requireCaller(req.caller), req)),
+    ),
+    UpdateSite: unary(logger, 'UpdateSite', async (req: catalogV1.UpdateSiteRequest__Output) =>
+      siteMessage(await updateSite(deps, requireCaller(req.caller), req)),
+    ),
     DeleteSite: unary(logger, 'DeleteSite', async (req: catalogV1.DeleteSiteRequest__Output) => {
       await deleteSite(deps, requireCaller(req.caller), req.site_id);
       return { id: req.site_id };
     }),
 
     UpsertProduct: unary(logger, 'UpsertProduct', async (req: catalogV1.UpsertProductRequest__Output) => {
-      const res = await upsertProduct(deps, requireCaller(req.caller), req.site_id, decodeJson(req.product_json, ['body']), incomingDeadline());
+      const res = await upsertProduct(
+        deps,
+        requireCaller(req.caller),
+        req.site_id,
+        decodeJson(req.product_json, ['body']),
+        incomingDeadline(),
+      );
       return { product: productMessage(res.doc), status: res.status, embeddings: res.embeddings };
     }),
-    BulkUpsertProducts: unary(logger, 'BulkUpsertProducts', async (req: catalogV1.BulkUpsertProductsRequest__Output) => {
-      const caller = requireCaller(req.caller);
-      const items = req.products_json.map((text, i) => decodeJson(text, [i]));
-      const results = await bulkUpsertProducts(deps, caller, req.site_id, items, incomingDeadline());
-      return {
-        results: results.map((r) => ({
-          index: r.index,
-          status: r.status,
-          id: r.id ?? '',
-          embeddings: r.embeddings ?? '',
-          errors: r.errors ? issueMessages(r.errors) : [],
-        })),
-      };
-    }),
+    BulkUpsertProducts: unary(
+      logger,
+      'BulkUpsertProducts',
+      async (req: catalogV1.BulkUpsertProductsRequest__Output) => {
+        const caller = requireCaller(req.caller);
+        const items = req.products_json.map((text, i) => decodeJson(text, [i]));
+        const results = await bulkUpsertProducts(deps, caller, req.site_id, items, incomingDeadline());
+        return {
+          results: results.map((r) => ({
+            index: r.index,
+            status: r.status,
+            id: r.id ?? '',
+            embeddings: r.embeddings ?? '',
+            errors: r.errors ? issueMessages(r.errors) : [],
+          })),
+        };
+      },
+    ),
     GetProduct: unary(logger, 'GetProduct', async (req: catalogV1.GetProductRequest__Output) => ({
       product: productMessage(await getProduct(deps, requireCaller(req.caller), req.product_id)),
     })),

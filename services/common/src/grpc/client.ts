@@ -29,25 +29,24 @@ export function callUnary<Req, Res>(
 ): Promise<Res> {
   const deadline = outgoingDeadline(options.deadlineMs ?? DEFAULT_DEADLINE_MS);
   // The caller has stopped waiting: nobody would read the answer.
-  if (deadline <= Date.now()) return Promise.reject(new AppError('deadline', `No time left to call the ${options.service} service`));
+  if (deadline <= Date.now())
+    return Promise.reject(new AppError('deadline', `No time left to call the ${options.service} service`));
   // grpc-js puts the full path ("/kb.similarity.v1.SimilarityService/IndexProducts") on each generated method.
   const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
   const started = process.hrtime.bigint();
   const metadata = new grpc.Metadata();
   const endSpan = clientCallSpan(path, metadata);
   return new Promise<Res>((resolve, reject) => {
-    method.call(
-      client,
-      request,
-      metadata,
-      { deadline: new Date(deadline) },
-      (err, response) => {
-        endSpan(err ? err.code : grpc.status.OK);
-        recordRpcClientCall(path, grpc.status[err ? err.code : grpc.status.OK] ?? String(err?.code), Number(process.hrtime.bigint() - started) / 1e9);
-        if (err) reject(fromServiceError(err, options.service));
-        else resolve(response as Res);
-      },
-    );
+    method.call(client, request, metadata, { deadline: new Date(deadline) }, (err, response) => {
+      endSpan(err ? err.code : grpc.status.OK);
+      recordRpcClientCall(
+        path,
+        grpc.status[err ? err.code : grpc.status.OK] ?? String(err?.code),
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+      if (err) reject(fromServiceError(err, options.service));
+      else resolve(response as Res);
+    });
   });
 }
 

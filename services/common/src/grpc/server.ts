@@ -27,7 +27,11 @@ export function issuesMetadata(issues: ValidationIssue[]): grpc.Metadata {
   const kept: ValidationIssue[] = [];
   let bytes = 2;
   for (const issue of issues) {
-    const clipped = { loc: issue.loc.map((p) => (typeof p === 'string' ? clip(p, MAX_TEXT) : p)), msg: clip(issue.msg, MAX_TEXT), type: issue.type };
+    const clipped = {
+      loc: issue.loc.map((p) => (typeof p === 'string' ? clip(p, MAX_TEXT) : p)),
+      msg: clip(issue.msg, MAX_TEXT),
+      type: issue.type,
+    };
     bytes += Buffer.byteLength(JSON.stringify(clipped)) + 1;
     if (kept.length > 0 && bytes > MAX_ISSUES_BYTES) break;
     kept.push(clipped);
@@ -108,7 +112,8 @@ class DependencyHealth extends HealthImplementation {
   readonly dependencies = new Map<string, boolean>();
   override setStatus(service: string, status: ServingStatus): void {
     super.setStatus(service, status);
-    if (service.startsWith('dependency:')) this.dependencies.set(service.slice('dependency:'.length), status === 'SERVING');
+    if (service.startsWith('dependency:'))
+      this.dependencies.set(service.slice('dependency:'.length), status === 'SERVING');
   }
 }
 

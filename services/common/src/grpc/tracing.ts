@@ -1,4 +1,15 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 import type * as grpc from '@grpc/grpc-js';
 
 /**
@@ -23,7 +34,14 @@ const getter: TextMapGetter<grpc.Metadata> = {
 function started(path: string, kind: SpanKind, parent: Context): Span {
   const name = path.startsWith('/') ? path.slice(1) : path;
   const slash = name.lastIndexOf('/');
-  return tracer().startSpan(`grpc.${name}`, { kind, attributes: { 'rpc.system': 'grpc', 'rpc.service': name.slice(0, slash), 'rpc.method': name.slice(slash + 1) } }, parent);
+  return tracer().startSpan(
+    `grpc.${name}`,
+    {
+      kind,
+      attributes: { 'rpc.system': 'grpc', 'rpc.service': name.slice(0, slash), 'rpc.method': name.slice(slash + 1) },
+    },
+    parent,
+  );
 }
 
 function ended(span: Span, code: grpc.status): void {
@@ -45,7 +63,11 @@ export function clientCallSpan(path: string, metadata: grpc.Metadata): (code: gr
  * Runs `work` as the SERVER span of a call (the caller's context read from its metadata); the
  * span ends when `end` is called with the call's status code.
  */
-export function serverCallSpan<T>(path: string, metadata: grpc.Metadata, work: (end: (code: grpc.status) => void) => T): T {
+export function serverCallSpan<T>(
+  path: string,
+  metadata: grpc.Metadata,
+  work: (end: (code: grpc.status) => void) => T,
+): T {
   const parent = propagation.extract(ROOT_CONTEXT, metadata, getter);
   const span = started(path, SpanKind.SERVER, parent);
   return context.with(trace.setSpan(parent, span), () => work((code) => ended(span, code)));

@@ -2,8 +2,18 @@ import * as grpc from '@grpc/grpc-js';
 import { callUnary } from './client';
 
 // The last overload of a generated client method is (argument, callback): read the types off it.
-export type RequestOf<M> = M extends (argument: infer Req, callback: grpc.requestCallback<infer _Res>) => grpc.ClientUnaryCall ? Req : never;
-export type ResponseOf<M> = M extends (argument: infer _Req, callback: grpc.requestCallback<infer Res>) => grpc.ClientUnaryCall ? Res : never;
+export type RequestOf<M> = M extends (
+  argument: infer Req,
+  callback: grpc.requestCallback<infer _Res>,
+) => grpc.ClientUnaryCall
+  ? Req
+  : never;
+export type ResponseOf<M> = M extends (
+  argument: infer _Req,
+  callback: grpc.requestCallback<infer Res>,
+) => grpc.ClientUnaryCall
+  ? Res
+  : never;
 export type UnaryName<C> = { [K in keyof C]: [RequestOf<C[K]>] extends [never] ? never : K }[keyof C] & string;
 
 /** A generated gRPC client with a typed `call(method, request)` that always sets a deadline. */
@@ -11,7 +21,11 @@ export interface TypedClient<C extends grpc.Client> {
   readonly name: string;
   readonly client: C;
   /** Unary call by method name with the configured deadline; errors arrive as AppErrors. */
-  call<M extends UnaryName<C>>(method: M, request: RequestOf<C[M]>, options?: { deadlineMs?: number }): Promise<ResponseOf<C[M]>>;
+  call<M extends UnaryName<C>>(
+    method: M,
+    request: RequestOf<C[M]>,
+    options?: { deadlineMs?: number },
+  ): Promise<ResponseOf<C[M]>>;
   close(): void;
 }
 
@@ -29,4 +43,6 @@ export function typedClient<C extends grpc.Client>(name: string, client: C, dead
 }
 
 /** The similarity service as knowledge and catalog call it. */
-export type SimilarityClient = TypedClient<import('../generated/kb/similarity/v1/SimilarityService').SimilarityServiceClient>;
+export type SimilarityClient = TypedClient<
+  import('../generated/kb/similarity/v1/SimilarityService').SimilarityServiceClient
+>;

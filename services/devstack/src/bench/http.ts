@@ -6,10 +6,20 @@ export class Api {
     private readonly headers: Record<string, string> = {},
   ) {}
 
-  async call<T = unknown>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  async call<T = unknown>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<T> {
     const res = await fetch(`${this.baseUrl}/api/knowledge${path}`, {
       method,
-      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json', ...this.headers, ...extraHeaders },
+      headers: {
+        Authorization: `Bearer ${this.token}`,
+        'Content-Type': 'application/json',
+        ...this.headers,
+        ...extraHeaders,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();

@@ -14,7 +14,12 @@ export function percentile(sorted: number[], p: number): number {
 
 export function latencyFigures(ms: number[]): LatencyFigures {
   const sorted = [...ms].sort((a, b) => a - b);
-  return { count: ms.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length) };
+  return {
+    count: ms.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    mean: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length),
+  };
 }
 
 export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
@@ -27,7 +32,10 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; valu
  * `count` rounds, one at a time; in each round every function runs once, in turn, so the
  * through-the-service call and its raw twin see the same machine state.
  */
-export async function pairedRounds<K extends string>(count: number, fns: Record<K, (i: number) => Promise<unknown>>): Promise<Record<K, number[]>> {
+export async function pairedRounds<K extends string>(
+  count: number,
+  fns: Record<K, (i: number) => Promise<unknown>>,
+): Promise<Record<K, number[]>> {
   const out = Object.fromEntries(Object.keys(fns).map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let i = 0; i < count; i++) {
     for (const key of Object.keys(fns) as K[]) out[key].push((await timed(() => fns[key](i))).ms);
@@ -43,9 +51,14 @@ export interface ThroughputFigures extends LatencyFigures {
 }
 
 /** `clients` loops calling `fn` back to back for `seconds` (after a short warm-up); counts what completes. */
-export async function closedLoop(clients: number, seconds: number, fn: (i: number) => Promise<unknown>): Promise<ThroughputFigures> {
+export async function closedLoop(
+  clients: number,
+  seconds: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<ThroughputFigures> {
   const warmUpUntil = performance.now() + 500;
-  while (performance.now() < warmUpUntil) await Promise.all(Array.from({ length: clients }, (_, c) => fn(c).catch(() => undefined)));
+  while (performance.now() < warmUpUntil)
+    await Promise.all(Array.from({ length: clients }, (_, c) => fn(c).catch(() => undefined)));
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;

@@ -11,7 +11,19 @@ import { checkoutDir } from '../cache';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
 import { closedLoop, latencyFigures, pairedRounds, timed } from './load';
-import { aliases, allProductVectors, bruteForce, centroid, overlap, rawClient, rawHybrid, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
+import {
+  aliases,
+  allProductVectors,
+  bruteForce,
+  centroid,
+  overlap,
+  rawClient,
+  rawHybrid,
+  rawSimilar,
+  similarFilter,
+  VECTOR_FIELDS,
+  type VectorField,
+} from './raw';
 import { BareSession } from './onnx';
 import { breakdown, SpanReceiver, type Span } from './spans';
 import { backendGroups, cpuMs, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
@@ -39,7 +51,10 @@ interface Ctx {
   ids: string[];
 }
 
-async function ingest(ctx: Ctx, products: BenchProduct[]): Promise<{ seconds: number; perSecond: number; texts: number }> {
+async function ingest(
+  ctx: Ctx,
+  products: BenchProduct[],
+): Promise<{ seconds: number; perSecond: number; texts: number }> {
   const t0 = performance.now();
   // Two bulk calls in flight: one writes while the other's texts are embedded.
   let next = 0;
@@ -64,7 +79,10 @@ async function ingest(ctx: Ctx, products: BenchProduct[]): Promise<{ seconds: nu
 
 let bulkRetries = 0;
 
-async function bulkWithRetry(ctx: Ctx, products: BenchProduct[]): Promise<{ results: { status: string; id: string; index: number }[] }> {
+async function bulkWithRetry(
+  ctx: Ctx,
+  products: BenchProduct[],
+): Promise<{ results: { status: string; id: string; index: number }[] }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await ctx.api.post(`/products/bulk?site_id=${ctx.siteId}`, { products });
@@ -96,7 +114,11 @@ async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
 
 /** Reads the anchors' vectors once (not timed) and builds the raw twin of a similar search. */
 async function similarCase(ctx: Ctx, anchors: string[], mode: VectorField | 'hybrid') {
-  const res = await ctx.es.mget<Record<string, number[]>>({ index: ctx.index.products, ids: anchors, _source_includes: VECTOR_FIELDS.map((f) => `vector_${f}`) });
+  const res = await ctx.es.mget<Record<string, number[]>>({
+    index: ctx.index.products,
+    ids: anchors,
+    _source_includes: VECTOR_FIELDS.map((f) => `vector_${f}`),
+  });
   const docs = res.docs.map((d) => ('_source' in d ? d._source : undefined) ?? {});
   const fields = mode === 'hybrid' ? [...VECTOR_FIELDS] : [mode];
   const centroids = new Map<VectorField, number[]>();
@@ -127,14 +149,21 @@ function anchorSets(ctx: Ctx, count: number, perQuery: number, seed = 1): string
   });
 }
 
-async function similarRow(ctx: Ctx, mode: VectorField | 'hybrid', anchorsPerQuery: number, options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>> }): Promise<SimilarRowResult> {
+async function similarRow(
+  ctx: Ctx,
+  mode: VectorField | 'hybrid',
+  anchorsPerQuery: number,
+  options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>> },
+): Promise<SimilarRowResult> {
   const sets = anchorSets(ctx, QUERIES, anchorsPerQuery, anchorsPerQuery * 7 + (mode === 'hybrid' ? 3 : 0));
   const cases = await Promise.all(sets.map((a) => similarCase(ctx, a, mode)));
   const got: string[][] = [];
   const rawIds: string[][] = [];
   const rounds = await pairedRounds(QUERIES, {
     service: async (i) => {
-      got[i] = (await ctx.api.post<{ products: { id: string }[] }>('/search/similar', cases[i]!.body)).products.map((p) => p.id);
+      got[i] = (await ctx.api.post<{ products: { id: string }[] }>('/search/similar', cases[i]!.body)).products.map(
+        (p) => p.id,
+      );
     },
     raw: async (i) => {
       rawIds[i] = (await cases[i]!.raw()).slice(0, 10);
@@ -158,7 +187,10 @@ async function similarRow(ctx: Ctx, mode: VectorField | 'hybrid', anchorsPerQuer
     row.service8 = await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
     const between = cpuOf(ctx);
     row.raw8 = await closedLoop(8, SECONDS, (i) => cases[i % cases.length]!.raw());
-    row.cpuPerRequest = { service: perRequest(before, between, row.service8.count), raw: perRequest(between, cpuOf(ctx), row.raw8.count) };
+    row.cpuPerRequest = {
+      service: perRequest(before, between, row.service8.count),
+      raw: perRequest(between, cpuOf(ctx), row.raw8.count),
+    };
     row.service1 = await closedLoop(1, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
     row.raw1 = await closedLoop(1, SECONDS, (i) => cases[i % cases.length]!.raw());
   }
@@ -169,7 +201,8 @@ async function similarRow(ctx: Ctx, mode: VectorField | 'hybrid', anchorsPerQuer
 function cpuOf(ctx: Ctx): Record<string, number> {
   const out: Record<string, number> = { benchmark: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 };
   for (const child of ctx.stack.services?.children ?? []) out[child.name] = cpuMs(child.pgid);
-  for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends))) if (!(name in out)) out[name] = cpuMs(pgid);
+  for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends)))
+    if (!(name in out)) out[name] = cpuMs(pgid);
   return out;
 }
 
@@ -181,7 +214,13 @@ const ENTRY_TEXT_FIELDS = ['title^2', 'summary^1.5', 'content', 'similarity_text
 const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
 
 /** Product or entry search through the gateway against the raw searches with the same query vector. */
-async function searchRow(ctx: Ctx, kind: 'products' | 'entries', queries: string[], vectors: Float32Array[], userId: string): Promise<SearchRow> {
+async function searchRow(
+  ctx: Ctx,
+  kind: 'products' | 'entries',
+  queries: string[],
+  vectors: Float32Array[],
+  userId: string,
+): Promise<SearchRow> {
   const filter =
     kind === 'products'
       ? { bool: { filter: [{ term: { tenant_id: TENANT } }], must_not: [] } }
@@ -189,7 +228,15 @@ async function searchRow(ctx: Ctx, kind: 'products' | 'entries', queries: string
           bool: {
             filter: [
               { term: { tenant_id: TENANT } },
-              { bool: { should: [{ terms: { visibility: ADMIN_VISIBLE } }, { bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: userId } }] } }], minimum_should_match: 1 } },
+              {
+                bool: {
+                  should: [
+                    { terms: { visibility: ADMIN_VISIBLE } },
+                    { bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: userId } }] } },
+                  ],
+                  minimum_should_match: 1,
+                },
+              },
             ],
           },
         };
@@ -221,7 +268,15 @@ async function searchRow(ctx: Ctx, kind: 'products' | 'entries', queries: string
 async function embedderRows(ctx: Ctx, texts: string[]) {
   const { similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/common');
   const grpc = await import('@grpc/grpc-js');
-  const client = typedClient('similarity', new (similarityProto().kb.similarity.v1.SimilarityService)(ctx.stack.services!.grpcAddresses.similarity, grpc.credentials.createInsecure(), CLIENT_OPTIONS), 120_000);
+  const client = typedClient(
+    'similarity',
+    new (similarityProto().kb.similarity.v1.SimilarityService)(
+      ctx.stack.services!.grpcAddresses.similarity,
+      grpc.credentials.createInsecure(),
+      CLIENT_OPTIONS,
+    ),
+    120_000,
+  );
   const caller = systemCaller('catalog', TENANT);
   const bare = await BareSession.open(ctx.stack.model);
   const rows: { what: string; batch: number; textsPerSecond: number }[] = [];
@@ -231,7 +286,8 @@ async function embedderRows(ctx: Ctx, texts: string[]) {
       const half = texts.length / 2;
       // Different halves per side and size, so the service's own caches cannot help (Embed is uncached anyway).
       const service = await timed(async () => {
-        for (let i = 0; i < half; i += batch) await client.call('Embed', { caller, texts: texts.slice(i, Math.min(half, i + batch)) });
+        for (let i = 0; i < half; i += batch)
+          await client.call('Embed', { caller, texts: texts.slice(i, Math.min(half, i + batch)) });
       });
       const raw = await timed(() => bare.embed(texts.slice(half), batch));
       rows.push({ what: 'embedder in the service (Embed RPC)', batch, textsPerSecond: half / (service.ms / 1000) });
@@ -242,7 +298,9 @@ async function embedderRows(ctx: Ctx, texts: string[]) {
     const many = await bare.embed(texts.slice(0, 32), 32);
     const worst = Math.min(...one.map((v, i) => v.reduce((s, x, d) => s + x * many[i]![d]!, 0)));
     const served = await client.call('Embed', { caller, texts: texts.slice(0, 32) });
-    const servedVsOne = Math.min(...served.vectors.map((e, i) => Array.from(e.values).reduce((s, x, d) => s + x * one[i]![d]!, 0)));
+    const servedVsOne = Math.min(
+      ...served.vectors.map((e, i) => Array.from(e.values).reduce((s, x, d) => s + x * one[i]![d]!, 0)),
+    );
     return { rows, batchedVsAlone: worst, serviceVsBareAlone: servedVsOne };
   } finally {
     client.close();
@@ -257,9 +315,11 @@ const TRACING_ON = (receiver: SpanReceiver) => ({
 });
 
 function memory(ctx: Ctx, into: Record<string, number>): void {
-  for (const child of ctx.stack.services?.children ?? []) into[child.name] = Math.max(into[child.name] ?? 0, peakMemoryMiB(child.pgid));
+  for (const child of ctx.stack.services?.children ?? [])
+    into[child.name] = Math.max(into[child.name] ?? 0, peakMemoryMiB(child.pgid));
   for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends))) {
-    if (!['knowledge', 'catalog', 'similarity', 'gateway'].includes(name)) into[name] = Math.max(into[name] ?? 0, peakMemoryMiB(pgid));
+    if (!['knowledge', 'catalog', 'similarity', 'gateway'].includes(name))
+      into[name] = Math.max(into[name] ?? 0, peakMemoryMiB(pgid));
   }
 }
 
@@ -286,7 +346,9 @@ async function main(): Promise<void> {
     const api = new Api(stack.gatewayUrl, token);
     const es = rawClient(stack.backends.elasticsearchUrl);
     const ctx: Ctx = { stack, api, es, index: aliases(stack.model, INDEX_PREFIX), siteId: '', ids: [] };
-    ctx.siteId = (await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })).id;
+    ctx.siteId = (
+      await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })
+    ).id;
 
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
     const products = catalogue(sizes.at(-1)!);
@@ -294,17 +356,28 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       log(`loading products ${loaded}–${size} (cold embedding cache)`);
       const cold = await ingest(ctx, products.slice(loaded, size));
-      log(`  ${size - loaded} products in ${cold.seconds.toFixed(1)} s: ${cold.perSecond.toFixed(1)} products/s${bulkRetries ? ` (${bulkRetries} bulk calls sent again so far)` : ''}`);
-      const tier: TierResult = { products: size, ingestCold: { products: size - loaded, perSecond: cold.perSecond, seconds: cold.seconds }, similar: [] };
+      log(
+        `  ${size - loaded} products in ${cold.seconds.toFixed(1)} s: ${cold.perSecond.toFixed(1)} products/s${bulkRetries ? ` (${bulkRetries} bulk calls sent again so far)` : ''}`,
+      );
+      const tier: TierResult = {
+        products: size,
+        ingestCold: { products: size - loaded, perSecond: cold.perSecond, seconds: cold.seconds },
+        similar: [],
+      };
       loaded = size;
       if (size === PRODUCTS) {
-        report.ingest.cold = { products: PRODUCTS, perSecond: PRODUCTS / (report.tiers.reduce((s, t) => s + t.ingestCold.seconds, 0) + cold.seconds), textsPerSecond: 0 };
+        report.ingest.cold = {
+          products: PRODUCTS,
+          perSecond: PRODUCTS / (report.tiers.reduce((s, t) => s + t.ingestCold.seconds, 0) + cold.seconds),
+          textsPerSecond: 0,
+        };
         report.ingest.cold.textsPerSecond = report.ingest.cold.perSecond * 3;
         await mainTier(ctx, report, products.slice(0, size), receiver, nodeArgs);
         tier.similar = report.rows.filter((r): r is SimilarRowResult => r.what.startsWith('similar'));
         tier.productSearch = report.rows.find((r) => r.what === 'product search');
       } else {
-        for (const anchors of [1, 3, 10]) tier.similar.push(await similarRow(ctx, 'description', anchors, { throughput: anchors === 1 }));
+        for (const anchors of [1, 3, 10])
+          tier.similar.push(await similarRow(ctx, 'description', anchors, { throughput: anchors === 1 }));
         tier.similar.push(await similarRow(ctx, 'hybrid', 1, { throughput: false }));
       }
       report.tiers.push(tier);
@@ -320,9 +393,18 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${markdown(report)}\n`);
 }
 
-async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], receiver: SpanReceiver, nodeArgs: (() => string[]) | undefined): Promise<void> {
+async function mainTier(
+  ctx: Ctx,
+  report: Report,
+  products: BenchProduct[],
+  receiver: SpanReceiver,
+  nodeArgs: (() => string[]) | undefined,
+): Promise<void> {
   log(`re-writing ${products.length} products with a new price (warm embedding cache)`);
-  const warm = await ingest(ctx, products.map((p) => ({ ...p, price_current: p.price_current + 1 })));
+  const warm = await ingest(
+    ctx,
+    products.map((p) => ({ ...p, price_current: p.price_current + 1 })),
+  );
   report.ingest.warm = { products: products.length, perSecond: warm.perSecond, textsPerSecond: warm.perSecond * 3 };
 
   log(`writing ${ENTRIES} knowledge entries`);
@@ -343,7 +425,12 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
 
   log('reading every vector for brute force');
   const all = await allProductVectors(ctx.es, ctx.index.products, TENANT);
-  for (const [mode, anchors] of [['description', 1], ['hybrid', 1], ['description', 3], ['description', 10]] as const) {
+  for (const [mode, anchors] of [
+    ['description', 1],
+    ['hybrid', 1],
+    ['description', 3],
+    ['description', 10],
+  ] as const) {
     log(`similar search: ${mode}, ${anchors} anchor(s)`);
     report.rows.push(await similarRow(ctx, mode, anchors, { throughput: anchors === 1, recallOf: all }));
   }
@@ -375,7 +462,17 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
   // The texts the catalog embeds for products (title plus description, properties, attributes), of products not loaded.
   const fresh = catalogue(products.length + 86)
     .slice(products.length)
-    .flatMap((p) => Object.values(embeddingTexts({ ...p, short_description: p.short_description, embedding_text_description: null, embedding_text_properties: null, embedding_text_attributes: null })))
+    .flatMap((p) =>
+      Object.values(
+        embeddingTexts({
+          ...p,
+          short_description: p.short_description,
+          embedding_text_description: null,
+          embedding_text_properties: null,
+          embedding_text_attributes: null,
+        }),
+      ),
+    )
     .filter((t): t is string => typeof t === 'string' && t.trim() !== '')
     .slice(0, 256);
   report.embedder = await embedderRows(ctx, fresh);
@@ -385,13 +482,19 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
   for (const anchors of anchorSets(ctx, TRACED, 1, 99)) {
     const traceId = randomHex(16);
     traced.push(traceId);
-    await ctx.api.post('/search/similar', { anchor_product_ids: anchors, limit: 10, vector_field: 'description' }, { traceparent: `00-${traceId}-${randomHex(8)}-01` });
+    await ctx.api.post(
+      '/search/similar',
+      { anchor_product_ids: anchors, limit: 10, vector_field: 'description' },
+      { traceparent: `00-${traceId}-${randomHex(8)}-01` },
+    );
   }
   await new Promise((r) => setTimeout(r, 2500));
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
   memory(ctx, report.memoryMiB);
 
-  log(`tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`);
+  log(
+    `tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`,
+  );
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {
     off: { OTEL_SDK_DISABLED: 'true' },
@@ -410,7 +513,14 @@ async function mainTier(ctx: Ctx, report: Report, products: BenchProduct[], rece
     }
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  report.tracing = { runs, on: avg(runs.on!), off: avg(runs.off!), always: avg(runs.always!), cost: 1 - avg(runs.on!) / avg(runs.off!), alwaysCost: 1 - avg(runs.always!) / avg(runs.off!) };
+  report.tracing = {
+    runs,
+    on: avg(runs.on!),
+    off: avg(runs.off!),
+    always: avg(runs.always!),
+    cost: 1 - avg(runs.on!) / avg(runs.off!),
+    alwaysCost: 1 - avg(runs.always!) / avg(runs.off!),
+  };
   await ctx.stack.startServices(TRACING_ON(receiver));
 }
 
@@ -421,12 +531,24 @@ const TRACING_WARM_UP_SECONDS = 3;
 /** Traced requests whose per-hop times are reported (their medians: one request alone is noise). */
 const TRACED = 25;
 
-function medianBreakdown(traces: Span[][]): { total: number; hops: { hop: string; ms: number }[]; spans: number; traces: number } {
+function medianBreakdown(traces: Span[][]): {
+  total: number;
+  hops: { hop: string; ms: number }[];
+  spans: number;
+  traces: number;
+} {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   const each = traces.filter((t) => t.length > 0).map((t) => breakdown(t));
   const names = [...new Set(each.flatMap((b) => b.hops.map((h) => h.hop)))];
-  const hops = names.map((hop) => ({ hop, ms: median(each.map((b) => b.hops.find((h) => h.hop === hop)?.ms ?? 0)) })).sort((a, b) => b.ms - a.ms);
-  return { total: median(each.map((b) => b.total)), hops, spans: median(traces.map((t) => t.length)), traces: each.length };
+  const hops = names
+    .map((hop) => ({ hop, ms: median(each.map((b) => b.hops.find((h) => h.hop === hop)?.ms ?? 0)) }))
+    .sort((a, b) => b.ms - a.ms);
+  return {
+    total: median(each.map((b) => b.total)),
+    hops,
+    spans: median(traces.map((t) => t.length)),
+    traces: each.length,
+  };
 }
 
 function randomHex(bytes: number): string {

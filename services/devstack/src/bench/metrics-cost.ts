@@ -37,10 +37,19 @@ async function main(): Promise<void> {
   const server = await startGrpcServer({
     host: '127.0.0.1',
     port: 0,
-    services: [{ definition: KnowledgeService.service, implementation: { ListCategories: unary(logger, 'ListCategories', async () => ({ categories: [] })) } }],
+    services: [
+      {
+        definition: KnowledgeService.service,
+        implementation: { ListCategories: unary(logger, 'ListCategories', async () => ({ categories: [] })) },
+      },
+    ],
     serviceNames: [],
   });
-  const client = typedClient('knowledge', new KnowledgeService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS), 5000);
+  const client = typedClient(
+    'knowledge',
+    new KnowledgeService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    5000,
+  );
   const web = http.createServer((_req, res) => {
     client.call('ListCategories', {}).then(
       () => res.end('[]'),
@@ -59,11 +68,16 @@ async function main(): Promise<void> {
     rounds.push(Number(process.hrtime.bigint() - started) / 1e3 / REQUESTS);
   }
   // The fastest round is the least disturbed by whatever else the machine runs.
-  process.stdout.write(`OTEL_METRICS_EXPORTER=${mode}: ${Math.min(...rounds).toFixed(0)} µs per HTTP request with one gRPC call, best of ${ROUNDS} rounds of ${REQUESTS} (all: ${rounds.map((r) => r.toFixed(0)).join(', ')})\n`);
+  process.stdout.write(
+    `OTEL_METRICS_EXPORTER=${mode}: ${Math.min(...rounds).toFixed(0)} µs per HTTP request with one gRPC call, best of ${ROUNDS} rounds of ${REQUESTS} (all: ${rounds.map((r) => r.toFixed(0)).join(', ')})\n`,
+  );
   const records = 200_000;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < records; i++) recordRpcServerCall('/kb.knowledge.v1.KnowledgeService/ListCategories', i % 10 ? 'OK' : 'NOT_FOUND', 0.001);
-  process.stdout.write(`OTEL_METRICS_EXPORTER=${mode}: ${(Number(process.hrtime.bigint() - started) / records).toFixed(0)} ns per rpc.server.call.duration record\n`);
+  for (let i = 0; i < records; i++)
+    recordRpcServerCall('/kb.knowledge.v1.KnowledgeService/ListCategories', i % 10 ? 'OK' : 'NOT_FOUND', 0.001);
+  process.stdout.write(
+    `OTEL_METRICS_EXPORTER=${mode}: ${(Number(process.hrtime.bigint() - started) / records).toFixed(0)} ns per rpc.server.call.duration record\n`,
+  );
   web.close();
   agent.destroy();
   client.close();

@@ -15,7 +15,12 @@ export class BareSession {
 
   static async open(model: { modelPath: string; tokenizerPath: string }, maxTokens = 256): Promise<BareSession> {
     const tokenizer = new Tokenizer(JSON.parse(readFileSync(model.tokenizerPath, 'utf8')) as object, {});
-    const session = await InferenceSession.create(model.modelPath, { intraOpNumThreads: 2, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+    const session = await InferenceSession.create(model.modelPath, {
+      intraOpNumThreads: 2,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
     return new BareSession(session, tokenizer, maxTokens);
   }
 
@@ -36,8 +41,12 @@ export class BareSession {
     const mask = new BigInt64Array(texts.length * seq);
     encoded.forEach((e, b) => e.forEach((id, t) => ((ids[b * seq + t] = BigInt(id)), (mask[b * seq + t] = 1n))));
     const shape = [texts.length, seq];
-    const feeds: Record<string, Tensor> = { input_ids: new Tensor('int64', ids, shape), attention_mask: new Tensor('int64', mask, shape) };
-    if (this.session.inputNames.includes('token_type_ids')) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(texts.length * seq), shape);
+    const feeds: Record<string, Tensor> = {
+      input_ids: new Tensor('int64', ids, shape),
+      attention_mask: new Tensor('int64', mask, shape),
+    };
+    if (this.session.inputNames.includes('token_type_ids'))
+      feeds.token_type_ids = new Tensor('int64', new BigInt64Array(texts.length * seq), shape);
     const hidden = (await this.session.run(feeds)).last_hidden_state!;
     const width = hidden.dims[2]!;
     const data = hidden.data as Float32Array;

@@ -35,12 +35,24 @@ export function similarFilter(tenant: string, excluded: string[]): estypes.Query
 }
 
 /** kNN per field around its centroid, k each, num_candidates max(200, 2k): one request, as the service sends it. */
-export async function rawSimilar(es: Client, index: string, centroids: Map<VectorField, number[]>, k: number, filter: estypes.QueryDslQueryContainer): Promise<string[]> {
+export async function rawSimilar(
+  es: Client,
+  index: string,
+  centroids: Map<VectorField, number[]>,
+  k: number,
+  filter: estypes.QueryDslQueryContainer,
+): Promise<string[]> {
   const fields = [...centroids.keys()];
   const res = await es.search({
     index,
     size: k * fields.length,
-    knn: fields.map((f) => ({ field: vectorPath(f), query_vector: centroids.get(f)!, k, num_candidates: Math.max(200, 2 * k), filter })),
+    knn: fields.map((f) => ({
+      field: vectorPath(f),
+      query_vector: centroids.get(f)!,
+      k,
+      num_candidates: Math.max(200, 2 * k),
+      filter,
+    })),
     _source: { includes: [...SOURCE_FIELDS, ...(fields.length > 1 ? fields.map(vectorPath) : [])] },
   });
   return res.hits.hits.map((h) => h._id!);
@@ -49,7 +61,16 @@ export async function rawSimilar(es: Client, index: string, centroids: Map<Vecto
 /** The keyword, vector and exact-term searches of a hybrid product or entry search, as the service sends them: one multi-search. */
 export async function rawHybrid(
   es: Client,
-  q: { index: string; query: string; vector: number[]; filter: estypes.QueryDslQueryContainer; textFields: string[]; vectorField: string; exactFields?: string[]; limit: number },
+  q: {
+    index: string;
+    query: string;
+    vector: number[];
+    filter: estypes.QueryDslQueryContainer;
+    textFields: string[];
+    vectorField: string;
+    exactFields?: string[];
+    limit: number;
+  },
 ): Promise<void> {
   const size = Math.max(q.limit * 3, 30);
   const searches: estypes.SearchSearchRequestBody[] = [
@@ -67,22 +88,60 @@ export async function rawHybrid(
         },
       },
     },
-    { size, _source: false, knn: { field: q.vectorField, query_vector: q.vector, k: size, num_candidates: Math.max(200, 2 * size), filter: [q.filter] } },
+    {
+      size,
+      _source: false,
+      knn: {
+        field: q.vectorField,
+        query_vector: q.vector,
+        k: size,
+        num_candidates: Math.max(200, 2 * size),
+        filter: [q.filter],
+      },
+    },
   ];
-  if (q.exactFields) searches.push({ size: q.limit, _source: false, query: { bool: { filter: [q.filter], should: q.exactFields.map((f) => ({ term: { [f]: q.query } })), minimum_should_match: 1 } } });
-  const res = await es.msearch({ index: q.index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) });
+  if (q.exactFields)
+    searches.push({
+      size: q.limit,
+      _source: false,
+      query: {
+        bool: {
+          filter: [q.filter],
+          should: q.exactFields.map((f) => ({ term: { [f]: q.query } })),
+          minimum_should_match: 1,
+        },
+      },
+    });
+  const res = await es.msearch({
+    index: q.index,
+    include_named_queries_score: true,
+    searches: searches.flatMap((body) => [{}, body]),
+  });
   for (const r of res.responses) if ('error' in r) throw new Error(JSON.stringify(r.error));
 }
 
 /** Every product of the tenant with its vectors (for brute force), paged by search_after. */
-export async function allProductVectors(es: Client, index: string, tenant: string): Promise<Map<string, Record<VectorField, number[]>>> {
+export async function allProductVectors(
+  es: Client,
+  index: string,
+  tenant: string,
+): Promise<Map<string, Record<VectorField, number[]>>> {
   const out = new Map<string, Record<VectorField, number[]>>();
-  let res = await es.search<Record<string, number[]>>({ index, size: 1000, scroll: '1m', query: { term: { tenant_id: tenant } }, _source: { includes: VECTOR_FIELDS.map(vectorPath) } });
+  let res = await es.search<Record<string, number[]>>({
+    index,
+    size: 1000,
+    scroll: '1m',
+    query: { term: { tenant_id: tenant } },
+    _source: { includes: VECTOR_FIELDS.map(vectorPath) },
+  });
   for (;;) {
     const hits = res.hits.hits;
     for (const h of hits) {
       const s = h._source ?? {};
-      out.set(h._id!, Object.fromEntries(VECTOR_FIELDS.map((f) => [f, s[vectorPath(f)]])) as Record<VectorField, number[]>);
+      out.set(
+        h._id!,
+        Object.fromEntries(VECTOR_FIELDS.map((f) => [f, s[vectorPath(f)]])) as Record<VectorField, number[]>,
+      );
     }
     if (hits.length === 0 || !res._scroll_id) break;
     res = await es.scroll<Record<string, number[]>>({ scroll_id: res._scroll_id, scroll: '1m' });
@@ -92,7 +151,13 @@ export async function allProductVectors(es: Client, index: string, tenant: strin
 }
 
 /** Exact top `k` by the weighted sum of cosines against the centroids, excluded ids left out. */
-export function bruteForce(all: Map<string, Record<VectorField, number[]>>, centroids: Map<VectorField, number[]>, weights: Map<VectorField, number>, excluded: Set<string>, k: number): string[] {
+export function bruteForce(
+  all: Map<string, Record<VectorField, number[]>>,
+  centroids: Map<VectorField, number[]>,
+  weights: Map<VectorField, number>,
+  excluded: Set<string>,
+  k: number,
+): string[] {
   const scored: { id: string; score: number }[] = [];
   for (const [id, vectors] of all) {
     if (excluded.has(id)) continue;
@@ -114,4 +179,5 @@ export function bruteForce(all: Map<string, Record<VectorField, number[]>>, cent
   return scored.slice(0, k).map((s) => s.id);
 }
 
-export const overlap = (a: string[], b: string[]) => (a.length === 0 ? 0 : a.filter((id) => b.includes(id)).length / Math.max(a.length, b.length));
+export const overlap = (a: string[], b: string[]) =>
+  a.length === 0 ? 0 : a.filter((id) => b.includes(id)).length / Math.max(a.length, b.length);

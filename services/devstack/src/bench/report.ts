@@ -48,11 +48,22 @@ export interface Report {
   machine: { cpus: number; node: string };
   /** bulk: products per bulk call (absent in reports written before it was recorded: 250). */
   settings: { products: number; entries: number; queries: number; seconds: number; scale: number[]; bulk?: number };
-  ingest: { cold?: { products: number; perSecond: number; textsPerSecond: number }; warm?: { products: number; perSecond: number; textsPerSecond: number }; entries?: { entries: number; perSecond: number } };
+  ingest: {
+    cold?: { products: number; perSecond: number; textsPerSecond: number };
+    warm?: { products: number; perSecond: number; textsPerSecond: number };
+    entries?: { entries: number; perSecond: number };
+  };
   rows: SearchRow[];
   embedder?: EmbedderFigures;
   hops?: { total: number; hops: { hop: string; ms: number }[]; spans: number; traces: number };
-  tracing?: { runs: Record<string, number[]>; on: number; off: number; always: number; cost: number; alwaysCost: number };
+  tracing?: {
+    runs: Record<string, number[]>;
+    on: number;
+    off: number;
+    always: number;
+    cost: number;
+    alwaysCost: number;
+  };
   profiles?: Record<string, ProfileSummary>;
   memoryMiB: Record<string, number>;
   tiers: TierResult[];
@@ -61,13 +72,18 @@ export interface Report {
 
 const f1 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '–' : x.toFixed(1));
 const f3 = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(3));
-const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`);
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`;
 
 export function markdown(r: Report): string {
   const lines: string[] = [];
-  lines.push(`Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`);
+  lines.push(
+    `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`,
+  );
   lines.push('');
-  lines.push('| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s (gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |');
+  lines.push(
+    '| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s (gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |',
+  );
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of r.rows as SimilarRowResult[]) {
     lines.push(
@@ -78,25 +94,40 @@ export function markdown(r: Report): string {
   const { cold, warm, entries: e } = r.ingest;
   lines.push('| ingest | products/s | texts/s |');
   lines.push('|---|---|---|');
-  if (cold) lines.push(`| products, cold embedding cache (bulks of ${r.settings.bulk ?? 250}, 2 in flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`);
-  if (warm) lines.push(`| products, warm embedding cache (same texts, new price) | ${f1(warm.perSecond)} | ${f1(warm.textsPerSecond)} |`);
-  if (e) lines.push(`| knowledge entries (one POST each, 4 in flight, until indexed) | ${f1(e.perSecond)} entries/s | |`);
+  if (cold)
+    lines.push(
+      `| products, cold embedding cache (bulks of ${r.settings.bulk ?? 250}, 2 in flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`,
+    );
+  if (warm)
+    lines.push(
+      `| products, warm embedding cache (same texts, new price) | ${f1(warm.perSecond)} | ${f1(warm.textsPerSecond)} |`,
+    );
+  if (e)
+    lines.push(`| knowledge entries (one POST each, 4 in flight, until indexed) | ${f1(e.perSecond)} entries/s | |`);
   if (r.embedder) {
     lines.push('');
     lines.push('| embedder | batch | texts/s |');
     lines.push('|---|---|---|');
     for (const row of r.embedder.rows) lines.push(`| ${row.what} | ${row.batch} | ${f1(row.textsPerSecond)} |`);
-    lines.push(`| lowest cosine, a text alone against in a batch of 32 (bare session) | | ${r.embedder.batchedVsAlone.toFixed(6)} |`);
-    lines.push(`| lowest cosine, the service's vector against the bare session's alone | | ${r.embedder.serviceVsBareAlone.toFixed(6)} |`);
+    lines.push(
+      `| lowest cosine, a text alone against in a batch of 32 (bare session) | | ${r.embedder.batchedVsAlone.toFixed(6)} |`,
+    );
+    lines.push(
+      `| lowest cosine, the service's vector against the bare session's alone | | ${r.embedder.serviceVsBareAlone.toFixed(6)} |`,
+    );
   }
   if (cold && r.embedder) {
     const bare1 = r.embedder.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)!.textsPerSecond;
     lines.push('');
-    lines.push(`Ingest against the bare session at batch 1 (the service's batching): ${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`);
+    lines.push(
+      `Ingest against the bare session at batch 1 (the service's batching): ${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`,
+    );
   }
   if (r.hops) {
     lines.push('');
-    lines.push(`Similar search (one anchor, description), ${r.hops.traces} requests traced one after another: median ${f1(r.hops.total)} ms end to end at the gateway, ${r.hops.spans} spans each. Per hop, the median of each span's self time (its duration less its children's), summed by hop; a gRPC hop is the client span less the server's (wire, framing, (de)serialisation, queueing):`);
+    lines.push(
+      `Similar search (one anchor, description), ${r.hops.traces} requests traced one after another: median ${f1(r.hops.total)} ms end to end at the gateway, ${r.hops.spans} spans each. Per hop, the median of each span's self time (its duration less its children's), summed by hop; a gRPC hop is the client span less the server's (wire, framing, (de)serialisation, queueing):`,
+    );
     lines.push('');
     lines.push('| hop | median ms |');
     lines.push('|---|---|');
@@ -105,37 +136,64 @@ export function markdown(r: Report): string {
   if (r.tracing) {
     const t = r.tracing;
     lines.push('');
-    lines.push(`| tracing (similar search, 8 clients, mean of ${t.runs['off']?.length ?? 0} runs each) | req/s | throughput cost against off |`);
+    lines.push(
+      `| tracing (similar search, 8 clients, mean of ${t.runs['off']?.length ?? 0} runs each) | req/s | throughput cost against off |`,
+    );
     lines.push('|---|---|---|');
     lines.push(`| off (OTEL_SDK_DISABLED=true) | ${f1(t.off)} | |`);
-    lines.push(`| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`);
+    lines.push(
+      `| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`,
+    );
     lines.push(`| on, every request traced and exported | ${f1(t.always)} | ${(t.alwaysCost * 100).toFixed(1)}% |`);
   }
   const cpu = (r.rows as SimilarRowResult[]).find((x) => x.cpuPerRequest)?.cpuPerRequest;
   if (cpu) {
     lines.push('');
     lines.push('| CPU ms per similar search, 8 clients | ' + Object.keys(cpu.service).join(' | ') + ' | total |');
-    lines.push('|---|' + Object.keys(cpu.service).map(() => '---|').join('') + '---|');
+    lines.push(
+      '|---|' +
+        Object.keys(cpu.service)
+          .map(() => '---|')
+          .join('') +
+        '---|',
+    );
     const sum = (x: Record<string, number>) => Object.values(x).reduce((a, b) => a + b, 0);
-    lines.push(`| through the gateway | ${Object.values(cpu.service).map((v) => v.toFixed(2)).join(' | ')} | ${sum(cpu.service).toFixed(2)} |`);
-    lines.push(`| raw Elasticsearch | ${Object.keys(cpu.service).map((k) => (cpu.raw[k] ?? 0).toFixed(2)).join(' | ')} | ${sum(cpu.raw).toFixed(2)} |`);
+    lines.push(
+      `| through the gateway | ${Object.values(cpu.service)
+        .map((v) => v.toFixed(2))
+        .join(' | ')} | ${sum(cpu.service).toFixed(2)} |`,
+    );
+    lines.push(
+      `| raw Elasticsearch | ${Object.keys(cpu.service)
+        .map((k) => (cpu.raw[k] ?? 0).toFixed(2))
+        .join(' | ')} | ${sum(cpu.raw).toFixed(2)} |`,
+    );
   }
   if (r.profiles) {
     lines.push('');
     lines.push('CPU profiles under search load (`node --cpu-prof`, self time by where the code lives, top 6):');
     lines.push('');
     for (const [name, p] of Object.entries(r.profiles)) {
-      lines.push(`- ${name} (${f1(p.busyMs / 1000)} s busy): ${p.byPlace.slice(0, 6).map((x) => `${x.place} ${(x.share * 100).toFixed(0)}%`).join(', ')}`);
+      lines.push(
+        `- ${name} (${f1(p.busyMs / 1000)} s busy): ${p.byPlace
+          .slice(0, 6)
+          .map((x) => `${x.place} ${(x.share * 100).toFixed(0)}%`)
+          .join(', ')}`,
+      );
     }
   }
   lines.push('');
-  lines.push(`| peak memory (VmHWM) over the whole run, up to ${Math.max(r.settings.products, ...r.settings.scale)} products | MiB |`);
+  lines.push(
+    `| peak memory (VmHWM) over the whole run, up to ${Math.max(r.settings.products, ...r.settings.scale)} products | MiB |`,
+  );
   lines.push('|---|---|');
   for (const [name, mib] of Object.entries(r.memoryMiB)) lines.push(`| ${name} | ${mib.toFixed(0)} |`);
   if (r.tiers.length > 1) {
     lines.push('');
     const bare1 = r.embedder?.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)?.textsPerSecond;
-    lines.push('| products | ingest of the tier: products/s cold (time) | its texts/s against the bare session | similar p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |');
+    lines.push(
+      '| products | ingest of the tier: products/s cold (time) | its texts/s against the bare session | similar p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |',
+    );
     lines.push('|---|---|---|---|---|---|---|---|');
     for (const t of r.tiers) {
       const s = (what: string) => t.similar.find((x) => x.what === what);

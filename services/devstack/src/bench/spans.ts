@@ -57,7 +57,12 @@ export class SpanReceiver {
   }
 
   private accept(body: string): void {
-    let parsed: { resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string }; spans?: Record<string, unknown>[] }[] }[] };
+    let parsed: {
+      resourceSpans?: {
+        resource?: { attributes?: OtlpAttribute[] };
+        scopeSpans?: { scope?: { name?: string }; spans?: Record<string, unknown>[] }[];
+      }[];
+    };
     try {
       parsed = JSON.parse(body);
     } catch {
@@ -103,7 +108,10 @@ export interface Hop {
 
 /** Time of `span` not covered by its children (overlapping children counted once). */
 function selfTime(span: Span, children: Span[]): number {
-  const intervals = children.map((c) => [Math.max(c.start, span.start), Math.min(c.end, span.end)] as const).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  const intervals = children
+    .map((c) => [Math.max(c.start, span.start), Math.min(c.end, span.end)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
   let covered = 0;
   let until = span.start;
   for (const [a, b] of intervals) {
@@ -118,13 +126,15 @@ function selfTime(span: Span, children: Span[]): number {
 function category(s: Span, parentOf: (s: Span) => Span | undefined): string {
   // The HTTP request under an Elasticsearch client span is Elasticsearch's answer.
   const parent = parentOf(s);
-  if (parent && s.kind === 3 && /http|undici/i.test(s.scope) && category(parent, parentOf) === 'Elasticsearch') return 'Elasticsearch';
+  if (parent && s.kind === 3 && /http|undici/i.test(s.scope) && category(parent, parentOf) === 'Elasticsearch')
+    return 'Elasticsearch';
   const system = String(s.attributes['db.system'] ?? s.attributes['db.system.name'] ?? '');
   if (/mongo/i.test(system) || /mongo/i.test(s.scope)) return 'MongoDB';
   if (/elasticsearch/i.test(system) || /elasticsearch/i.test(s.scope)) return 'Elasticsearch';
   if (s.name.startsWith('embeddings ')) return 'embedder';
   const service = s.service.replace(/^kb-/, '');
-  if (s.kind === 3 && /grpc/i.test(s.scope)) return `gRPC ${service} → ${String(s.attributes['rpc.service'] ?? '').split('.')[1] ?? ''}`;
+  if (s.kind === 3 && /grpc/i.test(s.scope))
+    return `gRPC ${service} → ${String(s.attributes['rpc.service'] ?? '').split('.')[1] ?? ''}`;
   if (s.kind === 3 && /http|undici/i.test(s.scope)) return `${service} HTTP client`;
   return `${service} (own work)`;
 }

@@ -56,7 +56,13 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
         model,
         port,
         logDir,
-        env: { TENANT_MODE: 'host', DEFAULT_TENANT: TENANT, RATE_LIMIT_PER_MINUTE: '10000000', ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX, ...env },
+        env: {
+          TENANT_MODE: 'host',
+          DEFAULT_TENANT: TENANT,
+          RATE_LIMIT_PER_MINUTE: '10000000',
+          ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
+          ...env,
+        },
         ...(nodeArgs ? { nodeArgs } : {}),
         onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
       });
@@ -71,7 +77,9 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
       try {
         const out: string[] = [];
         await runAdmin(['tenant', 'create', TENANT, '--if-missing'], connection, () => undefined);
-        await runAdmin(['token', 'create', '--tenant', TENANT, '--role', role, '--name', 'bench'], connection, (line) => out.push(line));
+        await runAdmin(['token', 'create', '--tenant', TENANT, '--role', role, '--name', 'bench'], connection, (line) =>
+          out.push(line),
+        );
         return out.at(-1)!;
       } finally {
         await connection.close();
@@ -80,7 +88,10 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
     async backlog() {
       db ??= await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
       const products = await db.collection('products').countDocuments({ needs_index: true });
-      const entries = await db.collection('knowledge_entries').countDocuments({ index_pending: true }).catch(() => 0);
+      const entries = await db
+        .collection('knowledge_entries')
+        .countDocuments({ index_pending: true })
+        .catch(() => 0);
       return products + entries;
     },
     async stop() {

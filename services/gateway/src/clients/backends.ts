@@ -20,7 +20,11 @@ type HealthClient = healthV1.HealthClient;
 
 function healthClient(address: string): HealthClient {
   const def = protoLoader.loadSync(healthProtoPath, { ...LOADER_OPTIONS, includeDirs: [] });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as { grpc: { health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials, o: grpc.ClientOptions) => HealthClient } } } };
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    grpc: {
+      health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials, o: grpc.ClientOptions) => HealthClient } };
+    };
+  };
   return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
 }
 
@@ -30,7 +34,12 @@ export interface BackendService<C extends grpc.Client> extends TypedClient<C> {
   check(service: string, timeoutMs?: number): Promise<'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'UNREACHABLE'>;
 }
 
-function backend<C extends grpc.Client>(name: string, client: C, address: string, deadlineMs: number): BackendService<C> {
+function backend<C extends grpc.Client>(
+  name: string,
+  client: C,
+  address: string,
+  deadlineMs: number,
+): BackendService<C> {
   const health = healthClient(address);
   return {
     ...typedClient(name, client, deadlineMs),
@@ -57,7 +66,11 @@ export function connectBackends(config: GatewayConfig): Backends {
   const creds = grpc.credentials.createInsecure();
   const k = new (knowledgeProto().kb.knowledge.v1.KnowledgeService)(config.KNOWLEDGE_GRPC_ADDR, creds, CLIENT_OPTIONS);
   const c = new (catalogProto().kb.catalog.v1.CatalogService)(config.CATALOG_GRPC_ADDR, creds, CLIENT_OPTIONS);
-  const s = new (similarityProto().kb.similarity.v1.SimilarityService)(config.SIMILARITY_GRPC_ADDR, creds, CLIENT_OPTIONS);
+  const s = new (similarityProto().kb.similarity.v1.SimilarityService)(
+    config.SIMILARITY_GRPC_ADDR,
+    creds,
+    CLIENT_OPTIONS,
+  );
   const backends = {
     knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS),
     catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS),

@@ -37,7 +37,14 @@ export interface Authenticator {
 /** Equal identities: a read started with the remembered one may be answered. */
 export function sameIdentity(a: Caller, b: Caller): boolean {
   const same = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  return a.tenant_id === b.tenant_id && a.token_id === b.token_id && a.user_id === b.user_id && a.role === b.role && same(a.scopes, b.scopes) && same(a.workspace_ids, b.workspace_ids);
+  return (
+    a.tenant_id === b.tenant_id &&
+    a.token_id === b.token_id &&
+    a.user_id === b.user_id &&
+    a.role === b.role &&
+    same(a.scopes, b.scopes) &&
+    same(a.workspace_ids, b.workspace_ids)
+  );
 }
 
 /**
@@ -65,7 +72,10 @@ export function authenticator(backends: Backends): Authenticator {
       const hash = sha256Hex(token);
       const key = `${tenant.id}\n${hash}`;
       try {
-        identity = await backends.knowledge.call('AuthenticateApiToken', { caller: { tenant_id: tenant.id, request_id: requestId }, token_sha256: hash });
+        identity = await backends.knowledge.call('AuthenticateApiToken', {
+          caller: { tenant_id: tenant.id, request_id: requestId },
+          token_sha256: hash,
+        });
       } catch (err) {
         remember(key, undefined);
         throw err;
@@ -95,7 +105,10 @@ export function authenticator(backends: Backends): Authenticator {
 function bearerToken(ctx: Koa.Context): string {
   const header = ctx.get('Authorization');
   const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  if (!match) throw unauthenticated(header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token');
+  if (!match)
+    throw unauthenticated(
+      header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token',
+    );
   return match[1] as string;
 }
 
@@ -125,11 +138,23 @@ function effectiveScopes(ctx: Koa.Context, granted: string[]): string[] {
 function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string } {
   const auditSource = ctx.get('X-Audit-Source') || 'api';
   if (!AUDIT_SOURCE.test(auditSource)) {
-    throw AppError.invalid([{ loc: ['header', 'x-audit-source'], msg: 'String should match pattern \'^[A-Za-z0-9._:-]{1,64}$\'', type: 'string_pattern_mismatch' }]);
+    throw AppError.invalid([
+      {
+        loc: ['header', 'x-audit-source'],
+        msg: "String should match pattern '^[A-Za-z0-9._:-]{1,64}$'",
+        type: 'string_pattern_mismatch',
+      },
+    ]);
   }
   const clientId = ctx.get('X-Client-Id');
   if (clientId && !CLIENT_ID.test(clientId)) {
-    throw AppError.invalid([{ loc: ['header', 'x-client-id'], msg: 'String should have at most 200 printable characters', type: 'string_pattern_mismatch' }]);
+    throw AppError.invalid([
+      {
+        loc: ['header', 'x-client-id'],
+        msg: 'String should have at most 200 printable characters',
+        type: 'string_pattern_mismatch',
+      },
+    ]);
   }
   return { auditSource, clientId };
 }
@@ -164,12 +189,21 @@ async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Pro
 /** The identity a verified token's claims give, under the claim names the tenant configured. */
 function claimsIdentity(payload: JWTPayload, oauth: OAuthSettings): Identity {
   const role = payload[oauth.role_claim || 'role'];
-  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) throw unauthenticated('Token carries no valid role');
+  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role))
+    throw unauthenticated('Token carries no valid role');
   const rawScopes = payload[oauth.scope_claim || 'scope'];
-  const scopes = (Array.isArray(rawScopes) ? rawScopes : typeof rawScopes === 'string' ? rawScopes.split(/\s+/) : []).filter(
-    (s): s is string => typeof s === 'string' && (SCOPES as readonly string[]).includes(s),
-  );
+  const scopes = (
+    Array.isArray(rawScopes) ? rawScopes : typeof rawScopes === 'string' ? rawScopes.split(/\s+/) : []
+  ).filter((s): s is string => typeof s === 'string' && (SCOPES as readonly string[]).includes(s));
   const rawWorkspaces = payload[oauth.workspaces_claim || 'workspace_ids'];
-  const workspaceIds = Array.isArray(rawWorkspaces) ? rawWorkspaces.filter((w): w is string => typeof w === 'string') : [];
-  return { token_id: `jwt:${payload.jti ?? payload.sub}`, user_id: String(payload.sub), role, scopes, workspace_ids: workspaceIds };
+  const workspaceIds = Array.isArray(rawWorkspaces)
+    ? rawWorkspaces.filter((w): w is string => typeof w === 'string')
+    : [];
+  return {
+    token_id: `jwt:${payload.jti ?? payload.sub}`,
+    user_id: String(payload.sub),
+    role,
+    scopes,
+    workspace_ids: workspaceIds,
+  };
 }

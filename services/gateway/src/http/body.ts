@@ -15,7 +15,8 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
     const length = Number(ctx.get('Content-Length') || '0');
     const chunked = Boolean(ctx.get('Transfer-Encoding'));
     if (length === 0 && !chunked) return next();
-    if (!ctx.is('application/json', '+json')) throw AppError.unsupportedMediaType('Unsupported media type: send application/json');
+    if (!ctx.is('application/json', '+json'))
+      throw AppError.unsupportedMediaType('Unsupported media type: send application/json');
     if (length > limitBytes) throw tooLarge();
     const { parsed, raw } = await readJson(ctx, limitBytes, tooLarge);
     ctx.request.body = parsed;
@@ -32,9 +33,16 @@ export function jsonBody(limitBytes: number): Koa.Middleware {
 }
 
 /** co-body's reading, its failures as AppErrors (it raises http-errors with its own messages). */
-async function readJson(ctx: Koa.Context, limitBytes: number, tooLarge: () => AppError): Promise<{ parsed: unknown; raw: string }> {
+async function readJson(
+  ctx: Koa.Context,
+  limitBytes: number,
+  tooLarge: () => AppError,
+): Promise<{ parsed: unknown; raw: string }> {
   try {
-    return (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as { parsed: unknown; raw: string };
+    return (await coBody.json(ctx, { limit: limitBytes, strict: false, returnRawBody: true })) as {
+      parsed: unknown;
+      raw: string;
+    };
   } catch (err) {
     const e = err as { status?: number; type?: string };
     if (e.status === 413 || e.type === 'entity.too.large') throw tooLarge();

@@ -1,7 +1,28 @@
 import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { AppError, DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT, numberToken, parseKeepingNumbers, plainDecimal, present, validationIssues, type Caller, type ValidationIssue, type catalogV1, type knowledgeV1 } from '@kb/common';
-import { ProductCreate, type ProductBulk, type ProductSearch, type SimilarSearch, type SiteCreate, type SiteUpdate } from './catalog-schemas';
+import {
+  AppError,
+  DEFAULT_VECTOR_FIELD,
+  SEARCH_DEFAULT_LIMIT,
+  SIMILAR_DEFAULT_LIMIT,
+  numberToken,
+  parseKeepingNumbers,
+  plainDecimal,
+  present,
+  validationIssues,
+  type Caller,
+  type ValidationIssue,
+  type catalogV1,
+  type knowledgeV1,
+} from '@kb/common';
+import {
+  ProductCreate,
+  type ProductBulk,
+  type ProductSearch,
+  type SimilarSearch,
+  type SiteCreate,
+  type SiteUpdate,
+} from './catalog-schemas';
 import { issuesJson } from './catalog-views';
 import { withExactDecimals } from './exact-numbers';
 
@@ -25,7 +46,11 @@ export function createSiteRequest(caller: Caller, body: Static<typeof SiteCreate
 }
 
 /** Fields not sent keep their value; a sent null clears domain and platform and leaves the others. */
-export function updateSiteRequest(caller: Caller, siteId: string, body: Static<typeof SiteUpdate>): catalogV1.UpdateSiteRequest {
+export function updateSiteRequest(
+  caller: Caller,
+  siteId: string,
+  body: Static<typeof SiteUpdate>,
+): catalogV1.UpdateSiteRequest {
   return {
     caller,
     site_id: siteId,
@@ -39,7 +64,10 @@ export function updateSiteRequest(caller: Caller, siteId: string, body: Static<t
 }
 
 /** A bulk body split into the items refused here (by index) and the ones sent on, exact decimals kept. */
-export function bulkItems(body: Static<typeof ProductBulk>, rawBody: string | undefined): { refused: (ValidationIssue[] | undefined)[]; sent: { index: number; json: string }[] } {
+export function bulkItems(
+  body: Static<typeof ProductBulk>,
+  rawBody: string | undefined,
+): { refused: (ValidationIssue[] | undefined)[]; sent: { index: number; json: string }[] } {
   const raw = (rawJson(rawBody) as { products?: unknown[] } | undefined)?.products ?? [];
   const refused: (ValidationIssue[] | undefined)[] = [];
   const sent: { index: number; json: string }[] = [];
@@ -55,14 +83,26 @@ export function bulkItems(body: Static<typeof ProductBulk>, rawBody: string | un
 }
 
 /** One result per item in the order sent (refused here or answered by the catalog), and the counts per status. */
-export function bulkAnswer(count: number, items: ReturnType<typeof bulkItems>, answered: catalogV1.BulkUpsertProductsResponse__Output['results']) {
+export function bulkAnswer(
+  count: number,
+  items: ReturnType<typeof bulkItems>,
+  answered: catalogV1.BulkUpsertProductsResponse__Output['results'],
+) {
   const results = Array.from({ length: count }, (_, index) => {
     const issues = items.refused[index];
     if (issues) return { index, status: 'error', id: null, embeddings: null, errors: issues };
     const r = answered[items.sent.findIndex((s) => s.index === index)];
     if (!r) throw new AppError('internal', 'Missing bulk result');
-    const errors = r.errors.length ? issuesJson(r.errors).map((e) => ({ ...e, loc: ['body', 'products', index, ...e.loc.slice(1)] })) : undefined;
-    return { index, status: r.status, id: r.id || null, embeddings: r.embeddings || null, ...(errors ? { errors } : {}) };
+    const errors = r.errors.length
+      ? issuesJson(r.errors).map((e) => ({ ...e, loc: ['body', 'products', index, ...e.loc.slice(1)] }))
+      : undefined;
+    return {
+      index,
+      status: r.status,
+      id: r.id || null,
+      embeddings: r.embeddings || null,
+      ...(errors ? { errors } : {}),
+    };
   });
   const summary: Record<string, number> = { created: 0, updated: 0, unchanged: 0, error: 0 };
   for (const r of results) summary[r.status] = (summary[r.status] ?? 0) + 1;
@@ -70,7 +110,9 @@ export function bulkAnswer(count: number, items: ReturnType<typeof bulkItems>, a
 }
 
 /** The tenant settings the catalog's searches need (the gateway resolved the tenant already). */
-export function searchSettings(settings: knowledgeV1.TenantSettings__Output | null | undefined): catalogV1.SearchSettings {
+export function searchSettings(
+  settings: knowledgeV1.TenantSettings__Output | null | undefined,
+): catalogV1.SearchSettings {
   return {
     variant_strategy: settings?.variant_strategy || 'all',
     default_vector_field: settings?.default_vector_field || DEFAULT_VECTOR_FIELD,
@@ -78,7 +120,11 @@ export function searchSettings(settings: knowledgeV1.TenantSettings__Output | nu
   };
 }
 
-export function similarSearchRequest(caller: Caller, settings: knowledgeV1.TenantSettings__Output | null, body: Static<typeof SimilarSearch>): catalogV1.SimilarProductsRequest {
+export function similarSearchRequest(
+  caller: Caller,
+  settings: knowledgeV1.TenantSettings__Output | null,
+  body: Static<typeof SimilarSearch>,
+): catalogV1.SimilarProductsRequest {
   return {
     caller,
     anchor_product_ids: body.anchor_product_ids,
@@ -110,7 +156,13 @@ export function productSearchRequest(
     caller,
     query: body.query,
     limit: body.limit ?? SEARCH_DEFAULT_LIMIT,
-    ...present({ site_id: body.site_id, language: body.language, brand: body.brand, category: body.category, availability: body.availability }),
+    ...present({
+      site_id: body.site_id,
+      language: body.language,
+      brand: body.brand,
+      category: body.category,
+      availability: body.availability,
+    }),
     ...present({
       price_min: body.price_min != null ? exactPrice(raw, 'price_min') : undefined,
       price_max: body.price_max != null ? exactPrice(raw, 'price_max') : undefined,

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { BULK_LIMIT, DECIMAL_PATTERN, FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SIMILAR_DEFAULT_LIMIT, SIMILAR_MAX_LIMIT, VECTOR_FIELD_CHOICES } from '@kb/common';
+import {
+  BULK_LIMIT,
+  DECIMAL_PATTERN,
+  FIELD_LIMITS,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SIMILAR_DEFAULT_LIMIT,
+  SIMILAR_MAX_LIMIT,
+  VECTOR_FIELD_CHOICES,
+} from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 // Prices and ratings in responses: decimal strings in the interface's pattern.
@@ -30,14 +39,19 @@ export const Site = Type.Object(
 
 export const SiteCreate = Type.Object(
   {
-    slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Lowercase letters, digits and hyphens; unique per tenant; immutable' }),
+    slug: Type.String({
+      pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
+      description: 'Lowercase letters, digits and hyphens; unique per tenant; immutable',
+    }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
     language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, default: 'de' })),
     site_type: Type.Optional(Type.String({ minLength: 1, maxLength: 50, default: 'shop' })),
     platform: Type.Optional(Str({ maxLength: FIELD_LIMITS.name })),
     config: Type.Optional(Obj),
-    is_default: Type.Optional(Type.Boolean({ description: "The tenant's first site is the default whatever this says" })),
+    is_default: Type.Optional(
+      Type.Boolean({ description: "The tenant's first site is the default whatever this says" }),
+    ),
   },
   { additionalProperties: false, $id: 'SiteCreate' },
 );
@@ -54,7 +68,8 @@ export const SiteUpdate = Type.Object(
   {
     additionalProperties: false,
     $id: 'SiteUpdate',
-    description: 'Fields not sent keep their value. null clears domain and platform; null for the other fields leaves them.',
+    description:
+      'Fields not sent keep their value. null clears domain and platform; null for the other fields leaves them.',
   },
 );
 
@@ -105,9 +120,26 @@ export const Product = Type.Object(
 
 /** The product's listing fields: what a search hit shows of it. */
 export const PRODUCT_HIT_FIELDS = [
-  'id', 'external_id', 'title', 'description', 'short_description', 'sku', 'gtin', 'brand', 'category',
-  'price_current', 'price_msrp', 'price_special', 'price_on_request', 'currency', 'image_url', 'product_url',
-  'availability', 'rating_average', 'rating_count', 'language',
+  'id',
+  'external_id',
+  'title',
+  'description',
+  'short_description',
+  'sku',
+  'gtin',
+  'brand',
+  'category',
+  'price_current',
+  'price_msrp',
+  'price_special',
+  'price_on_request',
+  'currency',
+  'image_url',
+  'product_url',
+  'availability',
+  'rating_average',
+  'rating_count',
+  'language',
 ] as const satisfies readonly (keyof typeof Product.properties)[];
 
 /** The interface's "Product search hit": the product's listing fields plus the score. */
@@ -127,7 +159,13 @@ export const ProductSearchHit = Type.Composite(
  * Search filters match stored values exactly, so none is longer than the longest value that
  * can be stored (brand and availability as in ProductCreate; category and language generously).
  */
-export const FILTER_LIMITS = { site_id: 200, language: 35, brand: 200, category: FIELD_LIMITS.category, availability: 50 } as const;
+export const FILTER_LIMITS = {
+  site_id: 200,
+  language: 35,
+  brand: 200,
+  category: FIELD_LIMITS.category,
+  availability: 50,
+} as const;
 
 export const VectorField = Type.Union(
   VECTOR_FIELD_CHOICES.map((field) => Type.Literal(field)),
@@ -146,11 +184,21 @@ export const SimilarSearch = Type.Object(
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
     exclude_product_ids: Type.Optional(Type.Array(ProductId, { maxItems: FIELD_LIMITS.excludeIds })),
     anchor_weights: Type.Optional(
-      Type.Array(Type.Number({ minimum: 0 }), { maxItems: 10, description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids' }),
+      Type.Array(Type.Number({ minimum: 0 }), {
+        maxItems: 10,
+        description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids',
+      }),
     ),
     min_score: Type.Optional(Nullable(Type.Number({ description: 'Extension: hits scoring below are left out' }))),
-    collapse_variants: Type.Optional(Type.Boolean({ default: false, description: 'Extension: at most one hit per parent family' })),
-    explain: Type.Optional(Type.Boolean({ default: false, description: 'Extension: per hit why it ranked; per filter how many candidates it removed' })),
+    collapse_variants: Type.Optional(
+      Type.Boolean({ default: false, description: 'Extension: at most one hit per parent family' }),
+    ),
+    explain: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Extension: per hit why it ranked; per filter how many candidates it removed',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'SimilarSearch' },
 );
@@ -160,7 +208,9 @@ export const SimilarSearchResponse = Type.Object(
     anchor_product_ids: Type.Array(Type.String()),
     vector_field: Type.String(),
     products: Type.Array(ProductSearchHit),
-    explain: Type.Optional(Type.Unknown({ description: 'With explain: anchors ignored and candidates removed per filter' })),
+    explain: Type.Optional(
+      Type.Unknown({ description: 'With explain: anchors ignored and candidates removed per filter' }),
+    ),
   },
   { $id: 'SimilarSearchResponse' },
 );
@@ -180,7 +230,10 @@ export const ProductSearch = Type.Object(
   { additionalProperties: false, $id: 'ProductSearch' },
 );
 
-export const ProductSearchResponse = Type.Object({ products: Type.Array(ProductSearchHit) }, { $id: 'ProductSearchResponse' });
+export const ProductSearchResponse = Type.Object(
+  { products: Type.Array(ProductSearchHit) },
+  { $id: 'ProductSearchResponse' },
+);
 
 export const ProductBulk = Type.Object(
   {
@@ -195,10 +248,23 @@ export const ProductBulk = Type.Object(
 
 export const BulkItemResult = Type.Object({
   index: Type.Integer(),
-  status: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged'), Type.Literal('error')]),
+  status: Type.Union([
+    Type.Literal('created'),
+    Type.Literal('updated'),
+    Type.Literal('unchanged'),
+    Type.Literal('error'),
+  ]),
   id: Nullable(Uuid),
   embeddings: Nullable(Type.Union([Type.Literal('recomputed'), Type.Literal('skipped'), Type.Literal('pending')])),
-  errors: Type.Optional(Type.Array(Type.Object({ loc: Type.Array(Type.Union([Type.String(), Type.Integer()])), msg: Type.String(), type: Type.String() }))),
+  errors: Type.Optional(
+    Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+        msg: Type.String(),
+        type: Type.String(),
+      }),
+    ),
+  ),
 });
 export const ProductBulkResponse = Type.Object(
   {

@@ -6,7 +6,8 @@ import { Product, PRODUCT_HIT_FIELDS, Site } from './catalog-schemas';
 // the schema's (the answers' bytes), a proto3 `optional` left out is the interface's null.
 
 const object = (json: string): Record<string, unknown> => (json ? (JSON.parse(json) as Record<string, unknown>) : {});
-const isNullable = (schema: TSchema) => Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null');
+const isNullable = (schema: TSchema) =>
+  Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null');
 
 /** A message in a response schema's shape: each key in the schema's order; `<key>_json` text is the object it encodes. */
 function shaped<T extends TObject>(schema: T, message: object): Static<T> {

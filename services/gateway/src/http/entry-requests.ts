@@ -7,7 +7,9 @@ import type { CategoryCreate, CategoryUpdate } from './schemas';
 
 /** A validated body → the proto input: every sent key is named, so null and absent stay apart. */
 export function entryInput(body: Record<string, unknown>): knowledgeV1.EntryInput {
-  const input: Record<string, unknown> = { sent_fields: Object.keys(body).map((k) => (k === 'metadata' ? 'metadata_json' : k)) };
+  const input: Record<string, unknown> = {
+    sent_fields: Object.keys(body).map((k) => (k === 'metadata' ? 'metadata_json' : k)),
+  };
   for (const [key, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
     if (key === 'metadata') input.metadata_json = JSON.stringify(value);
@@ -27,17 +29,28 @@ export function expectedVersion(header: string): { expected_version?: number } {
   return { expected_version: Number(m[1]) };
 }
 
-export function listEntriesRequest(caller: Caller, query: Static<typeof EntryListQuery>): knowledgeV1.ListEntriesRequest {
+export function listEntriesRequest(
+  caller: Caller,
+  query: Static<typeof EntryListQuery>,
+): knowledgeV1.ListEntriesRequest {
   return {
     caller,
-    ...present({ category_id: query.category_id, type: query.type, project_id: query.project_id, visibility: query.visibility }),
+    ...present({
+      category_id: query.category_id,
+      type: query.type,
+      project_id: query.project_id,
+      visibility: query.visibility,
+    }),
     ...present({ layer: query.layer, cursor: query.cursor }),
     include_expired: query.include_expired ?? false,
     limit: query.limit ?? 100,
   };
 }
 
-export function searchEntriesRequest(caller: Caller, body: Static<typeof EntrySearch>): knowledgeV1.SearchEntriesRequest {
+export function searchEntriesRequest(
+  caller: Caller,
+  body: Static<typeof EntrySearch>,
+): knowledgeV1.SearchEntriesRequest {
   return {
     caller,
     query: body.query,
@@ -47,16 +60,36 @@ export function searchEntriesRequest(caller: Caller, body: Static<typeof EntrySe
   };
 }
 
-export function listCategoriesRequest(caller: Caller, query: { parent_id?: string }): knowledgeV1.ListCategoriesRequest {
+export function listCategoriesRequest(
+  caller: Caller,
+  query: { parent_id?: string },
+): knowledgeV1.ListCategoriesRequest {
   return { caller, ...present({ parent_id: query.parent_id }) };
 }
 
-export function createCategoryRequest(caller: Caller, body: Static<typeof CategoryCreate>): knowledgeV1.CreateCategoryRequest {
-  return { caller, name: body.name, ...present({ description: body.description, parent_id: body.parent_id }), sort_order: body.sort_order ?? 0 };
+export function createCategoryRequest(
+  caller: Caller,
+  body: Static<typeof CategoryCreate>,
+): knowledgeV1.CreateCategoryRequest {
+  return {
+    caller,
+    name: body.name,
+    ...present({ description: body.description, parent_id: body.parent_id }),
+    sort_order: body.sort_order ?? 0,
+  };
 }
 
 /** Only sent fields change: sent_fields names them, and a sent null is a field named but unset. */
-export function updateCategoryRequest(caller: Caller, categoryId: string, body: Static<typeof CategoryUpdate>): knowledgeV1.UpdateCategoryRequest {
+export function updateCategoryRequest(
+  caller: Caller,
+  categoryId: string,
+  body: Static<typeof CategoryUpdate>,
+): knowledgeV1.UpdateCategoryRequest {
   const { name, description, parent_id, sort_order } = body;
-  return { caller, category_id: categoryId, sent_fields: Object.keys(body), ...present({ name, description, parent_id, sort_order }) };
+  return {
+    caller,
+    category_id: categoryId,
+    sent_fields: Object.keys(body),
+    ...present({ name, description, parent_id, sort_order }),
+  };
 }

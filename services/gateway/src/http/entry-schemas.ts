@@ -3,13 +3,18 @@ import { FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/common
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options);
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );
 
 export const VISIBILITIES = ['public', 'internal', 'personal', 'restricted', 'community', 'workspace'] as const;
 export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
 export const SOURCES = ['manual', 'import', 'conversational', 'learning_loop', 'system'] as const;
 
-export const Visibility = literals(VISIBILITIES, { description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled' });
+export const Visibility = literals(VISIBILITIES, {
+  description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled',
+});
 export const EntryType = literals(ENTRY_TYPES);
 export const Source = literals(SOURCES);
 
@@ -17,7 +22,9 @@ const Title = Type.String({ minLength: 1, maxLength: 500 });
 const Content = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.longText, description: 'Markdown' });
 const Layer = Nullable(Type.String({ maxLength: 50 }));
 const Language = Type.String({ minLength: 2, maxLength: 5 });
-const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'validated against the schema of the entry type' });
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'validated against the schema of the entry type',
+});
 /** tags and search_keywords: bounded items (the interface leaves them open). */
 const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems });
 // Bounds the interface leaves open (README "Limits").
@@ -76,7 +83,12 @@ export const EntryCreate = Type.Object(
     metadata: Type.Optional(Metadata),
     source: Type.Optional(Source),
     ...sourceSearchAndPlacement,
-    translation_of: Type.Optional(Type.Unsafe<string>({ ...Uuid, description: 'extension: the id of the entry this one translates (joins its translation group)' })),
+    translation_of: Type.Optional(
+      Type.Unsafe<string>({
+        ...Uuid,
+        description: 'extension: the id of the entry this one translates (joins its translation group)',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'KnowledgeEntryCreate' },
 );
@@ -121,7 +133,9 @@ export const EntryListQuery = Type.Object({
   layer: Type.Optional(Type.String({ maxLength: 50 })),
   include_expired: Type.Optional(Type.Boolean({ default: false })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'extension: page size' })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' }),
+  ),
 });
 
 export const EntryVersion = Type.Object(

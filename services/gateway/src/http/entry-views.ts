@@ -7,7 +7,8 @@ import { Category } from './schemas';
 // knowledge.v1 answers → the interface's JSON shapes, for the entry, category, search and
 // site-knowledge routes.
 
-const isNullable = (schema: TSchema): boolean => Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null');
+const isNullable = (schema: TSchema): boolean =>
+  Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null');
 
 /**
  * A message as its response schema shows it: the schema's properties in the schema's order (the
@@ -34,9 +35,12 @@ export function entryJson(e: knowledgeV1.Entry__Output) {
   return view(Entry, e, { metadata: JSON.parse(e.metadata_json || '{}') as Record<string, unknown> });
 }
 
-export const entryVersionJson = (v: knowledgeV1.EntryVersion__Output) => view(EntryVersion, v, { entry: entryJson(requiredEntry(v.entry)) });
-export const translationJson = (t: knowledgeV1.Translation__Output) => view(Translation, t, { entry: entryJson(requiredEntry(t.entry)) });
-export const entrySearchHitJson = (h: knowledgeV1.EntrySearchHit__Output) => view(EntrySearchHit, h, { entry: entryJson(requiredEntry(h.entry)) });
+export const entryVersionJson = (v: knowledgeV1.EntryVersion__Output) =>
+  view(EntryVersion, v, { entry: entryJson(requiredEntry(v.entry)) });
+export const translationJson = (t: knowledgeV1.Translation__Output) =>
+  view(Translation, t, { entry: entryJson(requiredEntry(t.entry)) });
+export const entrySearchHitJson = (h: knowledgeV1.EntrySearchHit__Output) =>
+  view(EntrySearchHit, h, { entry: entryJson(requiredEntry(h.entry)) });
 export const categoryJson = (c: knowledgeV1.Category__Output) => view(Category, c);
 export const siteKnowledgeJson = (r: knowledgeV1.AssignEntriesToSiteResponse__Output) => view(SiteKnowledgeResult, r);
 
@@ -53,7 +57,11 @@ export function entryResult(e: knowledgeV1.Entry__Output, created = false): Rout
  * The Link header to the next page: the request's own query with the cursor replaced, so the
  * filters and the page size carry over.
  */
-export function nextPageLink(path: string, query: Record<string, string | string[] | undefined>, cursor: string): string {
+export function nextPageLink(
+  path: string,
+  query: Record<string, string | string[] | undefined>,
+  cursor: string,
+): string {
   const next = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
     if (k === 'cursor' || v === undefined) continue;

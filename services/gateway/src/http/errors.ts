@@ -27,7 +27,10 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       ctx.body = body;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
       if (status >= 500) {
-        logger.error({ err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status }, 'request failed');
+        logger.error(
+          { err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status },
+          'request failed',
+        );
       }
     }
   };
@@ -39,7 +42,8 @@ function appErrorReply(err: AppError): ErrorReply {
   const headers: Record<string, string> = {};
   if (status === 401) headers['WWW-Authenticate'] = 'Bearer realm="knowledge", error="invalid_token"';
   if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
-  if (status === 422) return { status, body: { detail: err.issues ?? [{ loc: [], msg: err.message, type: 'value_error' }] }, headers };
+  if (status === 422)
+    return { status, body: { detail: err.issues ?? [{ loc: [], msg: err.message, type: 'value_error' }] }, headers };
   return { status, body: { detail: status === 500 ? 'Internal server error' : err.message }, headers };
 }
 
@@ -50,7 +54,13 @@ function appErrorReply(err: AppError): ErrorReply {
  * anything that is not a 4xx is a 500.
  */
 function foreignErrorReply(err: unknown): ErrorReply {
-  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
+  const e = err as {
+    status?: number;
+    statusCode?: number;
+    expose?: boolean;
+    message?: string;
+    headers?: Record<string, string>;
+  };
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const detail = e.expose && e.message ? e.message : defaultMessage(status);

@@ -24,7 +24,11 @@ function converter(components: Record<string, unknown>) {
     const anyOf = s.anyOf as Json[] | undefined;
     if (anyOf?.length && anyOf.every((b) => 'const' in b)) {
       const values = anyOf.map((b) => b.const);
-      return { type: typeof values[0] === 'number' ? 'number' : 'string', enum: values, ...pick(s, ['description', 'default']) };
+      return {
+        type: typeof values[0] === 'number' ? 'number' : 'string',
+        enum: values,
+        ...pick(s, ['description', 'default']),
+      };
     }
     const out: Json = {};
     for (const [k, v] of Object.entries(s)) {
@@ -60,13 +64,16 @@ export function buildOpenApi(specs: RouteSpec<never, never, never>[] | AnySpec[]
     info: {
       title: 'Knowledge service',
       version: info.version,
-      description: 'Tenant-scoped knowledge for a support and commerce assistant. Routes marked x-extension go beyond the published interface.',
+      description:
+        'Tenant-scoped knowledge for a support and commerce assistant. Routes marked x-extension go beyond the published interface.',
     },
     servers: [{ url: '/' }],
     paths,
     components: {
       schemas: components,
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (kbt_…) or OAuth access token (JWT)' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token (kbt_…) or OAuth access token (JWT)' },
+      },
     },
   };
 }
@@ -75,7 +82,10 @@ export function buildOpenApi(specs: RouteSpec<never, never, never>[] | AnySpec[]
 function errorResponses(convert: Convert): Json {
   const errorRef = convert(ErrorResponse);
   const validationRef = convert(ValidationErrorResponse);
-  const errorResponse = (description: string, schema: unknown = errorRef) => ({ description, content: { 'application/json': { schema } } });
+  const errorResponse = (description: string, schema: unknown = errorRef) => ({
+    description,
+    content: { 'application/json': { schema } },
+  });
   return {
     401: errorResponse('Missing, malformed, expired, revoked or wrong-tenant token'),
     403: errorResponse('Scope or role does not allow this'),
@@ -91,7 +101,9 @@ function operation(spec: AnySpec, convert: Convert, errors: Json): Json {
   const params = parameters(spec, convert);
   const responses: Json = {};
   for (const [status, r] of Object.entries(spec.responses)) {
-    responses[status] = r.schema ? { description: r.description, content: { 'application/json': { schema: convert(r.schema) } } } : { description: r.description };
+    responses[status] = r.schema
+      ? { description: r.description, content: { 'application/json': { schema: convert(r.schema) } } }
+      : { description: r.description };
   }
   Object.assign(responses, errors);
   return {
@@ -101,7 +113,9 @@ function operation(spec: AnySpec, convert: Convert, errors: Json): Json {
     tags: [spec.tag],
     ...(spec.extension ? { 'x-extension': true } : {}),
     parameters: params,
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: convert(spec.body) } } } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: convert(spec.body) } } } }
+      : {}),
     responses,
     security: [{ bearerAuth: [] }],
   };
@@ -114,7 +128,13 @@ function parameters(spec: AnySpec, convert: Convert): Json[] {
     const props = (schema?.properties ?? {}) as Record<string, TSchema>;
     const required = new Set<string>((schema?.required as string[] | undefined) ?? []);
     for (const [name, prop] of Object.entries(props)) {
-      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: convert(prop), ...pick(prop as Json, ['description']) });
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        schema: convert(prop),
+        ...pick(prop as Json, ['description']),
+      });
     }
   };
   add('path', spec.params);

@@ -45,7 +45,11 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
 }
 
 /** A created resource: 201 with its Location. */
-export const created = (body: unknown, location: string): RouteResult => ({ status: 201, body, headers: { Location: location } });
+export const created = (body: unknown, location: string): RouteResult => ({
+  status: 201,
+  body,
+  headers: { Location: location },
+});
 
 /** Who asks: the tenant the request is addressed to, and the caller its token proves. */
 export interface Authentication {
@@ -58,7 +62,11 @@ export interface Authentication {
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 const unwrap = <T>(s: Settled<T>): T => {
   if (!s.ok) throw s.error;
   return s.value;
@@ -85,7 +93,9 @@ export class RouteTable {
     private readonly auth: Authentication,
   ) {}
 
-  define<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = Empty>(spec: RouteSpec<P, Q, B>): void {
+  define<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = Empty>(
+    spec: RouteSpec<P, Q, B>,
+  ): void {
     this.specs.push(spec as unknown as RouteSpec<TObject, TObject, TSchema>);
     const koaPath = API_PREFIX + spec.path.replace(/\{(\w+)\}/g, ':$1');
     const readOnly = spec.method === 'get' || spec.readOnly === true;
@@ -97,7 +107,9 @@ export class RouteTable {
       if (guess) {
         const attempt = settle(answer(spec, { ctx, tenant, caller: guess }));
         const caller = await checked;
-        result = this.auth.sameIdentity(caller, guess) ? unwrap(await attempt) : await answer(spec, { ctx, tenant, caller });
+        result = this.auth.sameIdentity(caller, guess)
+          ? unwrap(await attempt)
+          : await answer(spec, { ctx, tenant, caller });
       } else {
         // Authenticate first: an anonymous caller learns nothing from validation errors.
         result = await answer(spec, { ctx, tenant, caller: await checked });

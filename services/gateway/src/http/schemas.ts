@@ -3,7 +3,8 @@ import { FIELD_LIMITS } from '@kb/common';
 
 export const Uuid = Type.String({ format: 'uuid', examples: ['7c6a2f4e-5b0d-4a53-9a37-0d2a4b9f1c11'] });
 export const DateTime = Type.String({ format: 'date-time' });
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
 
 export const ErrorResponse = Type.Object({ detail: Type.String() }, { $id: 'ErrorResponse' });
 export const ValidationErrorResponse = Type.Object(

@@ -16,7 +16,11 @@ const CACHE_TTL_MS = 5000;
  */
 export function tenantResolver(config: GatewayConfig, backends: Backends) {
   const cache = new Map<string, { tenant: Tenant; expires: number }>();
-  const defaultHosts = new Set(config.DEFAULT_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+  const defaultHosts = new Set(
+    config.DEFAULT_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
 
   const lookup = async (key: string, request: knowledgeV1.ResolveTenantRequest, requestId: string): Promise<Tenant> => {
     const hit = cache.get(key);
@@ -28,9 +32,13 @@ export function tenantResolver(config: GatewayConfig, backends: Backends) {
 
   return async function resolve(ctx: Koa.Context): Promise<Tenant> {
     const requestId = ctx.state.requestId as string;
-    if (config.TENANT_MODE === 'single') return lookup(`id:${config.TENANT_ID}`, { tenant_id: config.TENANT_ID }, requestId);
+    if (config.TENANT_MODE === 'single')
+      return lookup(`id:${config.TENANT_ID}`, { tenant_id: config.TENANT_ID }, requestId);
     const forwarded = config.TRUST_PROXY ? ctx.get('X-Forwarded-Host').split(',')[0]?.trim() : '';
-    const host = (forwarded || ctx.get('Host')).toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    const host = (forwarded || ctx.get('Host'))
+      .toLowerCase()
+      .replace(/:\d+$/, '')
+      .replace(/^\[|\]$/g, '');
     if (!host) throw AppError.notFound('Tenant not found');
     if (defaultHosts.has(host)) {
       if (!config.DEFAULT_TENANT) throw AppError.notFound('Tenant not found');

@@ -14,7 +14,13 @@ import { httpRequest, type HttpResponse } from '../../../../test/support/http';
 
 export const TOKEN = 'kbt_abcdefabcdef_secret';
 export const TENANT = { id: 'acme', name: 'Acme', hosts: [], settings: {}, created_at: '2026-01-01T00:00:00.000Z' };
-export const IDENTITY = { token_id: 't1', user_id: 'u1', role: 'Admin', scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'], workspace_ids: [] };
+export const IDENTITY = {
+  token_id: 't1',
+  user_id: 'u1',
+  role: 'Admin',
+  scopes: ['knowledge:read', 'knowledge:write', 'knowledge:admin'],
+  workspace_ids: [],
+};
 export const UUID = '0b6f3a3e-8e0c-4a39-9c55-2d1f0f6f1c11';
 
 /** A stand-in answers like the typed gRPC client: with the response message, or by throwing an AppError. */
@@ -68,12 +74,20 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const calls: Call[] = [];
   const errors: Record<string, unknown>[] = [];
   const knowledge: Handlers = {
-    ResolveTenant: (req: { tenant_id?: string; host?: string }) => ({ ...TENANT, id: req.tenant_id ?? `host-${req.host}` }),
+    ResolveTenant: (req: { tenant_id?: string; host?: string }) => ({
+      ...TENANT,
+      id: req.tenant_id ?? `host-${req.host}`,
+    }),
     AuthenticateApiToken: () => IDENTITY,
   };
   const catalog: Handlers = {};
   const similarity: Handlers = {};
-  const backends = { knowledge: fake('knowledge', knowledge, calls), catalog: fake('catalog', catalog, calls), similarity: fake('similarity', similarity, calls), close() {} };
+  const backends = {
+    knowledge: fake('knowledge', knowledge, calls),
+    catalog: fake('catalog', catalog, calls),
+    similarity: fake('similarity', similarity, calls),
+    close() {},
+  };
   const config = loadGatewayConfig({
     TENANT_MODE: 'single',
     TENANT_ID: 'acme',
@@ -82,7 +96,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     SIMILARITY_GRPC_ADDR: '127.0.0.1:1',
     ...env,
   });
-  const logger: Logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger: Logger = pino(
+    { level: 'error' },
+    { write: (line: string) => void errors.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   const { app } = createGatewayApp(config, backends as unknown as Backends, logger);
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

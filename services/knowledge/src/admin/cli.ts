@@ -7,7 +7,20 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type mongoose from 'mongoose';
 import * as grpc from '@grpc/grpc-js';
-import { AppError, CLIENT_OPTIONS, ROLES, SCOPES, indexErrorLine, isUuid, reindex, runAdminProcess, similarityProto, systemCaller, typedClient, type Logger } from '@kb/common';
+import {
+  AppError,
+  CLIENT_OPTIONS,
+  ROLES,
+  SCOPES,
+  indexErrorLine,
+  isUuid,
+  reindex,
+  runAdminProcess,
+  similarityProto,
+  systemCaller,
+  typedClient,
+  type Logger,
+} from '@kb/common';
 import { entriesRepo } from '../data-access/entries-repo';
 import { indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
 import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from '../data-access/models';
@@ -45,7 +58,8 @@ function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>)
 
 function requireTenantId(value: unknown): string {
   if (typeof value !== 'string' || !value) throw new UsageError('--tenant <tenant-id> is required');
-  if (!TENANT_ID.test(value)) throw new UsageError(`Invalid tenant id "${value}": lowercase letters, digits and hyphens, 1-63 characters`);
+  if (!TENANT_ID.test(value))
+    throw new UsageError(`Invalid tenant id "${value}": lowercase letters, digits and hyphens, 1-63 characters`);
   return value;
 }
 
@@ -82,7 +96,11 @@ export async function runAdmin(argv: string[], connection: mongoose.Connection, 
 }
 
 async function createTenant({ tenants, out }: Admin, args: string[]): Promise<void> {
-  const { values, positionals } = parse(args, { host: { type: 'string', multiple: true }, name: { type: 'string' }, 'if-missing': { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    host: { type: 'string', multiple: true },
+    name: { type: 'string' },
+    'if-missing': { type: 'boolean' },
+  });
   if (positionals.length !== 1) throw new UsageError('tenant create takes exactly one <tenant-id>');
   const id = requireTenantId(positionals[0]);
   // The Helm chart's bootstrap Job runs on every install and upgrade: an existing tenant is left as it is.
@@ -90,10 +108,11 @@ async function createTenant({ tenants, out }: Admin, args: string[]): Promise<vo
     out(`Tenant ${id} already exists; left unchanged`);
     return;
   }
-  const hosts = (values.host as string[] | undefined ?? []).map((h) => h.toLowerCase());
+  const hosts = ((values.host as string[] | undefined) ?? []).map((h) => h.toLowerCase());
   for (const host of hosts) {
     if (!HOSTNAME.test(host)) throw new UsageError(`Invalid host name "${host}"`);
-    if (await tenants.hostTakenByOther(host, id)) throw new UsageError(`Host "${host}" already belongs to another tenant`);
+    if (await tenants.hostTakenByOther(host, id))
+      throw new UsageError(`Host "${host}" already belongs to another tenant`);
   }
   const created = await tenants.create({ id, name: (values.name as string | undefined) ?? id, hosts });
   if (!created) throw new UsageError(`Tenant "${id}" already exists`);
@@ -125,10 +144,12 @@ async function tenantSettings(admin: Admin, args: string[]): Promise<void> {
 /** `token create`'s options, checked: role, user, scopes, expiry and workspaces. */
 function tokenOptions(values: Record<string, string | string[] | boolean | undefined>) {
   const role = values.role as string | undefined;
-  if (!role || !(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  if (!role || !(ROLES as readonly string[]).includes(role))
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   const user = values.user as string | undefined;
   if (user !== undefined && !isUuid(user)) throw new UsageError(`--user must be a uuid, got "${user}"`);
-  const scopes = values.scopes === undefined ? defaultScopesForRole(role) : String(values.scopes).split(/\s+/).filter(Boolean);
+  const scopes =
+    values.scopes === undefined ? defaultScopesForRole(role) : String(values.scopes).split(/\s+/).filter(Boolean);
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new UsageError(`Unknown scope(s) ${unknown.join(', ')}; known: ${SCOPES.join(' ')}`);
   if (scopes.length === 0) throw new UsageError('--scopes must name at least one scope');
@@ -157,8 +178,20 @@ async function createToken(admin: Admin, args: string[]): Promise<void> {
   const tenant = await admin.existingTenant(requireTenantId(values.tenant));
   const { role, user, scopes, expiresAt, workspaces, name } = tokenOptions(values);
   const { id, token, hash } = newApiToken();
-  await tokensRepo(admin.models).create({ id, hash, tenant_id: tenant.id, user_id: user, role, scopes, workspace_ids: workspaces, name, expires_at: expiresAt });
-  admin.out(`Created ${role} token ${id} for tenant ${tenant.id} (scopes: ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''})`);
+  await tokensRepo(admin.models).create({
+    id,
+    hash,
+    tenant_id: tenant.id,
+    user_id: user,
+    role,
+    scopes,
+    workspace_ids: workspaces,
+    name,
+    expires_at: expiresAt,
+  });
+  admin.out(
+    `Created ${role} token ${id} for tenant ${tenant.id} (scopes: ${scopes.join(' ')}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''})`,
+  );
   admin.out(token);
 }
 
@@ -172,7 +205,8 @@ async function revokeToken(admin: Admin, args: string[]): Promise<void> {
   const tokens = tokensRepo(admin.models);
   const matches = await tokens.findByIdPrefix(tenant.id, given);
   if (matches.length === 0) throw new UsageError(`No token of tenant ${tenant.id} matches "${positionals[0]}"`);
-  if (matches.length > 1) throw new UsageError(`"${positionals[0]}" matches ${matches.length} tokens; give more of the id`);
+  if (matches.length > 1)
+    throw new UsageError(`"${positionals[0]}" matches ${matches.length} tokens; give more of the id`);
   const match = matches[0]!;
   await tokens.revoke(tenant.id, match.id);
   admin.out(`Revoked token ${match.id}${match.name ? ` (${match.name})` : ''} of tenant ${tenant.id}`);
@@ -180,7 +214,8 @@ async function revokeToken(admin: Admin, args: string[]): Promise<void> {
 
 async function reindexCommand(admin: Admin, kind: string | undefined, args: string[]): Promise<void> {
   const { values, positionals } = parse(args, { similarity: { type: 'string' } });
-  if (kind !== 'entries' || positionals.length) throw new UsageError('reindex takes exactly one kind: entries (products are reindexed by the catalog)');
+  if (kind !== 'entries' || positionals.length)
+    throw new UsageError('reindex takes exactly one kind: entries (products are reindexed by the catalog)');
   const address = (values.similarity as string | undefined) ?? process.env.SIMILARITY_GRPC_ADDR ?? '127.0.0.1:50053';
   if (!/^[^\s:]+:\d{1,5}$/.test(address)) throw new UsageError(`--similarity must be host:port, got "${address}"`);
   await reindexEntries(admin.models, address, admin.out);
@@ -190,7 +225,8 @@ async function reindexCommand(admin: Admin, kind: string | undefined, args: stri
 async function indexErrors({ models, out }: Admin, action: 'errors' | 'retry', args: string[]): Promise<void> {
   const { values, positionals } = parse(args, { tenant: { type: 'string' }, kind: { type: 'string' } });
   const kind = values.kind as string | undefined;
-  if (kind !== undefined && kind !== 'entries' && kind !== 'products') throw new UsageError(`--kind must be entries or products, got "${kind}"`);
+  if (kind !== undefined && kind !== 'entries' && kind !== 'products')
+    throw new UsageError(`--kind must be entries or products, got "${kind}"`);
   const tenant = values.tenant === undefined ? undefined : requireTenantId(values.tenant);
   // --kind products is the catalog's part (npm run admin runs both): nothing to do here.
   if (kind === 'products') return;
@@ -199,17 +235,25 @@ async function indexErrors({ models, out }: Admin, action: 'errors' | 'retry', a
   if (action === 'errors') {
     if (positionals.length) throw new UsageError(`Unexpected argument "${positionals[0]}"`);
     const refused = await repo.indexErrors(tenant);
-    for (const e of refused) if (e.index_error) out(indexErrorLine('entries', { ...e, queued: e.index_pending, index_error: e.index_error }));
-    out(refused.length ? `${refused.length} entries refused by the search index${scope}` : `No entries refused by the search index${scope}`);
+    for (const e of refused)
+      if (e.index_error) out(indexErrorLine('entries', { ...e, queued: e.index_pending, index_error: e.index_error }));
+    out(
+      refused.length
+        ? `${refused.length} entries refused by the search index${scope}`
+        : `No entries refused by the search index${scope}`,
+    );
     return;
   }
   const queued = await repo.retryIndexErrors(tenant, positionals);
-  out(`Queued ${queued} refused entries for indexing again${scope} (the running knowledge service's indexer takes them)`);
+  out(
+    `Queued ${queued} refused entries for indexing again${scope} (the running knowledge service's indexer takes them)`,
+  );
 }
 
 /** The CLI's stand-in for a service logger: a refusal met during a reindex is worth a line on stderr. */
 const stderrLogger = {
-  error: (fields: Record<string, unknown>, msg: string) => process.stderr.write(`${msg}: ${fields.entry_id} (${fields.error})\n`),
+  error: (fields: Record<string, unknown>, msg: string) =>
+    process.stderr.write(`${msg}: ${fields.entry_id} (${fields.error})\n`),
 } as unknown as Logger;
 
 /**
@@ -220,7 +264,11 @@ const stderrLogger = {
 async function reindexEntries(models: KnowledgeModels, address: string, out: Out): Promise<void> {
   const similarity = typedClient(
     'similarity',
-    new (similarityProto().kb.similarity.v1.SimilarityService)(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    new (similarityProto().kb.similarity.v1.SimilarityService)(
+      address,
+      grpc.credentials.createInsecure(),
+      CLIENT_OPTIONS,
+    ),
     60_000,
   );
   const caller = systemCaller(INDEXER, '');
@@ -243,10 +291,16 @@ async function reindexEntries(models: KnowledgeModels, address: string, out: Out
       onPage: (done) => out(`  ${done} entries`),
     });
     if (!result.finished) {
-      throw new Error(`${result.failed} of ${result.done} entries could not be indexed${result.error ? ` (${result.error})` : ''}; the alias still points at the old index`);
+      throw new Error(
+        `${result.failed} of ${result.done} entries could not be indexed${result.error ? ` (${result.error})` : ''}; the alias still points at the old index`,
+      );
     }
-    const removed = result.finished.removed_indices.length ? `; removed ${result.finished.removed_indices.join(', ')}` : '';
-    out(`Reindexed ${result.indexed} entries (${result.refused} failed); alias ${result.alias} -> ${result.index}${removed}; ${result.finished.requeued} written meanwhile are queued for the indexer`);
+    const removed = result.finished.removed_indices.length
+      ? `; removed ${result.finished.removed_indices.join(', ')}`
+      : '';
+    out(
+      `Reindexed ${result.indexed} entries (${result.refused} failed); alias ${result.alias} -> ${result.index}${removed}; ${result.finished.requeued} written meanwhile are queued for the indexer`,
+    );
   } finally {
     similarity.close();
   }

@@ -30,13 +30,26 @@ export function categoriesRepo(models: KnowledgeModels) {
       const doc = await Category.findOne({ tenant_id: tenantId, _id: id }).lean<CategoryDoc>();
       return doc ? toRecord(doc) : null;
     },
-    async create(tenantId: string, input: { name: string; description: string | null; parent_id: string | null; sort_order: number }): Promise<CategoryRecord> {
+    async create(
+      tenantId: string,
+      input: { name: string; description: string | null; parent_id: string | null; sort_order: number },
+    ): Promise<CategoryRecord> {
       const now = new Date();
-      const doc = await Category.create({ _id: randomUUID(), tenant_id: tenantId, ...input, created_at: now, updated_at: now });
+      const doc = await Category.create({
+        _id: randomUUID(),
+        tenant_id: tenantId,
+        ...input,
+        created_at: now,
+        updated_at: now,
+      });
       return toRecord(doc.toObject());
     },
     /** Sets the given fields; returns null when the category does not exist in the tenant. */
-    async update(tenantId: string, id: string, changes: Partial<Pick<CategoryRecord, 'name' | 'description' | 'parent_id' | 'sort_order'>>): Promise<CategoryRecord | null> {
+    async update(
+      tenantId: string,
+      id: string,
+      changes: Partial<Pick<CategoryRecord, 'name' | 'description' | 'parent_id' | 'sort_order'>>,
+    ): Promise<CategoryRecord | null> {
       const doc = await Category.findOneAndUpdate(
         { tenant_id: tenantId, _id: id },
         { $set: { ...changes, updated_at: new Date() } },

@@ -34,7 +34,10 @@ export interface ListQuery {
 const opts = (session?: ClientSession) => (session ? { session } : {});
 
 function readableFilter(by: ReadableBy): Record<string, unknown> {
-  const or: Record<string, unknown>[] = [{ visibility: { $in: by.visibilities } }, { visibility: 'personal', owner_key: by.ownerKey }];
+  const or: Record<string, unknown>[] = [
+    { visibility: { $in: by.visibilities } },
+    { visibility: 'personal', owner_key: by.ownerKey },
+  ];
   if (by.workspaceIds) or.push({ visibility: 'workspace', workspace_id: { $in: by.workspaceIds } });
   return { $or: or };
 }
@@ -47,7 +50,10 @@ function listFilter(q: ListQuery): Record<string, unknown>[] {
   if (q.visibility) and.push({ visibility: q.visibility });
   if (q.layer !== undefined) and.push({ layer: q.layer });
   if (!q.includeExpired) and.push({ $or: [{ expires_at: null }, { expires_at: { $gt: new Date() } }] });
-  if (q.after) and.push({ $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }] });
+  if (q.after)
+    and.push({
+      $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }],
+    });
   return and;
 }
 
@@ -89,7 +95,13 @@ export function entriesRepo(models: KnowledgeModels) {
      * The optimistic-concurrency write: applies `set` only when the stored version is still
      * `expectedVersion`, and bumps it. Null when another write got there first (or it is gone).
      */
-    async updateIfVersion(tenantId: string, id: string, expectedVersion: number, set: Partial<EntryDoc>, session?: ClientSession): Promise<EntryRecord | null> {
+    async updateIfVersion(
+      tenantId: string,
+      id: string,
+      expectedVersion: number,
+      set: Partial<EntryDoc>,
+      session?: ClientSession,
+    ): Promise<EntryRecord | null> {
       return Entry.findOneAndUpdate(
         { tenant_id: tenantId, _id: id, version: expectedVersion },
         { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
@@ -103,7 +115,13 @@ export function entriesRepo(models: KnowledgeModels) {
     },
 
     /** Moves the entry to another category while it is still in `from` (a new version); null when it is not. */
-    async moveFromCategory(tenantId: string, id: string, from: string, to: string, session?: ClientSession): Promise<EntryRecord | null> {
+    async moveFromCategory(
+      tenantId: string,
+      id: string,
+      from: string,
+      to: string,
+      session?: ClientSession,
+    ): Promise<EntryRecord | null> {
       return Entry.findOneAndUpdate(
         { tenant_id: tenantId, _id: id, category_id: from },
         { $set: { category_id: to, updated_at: new Date(), index_pending: true }, $inc: { version: 1 } },
@@ -111,14 +129,22 @@ export function entriesRepo(models: KnowledgeModels) {
       ).lean<EntryDoc>();
     },
 
-    async deleteIfVersion(tenantId: string, id: string, expectedVersion: number, session?: ClientSession): Promise<boolean> {
+    async deleteIfVersion(
+      tenantId: string,
+      id: string,
+      expectedVersion: number,
+      session?: ClientSession,
+    ): Promise<boolean> {
       const res = await Entry.deleteOne({ tenant_id: tenantId, _id: id, version: expectedVersion }, opts(session));
       return res.deletedCount === 1;
     },
 
     /** One page of the entries matching the query, newest change first. */
     async list(tenantId: string, q: ListQuery): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, $and: listFilter(q) }).sort({ updated_at: -1, _id: 1 }).limit(q.limit).lean<EntryDoc[]>();
+      return Entry.find({ tenant_id: tenantId, $and: listFilter(q) })
+        .sort({ updated_at: -1, _id: 1 })
+        .limit(q.limit)
+        .lean<EntryDoc[]>();
     },
 
     async countInCategory(tenantId: string, categoryId: string): Promise<number> {
@@ -127,16 +153,23 @@ export function entriesRepo(models: KnowledgeModels) {
 
     /** Oldest first. */
     async ofType(tenantId: string, type: string, session?: ClientSession): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, type }, null, opts(session)).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
+      return Entry.find({ tenant_id: tenantId, type }, null, opts(session))
+        .sort({ created_at: 1, _id: 1 })
+        .lean<EntryDoc[]>();
     },
 
     async translationGroup(tenantId: string, groupId: string): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, translation_group_id: groupId }).sort({ created_at: 1, _id: 1 }).lean<EntryDoc[]>();
+      return Entry.find({ tenant_id: tenantId, translation_group_id: groupId })
+        .sort({ created_at: 1, _id: 1 })
+        .lean<EntryDoc[]>();
     },
 
     /** Records a site on an entry; true when its site list changed. */
     async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
-      const res = await Entry.updateOne({ tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } }, { $addToSet: { site_ids: siteId } });
+      const res = await Entry.updateOne(
+        { tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } },
+        { $addToSet: { site_ids: siteId } },
+      );
       return res.modifiedCount === 1;
     },
 
@@ -145,7 +178,9 @@ export function entriesRepo(models: KnowledgeModels) {
     },
 
     async versions(tenantId: string, entryId: string): Promise<EntryVersionRecord[]> {
-      return EntryVersion.find({ tenant_id: tenantId, entry_id: entryId }).sort({ version: 1 }).lean<EntryVersionDoc[]>();
+      return EntryVersion.find({ tenant_id: tenantId, entry_id: entryId })
+        .sort({ version: 1 })
+        .lean<EntryVersionDoc[]>();
     },
 
     async addTombstone(t: EntryTombstoneDoc, session?: ClientSession): Promise<void> {
@@ -162,17 +197,25 @@ export function entriesRepo(models: KnowledgeModels) {
     },
     /** Every entry of every tenant, in _id order, a page at a time (a reindex). */
     async allAfter(afterId: string, limit: number): Promise<EntryRecord[]> {
-      return (await Entry.collection.find({ _id: { $gt: afterId } } as never).sort({ _id: 1 }).limit(limit).toArray()) as unknown as EntryRecord[];
+      return (await Entry.collection
+        .find({ _id: { $gt: afterId } } as never)
+        .sort({ _id: 1 })
+        .limit(limit)
+        .toArray()) as unknown as EntryRecord[];
     },
     /** Queues entries written since `since` for the background indexer (after a reindex); returns how many. */
     async markChangedSince(since: Date): Promise<number> {
-      return (await Entry.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } })).modifiedCount;
+      return (await Entry.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } }))
+        .modifiedCount;
     },
     /** Marks a version as indexed (and clears an index error) unless a newer write happened meanwhile. */
     async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {
       await Entry.updateOne(
         { tenant_id: tenantId, _id: id, version },
-        { $set: { indexed_version: version, index_pending: false, embedding_model: model || null }, $unset: { index_error: '' } },
+        {
+          $set: { indexed_version: version, index_pending: false, embedding_model: model || null },
+          $unset: { index_error: '' },
+        },
       );
     },
     /**
@@ -183,26 +226,47 @@ export function entriesRepo(models: KnowledgeModels) {
     async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
       const res = await Entry.updateOne(
         { tenant_id: tenantId, _id: id, version },
-        { $set: { index_pending: false, 'index_error.message': message, 'index_error.at': at, 'index_error.version': version }, $inc: { 'index_error.attempts': 1 } },
+        {
+          $set: {
+            index_pending: false,
+            'index_error.message': message,
+            'index_error.at': at,
+            'index_error.version': version,
+          },
+          $inc: { 'index_error.attempts': 1 },
+        },
       );
       return res.modifiedCount === 1;
     },
     /** Entries the search index refused, newest refusal first (every tenant unless one is given). */
-    async indexErrors(tenantId?: string): Promise<Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
+    async indexErrors(
+      tenantId?: string,
+    ): Promise<Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
       return (await Entry.collection
-        .find({ index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) }, { projection: { tenant_id: 1, version: 1, index_pending: 1, index_error: 1 } })
+        .find(
+          { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
+          { projection: { tenant_id: 1, version: 1, index_pending: 1, index_error: 1 } },
+        )
         .sort({ 'index_error.at': -1 })
-        .toArray()) as unknown as Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[];
+        .toArray()) as unknown as Pick<
+        EntryRecord,
+        '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'
+      >[];
     },
     async countIndexErrors(): Promise<number> {
       return Entry.collection.countDocuments({ index_error: { $exists: true } });
     },
     /** Queues refused entries again (all, a tenant's, or the given ids); returns how many. */
     async retryIndexErrors(tenantId?: string, ids: string[] = []): Promise<number> {
-      const filter = { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}), ...(ids.length ? { _id: { $in: ids } } : {}) };
+      const filter = {
+        index_error: { $exists: true },
+        ...(tenantId ? { tenant_id: tenantId } : {}),
+        ...(ids.length ? { _id: { $in: ids } } : {}),
+      };
       return (await Entry.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
     },
-    indexBacklog: (): Promise<IndexBacklog> => readIndexBacklog(Entry.collection, { index_pending: true }, EntryTombstone.collection),
+    indexBacklog: (): Promise<IndexBacklog> =>
+      readIndexBacklog(Entry.collection, { index_pending: true }, EntryTombstone.collection),
     async removeTombstone(tenantId: string, id: string, version: number): Promise<void> {
       await EntryTombstone.deleteOne({ tenant_id: tenantId, _id: id, version });
     },

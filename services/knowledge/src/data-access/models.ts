@@ -193,7 +193,13 @@ const entrySchema = tenantScopedSchema<EntryDoc>(
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
     // No default: absent until a refusal, so `$inc` can start its attempts at 1.
-    index_error: { type: new Schema<IndexErrorRecord>({ message: String, at: Date, attempts: Number, version: Number }, { _id: false }), default: undefined },
+    index_error: {
+      type: new Schema<IndexErrorRecord>(
+        { message: String, at: Date, attempts: Number, version: Number },
+        { _id: false },
+      ),
+      default: undefined,
+    },
     ...timestamps(),
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },
@@ -247,8 +253,10 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
     ApiToken: connection.models.ApiToken ?? connection.model<ApiTokenDoc>('ApiToken', apiTokenSchema),
     Category: connection.models.Category ?? connection.model<CategoryDoc>('Category', categorySchema),
     Entry: connection.models.Entry ?? connection.model<EntryDoc>('Entry', entrySchema),
-    EntryVersion: connection.models.EntryVersion ?? connection.model<EntryVersionDoc>('EntryVersion', entryVersionSchema),
-    EntryTombstone: connection.models.EntryTombstone ?? connection.model<EntryTombstoneDoc>('EntryTombstone', entryTombstoneSchema),
+    EntryVersion:
+      connection.models.EntryVersion ?? connection.model<EntryVersionDoc>('EntryVersion', entryVersionSchema),
+    EntryTombstone:
+      connection.models.EntryTombstone ?? connection.model<EntryTombstoneDoc>('EntryTombstone', entryTombstoneSchema),
   };
 }
 

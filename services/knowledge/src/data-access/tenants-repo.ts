@@ -26,8 +26,19 @@ export function tenantsRepo(models: KnowledgeModels) {
     /** Creates the tenant; returns null when the id is taken. */
     async create(input: { id: string; name: string; hosts: string[] }): Promise<TenantRecord | null> {
       const now = new Date();
-      const create = () => Tenant.create({ _id: input.id, name: input.name, hosts: input.hosts, settings: {}, created_at: now, updated_at: now });
-      return onDuplicateKey(async () => toRecord((await create()).toObject()), () => null);
+      const create = () =>
+        Tenant.create({
+          _id: input.id,
+          name: input.name,
+          hosts: input.hosts,
+          settings: {},
+          created_at: now,
+          updated_at: now,
+        });
+      return onDuplicateKey(
+        async () => toRecord((await create()).toObject()),
+        () => null,
+      );
     },
     async hostTakenByOther(host: string, id: string): Promise<boolean> {
       return (await Tenant.findOne({ hosts: host, _id: { $ne: id } }).lean()) !== null;

@@ -3,7 +3,10 @@ import type { TenantsRepo, TenantRecord } from '../data-access/tenants-repo';
 import type { TokensRepo } from '../data-access/tokens-repo';
 
 /** The tenant a request was addressed to: by id (TENANT_MODE=single) or by host name. */
-export async function resolveTenant(tenants: TenantsRepo, input: { tenantId?: string; host?: string }): Promise<TenantRecord> {
+export async function resolveTenant(
+  tenants: TenantsRepo,
+  input: { tenantId?: string; host?: string },
+): Promise<TenantRecord> {
   let tenant: TenantRecord | null = null;
   if (input.tenantId) tenant = await tenants.findById(input.tenantId);
   else if (input.host) tenant = await tenants.findByHost(input.host.toLowerCase());

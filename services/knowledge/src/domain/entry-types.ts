@@ -15,7 +15,10 @@ export const METADATA_SCHEMAS: Record<string, TSchema> = {
   process: Type.Object(
     {
       steps: Type.Array(
-        Type.Object({ title: Str, detail: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: false }),
+        Type.Object(
+          { title: Str, detail: Type.Optional(Type.Union([Type.String(), Type.Null()])) },
+          { additionalProperties: false },
+        ),
         { minItems: 1 },
       ),
     },
@@ -47,7 +50,8 @@ export function normaliseMetadata(type: string, raw: unknown): Record<string, un
   const schema = METADATA_SCHEMAS[type] ?? METADATA_SCHEMAS.knowledge!;
   const value = raw === undefined || raw === null ? {} : raw;
   const withDefaults = Value.Default(schema, structuredClone(value));
-  if (!Value.Check(schema, withDefaults)) throw AppError.invalid(validationIssues(schema, withDefaults, ['body', 'metadata']));
+  if (!Value.Check(schema, withDefaults))
+    throw AppError.invalid(validationIssues(schema, withDefaults, ['body', 'metadata']));
   const cleaned = Value.Clean(schema, withDefaults) as Record<string, unknown>;
   if (type === 'memory' && typeof cleaned.expires_at === 'string') {
     cleaned.expires_at = new Date(cleaned.expires_at as string).toISOString(); // normalised to UTC
@@ -71,6 +75,7 @@ export function isExpired(e: { expires_at: Date | null }, now: number = Date.now
 
 /** 403 unless the viewer's role may write entries of this type; the skill index only the system writes. */
 export function assertMayWriteType(v: Viewer, type: string): void {
-  if (type === 'skill_index') throw AppError.forbidden('skill_index entries are maintained by the system and cannot be written');
+  if (type === 'skill_index')
+    throw AppError.forbidden('skill_index entries are maintained by the system and cannot be written');
   if (!v.writableTypes.includes(type)) throw AppError.forbidden(`Role ${v.caller.role} may not write ${type} entries`);
 }

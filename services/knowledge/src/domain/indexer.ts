@@ -1,4 +1,16 @@
-import { backgroundSpan, indexerLoop, indexSplittingRefusals, systemCaller, indexErrorMessage, outageLog, type Caller, type IndexerPass, type Logger, type SimilarityClient, type similarityV1 } from '@kb/common';
+import {
+  backgroundSpan,
+  indexerLoop,
+  indexSplittingRefusals,
+  systemCaller,
+  indexErrorMessage,
+  outageLog,
+  type Caller,
+  type IndexerPass,
+  type Logger,
+  type SimilarityClient,
+  type similarityV1,
+} from '@kb/common';
 import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
@@ -45,7 +57,13 @@ async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string
   // False when a newer version was written meanwhile: that one is pending and gets its own try.
   if (!(await deps.repo.markRefused(entry.tenant_id, entry._id, entry.version, message, new Date()))) return;
   deps.logger.error(
-    { tenant_id: entry.tenant_id, entry_id: entry._id, version: entry.version, error: message, index_errors: await deps.repo.countIndexErrors() },
+    {
+      tenant_id: entry.tenant_id,
+      entry_id: entry._id,
+      version: entry.version,
+      error: message,
+      index_errors: await deps.repo.countIndexErrors(),
+    },
     'the search index refused an entry; not retried until it changes (npm run admin -- index errors)',
   );
 }
@@ -94,7 +112,11 @@ export async function indexEntries(
   const call = (entries: EntryRecord[]) =>
     deps.similarity.call(
       'IndexEntries',
-      { caller, entries: entries.map(entryDocument), ...(options.targetIndex ? { target_index: options.targetIndex } : {}) },
+      {
+        caller,
+        entries: entries.map(entryDocument),
+        ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
+      },
       options.deadlineMs ? { deadlineMs: options.deadlineMs } : undefined,
     );
   await indexSplittingRefusals(group, call, {
@@ -119,7 +141,15 @@ const BATCH = 200;
  * entry whose indexed version is behind and on delete tombstones, so nothing is lost while
  * Elasticsearch or the similarity service is down.
  */
-export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityClient; logger: Logger; intervalMs: number; immediateDeadlineMs: number; isUp: () => boolean }) { // one closure: writes and the loop share the outage log and the degraded flag
+export function entryIndexer(deps: {
+  repo: EntriesRepo;
+  similarity: SimilarityClient;
+  logger: Logger;
+  intervalMs: number;
+  immediateDeadlineMs: number;
+  isUp: () => boolean;
+}) {
+  // one closure: writes and the loop share the outage log and the degraded flag
   const { repo, similarity, logger } = deps;
   let reported = false;
   // Transient failures (the similarity service, Elasticsearch or the embedder away) are retried
@@ -130,12 +160,21 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
   let degraded = false;
 
   /** Indexes entries, one call per tenant; returns the model per indexed id and whether a call failed. */
-  async function index(entries: EntryRecord[], deadlineMs?: number): Promise<{ done: Map<string, string>; failed: boolean }> {
+  async function index(
+    entries: EntryRecord[],
+    deadlineMs?: number,
+  ): Promise<{ done: Map<string, string>; failed: boolean }> {
     const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
     let failed = false;
     for (const [tenantId, group] of byTenant(entries)) {
       try {
-        await indexEntries({ repo, logger, similarity }, systemCaller(INDEXER, tenantId), group, deadlineMs ? { deadlineMs } : {}, outcome);
+        await indexEntries(
+          { repo, logger, similarity },
+          systemCaller(INDEXER, tenantId),
+          group,
+          deadlineMs ? { deadlineMs } : {},
+          outcome,
+        );
         outage.recovered();
       } catch (err) {
         failed = true;
@@ -151,17 +190,27 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     if (reported) return;
     const count = await repo.countIndexErrors();
     reported = true;
-    if (count > 0) logger.warn({ index_errors: count }, `${count} entries were refused by the search index (npm run admin -- index errors)`);
+    if (count > 0)
+      logger.warn(
+        { index_errors: count },
+        `${count} entries were refused by the search index (npm run admin -- index errors)`,
+      );
   }
 
   /** Applies delete tombstones, one call per tenant; returns whether a call failed. */
-  async function removeFromIndex(tombstones: { _id: string; tenant_id: string; version: number }[], deadlineMs?: number): Promise<boolean> {
+  async function removeFromIndex(
+    tombstones: { _id: string; tenant_id: string; version: number }[],
+    deadlineMs?: number,
+  ): Promise<boolean> {
     let failed = false;
     for (const [tenantId, group] of byTenant(tombstones)) {
       try {
         await similarity.call(
           'DeleteEntries',
-          { caller: systemCaller(INDEXER, tenantId), documents: group.map((t) => ({ id: t._id, version: String(t.version) })) },
+          {
+            caller: systemCaller(INDEXER, tenantId),
+            documents: group.map((t) => ({ id: t._id, version: String(t.version) })),
+          },
           deadlineMs ? { deadlineMs } : undefined,
         );
         for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
@@ -184,11 +233,19 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
     let failed = false;
     const tombstones = await repo.pendingTombstones(BATCH);
     if (tombstones.length) {
-      failed = await backgroundSpan('remove deleted entries from index', { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length }, () => removeFromIndex(tombstones));
+      failed = await backgroundSpan(
+        'remove deleted entries from index',
+        { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length },
+        () => removeFromIndex(tombstones),
+      );
     }
     const pending = await repo.pendingEntries(BATCH);
     if (pending.length) {
-      const indexed = await backgroundSpan('index pending entries', { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length }, () => index(pending));
+      const indexed = await backgroundSpan(
+        'index pending entries',
+        { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length },
+        () => index(pending),
+      );
       failed ||= indexed.failed;
     }
     return { failed, more: tombstones.length === BATCH || pending.length === BATCH };
@@ -196,7 +253,8 @@ export function entryIndexer(deps: { repo: EntriesRepo; similarity: SimilarityCl
 
   const loop = indexerLoop({ name: 'entry indexer', intervalMs: deps.intervalMs, logger, pass });
   return {
-    indexNow: async (entries: EntryRecord[]) => (degraded ? new Map<string, string>() : (await index(entries, deps.immediateDeadlineMs)).done),
+    indexNow: async (entries: EntryRecord[]) =>
+      degraded ? new Map<string, string>() : (await index(entries, deps.immediateDeadlineMs)).done,
     removeNow: async (tombstones: { _id: string; tenant_id: string; version: number }[]) => {
       if (!degraded) await removeFromIndex(tombstones, deps.immediateDeadlineMs);
     },

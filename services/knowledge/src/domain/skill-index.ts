@@ -17,7 +17,9 @@ export interface SkillIndexItem {
 
 /** The index's Markdown: one line per skill, `- **<title>** (`<id>`): <trigger_description>`. */
 export function skillIndexContent(items: SkillIndexItem[]): string {
-  return ['# Skill index', '', ...items.map((s) => `- **${s.title}** (\`${s.id}\`): ${s.trigger_description}`)].join('\n');
+  return ['# Skill index', '', ...items.map((s) => `- **${s.title}** (\`${s.id}\`): ${s.trigger_description}`)].join(
+    '\n',
+  );
 }
 
 /** What the index says, from every skill (oldest first): never more visible than its skills, in the oldest one's category. */
@@ -69,8 +71,12 @@ function newSkillIndex(tenantId: string, fields: SkillIndexFields, language: str
 }
 
 function unchanged(existing: EntryRecord, fields: SkillIndexFields): boolean {
-  return existing.content === fields.content && existing.visibility === fields.visibility && existing.category_id === fields.category_id &&
-    JSON.stringify(existing.metadata) === JSON.stringify(fields.metadata);
+  return (
+    existing.content === fields.content &&
+    existing.visibility === fields.visibility &&
+    existing.category_id === fields.category_id &&
+    JSON.stringify(existing.metadata) === JSON.stringify(fields.metadata)
+  );
 }
 
 /**
@@ -78,7 +84,12 @@ function unchanged(existing: EntryRecord, fields: SkillIndexFields): boolean {
  * deleted or renamed skill). With no skills left the index entry is removed. Returns the index
  * entry when it was written (for indexing), else null. Its history names the system as the writer.
  */
-export async function rebuildSkillIndex(entries: EntriesRepo, tenantId: string, caller: Caller, session?: ClientSession): Promise<EntryRecord | null> {
+export async function rebuildSkillIndex(
+  entries: EntriesRepo,
+  tenantId: string,
+  caller: Caller,
+  session?: ClientSession,
+): Promise<EntryRecord | null> {
   const skills = await entries.ofType(tenantId, 'skill', session);
   const existing = (await entries.ofType(tenantId, 'skill_index', session))[0] ?? null;
   const system = { ...caller, audit_source: 'system' };

@@ -52,7 +52,14 @@ export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
     Agent: ['knowledge', 'process', 'glossary', 'memory'],
     Viewer: [],
   },
-  oauth: { issuer: '', jwks_url: '', audience: '', role_claim: 'role', scope_claim: 'scope', workspaces_claim: 'workspace_ids' },
+  oauth: {
+    issuer: '',
+    jwks_url: '',
+    audience: '',
+    role_claim: 'role',
+    scope_claim: 'scope',
+    workspaces_claim: 'workspace_ids',
+  },
 };
 
 /** Stored settings over the defaults (a tenant stores only what it changed). */
@@ -82,7 +89,10 @@ export function applySettingAssignments(current: TenantSettings, assignments: st
     const path = key.split('.');
     const top = path[0] as string;
     if (!(top in TenantSettingsSchema.properties)) {
-      throw new AppError('invalid', `Unknown setting "${top}"; known: ${Object.keys(TenantSettingsSchema.properties).join(', ')}`);
+      throw new AppError(
+        'invalid',
+        `Unknown setting "${top}"; known: ${Object.keys(TenantSettingsSchema.properties).join(', ')}`,
+      );
     }
     let value: unknown = rawValue;
     if (top === 'role_writable_types') value = rawValue === '' ? [] : rawValue.split(',').map((s) => s.trim());
@@ -97,7 +107,8 @@ export function applySettingAssignments(current: TenantSettings, assignments: st
     let target = next;
     for (const segment of path.slice(0, -1)) {
       const child = target[segment];
-      if (!child || typeof child !== 'object') throw new AppError('invalid', `Setting "${key}" is not a nested setting`);
+      if (!child || typeof child !== 'object')
+        throw new AppError('invalid', `Setting "${key}" is not a nested setting`);
       target = child as Record<string, unknown>;
     }
     target[path[path.length - 1] as string] = value;

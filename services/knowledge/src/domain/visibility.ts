@@ -27,7 +27,14 @@ export function viewerOf(caller: Caller, settings: TenantSettings): Viewer {
   const ceiling = settings.role_visibility_ceilings[caller.role] ?? 'public';
   const levels = LEVELS.filter((l) => rank(l) <= rank(ceiling));
   const writableTypes = settings.role_writable_types[caller.role] ?? [];
-  return { caller, ceiling, levels, workspacesEnabled: settings.workspaces_enabled, ownerKey: ownerKey(caller), writableTypes };
+  return {
+    caller,
+    ceiling,
+    levels,
+    workspacesEnabled: settings.workspaces_enabled,
+    ownerKey: ownerKey(caller),
+    writableTypes,
+  };
 }
 
 /**
@@ -41,10 +48,14 @@ export function readableBy(v: Viewer): ReadableBy {
 }
 
 /** The same rule for one loaded entry or stored state (search hits, history, translations). */
-export function canSee(v: Viewer, e: { visibility: string; owner_key: string | null; workspace_id: string | null }): boolean {
+export function canSee(
+  v: Viewer,
+  e: { visibility: string; owner_key: string | null; workspace_id: string | null },
+): boolean {
   const by = readableBy(v);
   if (e.visibility === 'personal') return e.owner_key === by.ownerKey;
-  if (e.visibility === 'workspace' && by.workspaceIds) return e.workspace_id !== null && by.workspaceIds.includes(e.workspace_id);
+  if (e.visibility === 'workspace' && by.workspaceIds)
+    return e.workspace_id !== null && by.workspaceIds.includes(e.workspace_id);
   return by.visibilities.includes(e.visibility);
 }
 
@@ -58,10 +69,12 @@ export function assertMayWriteVisibility(v: Viewer, visibility: string, workspac
       }
       return;
     }
-    if (!v.levels.includes('internal')) throw AppError.forbidden(`Role ${v.caller.role} may not write visibility workspace`);
+    if (!v.levels.includes('internal'))
+      throw AppError.forbidden(`Role ${v.caller.role} may not write visibility workspace`);
     return;
   }
-  if (!v.levels.includes(visibility)) throw AppError.forbidden(`Role ${v.caller.role} may not write visibility ${visibility}`);
+  if (!v.levels.includes(visibility))
+    throw AppError.forbidden(`Role ${v.caller.role} may not write visibility ${visibility}`);
 }
 
 /** The highest of a set of visibilities (the skill index is never more visible than its skills). */

@@ -34,10 +34,15 @@ export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHa
   const { logger, categories, entries } = deps;
   return {
     ResolveTenant: unary(logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
-      tenantMessage(await resolveTenant(deps.tenants, { tenantId: req.tenant_id || undefined, host: req.host || undefined })),
+      tenantMessage(
+        await resolveTenant(deps.tenants, { tenantId: req.tenant_id || undefined, host: req.host || undefined }),
+      ),
     ),
-    AuthenticateApiToken: unary(logger, 'AuthenticateApiToken', async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) =>
-      apiTokenMessage(await authenticateApiToken(deps.tokens, requireCaller(req.caller).tenant_id, req.token_sha256)),
+    AuthenticateApiToken: unary(
+      logger,
+      'AuthenticateApiToken',
+      async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) =>
+        apiTokenMessage(await authenticateApiToken(deps.tokens, requireCaller(req.caller).tenant_id, req.token_sha256)),
     ),
 
     ListCategories: unary(logger, 'ListCategories', async (req: knowledgeV1.ListCategoriesRequest__Output) => ({
@@ -61,9 +66,13 @@ export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHa
       entryMessage(await entries.create(req.caller, entryInput(req.input), req.personal)),
     ),
     UpdateEntry: unary(logger, 'UpdateEntry', async (req: knowledgeV1.UpdateEntryRequest__Output) =>
-      entryMessage(await entries.update(req.caller, req.entry_id, entryInput(req.input), req.expected_version ?? undefined)),
+      entryMessage(
+        await entries.update(req.caller, req.entry_id, entryInput(req.input), req.expected_version ?? undefined),
+      ),
     ),
-    GetEntry: unary(logger, 'GetEntry', async (req: knowledgeV1.GetEntryRequest__Output) => entryMessage(await entries.get(req.caller, req.entry_id))),
+    GetEntry: unary(logger, 'GetEntry', async (req: knowledgeV1.GetEntryRequest__Output) =>
+      entryMessage(await entries.get(req.caller, req.entry_id)),
+    ),
     DeleteEntry: unary(logger, 'DeleteEntry', async (req: knowledgeV1.DeleteEntryRequest__Output) => {
       await entries.remove(req.caller, req.entry_id, req.expected_version ?? undefined);
       return { id: req.entry_id };
@@ -79,10 +88,16 @@ export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHa
       translationsMessage(await entries.translations(req.caller, req.entry_id)),
     ),
     SearchEntries: unary(logger, 'SearchEntries', async (req: knowledgeV1.SearchEntriesRequest__Output) => ({
-      hits: (await entries.search(req.caller, entrySearchRequest(req))).map((h) => ({ ...h, entry: entryMessage(h.entry) })),
+      hits: (await entries.search(req.caller, entrySearchRequest(req))).map((h) => ({
+        ...h,
+        entry: entryMessage(h.entry),
+      })),
     })),
-    AssignEntriesToSite: unary(logger, 'AssignEntriesToSite', async (req: knowledgeV1.AssignEntriesToSiteRequest__Output) =>
-      entries.assignSite(req.caller, req.site_id, req.entry_ids),
+    AssignEntriesToSite: unary(
+      logger,
+      'AssignEntriesToSite',
+      async (req: knowledgeV1.AssignEntriesToSiteRequest__Output) =>
+        entries.assignSite(req.caller, req.site_id, req.entry_ids),
     ),
   };
 }

@@ -10,7 +10,12 @@ import { effectiveSettings } from '../domain/tenant-settings';
 // ---- requests → use-case inputs ----
 
 export function categoryInput(req: knowledgeV1.CreateCategoryRequest__Output): CategoryInput {
-  return { name: req.name, description: req.description ?? null, parent_id: req.parent_id ?? null, sort_order: req.sort_order };
+  return {
+    name: req.name,
+    description: req.description ?? null,
+    parent_id: req.parent_id ?? null,
+    sort_order: req.sort_order,
+  };
 }
 
 /** Only the fields the client sent; a sent null clears description and parent_id. */
@@ -66,10 +71,17 @@ export function apiTokenMessage(token: ApiTokenRecord): knowledgeV1.ApiTokenIden
   };
 }
 
-export function translationsMessage(group: { groupId: string; members: TranslationMember[] }): knowledgeV1.ListTranslationsResponse {
+export function translationsMessage(group: {
+  groupId: string;
+  members: TranslationMember[];
+}): knowledgeV1.ListTranslationsResponse {
   return {
     translation_group_id: group.groupId,
-    translations: group.members.map((m) => ({ entry: entryMessage(m.entry), is_source: m.isSource, outdated: m.outdated })),
+    translations: group.members.map((m) => ({
+      entry: entryMessage(m.entry),
+      is_source: m.isSource,
+      outdated: m.outdated,
+    })),
   };
 }
 
@@ -99,7 +111,9 @@ export function tenantMessage(t: TenantRecord): knowledgeV1.Tenant {
       default_vector_field: s.default_vector_field,
       hybrid_weights: s.hybrid_weights,
       role_visibility_ceilings: s.role_visibility_ceilings,
-      role_writable_types: Object.fromEntries(Object.entries(s.role_writable_types).map(([role, types]) => [role, { values: types }])),
+      role_writable_types: Object.fromEntries(
+        Object.entries(s.role_writable_types).map(([role, types]) => [role, { values: types }]),
+      ),
       oauth: s.oauth,
     },
   };

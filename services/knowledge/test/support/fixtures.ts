@@ -65,7 +65,13 @@ export function entry(overrides: Partial<EntryRecord> = {}): EntryRecord {
 export function input(fields: Record<string, unknown>): knowledgeV1.EntryInput__Output {
   const sent = Object.keys(fields);
   const values = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null));
-  return { tags: [], search_keywords: [], project_ids: [], ...values, sent_fields: sent } as unknown as knowledgeV1.EntryInput__Output;
+  return {
+    tags: [],
+    search_keywords: [],
+    project_ids: [],
+    ...values,
+    sent_fields: sent,
+  } as unknown as knowledgeV1.EntryInput__Output;
 }
 
 /** The AppError a call throws (kind, message, issue locations), or a failure when it does not throw one. */
@@ -79,7 +85,9 @@ export function refusal(fn: () => unknown): { kind: string; message: string; loc
   throw new Error('expected an AppError, nothing was thrown');
 }
 
-export async function asyncRefusal(fn: () => Promise<unknown>): Promise<{ kind: string; message: string; locs: string[] }> {
+export async function asyncRefusal(
+  fn: () => Promise<unknown>,
+): Promise<{ kind: string; message: string; locs: string[] }> {
   try {
     await fn();
   } catch (err) {

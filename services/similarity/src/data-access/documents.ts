@@ -1,5 +1,12 @@
 import type { Client } from '@elastic/elasticsearch';
-import { elasticsearchUnavailable, isRequestTooLarge, isUnavailableItem, MissingIndexError, refusal, withElasticsearch } from './es-errors';
+import {
+  elasticsearchUnavailable,
+  isRequestTooLarge,
+  isUnavailableItem,
+  MissingIndexError,
+  refusal,
+  withElasticsearch,
+} from './es-errors';
 
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
@@ -28,7 +35,13 @@ export function indexExists(es: Client, index: string): Promise<boolean> {
  * The indexed _source (tenant and vectors) of `ids` in `index`, falling back to `alias` for ids
  * a reindex target does not have yet, so a reindex under the same model keeps every vector.
  */
-export async function readExisting(es: Client, index: string, alias: string, ids: string[], fields: string[]): Promise<Map<string, Record<string, unknown>>> {
+export async function readExisting(
+  es: Client,
+  index: string,
+  alias: string,
+  ids: string[],
+  fields: string[],
+): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   if (ids.length === 0) return found;
   const read = async (from: string, wanted: string[]) => {
@@ -64,13 +77,30 @@ export async function bulkWrite(
   if (docs.length === 0) return [];
   let res;
   try {
-    res = await withElasticsearch(() => es.bulk({ operations: indexOperations(index, docs, alsoTo, options.requireAlias === true), refresh: options.refresh !== false }));
+    res = await withElasticsearch(() =>
+      es.bulk({
+        operations: indexOperations(index, docs, alsoTo, options.requireAlias === true),
+        refresh: options.refresh !== false,
+      }),
+    );
   } catch (err) {
     if (!isRequestTooLarge(err)) throw err;
     // Over http.max_content_length: halve the batch until the one document too large is alone.
-    if (docs.length === 1) return [{ id: docs[0]!.id, status: 'failed', embeddings: embeddingsSummary(docs[0]!.sources), error: 'document_too_large: the document is larger than Elasticsearch accepts in one request (http.max_content_length)' }];
+    if (docs.length === 1)
+      return [
+        {
+          id: docs[0]!.id,
+          status: 'failed',
+          embeddings: embeddingsSummary(docs[0]!.sources),
+          error:
+            'document_too_large: the document is larger than Elasticsearch accepts in one request (http.max_content_length)',
+        },
+      ];
     const half = Math.ceil(docs.length / 2);
-    return [...(await bulkWrite(es, index, docs.slice(0, half), alsoTo, options)), ...(await bulkWrite(es, index, docs.slice(half), alsoTo, options))];
+    return [
+      ...(await bulkWrite(es, index, docs.slice(0, half), alsoTo, options)),
+      ...(await bulkWrite(es, index, docs.slice(half), alsoTo, options)),
+    ];
   }
   if (res.items.some((item) => isUnavailableItem(item.index))) throw elasticsearchUnavailable();
   // Results are read from the first block of items (the main target); copies to pending reindex
@@ -81,7 +111,8 @@ export async function bulkWrite(
     const d = docs[i]!;
     const op = item.index!;
     if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
-    if (op.error) return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) };
+    if (op.error)
+      return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) };
     return { id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' };
   });
 }
@@ -91,7 +122,15 @@ function indexOperations(index: string, docs: BulkDoc[], alsoTo: string[], requi
   // with a guessed mapping under the alias's name.
   return [index, ...alsoTo].flatMap((target) =>
     docs.flatMap((d) => [
-      { index: { _index: target, _id: d.id, version: d.version, version_type: 'external' as const, ...(requireAlias && target === index ? { require_alias: true } : {}) } },
+      {
+        index: {
+          _index: target,
+          _id: d.id,
+          version: d.version,
+          version_type: 'external' as const,
+          ...(requireAlias && target === index ? { require_alias: true } : {}),
+        },
+      },
       d.doc,
     ]),
   );
@@ -99,8 +138,12 @@ function indexOperations(index: string, docs: BulkDoc[], alsoTo: string[], requi
 
 /** The ids among `ids` indexed in `index` under another tenant than `tenantId`. */
 export async function foreignIds(es: Client, index: string, ids: string[], tenantId: string): Promise<Set<string>> {
-  const res = await withElasticsearch(() => es.mget<{ tenant_id?: string }>({ index, ids: [...new Set(ids)], _source_includes: ['tenant_id'] }));
-  return new Set(res.docs.filter((d) => 'found' in d && d.found && d._source?.tenant_id !== tenantId).map((d) => d._id));
+  const res = await withElasticsearch(() =>
+    es.mget<{ tenant_id?: string }>({ index, ids: [...new Set(ids)], _source_includes: ['tenant_id'] }),
+  );
+  return new Set(
+    res.docs.filter((d) => 'found' in d && d.found && d._source?.tenant_id !== tenantId).map((d) => d._id),
+  );
 }
 
 /**
@@ -108,11 +151,17 @@ export async function foreignIds(es: Client, index: string, ids: string[], tenan
  * id already gone is fine), from `index` and every index of `alsoFrom`. Answers how many were
  * deleted from `index`.
  */
-export async function deleteAtVersions(es: Client, index: string, refs: { id: string; version: number }[], alsoFrom: string[]): Promise<number> {
+export async function deleteAtVersions(
+  es: Client,
+  index: string,
+  refs: { id: string; version: number }[],
+  alsoFrom: string[],
+): Promise<number> {
   const operations = [index, ...alsoFrom].flatMap((target) =>
     refs.map((r) => ({ delete: { _index: target, _id: r.id, version: r.version, version_type: 'external' as const } })),
   );
   const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
-  if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429)) throw elasticsearchUnavailable();
+  if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429))
+    throw elasticsearchUnavailable();
   return res.items.slice(0, refs.length).filter((item) => item.delete?.result === 'deleted').length;
 }

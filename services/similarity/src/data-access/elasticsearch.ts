@@ -7,7 +7,13 @@ import { Client } from '@elastic/elasticsearch';
  * hostile JSON, and this cluster is ours; it cost ~2% of the service's CPU under search load.
  */
 export function createElasticsearchClient(url: string): Client {
-  return new Client({ node: url, requestTimeout: 10_000, maxRetries: 1, sniffOnStart: false, disablePrototypePoisoningProtection: true });
+  return new Client({
+    node: url,
+    requestTimeout: 10_000,
+    maxRetries: 1,
+    sniffOnStart: false,
+    disablePrototypePoisoningProtection: true,
+  });
 }
 
 /** True when the cluster answers its health API (GET / is not served by every distribution). */

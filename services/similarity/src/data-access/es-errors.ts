@@ -3,7 +3,12 @@ import { AppError } from '@kb/common';
 
 /** True for errors meaning "Elasticsearch cannot answer now" (down, timing out, overloaded). */
 export function isElasticsearchUnavailable(err: unknown): boolean {
-  if (err instanceof errors.ConnectionError || err instanceof errors.TimeoutError || err instanceof errors.NoLivingConnectionsError) return true;
+  if (
+    err instanceof errors.ConnectionError ||
+    err instanceof errors.TimeoutError ||
+    err instanceof errors.NoLivingConnectionsError
+  )
+    return true;
   if (err instanceof errors.ResponseError) return err.statusCode === 429 || (err.statusCode ?? 0) >= 500;
   return false;
 }
@@ -50,7 +55,14 @@ export function isUnavailableItem(op: { status: number; error?: { type?: string 
 }
 
 /** Elasticsearch's reason for refusing a document, with its type ("document_parsing_exception: …"). */
-export function refusal(error: { type?: string; reason?: string | null; caused_by?: { type?: string; reason?: string | null } }): string {
-  const cause = error.caused_by?.reason && error.caused_by.reason !== error.reason ? ` (${error.caused_by.type}: ${error.caused_by.reason})` : '';
+export function refusal(error: {
+  type?: string;
+  reason?: string | null;
+  caused_by?: { type?: string; reason?: string | null };
+}): string {
+  const cause =
+    error.caused_by?.reason && error.caused_by.reason !== error.reason
+      ? ` (${error.caused_by.type}: ${error.caused_by.reason})`
+      : '';
   return `${error.type ?? 'error'}: ${error.reason ?? ''}${cause}`;
 }

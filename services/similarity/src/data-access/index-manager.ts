@@ -81,12 +81,23 @@ export class IndexManager {
    * Creates an index with INDEX_SETTINGS. Before 9.1 Elasticsearch knows no
    * exclude_source_vectors setting (and keeps vectors in _source anyway): retry without it.
    */
-  private async createIndex(params: { index: string; mappings: estypes.MappingTypeMapping; aliases?: Record<string, estypes.IndicesAlias> }): Promise<void> {
+  private async createIndex(params: {
+    index: string;
+    mappings: estypes.MappingTypeMapping;
+    aliases?: Record<string, estypes.IndicesAlias>;
+  }): Promise<void> {
     try {
       await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
     } catch (err) {
-      if (!(elasticsearchErrorType(err) === 'illegal_argument_exception' && /exclude_source_vectors/.test(String((err as Error).message)))) throw err;
-      const { ['index.mapping.exclude_source_vectors']: _dropped, ...settings } = INDEX_SETTINGS as Record<string, unknown>;
+      if (!(
+        elasticsearchErrorType(err) === 'illegal_argument_exception' &&
+        /exclude_source_vectors/.test(String((err as Error).message))
+      ))
+        throw err;
+      const { ['index.mapping.exclude_source_vectors']: _dropped, ...settings } = INDEX_SETTINGS as Record<
+        string,
+        unknown
+      >;
       await this.es.indices.create({ ...params, settings });
     }
   }
@@ -134,10 +145,17 @@ export class IndexManager {
   private async updateMappings(kind: IndexKind, indices: string[]): Promise<void> {
     const { dynamic, properties } = this.mappingsFor(kind);
     try {
-      await this.es.indices.putMapping({ index: indices, ...(dynamic !== undefined ? { dynamic } : {}), ...(properties ? { properties } : {}) });
+      await this.es.indices.putMapping({
+        index: indices,
+        ...(dynamic !== undefined ? { dynamic } : {}),
+        ...(properties ? { properties } : {}),
+      });
     } catch (err) {
       if (isElasticsearchUnavailable(err)) throw err;
-      this.logger.error({ indices, err: (err as Error).message }, `the ${kind} mapping cannot be updated in place; run \`npm run admin -- reindex ${kind}\``);
+      this.logger.error(
+        { indices, err: (err as Error).message },
+        `the ${kind} mapping cannot be updated in place; run \`npm run admin -- reindex ${kind}\``,
+      );
     }
   }
 
@@ -179,7 +197,9 @@ export class IndexManager {
    */
   async pendingTargets(kind: IndexKind): Promise<string[]> {
     const alias = this.alias(kind);
-    const res = await withElasticsearch(() => this.es.indices.getAlias({ index: `${alias}-*`, allow_no_indices: true, expand_wildcards: 'open' }));
+    const res = await withElasticsearch(() =>
+      this.es.indices.getAlias({ index: `${alias}-*`, allow_no_indices: true, expand_wildcards: 'open' }),
+    );
     return Object.entries(res)
       .filter(([index, info]) => isIndexOf(alias, index) && !(alias in (info.aliases ?? {})))
       .map(([index]) => index)

@@ -15,7 +15,10 @@ export function aliasName(prefix: string, kind: IndexKind | 'embeddings', model:
 
 /** A concrete index behind `alias`: the alias plus a UTC timestamp and a random suffix (sortable by creation time). */
 export function newIndexName(alias: string, now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:.TZ]/g, '').slice(0, 17);
+  const stamp = now
+    .toISOString()
+    .replace(/[-:.TZ]/g, '')
+    .slice(0, 17);
   return `${alias}-${stamp}-${randomBytes(3).toString('hex')}`;
 }
 

@@ -36,7 +36,11 @@ const vector = (dims: number): estypes.MappingProperty => ({
 export const KEYWORD_IGNORE_ABOVE = 8191;
 const keyword: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE };
 const text: estypes.MappingProperty = { type: 'text' };
-const keywordWithText: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE, fields: { text: { type: 'text' } } };
+const keywordWithText: estypes.MappingProperty = {
+  type: 'keyword',
+  ignore_above: KEYWORD_IGNORE_ABOVE,
+  fields: { text: { type: 'text' } },
+};
 
 export function productMappings(dims: number): estypes.MappingTypeMapping {
   return {

@@ -49,7 +49,12 @@ export function productFilter(tenantId: string, v: ProductFilterValues): SearchF
     if (value) filter.push({ term: { [field]: value } });
   }
   const { priceMin: min, priceMax: max } = v;
-  if (min !== undefined || max !== undefined) filter.push({ range: { price_current: { ...(min !== undefined ? { gte: min } : {}), ...(max !== undefined ? { lte: max } : {}) } } });
+  if (min !== undefined || max !== undefined)
+    filter.push({
+      range: {
+        price_current: { ...(min !== undefined ? { gte: min } : {}), ...(max !== undefined ? { lte: max } : {}) },
+      },
+    });
   const mustNot: estypes.QueryDslQueryContainer[] = v.excludeParents ? [{ term: { is_parent: true } }] : [];
   return { bool: { filter, must_not: mustNot } };
 }
@@ -64,9 +69,14 @@ function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchF
   const listed = v.visibilities.filter((x) => x !== 'personal' && !(v.workspace_scoped && x === 'workspace'));
   const should: estypes.QueryDslQueryContainer[] = [];
   if (listed.length > 0) should.push({ terms: { visibility: listed } });
-  if (v.owner_user_id) should.push({ bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: v.owner_user_id } }] } });
+  if (v.owner_user_id)
+    should.push({
+      bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: v.owner_user_id } }] },
+    });
   if (v.workspace_scoped && v.workspace_ids.length > 0) {
-    should.push({ bool: { filter: [{ term: { visibility: 'workspace' } }, { terms: { workspace_id: v.workspace_ids } }] } });
+    should.push({
+      bool: { filter: [{ term: { visibility: 'workspace' } }, { terms: { workspace_id: v.workspace_ids } }] },
+    });
   }
   // Nothing visible: a clause that matches no document.
   if (should.length === 0) return { bool: { must_not: [{ match_all: {} }] } };
@@ -76,7 +86,12 @@ function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchF
 /** A tenant's entries the caller may see, of the given types, category and language. */
 export function entryFilter(
   tenantId: string,
-  v: { visibility: similarityV1.EntryVisibilityFilter__Output; types: string[]; category_id?: string | null; language?: string | null },
+  v: {
+    visibility: similarityV1.EntryVisibilityFilter__Output;
+    types: string[];
+    category_id?: string | null;
+    language?: string | null;
+  },
 ): SearchFilter {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { tenant_id: tenantId } }, visibilityQuery(v.visibility)];
   if (v.types.length > 0) filter.push({ terms: { type: v.types } });
@@ -101,23 +116,54 @@ export interface HybridMatches {
  */
 export async function hybridMatches(
   es: Client,
-  q: { index: string; query: string; size: number; limit: number; filter: SearchFilter; fields: SearchFields; queryVector: Float32Array },
+  q: {
+    index: string;
+    query: string;
+    size: number;
+    limit: number;
+    filter: SearchFilter;
+    fields: SearchFields;
+    queryVector: Float32Array;
+  },
 ): Promise<HybridMatches> {
   const { index, query, size, filter, fields } = q;
   const searches: estypes.SearchSearchRequestBody[] = [
     { size, _source: false, query: keywordQuery(query, filter, fields) },
-    { size, _source: false, knn: { field: fields.vectorField, query_vector: Array.from(q.queryVector), k: size, num_candidates: numCandidates(size), filter: [filter] } },
+    {
+      size,
+      _source: false,
+      knn: {
+        field: fields.vectorField,
+        query_vector: Array.from(q.queryVector),
+        k: size,
+        num_candidates: numCandidates(size),
+        filter: [filter],
+      },
+    },
   ];
   if (fields.exactFields && fields.exactFields.length > 0) {
-    searches.push({ size: q.limit, _source: false, query: { bool: { filter: [filter], should: fields.exactFields.map((f) => ({ term: { [f]: query } })), minimum_should_match: 1 } } });
+    searches.push({
+      size: q.limit,
+      _source: false,
+      query: {
+        bool: {
+          filter: [filter],
+          should: fields.exactFields.map((f) => ({ term: { [f]: query } })),
+          minimum_should_match: 1,
+        },
+      },
+    });
   }
   // include_named_queries_score is the multi-search's: only the keyword search names queries.
-  const res = await withElasticsearch(() => es.msearch({ index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) }));
+  const res = await withElasticsearch(() =>
+    es.msearch({ index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) }),
+  );
   const [keyword, vector, exact] = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);
     return r.hits.hits;
   });
-  const named = (h: { matched_queries?: unknown }, name: string) => Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
+  const named = (h: { matched_queries?: unknown }, name: string) =>
+    Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
   return {
     keyword: keyword!.map((h) => ({ id: h._id!, text: named(h, 'text'), keywords: named(h, 'keywords') })),
     vector: vector!.map((h) => ({ id: h._id!, cosine: cosineOfScore(h._score) })),
@@ -127,7 +173,13 @@ export async function hybridMatches(
 
 /** One failed search of a multi-search as the error its own request would have thrown (an outage is UNAVAILABLE). */
 function multiSearchError(r: estypes.ErrorResponseBase): Error {
-  const err = new errors.ResponseError({ body: r, statusCode: r.status, headers: {}, warnings: null, meta: {} as never });
+  const err = new errors.ResponseError({
+    body: r,
+    statusCode: r.status,
+    headers: {},
+    warnings: null,
+    meta: {} as never,
+  });
   return isElasticsearchUnavailable(err) ? elasticsearchUnavailable() : err;
 }
 

@@ -10,9 +10,18 @@ export interface StoredProduct {
 }
 
 /** The anchors that exist, with their tenant and the vectors of `fields` (found by id, whatever the tenant). */
-export async function readAnchors(es: Client, index: string, ids: string[], fields: readonly ProductVectorField[] = PRODUCT_VECTOR_FIELDS): Promise<StoredProduct[]> {
-  const res = await withElasticsearch(() => es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...fields.map(productVectorPath)] }));
-  return (res.docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map((d) => ({ id: d._id, source: d._source ?? {} }));
+export async function readAnchors(
+  es: Client,
+  index: string,
+  ids: string[],
+  fields: readonly ProductVectorField[] = PRODUCT_VECTOR_FIELDS,
+): Promise<StoredProduct[]> {
+  const res = await withElasticsearch(() =>
+    es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...fields.map(productVectorPath)] }),
+  );
+  return (res.docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map(
+    (d) => ({ id: d._id, source: d._source ?? {} }),
+  );
 }
 
 /** What a similar search filters on; with only tenantId, the tenant-only pass `explain` counts against. */
@@ -42,7 +51,13 @@ function filterQuery(f: SimilarFilter): estypes.QueryDslQueryContainer {
  */
 export async function knnNeighbours(
   es: Client,
-  q: { index: string; centroids: Map<ProductVectorField, Float64Array>; k: number; filter: SimilarFilter; withVectors: boolean },
+  q: {
+    index: string;
+    centroids: Map<ProductVectorField, Float64Array>;
+    k: number;
+    filter: SimilarFilter;
+    withVectors: boolean;
+  },
 ): Promise<{ id: string; score: number | null | undefined; source: Record<string, unknown> }[]> {
   const fields = [...q.centroids.keys()];
   const filter = filterQuery(q.filter);
@@ -50,8 +65,22 @@ export async function knnNeighbours(
     es.search<Record<string, unknown>>({
       index: q.index,
       size: q.k * fields.length,
-      knn: fields.map((f) => ({ field: productVectorPath(f), query_vector: Array.from(q.centroids.get(f)!), k: q.k, num_candidates: numCandidates(q.k), filter })),
-      _source: { includes: ['site_id', 'language', 'is_parent', 'parent_product_id', ...(q.withVectors ? fields.map(productVectorPath) : [])] },
+      knn: fields.map((f) => ({
+        field: productVectorPath(f),
+        query_vector: Array.from(q.centroids.get(f)!),
+        k: q.k,
+        num_candidates: numCandidates(q.k),
+        filter,
+      })),
+      _source: {
+        includes: [
+          'site_id',
+          'language',
+          'is_parent',
+          'parent_product_id',
+          ...(q.withVectors ? fields.map(productVectorPath) : []),
+        ],
+      },
     }),
   );
   return out.hits.hits.map((h) => ({ id: h._id!, score: h._score, source: h._source ?? {} }));

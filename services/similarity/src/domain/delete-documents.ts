@@ -9,7 +9,9 @@ function assertRefs(refs: { id: string; version: string | number }[]): void {
   for (const [i, ref] of refs.entries()) {
     if (!ref.id) throw AppError.invalid([{ loc: ['documents', i, 'id'], msg: 'id is required', type: 'missing' }]);
     if (!isPositiveVersion(ref.version)) {
-      throw AppError.invalid([{ loc: ['documents', i, 'version'], msg: 'version must be a positive integer', type: 'value_error' }]);
+      throw AppError.invalid([
+        { loc: ['documents', i, 'version'], msg: 'version must be a positive integer', type: 'value_error' },
+      ]);
     }
   }
 }
@@ -32,8 +34,21 @@ export async function deleteDocuments(
   const refs = req.documents;
   if (refs.length === 0) return 0;
   assertRefs(refs);
-  const foreign = tenantId === undefined ? new Set<string>() : await foreignIds(deps.es, index, refs.map((r) => r.id), tenantId);
+  const foreign =
+    tenantId === undefined
+      ? new Set<string>()
+      : await foreignIds(
+          deps.es,
+          index,
+          refs.map((r) => r.id),
+          tenantId,
+        );
   const allowed = refs.filter((r) => !foreign.has(r.id));
   if (allowed.length === 0) return 0;
-  return deleteAtVersions(deps.es, index, allowed.map((r) => ({ id: r.id, version: Number(r.version) })), alsoFrom);
+  return deleteAtVersions(
+    deps.es,
+    index,
+    allowed.map((r) => ({ id: r.id, version: Number(r.version) })),
+    alsoFrom,
+  );
 }

@@ -9,12 +9,17 @@ export const MAX_TEXTS_PER_CALL = 256;
  * The embedder's vectors, its errors as the service answers them: a text it cannot embed is
  * INVALID_ARGUMENT at `loc(index)`, a provider that cannot answer now UNAVAILABLE.
  */
-export async function embedOrAppError(embedder: Embedder, texts: string[], loc: (index: number) => (string | number)[]): Promise<Float32Array[]> {
+export async function embedOrAppError(
+  embedder: Embedder,
+  texts: string[],
+  loc: (index: number) => (string | number)[],
+): Promise<Float32Array[]> {
   try {
     return await embedder.embed(texts);
   } catch (err) {
     if (err instanceof EmbedderUnavailableError) throw AppError.unavailable('The embedding model is unavailable');
-    if (err instanceof EmbedderInputError) throw AppError.invalid([{ loc: loc(err.index), msg: err.message, type: 'value_error' }]);
+    if (err instanceof EmbedderInputError)
+      throw AppError.invalid([{ loc: loc(err.index), msg: err.message, type: 'value_error' }]);
     throw err;
   }
 }

@@ -59,9 +59,14 @@ export class EmbeddingCache {
     });
     recordCacheLookups(this.embedder.model, found.size, toEmbed.length);
     if (toEmbed.length > 0) {
-      const computed = await embedOrAppError(this.embedder, toEmbed.map((t) => t.text), () => ['texts']);
+      const computed = await embedOrAppError(
+        this.embedder,
+        toEmbed.map((t) => t.text),
+        () => ['texts'],
+      );
       // Search queries are kept in the LRU only: one write per search would grow the index unboundedly.
-      if (options.persist !== false) await this.store.write(toEmbed.map((t, i) => ({ hash: t.hash, vector: computed[i]! })));
+      if (options.persist !== false)
+        await this.store.write(toEmbed.map((t, i) => ({ hash: t.hash, vector: computed[i]! })));
       toEmbed.forEach(({ hash }, i) => {
         this.lru.set(hash, computed[i]!);
         found.set(hash, { vector: computed[i]!, origin: 'computed' });

@@ -25,18 +25,27 @@ export interface RankedHit {
 }
 
 /** Best score first; equal scores by id, so a page is the same on every call. */
-export const byScoreThenId = (a: { id: string; score: number }, b: { id: string; score: number }) => b.score - a.score || (a.id < b.id ? -1 : 1);
+export const byScoreThenId = (a: { id: string; score: number }, b: { id: string; score: number }) =>
+  b.score - a.score || (a.id < b.id ? -1 : 1);
 
 /** What every search request must be: from a tenant's reader, with a query and a limit (defaulted). */
-export function searchRequest(req: { caller?: Caller | null; query: string; limit: number }): { tenantId: string; query: string; limit: number } {
+export function searchRequest(req: { caller?: Caller | null; query: string; limit: number }): {
+  tenantId: string;
+  query: string;
+  limit: number;
+} {
   const { tenantId } = readCaller(req.caller);
   const query = req.query.trim();
   if (query === '' || query.length > MAX_QUERY_LENGTH) {
-    throw AppError.invalid([{ loc: ['query'], msg: `query must be 1 to ${MAX_QUERY_LENGTH} characters`, type: 'value_error' }]);
+    throw AppError.invalid([
+      { loc: ['query'], msg: `query must be 1 to ${MAX_QUERY_LENGTH} characters`, type: 'value_error' },
+    ]);
   }
   const limit = req.limit === 0 ? SEARCH_DEFAULT_LIMIT : req.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > DIRECT_SEARCH_MAX_LIMIT) {
-    throw AppError.invalid([{ loc: ['limit'], msg: `limit must be between 1 and ${DIRECT_SEARCH_MAX_LIMIT}`, type: 'value_error' }]);
+    throw AppError.invalid([
+      { loc: ['limit'], msg: `limit must be between 1 and ${DIRECT_SEARCH_MAX_LIMIT}`, type: 'value_error' },
+    ]);
   }
   return { tenantId, query, limit };
 }
@@ -81,7 +90,10 @@ export function rankHybrid(matches: HybridMatches, limit: number): RankedHit[] {
   for (const h of matches.vector) part(h.id).vector = Math.max(0, h.cosine);
   for (const id of matches.exact) part(id).exact = true;
   const hits = [...parts.entries()].map(([id, p]): RankedHit => {
-    const score_sources: Record<string, number> = { keyword: KEYWORD_WEIGHT * p.keyword, vector: VECTOR_WEIGHT * p.vector };
+    const score_sources: Record<string, number> = {
+      keyword: KEYWORD_WEIGHT * p.keyword,
+      vector: VECTOR_WEIGHT * p.vector,
+    };
     if (p.exact) score_sources['exact'] = 1;
     return { id, score: Object.values(score_sources).reduce((a, b) => a + b, 0), score_sources, explanation_json: '' };
   });

@@ -17,7 +17,9 @@ export const optional = (v: string | null | undefined) => (v === undefined || v 
 /** Refuses a call carrying more than MAX_DOCUMENTS_PER_CALL items of `field`. */
 export function assertAtMostPerCall(items: unknown[], field: string): void {
   if (items.length > MAX_DOCUMENTS_PER_CALL) {
-    throw AppError.invalid([{ loc: [field], msg: `At most ${MAX_DOCUMENTS_PER_CALL} ${field} per call`, type: 'too_long' }]);
+    throw AppError.invalid([
+      { loc: [field], msg: `At most ${MAX_DOCUMENTS_PER_CALL} ${field} per call`, type: 'too_long' },
+    ]);
   }
 }
 
@@ -54,7 +56,8 @@ async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | 
   const index = deps.indices.writeTarget(kind, target);
   await deps.indices.ensure(kind);
   // Writing to a missing index would auto-create it with a guessed mapping.
-  if (index !== deps.indices.alias(kind) && !(await indexExists(deps.es, index))) throw AppError.notFound(`Index ${index} not found`);
+  if (index !== deps.indices.alias(kind) && !(await indexExists(deps.es, index)))
+    throw AppError.notFound(`Index ${index} not found`);
   return index;
 }
 
@@ -66,7 +69,14 @@ async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | 
  */
 export async function indexDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
   deps: EmbeddingDeps,
-  request: { kind: IndexKind; field: string; docs: D[]; targetIndex: string | null | undefined; tenantId: string | undefined; searchableLater?: boolean },
+  request: {
+    kind: IndexKind;
+    field: string;
+    docs: D[];
+    targetIndex: string | null | undefined;
+    tenantId: string | undefined;
+    searchableLater?: boolean;
+  },
   check: (doc: D) => string | undefined,
   prepare: (valid: D[], target: string) => Promise<BulkDoc[]>,
 ): Promise<IndexResult[]> {
@@ -77,7 +87,9 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
   const alsoTo = viaAlias ? await deps.indices.pendingTargets(kind) : [];
   const { valid, results } = validDocuments(docs, request.tenantId, check);
   const bulk = await prepare(valid, target);
-  const written = await deps.indices.withAlias(kind, () => bulkWrite(deps.es, target, bulk, alsoTo, { requireAlias: viaAlias, refresh: !request.searchableLater }));
+  const written = await deps.indices.withAlias(kind, () =>
+    bulkWrite(deps.es, target, bulk, alsoTo, { requireAlias: viaAlias, refresh: !request.searchableLater }),
+  );
   for (const r of written) results.set(r.id, r);
   return docs.map((d) => results.get(d.id)!);
 }

@@ -3,7 +3,7 @@ import { ENTRY_VECTOR_PATH } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
-import { indexDocuments, optional, } from './index-documents';
+import { indexDocuments, optional } from './index-documents';
 import type { EmbeddingDeps } from './deps';
 
 type Entry = similarityV1.EntryDocument__Output;
@@ -50,11 +50,21 @@ function entrySource(e: Entry, vector: CachedVector | undefined): Record<string,
 /** IndexEntries: embeds (through the cache) and indexes entries with their version as the external version. */
 export function indexEntries(deps: EmbeddingDeps, req: similarityV1.IndexEntriesRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
-  return indexDocuments(deps, { kind: 'entries', field: 'entries', docs: req.entries, targetIndex: req.target_index, tenantId }, problem, async (valid) => {
-    const texts = valid.map(entryVectorText);
-    const embedded = await deps.cache.vectors(texts.filter((t) => t !== ''));
-    let next = 0;
-    const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
-    return valid.map((e, i) => ({ id: e.id, version: Number(e.version), sources: vectors[i] ? [vectors[i].origin] : [], doc: entrySource(e, vectors[i]) }));
-  });
+  return indexDocuments(
+    deps,
+    { kind: 'entries', field: 'entries', docs: req.entries, targetIndex: req.target_index, tenantId },
+    problem,
+    async (valid) => {
+      const texts = valid.map(entryVectorText);
+      const embedded = await deps.cache.vectors(texts.filter((t) => t !== ''));
+      let next = 0;
+      const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
+      return valid.map((e, i) => ({
+        id: e.id,
+        version: Number(e.version),
+        sources: vectors[i] ? [vectors[i].origin] : [],
+        doc: entrySource(e, vectors[i]),
+      }));
+    },
+  );
 }

@@ -3,7 +3,7 @@ import { readExisting, type BulkDoc, type VectorSource } from '../data-access/do
 import { productVectorPath } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
-import { DECIMAL, indexDocuments, optional, } from './index-documents';
+import { DECIMAL, indexDocuments, optional } from './index-documents';
 import type { EmbeddingDeps } from './deps';
 
 type Product = similarityV1.ProductDocument__Output;
@@ -42,7 +42,12 @@ function problem(p: Product): string | undefined {
 }
 
 const fieldText = (p: Product, field: ProductVectorField) =>
-  (field === 'description' ? p.text_description : field === 'properties' ? p.text_properties : p.text_attributes)?.trim();
+  (field === 'description'
+    ? p.text_description
+    : field === 'properties'
+      ? p.text_properties
+      : p.text_attributes
+  )?.trim();
 
 /**
  * The products as bulk documents with their vectors: kept from the indexed copy when
@@ -50,7 +55,13 @@ const fieldText = (p: Product, field: ProductVectorField) =>
  */
 async function withVectors(deps: EmbeddingDeps, products: Product[], target: string): Promise<BulkDoc[]> {
   const reuseIds = products.filter((p) => p.reuse_vectors).map((p) => p.id);
-  const existing = await readExisting(deps.es, target, deps.indices.alias('products'), reuseIds, PRODUCT_VECTOR_FIELDS.map(productVectorPath));
+  const existing = await readExisting(
+    deps.es,
+    target,
+    deps.indices.alias('products'),
+    reuseIds,
+    PRODUCT_VECTOR_FIELDS.map(productVectorPath),
+  );
   const needs: { product: number; field: ProductVectorField; text: string }[] = [];
   const docs = products.map((p, n) => {
     const doc = productSource(p);
@@ -59,7 +70,8 @@ async function withVectors(deps: EmbeddingDeps, products: Product[], target: str
     for (const field of PRODUCT_VECTOR_FIELDS) {
       const text = fieldText(p, field);
       if (!text) continue;
-      const kept = old && old['tenant_id'] === p.tenant_id ? (old[productVectorPath(field)] as number[] | undefined) : undefined;
+      const kept =
+        old && old['tenant_id'] === p.tenant_id ? (old[productVectorPath(field)] as number[] | undefined) : undefined;
       if (kept && kept.length === deps.indices.dims) {
         doc[productVectorPath(field)] = kept;
         sources.push('reused');
@@ -81,7 +93,17 @@ async function withVectors(deps: EmbeddingDeps, products: Product[], target: str
 /** IndexProducts: embeds and indexes products with their version as the external version. */
 export function indexProducts(deps: EmbeddingDeps, req: similarityV1.IndexProductsRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
-  return indexDocuments(deps, { kind: 'products', field: 'products', docs: req.products, targetIndex: req.target_index, tenantId, searchableLater: req.searchable_later }, problem, (valid, target) =>
-    withVectors(deps, valid, target),
+  return indexDocuments(
+    deps,
+    {
+      kind: 'products',
+      field: 'products',
+      docs: req.products,
+      targetIndex: req.target_index,
+      tenantId,
+      searchableLater: req.searchable_later,
+    },
+    problem,
+    (valid, target) => withVectors(deps, valid, target),
   );
 }

@@ -11,13 +11,19 @@ function parseKind(kind: string): IndexKind {
 }
 
 /** BeginReindex: a new, empty index for the kind under the current model, not yet behind the alias. */
-export function beginReindex(indices: IndexManager, req: similarityV1.BeginReindexRequest__Output): Promise<{ index: string; alias: string }> {
+export function beginReindex(
+  indices: IndexManager,
+  req: similarityV1.BeginReindexRequest__Output,
+): Promise<{ index: string; alias: string }> {
   writeCaller(req.caller);
   return indices.beginReindex(parseKind(req.kind));
 }
 
 /** FinishReindex: the alias swapped to the new index; the indices it left are deleted. */
-export function finishReindex(indices: IndexManager, req: similarityV1.FinishReindexRequest__Output): Promise<{ alias: string; index: string; removed: string[] }> {
+export function finishReindex(
+  indices: IndexManager,
+  req: similarityV1.FinishReindexRequest__Output,
+): Promise<{ alias: string; index: string; removed: string[] }> {
   writeCaller(req.caller);
   return indices.finishReindex(parseKind(req.kind), req.index);
 }

@@ -9,7 +9,8 @@ export async function searchEntries(
   req: similarityV1.SearchEntriesRequest__Output,
 ): Promise<RankedHit[]> {
   const { tenantId, query, limit } = searchRequest(req);
-  if (!req.visibility) throw AppError.invalid([{ loc: ['visibility'], msg: 'visibility filter is required', type: 'missing' }]);
+  if (!req.visibility)
+    throw AppError.invalid([{ loc: ['visibility'], msg: 'visibility filter is required', type: 'missing' }]);
   const filter = entryFilter(tenantId, { ...req, visibility: req.visibility });
   await deps.indices.ensure('entries');
   return hybridSearch(deps, { index: deps.indices.alias('entries'), query, limit, filter, fields: ENTRY_SEARCH });

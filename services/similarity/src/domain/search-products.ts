@@ -6,7 +6,8 @@ import type { EmbeddingDeps } from './deps';
 
 function price(loc: string, value: string | null | undefined): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  if (!DECIMAL.test(value)) throw AppError.invalid([{ loc: [loc], msg: `${loc} must be a decimal string`, type: 'value_error' }]);
+  if (!DECIMAL.test(value))
+    throw AppError.invalid([{ loc: [loc], msg: `${loc} must be a decimal string`, type: 'value_error' }]);
   return Number(value);
 }
 

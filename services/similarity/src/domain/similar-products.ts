@@ -42,33 +42,67 @@ const invalid = (loc: string, msg: string) => AppError.invalid([{ loc: [loc], ms
 const finiteNonNegative = (x: number) => Number.isFinite(x) && x >= 0;
 
 /** The request's bounds checked (in the order callers see the errors) and its defaults filled in. */
-function similarRequest(req: Request): { limit: number; mode: VectorFieldChoice; requested: FieldWeights; minScore: number | undefined } {
+function similarRequest(req: Request): {
+  limit: number;
+  mode: VectorFieldChoice;
+  requested: FieldWeights;
+  minScore: number | undefined;
+} {
   const limit = req.limit === 0 ? SIMILAR_DEFAULT_LIMIT : req.limit;
-  if (!Number.isInteger(limit) || limit < 1 || limit > SIMILAR_MAX_LIMIT) throw invalid('limit', `limit must be between 1 and ${SIMILAR_MAX_LIMIT}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > SIMILAR_MAX_LIMIT)
+    throw invalid('limit', `limit must be between 1 and ${SIMILAR_MAX_LIMIT}`);
   const mode = req.vector_field;
-  if (!(VECTOR_FIELD_CHOICES as readonly string[]).includes(mode)) throw invalid('vector_field', `vector_field must be one of ${VECTOR_FIELD_CHOICES.join(', ')}`);
+  if (!(VECTOR_FIELD_CHOICES as readonly string[]).includes(mode))
+    throw invalid('vector_field', `vector_field must be one of ${VECTOR_FIELD_CHOICES.join(', ')}`);
   const anchorIds = req.anchor_product_ids;
-  if (anchorIds.length === 0 || anchorIds.length > MAX_ANCHORS) throw invalid('anchor_product_ids', `Between 1 and ${MAX_ANCHORS} anchors`);
-  if (req.anchor_weights.length > 0 && req.anchor_weights.length !== anchorIds.length) throw invalid('anchor_weights', 'One weight per anchor');
-  if (!req.anchor_weights.every(finiteNonNegative)) throw invalid('anchor_weights', 'Weights must be non-negative numbers');
-  if (req.anchor_weights.length > 0 && !req.anchor_weights.some((w) => w > 0)) throw invalid('anchor_weights', 'At least one weight must be positive');
+  if (anchorIds.length === 0 || anchorIds.length > MAX_ANCHORS)
+    throw invalid('anchor_product_ids', `Between 1 and ${MAX_ANCHORS} anchors`);
+  if (req.anchor_weights.length > 0 && req.anchor_weights.length !== anchorIds.length)
+    throw invalid('anchor_weights', 'One weight per anchor');
+  if (!req.anchor_weights.every(finiteNonNegative))
+    throw invalid('anchor_weights', 'Weights must be non-negative numbers');
+  if (req.anchor_weights.length > 0 && !req.anchor_weights.some((w) => w > 0))
+    throw invalid('anchor_weights', 'At least one weight must be positive');
   const requested = req.weights ?? { description: 0, properties: 0, attributes: 0 };
-  if (!PRODUCT_VECTOR_FIELDS.every((f) => finiteNonNegative(requested[f]))) throw invalid('weights', 'Weights must be non-negative numbers');
+  if (!PRODUCT_VECTOR_FIELDS.every((f) => finiteNonNegative(requested[f])))
+    throw invalid('weights', 'Weights must be non-negative numbers');
   const minScore = req.min_score ?? undefined;
   if (minScore !== undefined && !Number.isFinite(minScore)) throw invalid('min_score', 'min_score must be a number');
   return { limit, mode: mode as VectorFieldChoice, requested, minScore };
 }
 
 /** The anchors' vectors, the caller's tenant only (another tenant's anchor is unknown) and weighted above 0. */
-async function tenantAnchors(deps: IndexDeps, index: string, weightOf: Map<string, number>, tenantId: string, mode: VectorFieldChoice): Promise<StoredProduct[]> {
+async function tenantAnchors(
+  deps: IndexDeps,
+  index: string,
+  weightOf: Map<string, number>,
+  tenantId: string,
+  mode: VectorFieldChoice,
+): Promise<StoredProduct[]> {
   // Only the vectors the search reads (one field: a third of the bytes to fetch and parse).
-  const found = await readAnchors(deps.es, index, [...weightOf.keys()], mode === 'hybrid' ? PRODUCT_VECTOR_FIELDS : [mode]);
+  const found = await readAnchors(
+    deps.es,
+    index,
+    [...weightOf.keys()],
+    mode === 'hybrid' ? PRODUCT_VECTOR_FIELDS : [mode],
+  );
   return found.filter((a) => a.source['tenant_id'] === tenantId && (weightOf.get(a.id) ?? 0) > 0);
 }
 
 /** One kNN round of `k` neighbours per field, scored exactly, best first. */
-async function searchCandidates(deps: IndexDeps, plan: Plan, k: number, filter: SimilarFilter): Promise<{ candidates: Candidate[]; exhausted: boolean }> {
-  const hits = await knnNeighbours(deps.es, { index: plan.index, centroids: plan.centroids, k, filter, withVectors: plan.fields.length > 1 });
+async function searchCandidates(
+  deps: IndexDeps,
+  plan: Plan,
+  k: number,
+  filter: SimilarFilter,
+): Promise<{ candidates: Candidate[]; exhausted: boolean }> {
+  const hits = await knnNeighbours(deps.es, {
+    index: plan.index,
+    centroids: plan.centroids,
+    k,
+    filter,
+    withVectors: plan.fields.length > 1,
+  });
   const candidates = hits.map((h) => scoreCandidate(h, plan.centroids, plan.weights));
   candidates.sort(byScoreThenId);
   return { candidates, exhausted: hits.length < k };
@@ -80,7 +114,12 @@ async function searchCandidates(deps: IndexDeps, plan: Plan, k: number, filter: 
  * neighbours by the weighted sum: a hit can be outside one field's top `limit`, so each field
  * contributes more candidates.
  */
-async function widenUntilLimit(deps: IndexDeps, plan: Plan, filter: SimilarFilter, options: { limit: number; minScore: number | undefined; collapse: boolean }) {
+async function widenUntilLimit(
+  deps: IndexDeps,
+  plan: Plan,
+  filter: SimilarFilter,
+  options: { limit: number; minScore: number | undefined; collapse: boolean },
+) {
   const { limit, minScore, collapse } = options;
   const base = plan.fields.length > 1 ? Math.max(limit * 3, 30) : Math.max(limit, 10);
   let k = collapse || minScore !== undefined ? Math.max(base, limit * 5, 50) : base;
@@ -102,7 +141,15 @@ function toHit(c: Candidate, plan: Plan, ranks: Map<ProductVectorField, Map<stri
         scale: 'cosine',
         family: family(c),
         fields: Object.fromEntries(
-          plan.fields.map((f) => [f, { cosine: c.cosines[f] ?? null, weight: plan.weights.get(f), contribution: score_sources[f], rank: ranks.get(f)!.get(c.id) }]),
+          plan.fields.map((f) => [
+            f,
+            {
+              cosine: c.cosines[f] ?? null,
+              weight: plan.weights.get(f),
+              contribution: score_sources[f],
+              rank: ranks.get(f)!.get(c.id),
+            },
+          ]),
         ),
       })
     : '';
@@ -130,8 +177,18 @@ export async function similarProducts(deps: IndexDeps, req: Request): Promise<si
 
   const anchorIds = req.anchor_product_ids;
   const excludedIds = [...new Set([...anchorIds, ...req.exclude_product_ids])];
-  const filter: SimilarFilter = { tenantId, siteId: req.site_id, language: req.language, excludedIds, excludeParents: req.exclude_parents };
-  const { k, candidates, picked } = await widenUntilLimit(deps, plan, filter, { limit, minScore, collapse: req.collapse_variants });
+  const filter: SimilarFilter = {
+    tenantId,
+    siteId: req.site_id,
+    language: req.language,
+    excludedIds,
+    excludeParents: req.exclude_parents,
+  };
+  const { k, candidates, picked } = await widenUntilLimit(deps, plan, filter, {
+    limit,
+    minScore,
+    collapse: req.collapse_variants,
+  });
   const ranks = req.explain ? fieldRanks(candidates, fields) : undefined;
   const response: similarityV1.SimilarProductsResponse = {
     anchor_product_ids: anchorIds.filter((id, i) => used.has(id) && anchorIds.indexOf(id) === i),
@@ -142,7 +199,13 @@ export async function similarProducts(deps: IndexDeps, req: Request): Promise<si
   if (req.explain) {
     // Which filter removed how many of the candidates a tenant-only search finds.
     const unfiltered = await searchCandidates(deps, plan, k, { tenantId });
-    const counts = filteredCounts(unfiltered.candidates, { anchorIds, excludeIds: req.exclude_product_ids, siteId: req.site_id, language: req.language, excludeParents: req.exclude_parents });
+    const counts = filteredCounts(unfiltered.candidates, {
+      anchorIds,
+      excludeIds: req.exclude_product_ids,
+      siteId: req.site_id,
+      language: req.language,
+      excludeParents: req.exclude_parents,
+    });
     response.filtered_json = JSON.stringify({ ...counts, collapsed: picked.collapsed, min_score: picked.belowMin });
   }
   return response;

@@ -40,7 +40,10 @@ export function centroidsPerField(
     if (mode === 'hybrid' && anyPositive && requested[field] === 0) continue;
     const having = anchors.filter((a) => Array.isArray(a.source[productVectorPath(field)]));
     if (having.length === 0) continue;
-    const c = centroid(having.map((a) => a.source[productVectorPath(field)] as number[]), having.map((a) => weightOf.get(a.id)!));
+    const c = centroid(
+      having.map((a) => a.source[productVectorPath(field)] as number[]),
+      having.map((a) => weightOf.get(a.id)!),
+    );
     if (!c) continue;
     centroids.set(field, c);
     for (const a of having) used.add(a.id);
@@ -49,7 +52,11 @@ export function centroidsPerField(
 }
 
 /** Field weights over the fields used, normalised to sum 1 (single field: 1; all zero: equal). */
-export function fieldWeights(fields: ProductVectorField[], mode: VectorFieldChoice, requested: FieldWeights): Map<ProductVectorField, number> {
+export function fieldWeights(
+  fields: ProductVectorField[],
+  mode: VectorFieldChoice,
+  requested: FieldWeights,
+): Map<ProductVectorField, number> {
   const raw = fields.map((f) => (mode === 'hybrid' ? requested[f] : 1));
   const total = raw.reduce((a, b) => a + b, 0);
   return new Map(fields.map((f, i) => [f, total > 0 ? raw[i]! / total : 1 / fields.length]));
@@ -85,7 +92,11 @@ export function scoreCandidate(
 export const family = (c: Candidate) => (c.source['parent_product_id'] as string | undefined) ?? c.id;
 
 /** The candidates (best first) at or above minScore, one per family when collapsing, with what each rule dropped. */
-export function selectHits(candidates: Candidate[], minScore: number | undefined, collapse: boolean): { kept: Candidate[]; belowMin: number; collapsed: number } {
+export function selectHits(
+  candidates: Candidate[],
+  minScore: number | undefined,
+  collapse: boolean,
+): { kept: Candidate[]; belowMin: number; collapsed: number } {
   const kept: Candidate[] = [];
   const families = new Set<string>();
   let belowMin = 0;
@@ -108,7 +119,10 @@ export function selectHits(candidates: Candidate[], minScore: number | undefined
 }
 
 /** Each candidate's 1-based rank per field by that field's cosine (no vector: last). */
-export function fieldRanks(candidates: Candidate[], fields: ProductVectorField[]): Map<ProductVectorField, Map<string, number>> {
+export function fieldRanks(
+  candidates: Candidate[],
+  fields: ProductVectorField[],
+): Map<ProductVectorField, Map<string, number>> {
   const ranks = new Map<ProductVectorField, Map<string, number>>();
   for (const f of fields) {
     const order = [...candidates].sort((a, b) => (b.cosines[f] ?? -2) - (a.cosines[f] ?? -2));
@@ -123,7 +137,13 @@ export function fieldRanks(candidates: Candidate[], fields: ProductVectorField[]
  */
 export function filteredCounts(
   unfiltered: Candidate[],
-  req: { anchorIds: string[]; excludeIds: string[]; siteId?: string | null; language?: string | null; excludeParents: boolean },
+  req: {
+    anchorIds: string[];
+    excludeIds: string[];
+    siteId?: string | null;
+    language?: string | null;
+    excludeParents: boolean;
+  },
 ): { anchor: number; excluded: number; site: number; language: number; parent: number } {
   const anchors = new Set(req.anchorIds);
   const excluded = new Set(req.excludeIds);

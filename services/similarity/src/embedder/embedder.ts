@@ -50,7 +50,8 @@ export class EmbedderInputError extends Error {
 export function assertEmbeddable(texts: readonly unknown[]): asserts texts is string[] {
   texts.forEach((text, index) => {
     if (typeof text !== 'string') throw new EmbedderInputError(`text ${index} is not a string`, index);
-    if (text.trim() === '') throw new EmbedderInputError(`text ${index} is empty or whitespace only; nothing to embed`, index);
+    if (text.trim() === '')
+      throw new EmbedderInputError(`text ${index} is empty or whitespace only; nothing to embed`, index);
   });
 }
 
@@ -59,7 +60,8 @@ export function l2Normalize(v: Float32Array): Float32Array {
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i]! * v[i]!;
   const norm = Math.sqrt(sum);
-  if (!Number.isFinite(norm) || norm === 0) throw new Error('embedding has zero or non-finite length; cannot normalise it');
+  if (!Number.isFinite(norm) || norm === 0)
+    throw new Error('embedding has zero or non-finite length; cannot normalise it');
   for (let i = 0; i < v.length; i++) v[i] = v[i]! / norm;
   return v;
 }

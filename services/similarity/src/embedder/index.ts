@@ -8,7 +8,8 @@ export { EmbedderInputError, EmbedderUnavailableError, l2Normalize } from './emb
 export { OnnxEmbedder, type OnnxEmbedderOptions } from './onnx-embedder';
 export { OpenAiEmbedder, type OpenAiEmbedderOptions } from './openai-embedder';
 
-export type EmbedderOptions = ({ provider: 'local' } & OnnxEmbedderOptions) | ({ provider: 'openai' } & OpenAiEmbedderOptions);
+export type EmbedderOptions =
+  ({ provider: 'local' } & OnnxEmbedderOptions) | ({ provider: 'openai' } & OpenAiEmbedderOptions);
 
 /** Builds the configured provider. Nothing is loaded or contacted until ready() or the first embed(). */
 export function createEmbedder(options: EmbedderOptions): Embedder {

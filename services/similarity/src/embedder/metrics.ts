@@ -18,14 +18,20 @@ let instruments: Instruments | undefined;
 function get(): Instruments {
   const meter = kbMeter();
   instruments ??= {
-    texts: meter.createCounter('kb.embedding.texts', { description: 'Texts embedded by the model (cache hits not included).', unit: '{text}' }),
+    texts: meter.createCounter('kb.embedding.texts', {
+      description: 'Texts embedded by the model (cache hits not included).',
+      unit: '{text}',
+    }),
     duration: meter.createHistogram('gen_ai.client.operation.duration', {
       description: 'Duration of one embedding call to the provider (a batch of texts).',
       unit: 's',
       // Local inference of a few texts takes milliseconds; a remote provider up to seconds.
       advice: { explicitBucketBoundaries: [0.001, 0.0025, ...DURATION_BUCKETS_S, 30] },
     }),
-    lookups: meter.createCounter('kb.embedding.cache.lookups', { description: 'Distinct texts looked up in the embedding cache, by result (hit or miss).', unit: '{text}' }),
+    lookups: meter.createCounter('kb.embedding.cache.lookups', {
+      description: 'Distinct texts looked up in the embedding cache, by result (hit or miss).',
+      unit: '{text}',
+    }),
   };
   return instruments;
 }

@@ -141,7 +141,8 @@ export class OnnxEmbedder implements Embedder {
 
   private nextCall(): Call | undefined {
     let next: Call | undefined;
-    for (const call of this.calls) if (!next || call.texts.length - call.vectors.length < next.texts.length - next.vectors.length) next = call;
+    for (const call of this.calls)
+      if (!next || call.texts.length - call.vectors.length < next.texts.length - next.vectors.length) next = call;
     return next;
   }
 
@@ -180,9 +181,11 @@ export class OnnxEmbedder implements Embedder {
     const loaded = { session, tokenizer, hasTokenTypeIds: session.inputNames.includes('token_type_ids') };
     try {
       for (const name of ['input_ids', 'attention_mask']) {
-        if (!session.inputNames.includes(name)) throw new Error(`model ${modelPath} has no input ${name} (inputs: ${session.inputNames.join(', ')})`);
+        if (!session.inputNames.includes(name))
+          throw new Error(`model ${modelPath} has no input ${name} (inputs: ${session.inputNames.join(', ')})`);
       }
-      if (!session.outputNames.includes(OUTPUT)) throw new Error(`model ${modelPath} has no output ${OUTPUT} (outputs: ${session.outputNames.join(', ')})`);
+      if (!session.outputNames.includes(OUTPUT))
+        throw new Error(`model ${modelPath} has no output ${OUTPUT} (outputs: ${session.outputNames.join(', ')})`);
       // A warm-up run: the first run is slow, and it proves the model answers with the configured width.
       await this.run(loaded, ['warm-up']);
     } catch (err) {
@@ -215,7 +218,9 @@ export class OnnxEmbedder implements Embedder {
     const hidden = (await session.run(feeds))[OUTPUT];
     const width = hidden?.dims[2];
     if (hidden === undefined || hidden.type !== 'float32' || width !== this.dims) {
-      throw new Error(`model ${this.model} returned ${OUTPUT} of shape [${hidden?.dims.join(', ')}] (${hidden?.type}); configured dims ${this.dims}`);
+      throw new Error(
+        `model ${this.model} returned ${OUTPUT} of shape [${hidden?.dims.join(', ')}] (${hidden?.type}); configured dims ${this.dims}`,
+      );
     }
     const data = hidden.data as Float32Array;
     // Mean pooling over the real tokens of each text (the first ids.length positions of its row).

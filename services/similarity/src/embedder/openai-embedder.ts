@@ -91,18 +91,25 @@ export class OpenAiEmbedder implements Embedder {
       });
       body = await response.text();
     } catch (err) {
-      throw new EmbedderUnavailableError(`embedding endpoint ${this.url} did not answer: ${this.describe(err)}`, { cause: err });
+      throw new EmbedderUnavailableError(`embedding endpoint ${this.url} did not answer: ${this.describe(err)}`, {
+        cause: err,
+      });
     }
 
     if (response.status === 429 || response.status >= 500) {
       const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
-      throw new EmbedderUnavailableError(`embedding endpoint ${this.url} answered ${response.status}: ${errorMessage(body)}`, {
-        ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
-      });
+      throw new EmbedderUnavailableError(
+        `embedding endpoint ${this.url} answered ${response.status}: ${errorMessage(body)}`,
+        {
+          ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
+        },
+      );
     }
     if (!response.ok) {
       // Our request or configuration is wrong (bad key, unknown model, text too long); retrying will not help.
-      throw new Error(`embedding endpoint ${this.url} rejected the request for model ${this.model} with ${response.status}: ${errorMessage(body)}`);
+      throw new Error(
+        `embedding endpoint ${this.url} rejected the request for model ${this.model} with ${response.status}: ${errorMessage(body)}`,
+      );
     }
     return this.parse(body, input.length);
   }
@@ -114,15 +121,28 @@ export class OpenAiEmbedder implements Embedder {
     } catch {
       // reported below
     }
-    if (!Array.isArray(data)) throw new Error(`embedding endpoint ${this.url} sent a malformed response (no "data" array): ${body.slice(0, 300)}`);
-    if (data.length !== expected) throw new Error(`embedding endpoint ${this.url} sent ${data.length} vectors for ${expected} inputs`);
+    if (!Array.isArray(data))
+      throw new Error(
+        `embedding endpoint ${this.url} sent a malformed response (no "data" array): ${body.slice(0, 300)}`,
+      );
+    if (data.length !== expected)
+      throw new Error(`embedding endpoint ${this.url} sent ${data.length} vectors for ${expected} inputs`);
     // Servers may answer out of order; `index` says which input each vector belongs to.
     const vectors = new Array<Float32Array>(expected);
     for (const item of data as Array<Partial<EmbeddingItem> | null>) {
       const index = item?.index;
       const embedding = item?.embedding;
-      if (index === undefined || !Number.isInteger(index) || index < 0 || index >= expected || vectors[index] !== undefined || !Array.isArray(embedding)) {
-        throw new Error(`embedding endpoint ${this.url} sent a malformed response: bad or repeated item index ${String(index)}`);
+      if (
+        index === undefined ||
+        !Number.isInteger(index) ||
+        index < 0 ||
+        index >= expected ||
+        vectors[index] !== undefined ||
+        !Array.isArray(embedding)
+      ) {
+        throw new Error(
+          `embedding endpoint ${this.url} sent a malformed response: bad or repeated item index ${String(index)}`,
+        );
       }
       if (embedding.length !== this.dims) {
         throw new Error(
@@ -137,7 +157,11 @@ export class OpenAiEmbedder implements Embedder {
   private describe(err: unknown): string {
     if (this.closing.signal.aborted) return 'embedder closed';
     // Duck-typed, not instanceof: fetch's errors may come from another realm (e.g. under Jest).
-    const { name, message, cause } = (err ?? {}) as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    const { name, message, cause } = (err ?? {}) as {
+      name?: string;
+      message?: string;
+      cause?: { code?: string; message?: string };
+    };
     if (name === 'TimeoutError') return `no answer within ${this.timeoutMs} ms`;
     // undici says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is in the cause.
     return [message ?? String(err), cause?.code ?? cause?.message].filter(Boolean).join(': ');

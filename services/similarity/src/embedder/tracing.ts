@@ -10,9 +10,17 @@ import { type Embedder, wrapEmbed } from './embedder';
  * INTERNAL.
  */
 export function tracedEmbedder(embedder: Embedder, provider: string): Embedder {
-  const attributes = { 'gen_ai.operation.name': 'embeddings', 'gen_ai.provider.name': provider, 'gen_ai.request.model': embedder.model };
+  const attributes = {
+    'gen_ai.operation.name': 'embeddings',
+    'gen_ai.provider.name': provider,
+    'gen_ai.request.model': embedder.model,
+  };
   const kind = provider === 'local' ? 'internal' : 'client';
   return wrapEmbed(embedder, (texts) =>
-    inSpan(`embeddings ${embedder.model}`, { kind, attributes: { ...attributes, 'kb.embedding.texts': texts.length } }, () => embedder.embed(texts)),
+    inSpan(
+      `embeddings ${embedder.model}`,
+      { kind, attributes: { ...attributes, 'kb.embedding.texts': texts.length } },
+      () => embedder.embed(texts),
+    ),
   );
 }

@@ -24,20 +24,50 @@ export interface SimilarityDeps extends EmbeddingDeps {
  */
 export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.SimilarityServiceHandlers {
   const { embedder, logger, indices } = deps;
-  const embedded = (vectors: Float32Array[]) => ({ model: embedder.model, dims: embedder.dims, vectors: vectors.map((v) => ({ values: Array.from(v) })) });
+  const embedded = (vectors: Float32Array[]) => ({
+    model: embedder.model,
+    dims: embedder.dims,
+    vectors: vectors.map((v) => ({ values: Array.from(v) })),
+  });
   const indexed = (results: IndexResult[]) => ({ model: embedder.model, results });
-  const finished = (done: { alias: string; index: string; removed: string[] }) => ({ alias: done.alias, index: done.index, removed_indices: done.removed });
+  const finished = (done: { alias: string; index: string; removed: string[] }) => ({
+    alias: done.alias,
+    index: done.index,
+    removed_indices: done.removed,
+  });
   return {
-    Embed: unary(logger, 'Embed', async (req: similarityV1.EmbedRequest__Output) => embedded(await embedTexts(embedder, req))),
-    DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) => describeModel(embedder, deps.provider, req)),
-    IndexProducts: unary(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) => indexed(await indexProducts(deps, req))),
-    DeleteProducts: unary(logger, 'DeleteProducts', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({ deleted: await deleteDocuments(deps, 'products', req) })),
-    SimilarProducts: unary(logger, 'SimilarProducts', async (req: similarityV1.SimilarProductsRequest__Output) => similarProducts(deps, req)),
-    SearchProducts: unary(logger, 'SearchProducts', async (req: similarityV1.SearchProductsRequest__Output) => ({ hits: await searchProducts(deps, req) })),
-    IndexEntries: unary(logger, 'IndexEntries', async (req: similarityV1.IndexEntriesRequest__Output) => indexed(await indexEntries(deps, req))),
-    DeleteEntries: unary(logger, 'DeleteEntries', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({ deleted: await deleteDocuments(deps, 'entries', req) })),
-    SearchEntries: unary(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({ hits: await searchEntries(deps, req) })),
-    BeginReindex: unary(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) => beginReindex(indices, req)),
-    FinishReindex: unary(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) => finished(await finishReindex(indices, req))),
+    Embed: unary(logger, 'Embed', async (req: similarityV1.EmbedRequest__Output) =>
+      embedded(await embedTexts(embedder, req)),
+    ),
+    DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) =>
+      describeModel(embedder, deps.provider, req),
+    ),
+    IndexProducts: unary(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) =>
+      indexed(await indexProducts(deps, req)),
+    ),
+    DeleteProducts: unary(logger, 'DeleteProducts', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
+      deleted: await deleteDocuments(deps, 'products', req),
+    })),
+    SimilarProducts: unary(logger, 'SimilarProducts', async (req: similarityV1.SimilarProductsRequest__Output) =>
+      similarProducts(deps, req),
+    ),
+    SearchProducts: unary(logger, 'SearchProducts', async (req: similarityV1.SearchProductsRequest__Output) => ({
+      hits: await searchProducts(deps, req),
+    })),
+    IndexEntries: unary(logger, 'IndexEntries', async (req: similarityV1.IndexEntriesRequest__Output) =>
+      indexed(await indexEntries(deps, req)),
+    ),
+    DeleteEntries: unary(logger, 'DeleteEntries', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
+      deleted: await deleteDocuments(deps, 'entries', req),
+    })),
+    SearchEntries: unary(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({
+      hits: await searchEntries(deps, req),
+    })),
+    BeginReindex: unary(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) =>
+      beginReindex(indices, req),
+    ),
+    FinishReindex: unary(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) =>
+      finished(await finishReindex(indices, req)),
+    ),
   };
 }

@@ -5,7 +5,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { type AppError, CLIENT_OPTIONS, type commonV1, similarityProto, typedClient, type similarityV1 } from '@kb/common';
+import {
+  type AppError,
+  CLIENT_OPTIONS,
+  type commonV1,
+  similarityProto,
+  typedClient,
+  type similarityV1,
+} from '@kb/common';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '../../src';
 
 export type SimilarityClient = ReturnType<typeof typedClient<similarityV1.SimilarityServiceClient>>;
@@ -19,7 +26,11 @@ export interface Harness {
 
 export function connect(port: number): SimilarityClient {
   const Ctor = similarityProto().kb.similarity.v1.SimilarityService;
-  return typedClient('similarity', new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS), 60_000);
+  return typedClient(
+    'similarity',
+    new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
+    60_000,
+  );
 }
 
 export async function startSimilarity(env: Record<string, string> = {}): Promise<Harness> {
@@ -45,7 +56,14 @@ export const ELASTICSEARCH_URL = (): string => process.env.ELASTICSEARCH_URL as 
 
 /** A tenant caller with the given scopes (read and write by default). */
 export function caller(tenantId: string, overrides: Partial<commonV1.Caller> = {}): commonV1.Caller {
-  return { tenant_id: tenantId, user_id: randomUUID(), role: 'Admin', scopes: ['knowledge:read', 'knowledge:write'], request_id: randomUUID(), ...overrides };
+  return {
+    tenant_id: tenantId,
+    user_id: randomUUID(),
+    role: 'Admin',
+    scopes: ['knowledge:read', 'knowledge:write'],
+    request_id: randomUUID(),
+    ...overrides,
+  };
 }
 
 /** The cross-tenant system caller of reindex and catch-up. */
@@ -64,7 +82,9 @@ export async function failure(promise: Promise<unknown>): Promise<AppError> {
 /** A product document as the catalog service sends it (id and tenant always set). */
 export type ProductDoc = similarityV1.ProductDocument & { id: string; tenant_id: string };
 
-export function product(overrides: Partial<similarityV1.ProductDocument> & { id: string; tenant_id: string }): ProductDoc {
+export function product(
+  overrides: Partial<similarityV1.ProductDocument> & { id: string; tenant_id: string },
+): ProductDoc {
   return {
     site_id: 'site-1',
     version: 1,

@@ -14,10 +14,22 @@ const INLINE_BULK_MAX = 100;
 const INDEX_CALL_MAX = 100;
 
 /** Many products into a site for a caller (knowledge:write): at most BULK_LIMIT, else nothing is written. */
-export async function bulkUpsertProducts(deps: CatalogDeps, caller: Caller, siteIdOrSlug: string, items: DecodedProduct[], deadline?: number): Promise<BulkItem[]> {
+export async function bulkUpsertProducts(
+  deps: CatalogDeps,
+  caller: Caller,
+  siteIdOrSlug: string,
+  items: DecodedProduct[],
+  deadline?: number,
+): Promise<BulkItem[]> {
   requireScope(caller, 'knowledge:write');
   if (items.length > BULK_LIMIT) {
-    throw AppError.invalid([{ loc: ['body', 'products'], msg: `List should have at most ${BULK_LIMIT} items after validation, not ${items.length}`, type: 'too_long' }]);
+    throw AppError.invalid([
+      {
+        loc: ['body', 'products'],
+        msg: `List should have at most ${BULK_LIMIT} items after validation, not ${items.length}`,
+        type: 'too_long',
+      },
+    ]);
   }
   const site = await requireSite(deps, caller.tenant_id, siteIdOrSlug);
   return bulkUpsert(deps, caller.tenant_id, site, items, { deadline });
@@ -43,7 +55,8 @@ export async function bulkUpsert(
   );
   options.onItem?.(items.length);
   const indexed = await indexWritten(deps, { written, adoptedOutside }, options.deadline);
-  for (const { i, outcome } of written) (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
+  for (const { i, outcome } of written)
+    (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
   return results;
 }
 
@@ -53,9 +66,16 @@ export async function bulkUpsert(
  * bulk answers without waiting (its embeddings are "pending"; the background indexer starts on
  * them at once): embedding hundreds of texts would outlast any deadline.
  */
-async function indexWritten(deps: CatalogDeps, batch: Pick<BatchWrite, 'written' | 'adoptedOutside'>, deadline: number | undefined): Promise<Set<string>> {
+async function indexWritten(
+  deps: CatalogDeps,
+  batch: Pick<BatchWrite, 'written' | 'adoptedOutside'>,
+  deadline: number | undefined,
+): Promise<Set<string>> {
   const changed = batch.written.filter((w) => w.outcome.status !== 'unchanged');
-  const toIndex: ProductDoc[] = [...changed.flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]), ...batch.adoptedOutside];
+  const toIndex: ProductDoc[] = [
+    ...changed.flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]),
+    ...batch.adoptedOutside,
+  ];
   const indexed = new Set<string>();
   if (toIndex.length > INLINE_BULK_MAX) {
     queuedForIndex(deps);
@@ -66,7 +86,9 @@ async function indexWritten(deps: CatalogDeps, batch: Pick<BatchWrite, 'written'
     const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(deadline, 500));
     if (left < 200) break; // the rest is the background indexer's
     const call = toIndex.slice(k, k + INDEX_CALL_MAX);
-    for (const id of (await indexNow(deps, call, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true })).indexed) indexed.add(id);
+    for (const id of (await indexNow(deps, call, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true }))
+      .indexed)
+      indexed.add(id);
   }
   return indexed;
 }

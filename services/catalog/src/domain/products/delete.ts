@@ -12,10 +12,17 @@ export async function deleteProduct(deps: CatalogDeps, caller: Caller, id: strin
   if (!doc) throw AppError.notFound('Product not found');
   if (!deps.similarity || inlinePaused(deps)) return;
   try {
-    await deps.similarity.call('DeleteProducts', { caller: systemCaller('catalog', tenantId), documents: [{ id, version: String(doc.version + 1) }] }, { deadlineMs: deps.indexOnWriteMs });
+    await deps.similarity.call(
+      'DeleteProducts',
+      { caller: systemCaller('catalog', tenantId), documents: [{ id, version: String(doc.version + 1) }] },
+      { deadlineMs: deps.indexOnWriteMs },
+    );
     await deps.products.deletionDone(tenantId, id, doc.version + 1);
   } catch (err) {
     indexingFailed(deps, true);
-    deps.logger.warn({ err: (err as Error).message, product_id: id }, 'index delete deferred to the background indexer');
+    deps.logger.warn(
+      { err: (err as Error).message, product_id: id },
+      'index delete deferred to the background indexer',
+    );
   }
 }

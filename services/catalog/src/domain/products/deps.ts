@@ -37,4 +37,5 @@ export function indexingRecovered(deps: CatalogDeps): void {
 export { requireSite } from '../sites/deps';
 
 /** Time left before the caller's deadline (epoch ms), keeping a margin to answer in. */
-export const timeLeft = (deadline: number | undefined, marginMs: number) => (deadline ?? Infinity) - Date.now() - marginMs;
+export const timeLeft = (deadline: number | undefined, marginMs: number) =>
+  (deadline ?? Infinity) - Date.now() - marginMs;

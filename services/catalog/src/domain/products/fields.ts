@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { DECIMAL_FIELDS, PRODUCT_DEFAULTS, PRODUCT_INPUT_FIELDS, type DecimalField, type ProductInput } from '@kb/common';
+import {
+  DECIMAL_FIELDS,
+  PRODUCT_DEFAULTS,
+  PRODUCT_INPUT_FIELDS,
+  type DecimalField,
+  type ProductInput,
+} from '@kb/common';
 import type { ProductDoc, ProductFields, ProductSet } from '../../data-access/products-repo';
 import { toDecimal128 } from '../exact-json';
 
 /** What an omitted field is stored as, when not null; collections are fresh per product. */
 const OMITTED: { [K in keyof ProductFields]?: () => ProductFields[K] } = {
-  ...(Object.fromEntries(Object.entries(PRODUCT_DEFAULTS).map(([k, v]) => [k, () => v])) as { [K in keyof typeof PRODUCT_DEFAULTS]: () => ProductFields[K] }),
+  ...(Object.fromEntries(Object.entries(PRODUCT_DEFAULTS).map(([k, v]) => [k, () => v])) as {
+    [K in keyof typeof PRODUCT_DEFAULTS]: () => ProductFields[K];
+  }),
   attributes: () => ({}),
   properties: () => ({}),
   additional_images: () => [],
@@ -38,25 +46,43 @@ export function sameFields(doc: ProductDoc, fields: ProductFields): boolean {
   const stored: Record<string, unknown> = {};
   for (const k of Object.keys(fields) as (keyof ProductFields)[]) stored[k] = doc[k] ?? null;
   // The channel a sync came through (api, import) is not content: the same product is unchanged.
-  return isDeepStrictEqual({ ...comparable(stored as Partial<ProductFields>), source: null }, { ...comparable(fields), source: null });
+  return isDeepStrictEqual(
+    { ...comparable(stored as Partial<ProductFields>), source: null },
+    { ...comparable(fields), source: null },
+  );
 }
 
 /** Only a non-blank similarity_text makes a product an anchor of its own. */
-export const hasSimilarityAnchor = (fields: Pick<ProductFields, 'similarity_text'>) => Boolean(fields.similarity_text && fields.similarity_text.trim());
+export const hasSimilarityAnchor = (fields: Pick<ProductFields, 'similarity_text'>) =>
+  Boolean(fields.similarity_text && fields.similarity_text.trim());
 
 /** The same sync_hash as the stored version: the content to embed is the same, the vectors are kept. */
 export const keepsVectors = (existing: ProductDoc | null, fields: Pick<ProductFields, 'sync_hash'>) =>
   Boolean(existing && existing.sync_hash !== null && existing.sync_hash === fields.sync_hash);
 
 /** The parent's id, unless there is none yet or it is the product itself. */
-export const parentIdOf = (parent: ProductDoc | null, productId: string) => (parent && parent._id !== productId ? parent._id : null);
+export const parentIdOf = (parent: ProductDoc | null, productId: string) =>
+  parent && parent._id !== productId ? parent._id : null;
 
 /** `id`: the product's id if the write goes as planned (the stored one's, or `newId` for a new one). */
-export type WritePlan = { kind: 'write'; key: string; id: string; newId: string; set: ProductSet; reuseVectors: boolean; externalId: string | null };
+export type WritePlan = {
+  kind: 'write';
+  key: string;
+  id: string;
+  newId: string;
+  set: ProductSet;
+  reuseVectors: boolean;
+  externalId: string | null;
+};
 export type Plan = { kind: 'unchanged'; existing: ProductDoc } | WritePlan;
 
 /** What a product write will do, given the stored product with its key and its parent. */
-export function planWrite(fields: ProductFields, existing: ProductDoc | null, parent: ProductDoc | null, now: Date): Plan {
+export function planWrite(
+  fields: ProductFields,
+  existing: ProductDoc | null,
+  parent: ProductDoc | null,
+  now: Date,
+): Plan {
   if (existing && sameFields(existing, fields)) return { kind: 'unchanged', existing };
   const newId = randomUUID();
   const reuseVectors = keepsVectors(existing, fields);

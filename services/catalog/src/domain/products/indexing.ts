@@ -86,7 +86,10 @@ async function indexGroup(
         if (r.status === 'indexed' || r.status === 'stale') confirmed.push(d);
       }
       // One round trip for the whole answer; each product's own version decides what it clears.
-      if (!options.targetIndex) await deps.products.markIndexedMany(confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })));
+      if (!options.targetIndex)
+        await deps.products.markIndexedMany(
+          confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })),
+        );
       for (const d of confirmed) outcome.indexed.add(d._id);
     },
     refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
@@ -104,7 +107,13 @@ async function recordRefusal(deps: CatalogDeps, doc: ProductDoc, reason: string,
   // False when a newer version was written meanwhile: that one is queued and gets its own try.
   if (!(await deps.products.markRefused(doc.tenant_id, doc._id, doc.version, message, new Date()))) return;
   deps.logger.error(
-    { tenant_id: doc.tenant_id, product_id: doc._id, version: doc.version, error: message, index_errors: await deps.products.countIndexErrors() },
+    {
+      tenant_id: doc.tenant_id,
+      product_id: doc._id,
+      version: doc.version,
+      error: message,
+      index_errors: await deps.products.countIndexErrors(),
+    },
     'the search index refused a product; not retried until it changes (npm run admin -- index errors)',
   );
 }

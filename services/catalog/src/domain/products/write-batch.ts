@@ -77,11 +77,13 @@ export function planBatch(items: DecodedProduct[], known: KnownProducts, source:
   // A parent created by this batch (before or after its children in it) is known to them by the
   // id it is planned with. Should its write end up under another id (a concurrent insert of its
   // key won), the adoption after the writes corrects the children (see adoptIntoBatch).
-  for (const { plan } of batch.planned) if (plan.externalId !== null && !known.has(plan.externalId)) batch.newParents.set(plan.externalId, plan.newId);
+  for (const { plan } of batch.planned)
+    if (plan.externalId !== null && !known.has(plan.externalId)) batch.newParents.set(plan.externalId, plan.newId);
   for (const { plan } of batch.planned) {
     const parentKey = plan.set.parent_external_id;
     const parentId = parentKey !== null && parentKey !== plan.externalId ? batch.newParents.get(parentKey) : undefined;
-    if (parentId !== undefined && plan.set.parent_product_id === null) plan.set = { ...plan.set, parent_product_id: parentId };
+    if (parentId !== undefined && plan.set.parent_product_id === null)
+      plan.set = { ...plan.set, parent_product_id: parentId };
   }
   return batch;
 }
@@ -90,14 +92,29 @@ export function planBatch(items: DecodedProduct[], known: KnownProducts, source:
  * The writes of a bulk: one look-up of the keys it names, one unordered bulkWrite of the distinct
  * keys, the children new parents adopt, then repeated keys one by one.
  */
-export async function writeBatch(deps: CatalogDeps, tenantId: string, site: SiteView, items: DecodedProduct[], source: string): Promise<BatchWrite> {
+export async function writeBatch(
+  deps: CatalogDeps,
+  tenantId: string,
+  site: SiteView,
+  items: DecodedProduct[],
+  source: string,
+): Promise<BatchWrite> {
   const now = new Date();
-  const known: KnownProducts = new Map((await deps.products.findByKeys(tenantId, site._id, keysNamedBy(items))).map((d) => [d.upsert_key, d]));
+  const known: KnownProducts = new Map(
+    (await deps.products.findByKeys(tenantId, site._id, keysNamedBy(items))).map((d) => [d.upsert_key, d]),
+  );
   const batch = planBatch(items, known, source, now);
   const { results } = batch;
-  const written: Written[] = batch.unchanged.map(({ i, doc }) => ({ i, outcome: { doc, status: 'unchanged', reuseVectors: true, adopted: [] } }));
+  const written: Written[] = batch.unchanged.map(({ i, doc }) => ({
+    i,
+    outcome: { doc, status: 'unchanged', reuseVectors: true, adopted: [] },
+  }));
   const retry = await writePlanned(deps, tenantId, site, batch.planned, now, written);
-  await deps.products.touch(tenantId, batch.unchanged.map((u) => u.doc._id), now);
+  await deps.products.touch(
+    tenantId,
+    batch.unchanged.map((u) => u.doc._id),
+    now,
+  );
   const adoptedOutside = await adoptIntoBatch(deps, tenantId, site, written, now, batch.newParents);
   for (const i of [...batch.repeated, ...retry].sort((a, b) => a - b)) {
     written.push({ i, outcome: await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, source) });
@@ -110,12 +127,33 @@ export async function writeBatch(deps: CatalogDeps, tenantId: string, site: Site
  * The planned writes in one round trip; appends what was written and returns the items to
  * retry on their own (a concurrent insert of the same key: the retry is then an update).
  */
-async function writePlanned(deps: CatalogDeps, tenantId: string, site: SiteView, planned: BatchPlan['planned'], now: Date, written: Written[]): Promise<number[]> {
-  const done = await deps.products.upsertMany(tenantId, site._id, planned.map((p) => p.plan), now);
+async function writePlanned(
+  deps: CatalogDeps,
+  tenantId: string,
+  site: SiteView,
+  planned: BatchPlan['planned'],
+  now: Date,
+  written: Written[],
+): Promise<number[]> {
+  const done = await deps.products.upsertMany(
+    tenantId,
+    site._id,
+    planned.map((p) => p.plan),
+    now,
+  );
   const retry: number[] = [];
   planned.forEach(({ i, plan }, k) => {
     const r = done[k];
-    if (r) written.push({ i, outcome: { doc: r.doc, status: r.created ? 'created' : 'updated', reuseVectors: plan.reuseVectors, adopted: [] } });
+    if (r)
+      written.push({
+        i,
+        outcome: {
+          doc: r.doc,
+          status: r.created ? 'created' : 'updated',
+          reuseVectors: plan.reuseVectors,
+          adopted: [],
+        },
+      });
     else retry.push(i);
   });
   return retry;
@@ -128,13 +166,23 @@ async function writePlanned(deps: CatalogDeps, tenantId: string, site: SiteView,
  * whose write ended up under another id (a concurrent insert of its key won; it is then written
  * again afterwards, as an update) has its batch children pointed at the id it now has.
  */
-async function adoptIntoBatch(deps: CatalogDeps, tenantId: string, site: SiteView, written: Written[], now: Date, newParents: Map<string, string>): Promise<ProductDoc[]> {
+async function adoptIntoBatch(
+  deps: CatalogDeps,
+  tenantId: string,
+  site: SiteView,
+  written: Written[],
+  now: Date,
+  newParents: Map<string, string>,
+): Promise<ProductDoc[]> {
   const createdParents = new Map(
-    written.filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id).map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
+    written
+      .filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id)
+      .map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
   );
   const missed = [...newParents.keys()].filter((key) => createdParents.get(key) !== newParents.get(key));
   if (missed.length) {
-    for (const d of await deps.products.findByKeys(tenantId, site._id, missed)) if (!createdParents.has(d.upsert_key)) createdParents.set(d.upsert_key, d._id);
+    for (const d of await deps.products.findByKeys(tenantId, site._id, missed))
+      if (!createdParents.has(d.upsert_key)) createdParents.set(d.upsert_key, d._id);
   }
   const fresh = new Map((await adoptChildren(deps, tenantId, site._id, createdParents, now)).map((d) => [d._id, d]));
   for (const w of written) {

@@ -8,11 +8,18 @@ import { found, parseConfig, type SiteDeps } from './deps';
  * A new site (knowledge:write). The slug is unique per tenant (409) and may not look like a
  * uuid (site_id accepts both). The tenant's first site becomes its default whatever is_default says.
  */
-export async function createSite(deps: Pick<SiteDeps, 'sites'>, caller: Caller, req: catalogV1.CreateSiteRequest__Output): Promise<SiteView> {
+export async function createSite(
+  deps: Pick<SiteDeps, 'sites'>,
+  caller: Caller,
+  req: catalogV1.CreateSiteRequest__Output,
+): Promise<SiteView> {
   requireScope(caller, 'knowledge:write');
   const { sites } = deps;
   const tenantId = caller.tenant_id;
-  if (isUuid(req.slug)) throw AppError.invalid([{ loc: ['body', 'slug'], msg: 'A slug may not look like a UUID (site_id accepts both)', type: 'value_error' }]);
+  if (isUuid(req.slug))
+    throw AppError.invalid([
+      { loc: ['body', 'slug'], msg: 'A slug may not look like a UUID (site_id accepts both)', type: 'value_error' },
+    ]);
   const id = randomUUID();
   const inserted = await sites.insert({
     _id: id,

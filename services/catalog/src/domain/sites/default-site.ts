@@ -7,8 +7,14 @@ import { siteGuard } from '../site-guard';
  * site's claim, so a concurrent delete of the site either sees the pointer (409) or wins first
  * (404): the pointer never names a deleted site.
  */
-export async function makeDefault(sites: SitesRepo, tenantId: string, siteId: string, options: { onlyIfNone: boolean }): Promise<void> {
-  const point = () => (options.onlyIfNone ? sites.setDefaultIfNone(tenantId, siteId) : sites.setDefault(tenantId, siteId));
+export async function makeDefault(
+  sites: SitesRepo,
+  tenantId: string,
+  siteId: string,
+  options: { onlyIfNone: boolean },
+): Promise<void> {
+  const point = () =>
+    options.onlyIfNone ? sites.setDefaultIfNone(tenantId, siteId) : sites.setDefault(tenantId, siteId);
   // The undo (a claim dropped in a stall, the site deleted meanwhile; parent-guard.ts): drop the pointer, pick another.
   const undo = async () => {
     await sites.clearDefault(tenantId, siteId);

@@ -15,7 +15,11 @@ export const found = (site: SiteView | null): SiteView => {
 };
 
 /** A site of the tenant by uuid or slug (products and searches name their site either way). */
-export async function requireSite(deps: Pick<SiteDeps, 'sites'>, tenantId: string, idOrSlug: string): Promise<SiteView> {
+export async function requireSite(
+  deps: Pick<SiteDeps, 'sites'>,
+  tenantId: string,
+  idOrSlug: string,
+): Promise<SiteView> {
   return found(await deps.sites.find(tenantId, idOrSlug));
 }
 
@@ -30,6 +34,7 @@ export async function siteById(sites: SitesRepo, tenantId: string, siteId: strin
 export function parseConfig(json: string | undefined): Record<string, unknown> {
   const v = parseJsonField(json, ['body', 'config']);
   if (v === undefined) return {};
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw AppError.invalid([{ loc: ['body', 'config'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw AppError.invalid([{ loc: ['body', 'config'], msg: 'Input should be a valid dictionary', type: 'dict_type' }]);
   return v as Record<string, unknown>;
 }

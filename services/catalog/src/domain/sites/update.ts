@@ -23,7 +23,11 @@ export function siteChanges(req: catalogV1.UpdateSiteRequest__Output): Partial<S
  * Updates a site (knowledge:write) by uuid. is_default: true makes it the default; false on the
  * default is a 409, since a tenant with sites always has exactly one default.
  */
-export async function updateSite(deps: Pick<SiteDeps, 'sites'>, caller: Caller, req: catalogV1.UpdateSiteRequest__Output): Promise<SiteView> {
+export async function updateSite(
+  deps: Pick<SiteDeps, 'sites'>,
+  caller: Caller,
+  req: catalogV1.UpdateSiteRequest__Output,
+): Promise<SiteView> {
   requireScope(caller, 'knowledge:write');
   const { sites } = deps;
   const tenantId = caller.tenant_id;

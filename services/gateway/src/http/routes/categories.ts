@@ -38,7 +38,9 @@ function categoryReadRoutes(routes: RouteTable, backends: Backends): void {
     tag: TAG,
     params: Params,
     responses: { 200: { description: 'The category', schema: Category } },
-    handler: async ({ params, caller }) => ({ body: categoryJson(await backends.knowledge.call('GetCategory', { caller, category_id: params.category_id })) }),
+    handler: async ({ params, caller }) => ({
+      body: categoryJson(await backends.knowledge.call('GetCategory', { caller, category_id: params.category_id })),
+    }),
   });
 }
 
@@ -71,7 +73,9 @@ function categoryWriteRoutes(routes: RouteTable, backends: Backends): void {
     body: CategoryUpdate,
     responses: { 200: { description: 'The updated category', schema: Category } },
     handler: async ({ params, body, caller }) => ({
-      body: categoryJson(await backends.knowledge.call('UpdateCategory', updateCategoryRequest(caller, params.category_id, body))),
+      body: categoryJson(
+        await backends.knowledge.call('UpdateCategory', updateCategoryRequest(caller, params.category_id, body)),
+      ),
     }),
   });
 

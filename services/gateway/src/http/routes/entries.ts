@@ -3,7 +3,15 @@ import type { Caller } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';
-import { Entry, EntryCreate, EntryListQuery, EntryUpdate, EntryVersion, PersonalEntryCreate, Translation } from '../entry-schemas';
+import {
+  Entry,
+  EntryCreate,
+  EntryListQuery,
+  EntryUpdate,
+  EntryVersion,
+  PersonalEntryCreate,
+  Translation,
+} from '../entry-schemas';
 import { entryInput, expectedVersion, listEntriesRequest } from '../entry-requests';
 import { entryJson, entryResult, entryVersionJson, nextPageLink, translationJson } from '../entry-views';
 
@@ -34,7 +42,7 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     description:
       'Needs knowledge:write; the role must be allowed to write the type (skill: Admin and Supervisor; skill_index: nobody, 403). ' +
       'visibility is required except for type memory (default internal); personal is a 422 here (use the personal route). ' +
-      'metadata is validated against the type and replaced by its normalised value. translation_of (extension) joins that entry\'s ' +
+      "metadata is validated against the type and replaced by its normalised value. translation_of (extension) joins that entry's " +
       'translation group (409 when the group already has the language). The response carries ETag "<version>".',
     tag: TAG,
     body: EntryCreate,
@@ -47,7 +55,8 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     path: `${PATH}/personal`,
     operationId: 'createPersonalEntry',
     summary: 'Create a personal note',
-    description: 'Type knowledge, visibility personal, free-form metadata. Only its owner (the token\'s user, else the token) ever sees it.',
+    description:
+      "Type knowledge, visibility personal, free-form metadata. Only its owner (the token's user, else the token) ever sees it.",
     tag: TAG,
     body: PersonalEntryCreate,
     responses: { 201: { description: 'Created', schema: Entry } },
@@ -66,11 +75,17 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     tag: TAG,
     params: Params,
     body: EntryUpdate,
-    responses: { 200: { description: 'The updated entry', schema: Entry }, 409: { description: 'Changed concurrently' }, 412: { description: 'If-Match does not match' } },
+    responses: {
+      200: { description: 'The updated entry', schema: Entry },
+      409: { description: 'Changed concurrently' },
+      412: { description: 'If-Match does not match' },
+    },
     handler: async ({ params, body, caller, ctx }) => {
       const expected = expectedVersion(ctx.get('If-Match'));
       const input = entryInput(body as Record<string, unknown>);
-      return entryResult(await backends.knowledge.call('UpdateEntry', { caller, entry_id: params.entry_id, input, ...expected }));
+      return entryResult(
+        await backends.knowledge.call('UpdateEntry', { caller, entry_id: params.entry_id, input, ...expected }),
+      );
     },
   });
 }
@@ -89,7 +104,9 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     responses: { 200: { description: 'Entries', schema: Type.Array(Entry) } },
     handler: async ({ query, caller, ctx }) => {
       const res = await backends.knowledge.call('ListEntries', listEntriesRequest(caller, query));
-      const headers: Record<string, string> = res.next_cursor ? { Link: nextPageLink(PATH, ctx.query, res.next_cursor) } : {};
+      const headers: Record<string, string> = res.next_cursor
+        ? { Link: nextPageLink(PATH, ctx.query, res.next_cursor) }
+        : {};
       return { body: res.entries.map(entryJson), headers };
     },
   });
@@ -99,12 +116,14 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     path: `${PATH}/{entry_id}`,
     operationId: 'getKnowledgeEntry',
     summary: 'Get a knowledge entry',
-    description: '404 "Entry not found" for unknown, other-tenant and invisible entries alike. Carries ETag "<version>".',
+    description:
+      '404 "Entry not found" for unknown, other-tenant and invisible entries alike. Carries ETag "<version>".',
     tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'The entry', schema: Entry } },
-    handler: async ({ params, caller }) => entryResult(await backends.knowledge.call('GetEntry', { caller, entry_id: params.entry_id })),
+    handler: async ({ params, caller }) =>
+      entryResult(await backends.knowledge.call('GetEntry', { caller, entry_id: params.entry_id })),
   });
 }
 
@@ -114,7 +133,8 @@ function entryDeleteRoute(routes: RouteTable, backends: Backends): void {
     path: `${PATH}/{entry_id}`,
     operationId: 'deleteKnowledgeEntry',
     summary: 'Delete a knowledge entry',
-    description: 'Needs knowledge:write and a role that may write the type; the skill index cannot be deleted (403). If-Match is honoured (412). 204.',
+    description:
+      'Needs knowledge:write and a role that may write the type; the skill index cannot be deleted (403). If-Match is honoured (412). 204.',
     tag: TAG,
     extension: true,
     params: Params,
@@ -134,13 +154,16 @@ function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
     path: `${PATH}/{entry_id}/versions`,
     operationId: 'listKnowledgeEntryVersions',
     summary: 'Version history of an entry',
-    description: 'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when.',
+    description:
+      'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when.',
     tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'Versions', schema: Type.Array(EntryVersion) } },
     handler: async ({ params, caller }) => ({
-      body: (await backends.knowledge.call('ListEntryVersions', { caller, entry_id: params.entry_id })).versions.map(entryVersionJson),
+      body: (await backends.knowledge.call('ListEntryVersions', { caller, entry_id: params.entry_id })).versions.map(
+        entryVersionJson,
+      ),
     }),
   });
 
@@ -150,14 +173,16 @@ function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'listKnowledgeEntryTranslations',
     summary: 'Translations of an entry',
     description:
-      'The entry\'s translation group (the members the caller may see), with is_source and outdated: true when the source\'s title, ' +
-      'summary or content changed after the translation\'s own text was last edited.',
+      "The entry's translation group (the members the caller may see), with is_source and outdated: true when the source's title, " +
+      "summary or content changed after the translation's own text was last edited.",
     tag: TAG,
     extension: true,
     params: Params,
     responses: { 200: { description: 'Translations', schema: Type.Array(Translation) } },
     handler: async ({ params, caller }) => ({
-      body: (await backends.knowledge.call('ListTranslations', { caller, entry_id: params.entry_id })).translations.map(translationJson),
+      body: (await backends.knowledge.call('ListTranslations', { caller, entry_id: params.entry_id })).translations.map(
+        translationJson,
+      ),
     }),
   });
 }

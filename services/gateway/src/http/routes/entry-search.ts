@@ -21,7 +21,9 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends): void 
     body: EntrySearch,
     responses: { 200: { description: 'Hits, best first', schema: Type.Array(EntrySearchHit) } },
     handler: async ({ body, caller }) => ({
-      body: (await backends.knowledge.call('SearchEntries', searchEntriesRequest(caller, body))).hits.map(entrySearchHitJson),
+      body: (await backends.knowledge.call('SearchEntries', searchEntriesRequest(caller, body))).hits.map(
+        entrySearchHitJson,
+      ),
     }),
   });
 }

@@ -45,7 +45,9 @@ export function probeRoutes(router: Router, backends: Backends): void {
 
   router.get('/readyz', async (ctx) => {
     const checks = await readinessChecks(backends);
-    const down = Object.entries(checks).filter(([, v]) => v !== 'up').map(([k, v]) => `${k} ${v}`);
+    const down = Object.entries(checks)
+      .filter(([, v]) => v !== 'up')
+      .map(([k, v]) => `${k} ${v}`);
     if (down.length) {
       ctx.status = 503;
       ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));

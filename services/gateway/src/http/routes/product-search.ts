@@ -18,7 +18,10 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
     body: ProductSearch,
     responses: { 200: { description: 'Matching products', schema: ProductSearchResponse } },
     handler: async ({ body, caller, tenant, ctx }) => {
-      const res = await backends.catalog.call('SearchProducts', productSearchRequest(caller, tenant.settings, body, ctx.request.rawBody));
+      const res = await backends.catalog.call(
+        'SearchProducts',
+        productSearchRequest(caller, tenant.settings, body, ctx.request.rawBody),
+      );
       return { body: { products: res.hits.map(productHitJson) } };
     },
   });

@@ -27,12 +27,19 @@ function productUpsertRoute(routes: RouteTable, backends: Backends): void {
     responses: { 200: { description: 'Updated', schema: Product }, 201: { description: 'Created', schema: Product } },
     handler: async ({ query, body, caller, ctx }) => {
       const exact = withExactDecimals(body as Record<string, unknown>, rawJson(ctx.request.rawBody));
-      const res = await backends.catalog.call('UpsertProduct', { caller, site_id: query.site_id, product_json: JSON.stringify(exact) });
+      const res = await backends.catalog.call('UpsertProduct', {
+        caller,
+        site_id: query.site_id,
+        product_json: JSON.stringify(exact),
+      });
       const product = productJson(requiredProduct(res.product));
       return {
         status: res.status === 'created' ? 201 : 200,
         body: product,
-        headers: { ...(res.status === 'created' ? { Location: `/api/knowledge/products/${product.id}` } : {}), 'X-Embeddings': res.embeddings },
+        headers: {
+          ...(res.status === 'created' ? { Location: `/api/knowledge/products/${product.id}` } : {}),
+          'X-Embeddings': res.embeddings,
+        },
       };
     },
   });
@@ -48,7 +55,9 @@ function productByIdRoutes(routes: RouteTable, backends: Backends): void {
     params: Type.Object({ product_id: Uuid }),
     responses: { 200: { description: 'The product', schema: Product } },
     handler: async ({ params, caller }) => ({
-      body: productJson(requiredProduct((await backends.catalog.call('GetProduct', { caller, product_id: params.product_id })).product)),
+      body: productJson(
+        requiredProduct((await backends.catalog.call('GetProduct', { caller, product_id: params.product_id })).product),
+      ),
     }),
   });
 
@@ -57,7 +66,8 @@ function productByIdRoutes(routes: RouteTable, backends: Backends): void {
     path: '/products/{product_id}',
     operationId: 'deleteProduct',
     summary: 'Delete a product',
-    description: 'Needs knowledge:write. The product leaves the search index too (at once, or through the background indexer).',
+    description:
+      'Needs knowledge:write. The product leaves the search index too (at once, or through the background indexer).',
     tag: 'products',
     extension: true,
     params: Type.Object({ product_id: Uuid }),
@@ -86,7 +96,11 @@ function productBulkRoute(routes: RouteTable, backends: Backends): void {
       const items = bulkItems(body, ctx.request.rawBody);
       // Nothing left to send still answers 404 for an unknown site, as a write would.
       const res = items.sent.length
-        ? await backends.catalog.call('BulkUpsertProducts', { caller, site_id: query.site_id, products_json: items.sent.map((s) => s.json) })
+        ? await backends.catalog.call('BulkUpsertProducts', {
+            caller,
+            site_id: query.site_id,
+            products_json: items.sent.map((s) => s.json),
+          })
         : await backends.catalog.call('GetSite', { caller, site_id: query.site_id }).then(() => ({ results: [] }));
       return { body: bulkAnswer(body.products.length, items, res.results) };
     },

@@ -19,7 +19,11 @@ export function siteKnowledgeRoutes(routes: RouteTable, backends: Backends): voi
     responses: { 200: { description: 'Assignment result', schema: SiteKnowledgeResult } },
     handler: async ({ params, body, caller }) => {
       const site = await backends.catalog.call('GetSite', { caller, site_id: params.site_id });
-      const res = await backends.knowledge.call('AssignEntriesToSite', { caller, site_id: site.id, entry_ids: body.entry_ids });
+      const res = await backends.knowledge.call('AssignEntriesToSite', {
+        caller,
+        site_id: site.id,
+        entry_ids: body.entry_ids,
+      });
       return { body: siteKnowledgeJson(res) };
     },
   });

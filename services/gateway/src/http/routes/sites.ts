@@ -20,7 +20,9 @@ function siteReadRoutes(routes: RouteTable, backends: Backends): void {
     description: 'The default site first, then by slug.',
     tag: 'sites',
     responses: { 200: { description: 'Sites', schema: Type.Array(Site) } },
-    handler: async ({ caller }) => ({ body: (await backends.catalog.call('ListSites', { caller })).sites.map(siteJson) }),
+    handler: async ({ caller }) => ({
+      body: (await backends.catalog.call('ListSites', { caller })).sites.map(siteJson),
+    }),
   });
 
   routes.define({
@@ -31,7 +33,9 @@ function siteReadRoutes(routes: RouteTable, backends: Backends): void {
     tag: 'sites',
     params: Type.Object({ site_id: Uuid }),
     responses: { 200: { description: 'The site', schema: Site } },
-    handler: async ({ params, caller }) => ({ body: siteJson(await backends.catalog.call('GetSite', { caller, site_id: params.site_id })) }),
+    handler: async ({ params, caller }) => ({
+      body: siteJson(await backends.catalog.call('GetSite', { caller, site_id: params.site_id })),
+    }),
   });
 }
 
@@ -64,7 +68,9 @@ function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
     params: Type.Object({ site_id: Uuid }),
     body: SiteUpdate,
     responses: { 200: { description: 'The site', schema: Site } },
-    handler: async ({ params, body, caller }) => ({ body: siteJson(await backends.catalog.call('UpdateSite', updateSiteRequest(caller, params.site_id, body))) }),
+    handler: async ({ params, body, caller }) => ({
+      body: siteJson(await backends.catalog.call('UpdateSite', updateSiteRequest(caller, params.site_id, body))),
+    }),
   });
 
   routes.define({

@@ -12,10 +12,19 @@ export interface CategoryContext {
   asCategory: CategoryGuard;
 }
 
-export const parentNotFound = () => AppError.invalid([{ loc: ['body', 'parent_id'], msg: 'Parent category not found', type: 'value_error' }]);
+export const parentNotFound = () =>
+  AppError.invalid([{ loc: ['body', 'parent_id'], msg: 'Parent category not found', type: 'value_error' }]);
 
-export function categoryContext(categories: CategoriesRepo, entries: Pick<EntriesRepo, 'countInCategory'>): CategoryContext {
-  return { categories, entries, asParent: categoryGuard(categories, parentNotFound), asCategory: categoryGuard(categories) };
+export function categoryContext(
+  categories: CategoriesRepo,
+  entries: Pick<EntriesRepo, 'countInCategory'>,
+): CategoryContext {
+  return {
+    categories,
+    entries,
+    asParent: categoryGuard(categories, parentNotFound),
+    asCategory: categoryGuard(categories),
+  };
 }
 
 /** Why the category may not be deleted now, or null; asked while the delete holds it. */

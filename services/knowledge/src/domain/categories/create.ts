@@ -11,12 +11,18 @@ export interface CategoryInput {
 }
 
 /** POST /categories: under a parent, the write runs under the parent's claim, so a concurrent delete of the parent cannot miss it. */
-export async function createCategory(ctx: CategoryContext, callerIn: Caller | null | undefined, input: CategoryInput): Promise<CategoryRecord> {
+export async function createCategory(
+  ctx: CategoryContext,
+  callerIn: Caller | null | undefined,
+  input: CategoryInput,
+): Promise<CategoryRecord> {
   const caller = callerWith(callerIn, 'knowledge:write');
   const tenantId = caller.tenant_id;
   if (!input.parent_id) return ctx.categories.create(tenantId, input);
   const create = () => ctx.categories.create(tenantId, input);
-  return ctx.asParent.referring(tenantId, input.parent_id, create, (created) => discardCreated(ctx, tenantId, created.id));
+  return ctx.asParent.referring(tenantId, input.parent_id, create, (created) =>
+    discardCreated(ctx, tenantId, created.id),
+  );
 }
 
 /** Undoes a create under a parent deleted meanwhile (see context.ts). */

@@ -3,7 +3,11 @@ import type { CategoryRecord } from '../../data-access/categories-repo';
 import { callerWith, notFound } from '../access';
 import type { CategoryContext } from './context';
 
-export async function getCategory(ctx: CategoryContext, callerIn: Caller | null | undefined, id: string): Promise<CategoryRecord> {
+export async function getCategory(
+  ctx: CategoryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+): Promise<CategoryRecord> {
   const caller = callerWith(callerIn, 'knowledge:read');
   const category = await ctx.categories.findById(caller.tenant_id, id);
   if (!category) throw notFound('Category');

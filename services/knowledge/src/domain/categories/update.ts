@@ -8,7 +8,12 @@ import { assertNotBelowItself } from './parent-cycle';
 export type CategoryChanges = Partial<Pick<CategoryInput, 'name' | 'description' | 'parent_id' | 'sort_order'>>;
 
 /** PUT /categories/{id}: only sent fields change; parent_id null moves to the top; a parent may not be the category or below it. */
-export async function updateCategory(ctx: CategoryContext, callerIn: Caller | null | undefined, id: string, changes: CategoryChanges): Promise<CategoryRecord> {
+export async function updateCategory(
+  ctx: CategoryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+  changes: CategoryChanges,
+): Promise<CategoryRecord> {
   const caller = callerWith(callerIn, 'knowledge:write');
   const tenantId = caller.tenant_id;
   const current = await ctx.categories.findById(tenantId, id);
@@ -21,7 +26,9 @@ export async function updateCategory(ctx: CategoryContext, callerIn: Caller | nu
   };
   // Moving under another parent makes the category refer to it: under that parent's claim.
   if (!changes.parent_id || changes.parent_id === current.parent_id) return write();
-  return ctx.asParent.referring(tenantId, changes.parent_id, write, () => moveBack(ctx, tenantId, id, current.parent_id));
+  return ctx.asParent.referring(tenantId, changes.parent_id, write, () =>
+    moveBack(ctx, tenantId, id, current.parent_id),
+  );
 }
 
 /** Undoes a move under a parent deleted meanwhile (see context.ts): back under the old parent, else to the top level. */

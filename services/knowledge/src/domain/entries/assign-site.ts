@@ -3,10 +3,17 @@ import { readableBy } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 
 /** PUT /sites/{site_id}/knowledge: records the site on the entries the caller can see; the others count as not found. */
-export async function assignSite(ctx: EntryContext, callerIn: Caller | null | undefined, siteId: string, ids: string[]) {
+export async function assignSite(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  siteId: string,
+  ids: string[],
+) {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const unique = [...new Set(ids)];
-  const visible = new Set((await ctx.entries.findManyReadable(v.caller.tenant_id, unique, readableBy(v))).map((e) => e._id));
+  const visible = new Set(
+    (await ctx.entries.findManyReadable(v.caller.tenant_id, unique, readableBy(v))).map((e) => e._id),
+  );
   let assigned = 0;
   let already = 0;
   const notFoundIds: string[] = [];

@@ -30,7 +30,11 @@ export function entryContext(deps: EntryDeps): EntryContext {
 }
 
 /** The caller, checked for the scope, as its tenant's settings see it. */
-export async function viewerFor(ctx: EntryContext, callerIn: Caller | null | undefined, scope: 'knowledge:read' | 'knowledge:write'): Promise<Viewer> {
+export async function viewerFor(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  scope: 'knowledge:read' | 'knowledge:write',
+): Promise<Viewer> {
   const caller = callerWith(callerIn, scope);
   const tenant = await ctx.tenants.findById(caller.tenant_id);
   return viewerOf(caller, effectiveSettings(tenant?.settings));

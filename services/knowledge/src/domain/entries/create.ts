@@ -18,7 +18,8 @@ export function visibilityOfNew(input: EntryInput, personal: boolean, type: stri
   if (personal) return 'personal';
   const sent = field(input, 'visibility');
   if (sent === 'personal') throw personalOffItsRoute();
-  if (sent == null && type !== 'memory') throw AppError.invalid([{ loc: ['body', 'visibility'], msg: 'Field required', type: 'missing' }]);
+  if (sent == null && type !== 'memory')
+    throw AppError.invalid([{ loc: ['body', 'visibility'], msg: 'Field required', type: 'missing' }]);
   return sent ?? 'internal';
 }
 
@@ -33,7 +34,13 @@ interface Decided {
 }
 
 /** The new entry: what was decided, the input's other fields with their defaults (a personal note takes fewer). */
-export function entryFromInput(caller: Caller, input: EntryInput, personal: boolean, d: Decided, now: Date): EntryRecord {
+export function entryFromInput(
+  caller: Caller,
+  input: EntryInput,
+  personal: boolean,
+  d: Decided,
+  now: Date,
+): EntryRecord {
   return newEntryRecord(
     {
       tenant_id: caller.tenant_id,
@@ -64,7 +71,12 @@ export function entryFromInput(caller: Caller, input: EntryInput, personal: bool
 }
 
 /** A translation joins its source's group (the source must be readable; one entry per language); else a new group. */
-async function translationPlace(ctx: EntryContext, v: Viewer, of: string | null | undefined, language: string): Promise<Decided['translation']> {
+async function translationPlace(
+  ctx: EntryContext,
+  v: Viewer,
+  of: string | null | undefined,
+  language: string,
+): Promise<Decided['translation']> {
   if (!of) return { groupId: randomUUID(), of: null };
   const source = await ctx.entries.findReadable(v.caller.tenant_id, of, readableBy(v));
   if (!source) throw AppError.notFound('Translation source entry not found');
@@ -89,7 +101,12 @@ async function decide(ctx: EntryContext, v: Viewer, input: EntryInput, personal:
 }
 
 /** POST /knowledge-entries (and /personal): a new entry at version 1, indexed right away when the index answers in time. */
-export async function createEntry(ctx: EntryContext, callerIn: Caller | null | undefined, input: EntryInput, personal: boolean): Promise<EntryRecord> {
+export async function createEntry(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  input: EntryInput,
+  personal: boolean,
+): Promise<EntryRecord> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const caller = v.caller;
   const decided = await decide(ctx, v, input, personal);
@@ -102,7 +119,9 @@ export async function createEntry(ctx: EntryContext, callerIn: Caller | null | u
       return doc;
     });
   // Under the category's claim: a concurrent delete of the category either sees this entry or wins first (404).
-  const written = await ctx.inCategory.referring(caller.tenant_id, decided.categoryId, insert, (w) => discard(ctx, w.result, caller));
+  const written = await ctx.inCategory.referring(caller.tenant_id, decided.categoryId, insert, (w) =>
+    discard(ctx, w.result, caller),
+  );
   return indexed(ctx, written.result, [written.index]);
 }
 

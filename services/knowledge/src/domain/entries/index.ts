@@ -24,9 +24,11 @@ export function entryUseCases(deps: EntryDeps) {
   const ctx = entryContext(deps);
   return {
     create: (caller: CallerIn, input: EntryInput, personal: boolean) => createEntry(ctx, caller, input, personal),
-    update: (caller: CallerIn, id: string, input: EntryInput, expectedVersion: number | undefined) => updateEntry(ctx, caller, id, input, expectedVersion),
+    update: (caller: CallerIn, id: string, input: EntryInput, expectedVersion: number | undefined) =>
+      updateEntry(ctx, caller, id, input, expectedVersion),
     get: (caller: CallerIn, id: string) => getEntry(ctx, caller, id),
-    remove: (caller: CallerIn, id: string, expectedVersion: number | undefined) => removeEntry(ctx, caller, id, expectedVersion),
+    remove: (caller: CallerIn, id: string, expectedVersion: number | undefined) =>
+      removeEntry(ctx, caller, id, expectedVersion),
     list: (caller: CallerIn, req: EntryListRequest) => listEntries(ctx, caller, req),
     versions: (caller: CallerIn, id: string) => entryVersions(ctx, caller, id),
     translations: (caller: CallerIn, id: string) => entryTranslations(ctx, caller, id),

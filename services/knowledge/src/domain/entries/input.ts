@@ -17,7 +17,13 @@ const PERSONAL_ROUTE = 'POST /api/knowledge/knowledge-entries/personal';
 
 /** 422: visibility `personal` is for the personal route only (create and update alike). */
 export function personalOffItsRoute(): AppError {
-  return AppError.invalid([{ loc: ['body', 'visibility'], msg: `Personal entries can only be created through ${PERSONAL_ROUTE}`, type: 'value_error' }]);
+  return AppError.invalid([
+    {
+      loc: ['body', 'visibility'],
+      msg: `Personal entries can only be created through ${PERSONAL_ROUTE}`,
+      type: 'value_error',
+    },
+  ]);
 }
 
 /** 409: one entry per language in a translation group. */

@@ -17,7 +17,11 @@ export interface EntryListRequest {
 }
 
 /** GET /knowledge-entries: one page of what the caller may read, newest change first; a cursor when there may be more. */
-export async function listEntries(ctx: EntryContext, callerIn: Caller | null | undefined, req: EntryListRequest): Promise<{ entries: EntryRecord[]; nextCursor?: string }> {
+export async function listEntries(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  req: EntryListRequest,
+): Promise<{ entries: EntryRecord[]; nextCursor?: string }> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const { cursor, include_expired, limit: asked, ...filters } = req;
   const limit = pageSize(asked);

@@ -13,7 +13,12 @@ export async function loadVisible(ctx: EntryContext, v: Viewer, id: string): Pro
 }
 
 /** The entry a write targets: visible, of a type the caller may write, at the If-Match version. */
-export async function loadForWrite(ctx: EntryContext, v: Viewer, id: string, expectedVersion: number | undefined): Promise<EntryRecord> {
+export async function loadForWrite(
+  ctx: EntryContext,
+  v: Viewer,
+  id: string,
+  expectedVersion: number | undefined,
+): Promise<EntryRecord> {
   const current = await loadVisible(ctx, v, id);
   assertMayWriteType(v, current.type);
   assertVersionMatches(current, expectedVersion);

@@ -5,7 +5,16 @@ import type { EntryRecord, EntryTombstoneRecord, EntryVersionRecord } from '../.
 /** What a writer decides about a new entry; the rest starts the same for every entry. */
 type NewEntryFields = Omit<
   EntryRecord,
-  '_id' | 'version' | 'embedding_model' | 'site_ids' | 'content_changed_at' | 'indexed_version' | 'index_pending' | 'index_error' | 'created_at' | 'updated_at'
+  | '_id'
+  | 'version'
+  | 'embedding_model'
+  | 'site_ids'
+  | 'content_changed_at'
+  | 'indexed_version'
+  | 'index_pending'
+  | 'index_error'
+  | 'created_at'
+  | 'updated_at'
 >;
 
 /** A new entry at version 1, not yet in the search index. */
@@ -25,7 +34,12 @@ export function newEntryRecord(fields: NewEntryFields, now: Date): EntryRecord {
 }
 
 /** The history record of the state a change wrote, with who wrote it (by default, when the entry says). */
-export function versionRecord(e: EntryRecord, action: string, caller: Caller, changedAt: Date = e.updated_at): Omit<EntryVersionRecord, '_id'> {
+export function versionRecord(
+  e: EntryRecord,
+  action: string,
+  caller: Caller,
+  changedAt: Date = e.updated_at,
+): Omit<EntryVersionRecord, '_id'> {
   return {
     tenant_id: e.tenant_id,
     entry_id: e._id,
@@ -41,7 +55,10 @@ export function versionRecord(e: EntryRecord, action: string, caller: Caller, ch
 }
 
 /** What a delete leaves for the search index: the entry at the version after its last. */
-export function tombstoneOf(e: Pick<EntryRecord, '_id' | 'tenant_id' | 'version'>, now: Date = new Date()): EntryTombstoneRecord {
+export function tombstoneOf(
+  e: Pick<EntryRecord, '_id' | 'tenant_id' | 'version'>,
+  now: Date = new Date(),
+): EntryTombstoneRecord {
   return { _id: e._id, tenant_id: e.tenant_id, version: e.version + 1, deleted_at: now };
 }
 

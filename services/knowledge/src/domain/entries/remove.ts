@@ -6,7 +6,12 @@ import { tombstoneOf } from './records';
 import { writeUnit } from './write-unit';
 
 /** DELETE /knowledge-entries/{id}: gone at once; the tombstone takes it out of the search index. */
-export async function removeEntry(ctx: EntryContext, callerIn: Caller | null | undefined, id: string, expectedVersion: number | undefined): Promise<void> {
+export async function removeEntry(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+  expectedVersion: number | undefined,
+): Promise<void> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const caller = v.caller;
   const current = await loadForWrite(ctx, v, id, expectedVersion);

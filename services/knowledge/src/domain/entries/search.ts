@@ -27,7 +27,13 @@ export interface EntrySearchHit {
 }
 
 /** The hits, in the index's order, whose entry as stored now still matches the request and may be read. */
-export function stillMatching(v: Viewer, req: EntrySearchRequest, hits: Hit[], loaded: EntryRecord[], now: number = Date.now()): EntrySearchHit[] {
+export function stillMatching(
+  v: Viewer,
+  req: EntrySearchRequest,
+  hits: Hit[],
+  loaded: EntryRecord[],
+  now: number = Date.now(),
+): EntrySearchHit[] {
   const byId = new Map(loaded.filter((e) => canSee(v, e)).map((e) => [e._id, e]));
   const matches = (e: EntryRecord) =>
     (req.types.length === 0 || req.types.includes(e.type)) &&
@@ -41,7 +47,11 @@ export function stillMatching(v: Viewer, req: EntrySearchRequest, hits: Hit[], l
 }
 
 /** POST /search/entries: the similarity service ranks; MongoDB has the last word on what is shown. */
-export async function searchEntries(ctx: EntryContext, callerIn: Caller | null | undefined, req: EntrySearchRequest): Promise<EntrySearchHit[]> {
+export async function searchEntries(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  req: EntrySearchRequest,
+): Promise<EntrySearchHit[]> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const res = await ctx.similarity.call('SearchEntries', {
     caller: v.caller,
@@ -54,6 +64,9 @@ export async function searchEntries(ctx: EntryContext, callerIn: Caller | null |
   });
   // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
   // the caller read it as stored now, and does it still match the request).
-  const loaded = await ctx.entries.findManyOfTenant(v.caller.tenant_id, res.hits.map((h) => h.id));
+  const loaded = await ctx.entries.findManyOfTenant(
+    v.caller.tenant_id,
+    res.hits.map((h) => h.id),
+  );
   return stillMatching(v, req, res.hits, loaded);
 }

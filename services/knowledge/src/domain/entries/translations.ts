@@ -24,7 +24,11 @@ export function translationMembers(v: Viewer, group: EntryRecord[]): Translation
 }
 
 /** GET /knowledge-entries/{id}/translations: the entry's translation group. */
-export async function entryTranslations(ctx: EntryContext, callerIn: Caller | null | undefined, id: string): Promise<{ groupId: string; members: TranslationMember[] }> {
+export async function entryTranslations(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+): Promise<{ groupId: string; members: TranslationMember[] }> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const entry = await loadVisible(ctx, v, id);
   const group = await ctx.entries.translationGroup(v.caller.tenant_id, entry.translation_group_id);

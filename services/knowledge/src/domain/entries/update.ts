@@ -13,14 +13,18 @@ type Changes = Partial<EntryRecord>;
 /** Who may read the entry: `type` never changes, a personal note stays personal, the new visibility must be writable. */
 export function accessChanges(v: Viewer, current: EntryRecord, input: EntryInput): Changes {
   if (input.sent_fields.includes('type')) {
-    throw AppError.invalid([{ loc: ['body', 'type'], msg: 'The type of an entry cannot be changed', type: 'extra_forbidden' }]);
+    throw AppError.invalid([
+      { loc: ['body', 'type'], msg: 'The type of an entry cannot be changed', type: 'extra_forbidden' },
+    ]);
   }
   const set: Changes = {};
   const visibility = field(input, 'visibility');
   if (visibility != null && visibility !== current.visibility) {
     if (visibility === 'personal') throw personalOffItsRoute();
     if (current.visibility === 'personal') {
-      throw AppError.invalid([{ loc: ['body', 'visibility'], msg: 'A personal entry stays personal', type: 'value_error' }]);
+      throw AppError.invalid([
+        { loc: ['body', 'visibility'], msg: 'A personal entry stays personal', type: 'value_error' },
+      ]);
     }
   }
   const workspaceId = field(input, 'workspace_id');
@@ -67,7 +71,13 @@ export function stamped(current: EntryRecord, set: Changes, now: number = Date.n
 }
 
 /** PUT /knowledge-entries/{id}: one new version with the sent fields, if nobody wrote in between (409) and If-Match holds (412). */
-export async function updateEntry(ctx: EntryContext, callerIn: Caller | null | undefined, id: string, input: EntryInput, expectedVersion: number | undefined): Promise<EntryRecord> {
+export async function updateEntry(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+  input: EntryInput,
+  expectedVersion: number | undefined,
+): Promise<EntryRecord> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const caller = v.caller;
   const current = await loadForWrite(ctx, v, id, expectedVersion);
@@ -75,7 +85,11 @@ export async function updateEntry(ctx: EntryContext, callerIn: Caller | null | u
   const categoryId = field(input, 'category_id');
   const moves = categoryId != null && categoryId !== current.category_id;
   if (moves) await assertCategoryExists(ctx, caller.tenant_id, categoryId);
-  const set = stamped(current, { ...access, ...(moves ? { category_id: categoryId } : {}), ...contentChanges(current, input) });
+  const set = stamped(current, {
+    ...access,
+    ...(moves ? { category_id: categoryId } : {}),
+    ...contentChanges(current, input),
+  });
 
   const write = () =>
     writeUnit(ctx, caller, current.type === 'skill', async (session) => {
@@ -85,7 +99,11 @@ export async function updateEntry(ctx: EntryContext, callerIn: Caller | null | u
       return updated;
     });
   // A move refers to the new category: under its claim, like a create.
-  const written = moves ? await ctx.inCategory.referring(caller.tenant_id, categoryId, write, (w) => moveBack(ctx, w.result, current.category_id, caller)) : await write();
+  const written = moves
+    ? await ctx.inCategory.referring(caller.tenant_id, categoryId, write, (w) =>
+        moveBack(ctx, w.result, current.category_id, caller),
+      )
+    : await write();
   return indexed(ctx, written.result, [written.index]);
 }
 

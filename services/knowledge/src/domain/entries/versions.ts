@@ -5,9 +5,17 @@ import { viewerFor, type EntryContext } from './context';
 import { loadVisible } from './load';
 
 /** The fields of a stored state that decide who may read it; a state without a visibility counts as restricted. */
-export function snapshotAccess(h: EntryVersionRecord): { visibility: string; owner_key: string | null; workspace_id: string | null } {
+export function snapshotAccess(h: EntryVersionRecord): {
+  visibility: string;
+  owner_key: string | null;
+  workspace_id: string | null;
+} {
   const s = h.snapshot as { visibility?: string; owner_key?: string | null; workspace_id?: string | null };
-  return { visibility: s.visibility ?? 'restricted', owner_key: s.owner_key ?? null, workspace_id: s.workspace_id ?? null };
+  return {
+    visibility: s.visibility ?? 'restricted',
+    owner_key: s.owner_key ?? null,
+    workspace_id: s.workspace_id ?? null,
+  };
 }
 
 /**
@@ -16,7 +24,11 @@ export function snapshotAccess(h: EntryVersionRecord): { visibility: string; own
  * note, a workspace it is not in) is left out as if absent, so lowering an entry's visibility
  * never shows what it said while it was hidden.
  */
-export async function entryVersions(ctx: EntryContext, callerIn: Caller | null | undefined, id: string): Promise<EntryVersionRecord[]> {
+export async function entryVersions(
+  ctx: EntryContext,
+  callerIn: Caller | null | undefined,
+  id: string,
+): Promise<EntryVersionRecord[]> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   await loadVisible(ctx, v, id);
   const history = await ctx.entries.versions(v.caller.tenant_id, id);

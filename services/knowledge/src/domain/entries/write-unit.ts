@@ -9,7 +9,10 @@ export function oneAtATimePerKey() {
   const last = new Map<string, Promise<unknown>>();
   return <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const next = (last.get(key) ?? Promise.resolve()).then(fn, fn);
-    last.set(key, next.catch(() => undefined));
+    last.set(
+      key,
+      next.catch(() => undefined),
+    );
     return next;
   };
 }
@@ -26,9 +29,15 @@ export interface Written<T> {
  * supports them, else the rebuild runs right after the write (it is recomputed from all
  * skills, so it cannot drift).
  */
-export async function writeUnit<T>(ctx: EntryContext, caller: Caller, touchesSkills: boolean, write: (session?: ClientSession) => Promise<T>): Promise<Written<T>> {
+export async function writeUnit<T>(
+  ctx: EntryContext,
+  caller: Caller,
+  touchesSkills: boolean,
+  write: (session?: ClientSession) => Promise<T>,
+): Promise<Written<T>> {
   const tenantId = caller.tenant_id;
-  const rebuild = (session?: ClientSession) => (touchesSkills ? rebuildSkillIndex(ctx.entries, tenantId, caller, session) : Promise.resolve(null));
+  const rebuild = (session?: ClientSession) =>
+    touchesSkills ? rebuildSkillIndex(ctx.entries, tenantId, caller, session) : Promise.resolve(null);
   const run = async (): Promise<Written<T>> => {
     if (await ctx.mongo.supportsTransactions()) {
       let out: Written<T> | undefined;
@@ -45,7 +54,11 @@ export async function writeUnit<T>(ctx: EntryContext, caller: Caller, touchesSki
 }
 
 /** Indexes right away (bounded); the entry answered carries the model when that worked. */
-export async function indexed(ctx: EntryContext, e: EntryRecord, also: (EntryRecord | null)[] = []): Promise<EntryRecord> {
+export async function indexed(
+  ctx: EntryContext,
+  e: EntryRecord,
+  also: (EntryRecord | null)[] = [],
+): Promise<EntryRecord> {
   const models = await ctx.indexer.indexNow([e, ...also.filter((x): x is EntryRecord => x !== null)]);
   const model = models.get(e._id);
   return model ? { ...e, embedding_model: model, indexed_version: e.version, index_pending: false } : e;
