@@ -1,0 +1,13 @@
+import { createLogger } from '@kb/common';
+import { createGatewayApp, loadGatewayConfig, type Backends } from '@kb/gateway';
+import type { OpenApiDocument } from './route-table';
+
+/**
+ * The OpenAPI document the gateway serves, built from its route declarations alone: the routes
+ * are declared, nothing is called, so no service or backend needs to run.
+ */
+export function gatewayOpenApi(): OpenApiDocument {
+  const config = loadGatewayConfig({ TENANT_MODE: 'single', TENANT_ID: 'docs' });
+  const { openapi } = createGatewayApp(config, {} as Backends, createLogger('docs', 'silent'));
+  return openapi() as OpenApiDocument;
+}
