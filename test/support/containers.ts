@@ -1,7 +1,7 @@
 /**
  * The service images run as containers through testcontainers (a Docker engine, or podman's
  * Docker-API socket), with host networking so every connection stays on 127.0.0.1 and the
- * containers reach the test run's real backends there. global-setup.ts finds the engine and
+ * containers reach the test run's real backends there. container-setup.ts finds the engine and
  * the images; when either is missing it sets KB_CONTAINERS_SKIP to the reason.
  */
 import * as grpc from '@grpc/grpc-js';

@@ -45,22 +45,20 @@ beforeAll(async () => {
   await h.server.indices.ensure('products');
   const index = h.server.indices.alias('products');
   for (let i = 0; i < docs.length; i += 1000) {
-    const operations = docs
-      .slice(i, i + 1000)
-      .flatMap((d) => [
-        { index: { _index: index, _id: d.id, version: 1, version_type: 'external' as const } },
-        {
-          tenant_id: tenant,
-          site_id: 's',
-          language: d.language,
-          title: 'p',
-          search_keywords: [],
-          is_parent: false,
-          is_variant: false,
-          version: 1,
-          vector_description: d.vector,
-        },
-      ]);
+    const operations = docs.slice(i, i + 1000).flatMap((d) => [
+      { index: { _index: index, _id: d.id, version: 1, version_type: 'external' as const } },
+      {
+        tenant_id: tenant,
+        site_id: 's',
+        language: d.language,
+        title: 'p',
+        search_keywords: [],
+        is_parent: false,
+        is_variant: false,
+        version: 1,
+        vector_description: d.vector,
+      },
+    ]);
     const res = await es.bulk({ operations });
     expect(res.errors).toBe(false);
   }
