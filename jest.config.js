@@ -1,16 +1,24 @@
 // Four jest projects; `npx jest` (and `npm test`) runs them all, `--selectProjects <name>` one.
 //
-// - unit: services/<svc>/test/, beside each service. Starts nothing and reads no backend address;
-//   it runs from the sources (@kb/common mapped to its src/), so it needs the generated contract
-//   types (`npm run codegen`) but no build.
+// - unit: services/<svc>/test/ (and tools/<tool>/test/), beside the code they test. Starts nothing
+//   and reads no backend address; it runs from the sources (@kb/common mapped to its src/), so it
+//   needs the generated contract types (`npm run codegen`) but no build.
 // - e2e: against the real backends, started once per run (test/support/global-setup.ts):
 //   cross-service tests in test/<area>/ (entries, catalog, search, consistency, edge, resilience,
-//   operations) and each service's own tests against real backends in services/<svc>/test/integration/.
+//   operations) and a package's own tests against real backends in services/<svc>/test/integration/.
 // - containers: the service images as containers (test/containers/).
 // - deploy: the Helm chart rendered, validated and run under podman kube play (test/deploy/).
 //
 // e2e, containers and deploy share the backends: jest runs every project's set-up in one parent
 // process, the set-up reuses backends already started, and the one teardown stops them.
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+// Packages with tests of their own: services/* and, once it exists, tools/*.
+const packageRoots = ['services', 'tools']
+  .filter((dir) => existsSync(path.join(__dirname, dir)))
+  .map((dir) => `<rootDir>/${dir}`);
+
 const shared = {
   testEnvironment: 'node',
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
@@ -33,16 +41,16 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      roots: ['<rootDir>/services'],
-      testMatch: ['<rootDir>/services/*/test/**/*.test.ts'],
+      roots: packageRoots,
+      testMatch: ['<rootDir>/{services,tools}/*/test/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '/test/integration/'],
       moduleNameMapper: { '^@kb/common$': '<rootDir>/services/common/src/index.ts' },
     },
     {
       ...withBackends,
       displayName: 'e2e',
-      roots: ['<rootDir>/test', '<rootDir>/services'],
-      testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/services/*/test/integration/**/*.test.ts'],
+      roots: ['<rootDir>/test', ...packageRoots],
+      testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/{services,tools}/*/test/integration/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/(containers|deploy)/'],
     },
     {

@@ -23,7 +23,10 @@ export function containersSkipReason(): string | undefined {
 type Testcontainers = typeof import('testcontainers');
 let loaded: Testcontainers | undefined;
 
-/** testcontainers, pointed at the engine global-setup found; Ryuk off (its image cannot be pulled offline: tests remove their containers). */
+/**
+ * testcontainers, pointed at the engine container-setup found; Ryuk off (its image cannot be pulled
+ * offline: tests remove their containers).
+ */
 export async function testcontainers(): Promise<Testcontainers> {
   if (loaded) return loaded;
   process.env.DOCKER_HOST = process.env.KB_DOCKER_HOST;

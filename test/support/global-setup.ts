@@ -46,8 +46,9 @@ async function startTestBackends(): Promise<void> {
   process.env.EMBEDDING_MODEL_NAME = model.name;
   process.env.EMBEDDING_DIMS = String(model.dims);
   (globalThis as Globals).__kbBackends = backends;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(
-    `${backends.mode} backends ready in ${((Date.now() - started) / 1000).toFixed(1)} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
+    `${backends.mode} backends ready in ${seconds} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
   );
 }
 
