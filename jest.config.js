@@ -1,4 +1,6 @@
 // Four jest projects; `npx jest` (and `npm test`) runs them all, `--selectProjects <name>` one.
+// --selectProjects (like --roots) takes every plain value after it, so the scripts follow it with
+// --config: `npm run test:unit -- <path pattern>` then filters as expected.
 //
 // - unit: services/<svc>/test/ (and tools/<tool>/test/), beside the code they test. Starts nothing
 //   and reads no backend address; it runs from the sources (@kb/common mapped to its src/), so it
