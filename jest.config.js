@@ -1,16 +1,73 @@
-// One jest run for every test: unit tests beside each service (services/*/test) and the
-// cross-service end-to-end tests (test/). Real backends start once per run (globalSetup).
-/** @type {import('jest').Config} */
-module.exports = {
+// Four jest projects; `npx jest` (and `npm test`) runs them all, `--selectProjects <name>` one.
+// --selectProjects (like --roots) takes every plain value after it, so the scripts follow it with
+// --config: `npm run test:unit -- <path pattern>` then filters as expected.
+//
+// - unit: services/<svc>/test/ (and tools/<tool>/test/), beside the code they test. Starts nothing
+//   and reads no backend address; it runs from the sources (the @kb/ services mapped to their src/), so it
+//   needs the generated contract types (`npm run codegen`) but no build.
+// - e2e: against the real backends, started once per run (test/support/global-setup.ts):
+//   cross-service tests in test/<area>/ (entries, catalog, search, consistency, edge, resilience,
+//   operations) and a package's own tests against real backends in services/<svc>/test/integration/.
+// - containers: the service images as containers (test/containers/).
+// - deploy: the Helm chart rendered, validated and run under podman kube play (test/deploy/).
+//
+// e2e, containers and deploy share the backends: jest runs every project's set-up in one parent
+// process, the set-up reuses backends already started, and the one teardown stops them.
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+
+// Packages with tests of their own: services/* and, once it exists, tools/*.
+const packageRoots = ['services', 'tools']
+  .filter((dir) => existsSync(path.join(__dirname, dir)))
+  .map((dir) => `<rootDir>/${dir}`);
+
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/services', '<rootDir>/tools', '<rootDir>/test'],
-  testMatch: ['**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
+};
+
+const withBackends = {
+  ...shared,
   setupFiles: ['<rootDir>/test/support/main-realm-typed-arrays.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   testTimeout: 60_000,
   maxWorkers: 2,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      roots: packageRoots,
+      testMatch: ['<rootDir>/{services,tools}/*/test/**/*.test.ts'],
+      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '/test/integration/'],
+      moduleNameMapper: { '^@kb/(common|gateway|knowledge|catalog|similarity)$': '<rootDir>/services/$1/src/index.ts' },
+    },
+    {
+      ...withBackends,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test', ...packageRoots],
+      testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/{services,tools}/*/test/integration/**/*.test.ts'],
+      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/(containers|deploy)/'],
+    },
+    {
+      ...withBackends,
+      displayName: 'containers',
+      roots: ['<rootDir>/test/containers'],
+      testMatch: ['<rootDir>/test/containers/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/container-setup.ts',
+    },
+    {
+      ...withBackends,
+      displayName: 'deploy',
+      roots: ['<rootDir>/test/deploy'],
+      testMatch: ['<rootDir>/test/deploy/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/container-setup.ts',
+    },
+  ],
 };

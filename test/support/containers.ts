@@ -1,7 +1,7 @@
 /**
  * The service images run as containers through testcontainers (a Docker engine, or podman's
  * Docker-API socket), with host networking so every connection stays on 127.0.0.1 and the
- * containers reach the test run's real backends there. global-setup.ts finds the engine and
+ * containers reach the test run's real backends there. container-setup.ts finds the engine and
  * the images; when either is missing it sets KB_CONTAINERS_SKIP to the reason.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -23,7 +23,10 @@ export function containersSkipReason(): string | undefined {
 type Testcontainers = typeof import('testcontainers');
 let loaded: Testcontainers | undefined;
 
-/** testcontainers, pointed at the engine global-setup found; Ryuk off (its image cannot be pulled offline: tests remove their containers). */
+/**
+ * testcontainers, pointed at the engine container-setup found; Ryuk off (its image cannot be pulled
+ * offline: tests remove their containers).
+ */
 export async function testcontainers(): Promise<Testcontainers> {
   if (loaded) return loaded;
   process.env.DOCKER_HOST = process.env.KB_DOCKER_HOST;

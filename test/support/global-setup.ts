@@ -1,12 +1,16 @@
 /**
- * Starts the real backends once for the whole run (MongoDB-compatible server and
- * Elasticsearch, found as README.md "Backends: three paths, one code path" says) and fetches the embedding model.
- * Test workers read the addresses from the environment.
+ * The set-up of every project that needs the real backends (e2e, containers, deploy): starts the
+ * MongoDB-compatible server and Elasticsearch (found as README.md "Backends: three paths, one code
+ * path" says) and fetches the embedding model. Test workers read the addresses from the environment.
  *
- * It also finds a container engine for the container tests (test/containers/): a Docker-API
- * socket (starting `podman system service` when podman is installed and not serving) and the
- * images `npm run images` builds. Without them those tests are skipped with the reason, unless
- * KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
+ * Jest runs each project's set-up in this one parent process, so the backends are kept on
+ * globalThis and a second call reuses them: they start once per run, however many projects run.
+ * global-teardown.ts stops them.
+ *
+ * findContainers (called by container-setup.ts, for test/containers/ and test/deploy/) finds a
+ * container engine: a Docker-API socket (starting `podman system service` when podman is
+ * installed and not serving) and the images `npm run images` builds. Without them those tests are
+ * skipped with the reason, unless KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
  */
 import { request } from 'node:http';
 import {
@@ -18,9 +22,19 @@ import {
   startBackends,
 } from '@kb/devstack';
 
-type Globals = { __kbBackends?: { stop(): Promise<void> }; __kbDockerApi?: { stop?: () => void } };
+type Globals = {
+  __kbBackends?: { stop(): Promise<void> };
+  __kbBackendsReady?: Promise<void>;
+  __kbDockerApi?: { stop?: () => void };
+};
 
-export default async function globalSetup(): Promise<void> {
+export default function globalSetup(): Promise<void> {
+  const globals = globalThis as Globals;
+  globals.__kbBackendsReady ??= startTestBackends();
+  return globals.__kbBackendsReady;
+}
+
+async function startTestBackends(): Promise<void> {
   const log = (msg: string) => process.stdout.write(`[test backends] ${msg}\n`);
   const started = Date.now();
   const model = await ensureEmbeddingModel(log);
@@ -32,13 +46,13 @@ export default async function globalSetup(): Promise<void> {
   process.env.EMBEDDING_MODEL_NAME = model.name;
   process.env.EMBEDDING_DIMS = String(model.dims);
   (globalThis as Globals).__kbBackends = backends;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(
-    `${backends.mode} backends ready in ${((Date.now() - started) / 1000).toFixed(1)} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
+    `${backends.mode} backends ready in ${seconds} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
   );
-  await findContainers(log);
 }
 
-async function findContainers(log: (msg: string) => void): Promise<void> {
+export async function findContainers(log: (msg: string) => void): Promise<void> {
   const api = await findDockerApi().catch(() => undefined);
   let skip: string | undefined;
   if (!api) {

@@ -1,7 +1,7 @@
 /**
  * Products through the gateway: upsert by external id, every field, default and bound of the
  * interface at the edge, exact decimals, variants in both arrival orders, concurrency, tenant
- * isolation, delete. (Indexing is covered by catalog-indexing.test.ts.)
+ * isolation, delete. (Indexing is covered by test/search/catalog-search.test.ts.)
  */
 import { startStack, uniqueId, type Stack } from '../support/stack';
 

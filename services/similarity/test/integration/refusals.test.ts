@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, errors } from '@elastic/elasticsearch';
 import { caller, ELASTICSEARCH_URL, product, startSimilarity, type Harness } from './support/similarity';
-import { bulkWrite } from '../src/data-access/documents';
-import { textHash } from '../src/data-access/embedding-store';
-import { aliasName, newIndexName } from '../src/data-access/index-names';
-import { KEYWORD_IGNORE_ABOVE, productMappings } from '../src/data-access/mappings';
-import { toBase64 } from '../src/data-access/vector-encoding';
+import { bulkWrite } from '../../src/data-access/documents';
+import { textHash } from '../../src/data-access/embedding-store';
+import { aliasName, newIndexName } from '../../src/data-access/index-names';
+import { KEYWORD_IGNORE_ABOVE, productMappings } from '../../src/data-access/mappings';
+import { toBase64 } from '../../src/data-access/vector-encoding';
 
 let h: Harness;
 let es: Client;

@@ -13,8 +13,8 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
-import { IndexManager } from '../src/data-access/index-manager';
-import { textHash } from '../src/data-access/embedding-store';
+import { IndexManager } from '../../src/data-access/index-manager';
+import { textHash } from '../../src/data-access/embedding-store';
 import pino from 'pino';
 
 let h: Harness;

@@ -13,7 +13,7 @@ import {
   typedClient,
   type similarityV1,
 } from '@kb/common';
-import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '../../src';
+import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '../../../src';
 
 export type SimilarityClient = ReturnType<typeof typedClient<similarityV1.SimilarityServiceClient>>;
 

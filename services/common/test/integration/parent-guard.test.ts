@@ -14,7 +14,7 @@ import {
   tenantScoped,
   type ParentGuard,
   type ParentGuardStore,
-} from '../src';
+} from '../../src';
 
 const TTL_MS = 300;
 const T = 'tenant-a';

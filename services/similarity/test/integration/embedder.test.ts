@@ -13,7 +13,7 @@ import {
   modelFilesIn,
   OnnxEmbedder,
   OpenAiEmbedder,
-} from '../src/embedder';
+} from '../../src/embedder';
 
 jest.setTimeout(60_000);
 

@@ -5,9 +5,9 @@
  * embedded. Checked bit for bit through the embedder the service builds from its default
  * configuration (EMBEDDING_MODEL_DIR: the real quantized all-MiniLM-L6-v2, no mocks).
  */
-import { loadSimilarityConfig } from '../src/config';
-import { modelFilesIn, OnnxEmbedder, type Embedder } from '../src/embedder';
-import { embedderFromConfig } from '../src/server';
+import { loadSimilarityConfig } from '../../src/config';
+import { modelFilesIn, OnnxEmbedder, type Embedder } from '../../src/embedder';
+import { embedderFromConfig } from '../../src/server';
 
 jest.setTimeout(120_000);
 
