@@ -1,9 +1,9 @@
-// One jest run for every test: unit tests beside each service (services/*/test) and the
+// One jest run for every test: unit tests beside each service and tool (services/*/test, tools/*/test) and the
 // cross-service end-to-end tests (test/). Real backends start once per run (globalSetup).
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/services', '<rootDir>/test'],
+  roots: ['<rootDir>/services', '<rootDir>/tools', '<rootDir>/test'],
   testMatch: ['**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }] },
