@@ -17,7 +17,7 @@ import { httpRequest, uniqueId } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
 const startJs = path.join(root, 'services/devstack/dist/start.js');
-const adminJs = path.join(root, 'services/devstack/dist/admin.js');
+const adminJs = path.join(root, 'tools/admin/dist/main.js');
 
 const cacheDir = mkdtempSync(path.join(tmpdir(), 'kb-start-test-'));
 const mongoUri = (() => {

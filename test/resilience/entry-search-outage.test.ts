@@ -6,7 +6,8 @@
  */
 import mongoose from 'mongoose';
 import pino from 'pino';
-import { loadKnowledgeConfig, startKnowledgeServer, runAdmin, type KnowledgeServer } from '@kb/knowledge';
+import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
+import { runAdmin } from '@kb/admin';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '@kb/similarity';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId } from '../support/stack';
@@ -159,7 +160,10 @@ describe('similarity outage', () => {
 
   test('when `reindex entries` runs, then every entry is written into a new index behind the alias and search keeps working', async () => {
     const lines: string[] = [];
-    await runAdmin(['reindex', 'entries', '--similarity', `127.0.0.1:${similarityPort}`], conn, (l) => lines.push(l));
+    await runAdmin(['reindex', 'entries', '--similarity', `127.0.0.1:${similarityPort}`], {
+      connection: conn,
+      out: (l) => lines.push(l),
+    });
     const count = await conn.collection('knowledge_entries').countDocuments({});
     expect(lines.at(-1)).toMatch(new RegExp(`^Reindexed ${count} entries \\(0 failed\\); alias \\S+ -> \\S+`));
     const res = await request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'okapi fruit' } });
@@ -168,9 +172,12 @@ describe('similarity outage', () => {
   });
 
   test('when reindex is given a bad kind or address, then a usage error', async () => {
-    await expect(runAdmin(['reindex', 'products'], conn, () => undefined)).rejects.toThrow(/entries/);
-    await expect(runAdmin(['reindex', 'entries', '--similarity', 'nope'], conn, () => undefined)).rejects.toThrow(
-      /host:port/,
+    // `reindex products` is a command of its own now (the one CLI does both kinds): a kind it does not know is the bad one.
+    await expect(runAdmin(['reindex', 'orders'], { connection: conn, out: () => undefined })).rejects.toThrow(
+      /entries/,
     );
+    await expect(
+      runAdmin(['reindex', 'entries', '--similarity', 'nope'], { connection: conn, out: () => undefined }),
+    ).rejects.toThrow(/host:port/);
   });
 });

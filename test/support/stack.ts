@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { httpRequest, type HttpResponse, type RequestOptions } from './http';
-import { loadKnowledgeConfig, startKnowledgeServer, runAdmin } from '@kb/knowledge';
-import { loadCatalogConfig, startCatalogServer, runCatalogAdmin } from '@kb/catalog';
+import { loadKnowledgeConfig, startKnowledgeServer } from '@kb/knowledge';
+import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
+import { runAdmin } from '@kb/admin';
 import { Writable } from 'node:stream';
 import { loadSimilarityConfig, startSimilarityServer } from '@kb/similarity';
 import { connectBackends, loadGatewayConfig, startGateway } from '@kb/gateway';
@@ -17,9 +18,15 @@ export interface Stack {
   baseUrl: string;
   port: number;
   mongoUri: string;
-  /** Runs an admin CLI command against this stack's database; returns its stdout lines. */
+  /**
+   * Runs an admin CLI command against this stack's database; returns its stdout lines, throws
+   * what it failed with. `index errors|retry` without --kind: entries only.
+   */
   admin(...argv: string[]): Promise<string[]>;
-  /** Runs a catalog admin command (products import, reindex products) against this stack. */
+  /**
+   * Runs an admin CLI command (products import, reindex products) against this stack, with its
+   * stderr and exit code. `index errors|retry` without --kind: products only.
+   */
   catalogAdmin(...argv: string[]): Promise<{ code: number; stdout: string[]; stderr: string }>;
   /** One pass of the catalog's background indexer now; resolves to the number of items done. */
   indexPending(): Promise<number>;
@@ -102,6 +109,15 @@ export async function startServices(env: NodeJS.ProcessEnv): Promise<Services> {
   };
 }
 
+/**
+ * `index errors|retry` without --kind does both kinds; the helpers kept the split of the two
+ * CLIs they were written for (entries: `admin`, products: `catalogAdmin`).
+ */
+function oneKind(argv: string[], kind: 'entries' | 'products'): string[] {
+  const given = argv.some((a) => a === '--kind' || a.startsWith('--kind='));
+  return argv[0] === 'index' && !given ? [...argv, '--kind', kind] : argv;
+}
+
 export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
   // Each test file: its own MongoDB database and its own Elasticsearch index names.
   const db = uniqueId('kbtest');
@@ -119,7 +135,11 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const adminConnection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 5000 }).asPromise();
   const admin = async (...argv: string[]) => {
     const lines: string[] = [];
-    await runAdmin(argv, adminConnection, (line) => lines.push(line));
+    await runAdmin(oneKind(argv, 'entries'), {
+      connection: adminConnection,
+      out: (line) => lines.push(line),
+      similarityAddr: services.similarityAddr,
+    });
     return lines;
   };
   const catalogAdmin = async (...argv: string[]) => {
@@ -131,7 +151,9 @@ export async function startStack(options: { env?: Record<string, string> } = {})
         cb();
       },
     });
-    const code = await runCatalogAdmin(argv, adminConnection, (line) => stdout.push(line), {
+    const code = await runAdmin(oneKind(argv, 'products'), {
+      connection: adminConnection,
+      out: (line) => stdout.push(line),
       similarityAddr: services.similarityAddr,
       stderr: sink,
       deadlineMs: 5000,
@@ -169,7 +191,10 @@ export { httpRequest, type HttpResponse, type RequestOptions };
 /** Creates `tenant` through the admin CLI's code and mints an Admin token for it, as an operator would. */
 export async function tenantWithAdminToken(connection: mongoose.Connection, tenant: string): Promise<string> {
   const lines: string[] = [];
-  await runAdmin(['tenant', 'create', tenant], connection, () => undefined);
-  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], connection, (line) => lines.push(line));
+  await runAdmin(['tenant', 'create', tenant], { connection, out: () => undefined });
+  await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], {
+    connection,
+    out: (line) => lines.push(line),
+  });
   return lines.at(-1) as string;
 }

@@ -52,6 +52,9 @@ const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053
 export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) =>
   `127.0.0.1:${DEFAULT_GRPC_PORTS[service]}`;
 
+/** Where the gateway listens unless PORT says otherwise: the port of the local addresses `http://<tenant>.localhost:8080`. */
+export const DEFAULT_GATEWAY_PORT = 8080;
+
 /** A TCP port setting (0: any free port). */
 export const Port = (fallback: number) => Type.Integer({ default: fallback, minimum: 0, maximum: 65535 });
 

@@ -25,6 +25,5 @@ export * from './metrics';
 export * from './tracing';
 export * from './indexer-loop';
 export * from './reindex';
-export * from './admin-process';
 export * from './index-refusals';
 export * from './proto-fields';

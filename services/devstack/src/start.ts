@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { runAdmin, UsageError } from '@kb/knowledge';
+import { DEFAULT_GATEWAY_PORT } from '@kb/common';
+import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel } from './artifacts';
 import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
@@ -27,7 +28,7 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 8080);
+  const port = Number(process.env.PORT ?? DEFAULT_GATEWAY_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     fail(`PORT must be a port number, got "${process.env.PORT}"`);
 
@@ -154,16 +155,13 @@ async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<
   const connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
   let token: string;
   try {
-    const out: string[] = [];
-    const admin = (...argv: string[]) => runAdmin(argv, connection, (line) => out.push(line));
-    try {
-      await admin('tenant', 'create', DEMO_TENANT, '--name', 'Demo tenant');
-      log(`created tenant "${DEMO_TENANT}"`);
-    } catch (err) {
-      if (!(err instanceof UsageError) || !/already exists/.test(err.message)) throw err;
-    }
-    await admin('token', 'create', '--tenant', DEMO_TENANT, '--role', 'Admin', '--name', 'npm start');
-    token = out.at(-1) as string;
+    const admin = await knowledgeAdmin(connection);
+    const tenant = await admin.createTenant({ id: DEMO_TENANT, name: 'Demo tenant', ifMissing: true });
+    if (tenant.status === 'created') log(`created tenant "${DEMO_TENANT}"`);
+    else if (tenant.status !== 'unchanged') throw new Error(`could not create the demo tenant: ${tenant.status}`);
+    const created = await admin.createToken({ tenantId: DEMO_TENANT, role: 'Admin', name: 'npm start' });
+    if (created.status !== 'created') throw new Error(`could not create the demo token: ${created.status}`);
+    token = created.token;
   } finally {
     await connection.close();
   }

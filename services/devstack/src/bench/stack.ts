@@ -2,7 +2,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { runAdmin } from '@kb/knowledge';
+import type { Role } from '@kb/common';
+import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel, type EmbeddingModel } from '../artifacts';
 import { startBackends, type Backends } from '../backends';
 import { runDir } from '../cache';
@@ -75,12 +76,13 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
     async token(role = 'Admin') {
       const connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
       try {
-        const out: string[] = [];
-        await runAdmin(['tenant', 'create', TENANT, '--if-missing'], connection, () => undefined);
-        await runAdmin(['token', 'create', '--tenant', TENANT, '--role', role, '--name', 'bench'], connection, (line) =>
-          out.push(line),
-        );
-        return out.at(-1)!;
+        const admin = await knowledgeAdmin(connection);
+        const tenant = await admin.createTenant({ id: TENANT, ifMissing: true });
+        if (tenant.status !== 'created' && tenant.status !== 'unchanged')
+          throw new Error(`could not create the bench tenant: ${tenant.status}`);
+        const created = await admin.createToken({ tenantId: TENANT, role: role as Role, name: 'bench' });
+        if (created.status !== 'created') throw new Error(`could not create a bench token: ${created.status}`);
+        return created.token;
       } finally {
         await connection.close();
       }

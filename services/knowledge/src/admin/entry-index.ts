@@ -1,0 +1,86 @@
+/**
+ * The entries' search index, administered (the admin CLI's `index errors|retry --kind entries`
+ * and `reindex --kind entries`): what the index refused, queuing it again, and a rebuild.
+ */
+import * as grpc from '@grpc/grpc-js';
+import {
+  CLIENT_OPTIONS,
+  indexErrorLine,
+  reindex,
+  similarityProto,
+  systemCaller,
+  typedClient,
+  type Logger,
+  type ReindexResult,
+} from '@kb/common';
+import { entriesRepo } from '../data-access/entries-repo';
+import type { KnowledgeModels } from '../data-access/models';
+import { indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
+
+/** A document the search index refused, as `indexErrorLine` prints it. */
+export type IndexErrorRow = Parameters<typeof indexErrorLine>[1];
+
+/** The entries the search index refused (of one tenant, or all), with the reason, attempts and refused version. */
+export async function entryIndexErrors(
+  models: KnowledgeModels,
+  input: { tenantId?: string },
+): Promise<IndexErrorRow[]> {
+  const refused = await entriesRepo(models).indexErrors(input.tenantId);
+  return refused.flatMap((e) => (e.index_error ? [{ ...e, queued: e.index_pending, index_error: e.index_error }] : []));
+}
+
+/** Queues the refused entries (of one tenant, or all; only `ids` when given) for the running indexer; returns how many. */
+export function retryEntryIndexErrors(
+  models: KnowledgeModels,
+  input: { tenantId?: string; ids?: string[] },
+): Promise<number> {
+  return entriesRepo(models).retryIndexErrors(input.tenantId, input.ids ?? []);
+}
+
+export interface ReindexEntriesInput {
+  /** host:port of the similarity service. */
+  similarityAddr: string;
+  /** Where a refusal met during the reindex is logged (error level). */
+  logger: Logger;
+  onBegun?(target: { index: string; alias: string }): void;
+  onPage?(done: number): void;
+}
+
+/**
+ * Rebuilds the entries index from MongoDB (the rules: @kb/common reindex). Searches keep using
+ * the old index until the swap; with any entry not indexed (other than refused), there is no
+ * swap: the result has no `finished`. Refused entries are recorded as index errors, as the
+ * knowledge service's indexer does.
+ */
+export async function reindexEntries(models: KnowledgeModels, input: ReindexEntriesInput): Promise<ReindexResult> {
+  const similarity = typedClient(
+    'similarity',
+    new (similarityProto().kb.similarity.v1.SimilarityService)(
+      input.similarityAddr,
+      grpc.credentials.createInsecure(),
+      CLIENT_OPTIONS,
+    ),
+    60_000,
+  );
+  const caller = systemCaller(INDEXER, '');
+  const repo = entriesRepo(models);
+  try {
+    return await reindex({
+      kind: 'entries',
+      similarity,
+      caller,
+      pageSize: 200,
+      page: (after, limit) => repo.allAfter(after, limit),
+      indexPage: async (entries, targetIndex) => {
+        const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
+        await indexEntries({ repo, logger: input.logger, similarity }, caller, entries, { targetIndex }, outcome);
+        return { indexed: outcome.indexed.size, refused: outcome.refused.size };
+      },
+      requeueWrittenSince: (since) => repo.markChangedSince(since),
+      ...(input.onBegun ? { onBegun: input.onBegun } : {}),
+      ...(input.onPage ? { onPage: input.onPage } : {}),
+    });
+  } finally {
+    similarity.close();
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Where the backends are when the environment does not say: the running `npm start` of this
+ * checkout (its run state, kept by @kb/devstack). The dev stack is a development tool: where
+ * it is not installed (an image), only the environment and the defaults count.
+ */
+import { defaultGrpcAddress } from '@kb/common';
+
+/** The part of @kb/devstack's RunState read here. */
+interface StartState {
+  mongoUri?: string;
+  extra?: { mongoUri?: unknown; similarityGrpcAddr?: unknown };
+}
+
+let cached: { state: StartState | undefined } | undefined;
+
+/** The state of this checkout's running `npm start`, or undefined when none runs (or the dev stack is not installed). */
+export function startState(): StartState | undefined {
+  if (!cached) {
+    let devstack: { readStartState(): StartState | undefined } | undefined;
+    try {
+      devstack = require('@kb/devstack');
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
+    }
+    cached = { state: devstack?.readStartState() };
+  }
+  return cached.state;
+}
+
+/** MONGODB_URI, else the running stack's database; undefined when neither is there. */
+export function mongoUri(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.MONGODB_URI) return env.MONGODB_URI;
+  const state = startState();
+  const fromState = state?.extra?.mongoUri ?? state?.mongoUri;
+  return typeof fromState === 'string' ? fromState : undefined;
+}
+
+/** SIMILARITY_GRPC_ADDR, else the running stack's similarity service, else the default address. */
+export function similarityAddr(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SIMILARITY_GRPC_ADDR) return env.SIMILARITY_GRPC_ADDR;
+  const fromState = startState()?.extra?.similarityGrpcAddr;
+  return typeof fromState === 'string' ? fromState : defaultGrpcAddress('similarity');
+}

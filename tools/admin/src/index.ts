@@ -1,0 +1,2 @@
+export { buildProgram, main, runAdmin, runCommandLine, type RunAdminOptions } from './cli';
+export { CliError, UsageError, type AdminContext } from './context';
