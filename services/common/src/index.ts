@@ -20,6 +20,7 @@ export * from './parent-guard';
 export * from './parent-guard-store';
 export * from './limits';
 export * from './search-defaults';
+export * from './entry-vocabulary';
 export * from './json-shape';
 export * from './metrics';
 export * from './tracing';
