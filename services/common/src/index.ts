@@ -16,6 +16,7 @@ export * from './grpc/typed-client';
 export * from './exact-json';
 export * from './product-input';
 export * from './index-errors';
+export * from './index-error-schema';
 export * from './parent-guard';
 export * from './parent-guard-store';
 export * from './limits';
