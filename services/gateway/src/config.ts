@@ -1,8 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, GrpcAddress, LogLevel, Port, defaultGrpcAddress, loadConfig } from '@kb/common';
+import {
+  ConfigError,
+  DEFAULT_GATEWAY_PORT,
+  GrpcAddress,
+  LogLevel,
+  Port,
+  defaultGrpcAddress,
+  loadConfig,
+} from '@kb/common';
 
 export const GatewayConfigSchema = Type.Object({
-  PORT: Port(8080),
+  PORT: Port(DEFAULT_GATEWAY_PORT),
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   TENANT_MODE: Type.Union([Type.Literal('single'), Type.Literal('host')], { default: 'host' }),
   /** The one tenant of a per-tenant install (TENANT_MODE=single). */
