@@ -26,6 +26,7 @@ export * from './json-shape';
 export * from './metrics';
 export * from './tracing';
 export * from './indexer-loop';
+export * from './document-indexer';
 export * from './reindex';
 export * from './admin-process';
 export * from './index-refusals';
