@@ -3,6 +3,7 @@ import {
   type Caller,
   type DocumentIndexer,
   type DocumentIndexOutcome,
+  type IndexedVersion,
   type IndexStore,
   type Logger,
   type SimilarityClient,
@@ -38,7 +39,7 @@ export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
 
 /** The entries' store as the document indexer reads and writes it: the repository's functions. */
 function entryStore(repo: EntriesRepo): IndexStore<EntryRecord> {
-  const markIndexed = async (done: { _id: string; tenant_id: string; version: number; model: string }[]) => {
+  const markIndexed = async (done: IndexedVersion[]) => {
     for (const d of done) await repo.markIndexed(d.tenant_id, d._id, d.version, d.model);
   };
   return {
