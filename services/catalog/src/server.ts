@@ -4,8 +4,6 @@ import {
   CLIENT_OPTIONS,
   catalogProto,
   connectMongo,
-  observeIndexBacklog,
-  outageLog,
   similarityProto,
   startGrpcServer,
   typedClient,
@@ -15,7 +13,7 @@ import type { CatalogConfig } from './config';
 import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
 import { productsRepo, type ProductsRepo } from './data-access/products-repo';
 import { catalogServiceImpl } from './grpc/catalog-service';
-import { startIndexer } from './domain/indexer';
+import { PRODUCTS_PER_CALL, startIndexer } from './domain/indexer';
 import type { CatalogDeps } from './domain/products';
 
 export const CATALOG_SERVICE_NAME = 'kb.catalog.v1.CatalogService';
@@ -56,8 +54,6 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     products,
     similarity: typedClient('similarity', similarityClient, config.SIMILARITY_DEADLINE_MS),
     indexOnWriteMs: config.INDEX_ON_WRITE_MS,
-    inlineIndexing: { pausedUntil: 0 },
-    indexingOutage: outageLog(logger, 'product indexing'),
   };
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
@@ -68,9 +64,8 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     serviceNames: [CATALOG_SERVICE_NAME],
   });
   report(mongo.isUp());
-  const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS);
-  const repo = products;
-  const unobserve = observeIndexBacklog('products', async () => (mongo.isUp() ? repo.indexBacklog() : undefined));
+  // Also observes the backlog metrics until it stops.
+  const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS, PRODUCTS_PER_CALL, () => mongo.isUp());
   grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'catalog service listening');
   const server = grpcServer;
@@ -78,7 +73,6 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     port: server.port,
     indexPending: () => indexer.runOnce(),
     async stop() {
-      unobserve();
       await indexer.stop();
       await server.shutdown();
       similarityClient.close();

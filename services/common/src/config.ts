@@ -45,8 +45,11 @@ export const LogLevel = Type.Union(
 /** A `host:port` gRPC address setting with a default. */
 export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
 
+/** Where the gateway serves HTTP unless told otherwise (PORT). */
+export const DEFAULT_GATEWAY_PORT = 8080;
+
 /** Where each back service listens unless told otherwise, and where its callers look for it. */
-const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
+export const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
 
 /** A back service's own address on loopback, the default of every caller's `*_GRPC_ADDR`. */
 export const defaultGrpcAddress = (service: keyof typeof DEFAULT_GRPC_PORTS) =>

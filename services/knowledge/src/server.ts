@@ -5,7 +5,6 @@ import {
   type MongoHandle,
   connectMongo,
   knowledgeProto,
-  observeIndexBacklog,
   similarityProto,
   startGrpcServer,
   typedClient,
@@ -89,13 +88,12 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'knowledge service listening');
   const server = grpcServer;
+  // Also observes the backlog metrics until it stops.
   indexer.start();
-  const unobserve = observeIndexBacklog('entries', async () => (mongo.isUp() ? entries.indexBacklog() : undefined));
   return {
     port: server.port,
     mongo,
     async stop() {
-      unobserve();
       // The running pass uses the similarity client and MongoDB: it ends before they close.
       await indexer.stop();
       await server.shutdown();

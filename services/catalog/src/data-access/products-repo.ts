@@ -1,6 +1,7 @@
 import { Schema, type Connection, type Model, type Types } from 'mongoose';
 import {
   findOfTenantByIds,
+  indexErrorPath,
   isDuplicateKey,
   onDuplicateKey,
   PRODUCT_DEFAULTS,
@@ -108,14 +109,7 @@ const productPaths = {
   version: { type: Number, required: true },
   indexed_version: { type: Number, default: 0 },
   needs_index: { type: Boolean, default: true },
-  // No default: absent until a refusal, so `$inc` can start its attempts at 1.
-  index_error: {
-    type: new Schema<IndexErrorRecord>(
-      { message: String, at: Date, attempts: Number, version: Number },
-      { _id: false },
-    ),
-    default: undefined,
-  },
+  index_error: indexErrorPath(),
   reuse_vectors: { type: Boolean, default: false },
   last_synced_at: { type: Date, default: null },
   created_at: { type: Date, required: true },

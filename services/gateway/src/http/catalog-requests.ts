@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
   AppError,
+  DEFAULT_LANGUAGE,
   DEFAULT_VECTOR_FIELD,
   SEARCH_DEFAULT_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
@@ -37,7 +38,7 @@ export function createSiteRequest(caller: Caller, body: Static<typeof SiteCreate
     slug: body.slug,
     name: body.name,
     ...present({ domain: body.domain }),
-    language: body.language ?? 'de',
+    language: body.language ?? DEFAULT_LANGUAGE,
     site_type: body.site_type ?? 'shop',
     ...present({ platform: body.platform }),
     config_json: JSON.stringify(body.config ?? {}),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import {
   BULK_LIMIT,
   DECIMAL_PATTERN,
+  DEFAULT_LANGUAGE,
   FIELD_LIMITS,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -45,7 +46,7 @@ export const SiteCreate = Type.Object(
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
-    language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, default: 'de' })),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, default: DEFAULT_LANGUAGE })),
     site_type: Type.Optional(Type.String({ minLength: 1, maxLength: 50, default: 'shop' })),
     platform: Type.Optional(Str({ maxLength: FIELD_LIMITS.name })),
     config: Type.Optional(Obj),

@@ -1,5 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { FIELD_LIMITS, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/common';
+import {
+  ENTRY_SOURCES,
+  ENTRY_TYPES,
+  FIELD_LIMITS,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  VISIBILITIES,
+} from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
@@ -8,15 +15,11 @@ const literals = (values: readonly string[], options: Record<string, unknown> = 
     options,
   );
 
-export const VISIBILITIES = ['public', 'internal', 'personal', 'restricted', 'community', 'workspace'] as const;
-export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
-export const SOURCES = ['manual', 'import', 'conversational', 'learning_loop', 'system'] as const;
-
 export const Visibility = literals(VISIBILITIES, {
   description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled',
 });
 export const EntryType = literals(ENTRY_TYPES);
-export const Source = literals(SOURCES);
+export const Source = literals(ENTRY_SOURCES);
 
 const Title = Type.String({ minLength: 1, maxLength: 500 });
 const Content = Type.String({ minLength: 1, maxLength: FIELD_LIMITS.longText, description: 'Markdown' });

@@ -1,5 +1,11 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import { parentGuardPath, tenantScoped, type IndexErrorRecord, type ParentGuardState } from '@kb/common';
+import {
+  indexErrorPath,
+  parentGuardPath,
+  tenantScoped,
+  type IndexErrorRecord,
+  type ParentGuardState,
+} from '@kb/common';
 
 export interface TenantDoc {
   _id: string;
@@ -192,14 +198,7 @@ const entrySchema = tenantScopedSchema<EntryDoc>(
     content_changed_at: required(Date),
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
-    // No default: absent until a refusal, so `$inc` can start its attempts at 1.
-    index_error: {
-      type: new Schema<IndexErrorRecord>(
-        { message: String, at: Date, attempts: Number, version: Number },
-        { _id: false },
-      ),
-      default: undefined,
-    },
+    index_error: indexErrorPath(),
     ...timestamps(),
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },

@@ -1,12 +1,10 @@
 import {
-  backgroundSpan,
-  indexerLoop,
-  indexSplittingRefusals,
-  systemCaller,
-  indexErrorMessage,
-  outageLog,
+  documentIndexer,
   type Caller,
-  type IndexerPass,
+  type DocumentIndexer,
+  type DocumentIndexOutcome,
+  type IndexedVersion,
+  type IndexStore,
   type Logger,
   type SimilarityClient,
   type similarityV1,
@@ -39,107 +37,86 @@ export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
   };
 }
 
-function byTenant<T extends { tenant_id: string }>(items: T[]): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(item.tenant_id, [...(groups.get(item.tenant_id) ?? []), item]);
-  return groups;
+/** The entries' store as the document indexer reads and writes it: the repository's functions. */
+function entryStore(repo: EntriesRepo): IndexStore<EntryRecord> {
+  const markIndexed = async (done: IndexedVersion[]) => {
+    for (const d of done) await repo.markIndexed(d.tenant_id, d._id, d.version, d.model);
+  };
+  return {
+    pending: (limit) => repo.pendingEntries(limit),
+    pendingDeletions: (limit) => repo.pendingTombstones(limit),
+    deletionDone: (t) => repo.removeTombstone(t.tenant_id, t._id, t.version),
+    markIndexed,
+    // An entry written into a reindex target is marked as indexed too, with the model that
+    // embedded it (its embedding_model follows a model change); products are not.
+    markReindexed: markIndexed,
+    markRefused: (e, message, at) => repo.markRefused(e.tenant_id, e._id, e.version, message, at),
+    countIndexErrors: () => repo.countIndexErrors(),
+    backlog: () => repo.indexBacklog(),
+  };
 }
 
-type IndexDeps = { repo: EntriesRepo; logger: Logger };
-
-/**
- * The search index refused this version as it is: retrying it unchanged cannot help, so it is
- * recorded on the entry (and out of the queue) until a new version or `admin index retry`, and
- * logged once, at error level.
- */
-async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string): Promise<void> {
-  const message = indexErrorMessage(reason || 'refused without a reason');
-  // False when a newer version was written meanwhile: that one is pending and gets its own try.
-  if (!(await deps.repo.markRefused(entry.tenant_id, entry._id, entry.version, message, new Date()))) return;
-  deps.logger.error(
-    {
-      tenant_id: entry.tenant_id,
-      entry_id: entry._id,
-      version: entry.version,
-      error: message,
-      index_errors: await deps.repo.countIndexErrors(),
+/** The document indexer of entries: IndexEntries and DeleteEntries with the entries' documents. */
+export function entryIndexing(deps: {
+  repo: EntriesRepo;
+  similarity: SimilarityClient;
+  logger: Logger;
+  immediateDeadlineMs?: number;
+}): DocumentIndexer<EntryRecord> {
+  const { similarity } = deps;
+  return documentIndexer<EntryRecord>({
+    kind: 'entries',
+    indexerId: INDEXER,
+    store: entryStore(deps.repo),
+    calls: {
+      index: (caller, entries, o) =>
+        similarity.call(
+          'IndexEntries',
+          {
+            caller,
+            entries: entries.map(entryDocument),
+            ...(o.targetIndex ? { target_index: o.targetIndex } : {}),
+          },
+          { deadlineMs: o.deadlineMs },
+        ),
+      remove: (caller, documents, o) =>
+        similarity.call('DeleteEntries', { caller, documents }, { deadlineMs: o.deadlineMs }),
     },
-    'the search index refused an entry; not retried until it changes (npm run admin -- index errors)',
-  );
-}
-
-/**
- * Records the similarity service's answer for a group of entries: indexed versions (or stale:
- * a newer one is indexed already) are marked, refused ones recorded. Returns the model per
- * indexed id ('' for an entry indexed without a vector: it has no text) and the refused ids.
- */
-async function applyIndexResults(
-  deps: IndexDeps,
-  group: EntryRecord[],
-  res: similarityV1.IndexResponse__Output,
-): Promise<{ indexed: Map<string, string>; refused: Set<string> }> {
-  const indexed = new Map<string, string>();
-  const refused = new Set<string>();
-  for (const r of res.results) {
-    const entry = group.find((e) => e._id === r.id);
-    if (!entry) continue;
-    if (r.status === 'failed') {
-      refused.add(entry._id);
-      await recordRefusal(deps, entry, r.error);
-    } else if (r.status === 'indexed' || r.status === 'stale') {
-      const model = r.embeddings ? res.model : '';
-      await deps.repo.markIndexed(entry.tenant_id, entry._id, entry.version, model);
-      indexed.set(entry._id, model);
-    }
-  }
-  return { indexed, refused };
-}
-
-/** What indexing came to: the model per indexed id ('' when it has no text to embed) and the refused ids. */
-export type EntryIndexOutcome = { indexed: Map<string, string>; refused: Set<string> };
-
-/**
- * Indexes a group of entries, into `targetIndex` when given (a reindex) or the alias, with the
- * answer recorded into `outcome`; only an entry at fault is refused. Throws what is worth retrying.
- */
-export async function indexEntries(
-  deps: IndexDeps & { similarity: SimilarityClient },
-  caller: Caller,
-  group: EntryRecord[],
-  options: { deadlineMs?: number; targetIndex?: string },
-  outcome: EntryIndexOutcome,
-): Promise<void> {
-  const call = (entries: EntryRecord[]) =>
-    deps.similarity.call(
-      'IndexEntries',
-      {
-        caller,
-        entries: entries.map(entryDocument),
-        ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
-      },
-      options.deadlineMs ? { deadlineMs: options.deadlineMs } : undefined,
-    );
-  await indexSplittingRefusals(group, call, {
-    answered: async (entries, res) => {
-      const applied = await applyIndexResults(deps, entries, res);
-      for (const [id, model] of applied.indexed) outcome.indexed.set(id, model);
-      for (const id of applied.refused) outcome.refused.add(id);
-    },
-    refused: async (entry, reason) => {
-      outcome.refused.add(entry._id);
-      await recordRefusal(deps, entry, reason);
-    },
+    logger: deps.logger,
+    ...(deps.immediateDeadlineMs !== undefined ? { writeDeadlineMs: deps.immediateDeadlineMs } : {}),
   });
 }
 
-/** How many entries (and delete tombstones) one pass of the background indexer takes. */
+/** What indexing came to: the model per indexed id ('' when it has no text to embed) and the refused ids. */
+export type EntryIndexOutcome = DocumentIndexOutcome;
+
+/**
+ * Writes a page of entries into a reindex target (the admin CLI's reindex), with the answer
+ * recorded into `outcome`; only an entry at fault is refused. Throws what is worth retrying.
+ */
+export async function indexEntries(
+  deps: { repo: EntriesRepo; logger: Logger; similarity: SimilarityClient },
+  caller: Caller,
+  group: EntryRecord[],
+  options: { deadlineMs?: number; targetIndex: string },
+  outcome: EntryIndexOutcome,
+): Promise<void> {
+  const done = await entryIndexing(deps).indexInto(options.targetIndex, group, {
+    caller,
+    ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}),
+  });
+  for (const [id, model] of done.indexed) outcome.indexed.set(id, model);
+  for (const id of done.refused) outcome.refused.add(id);
+}
+
+/** How many entries (and delete tombstones) one pass of the background indexer takes, in one call per tenant. */
 const BATCH = 200;
 
 /**
- * Keeps the entries' search index in step with MongoDB. Each write tries to index at once
- * (bounded by `immediateDeadlineMs`, never failing the write); a loop catches up on every
- * entry whose indexed version is behind and on delete tombstones, so nothing is lost while
- * Elasticsearch or the similarity service is down.
+ * Keeps the entries' search index in step with MongoDB (the rules: @kb/common documentIndexer).
+ * Each write tries to index at once (bounded by `immediateDeadlineMs`, never failing the
+ * write); a loop catches up on every entry whose indexed version is behind and on delete
+ * tombstones, so nothing is lost while Elasticsearch or the similarity service is down.
  */
 export function entryIndexer(deps: {
   repo: EntriesRepo;
@@ -149,115 +126,11 @@ export function entryIndexer(deps: {
   immediateDeadlineMs: number;
   isUp: () => boolean;
 }) {
-  // one closure: writes and the loop share the outage log and the degraded flag
-  const { repo, similarity, logger } = deps;
-  let reported = false;
-  // Transient failures (the similarity service, Elasticsearch or the embedder away) are retried
-  // by the loop; logged when they start and end, not once per retry.
-  const outage = outageLog(logger, 'entry indexing');
-  // After a failed attempt, writes stop waiting for the index until the loop gets through
-  // again, so an index outage costs each write nothing instead of a deadline.
-  let degraded = false;
-
-  /** Indexes entries, one call per tenant; returns the model per indexed id and whether a call failed. */
-  async function index(
-    entries: EntryRecord[],
-    deadlineMs?: number,
-  ): Promise<{ done: Map<string, string>; failed: boolean }> {
-    const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
-    let failed = false;
-    for (const [tenantId, group] of byTenant(entries)) {
-      try {
-        await indexEntries(
-          { repo, logger, similarity },
-          systemCaller(INDEXER, tenantId),
-          group,
-          deadlineMs ? { deadlineMs } : {},
-          outcome,
-        );
-        outage.recovered();
-      } catch (err) {
-        failed = true;
-        outage.failed(err, { tenant_id: tenantId, count: group.length });
-      }
-    }
-    degraded = failed;
-    return { done: outcome.indexed, failed };
-  }
-
-  /** Once per start: entries waiting for an operator (or a new version) since earlier runs. */
-  async function reportIndexErrors(): Promise<void> {
-    if (reported) return;
-    const count = await repo.countIndexErrors();
-    reported = true;
-    if (count > 0)
-      logger.warn(
-        { index_errors: count },
-        `${count} entries were refused by the search index (npm run admin -- index errors)`,
-      );
-  }
-
-  /** Applies delete tombstones, one call per tenant; returns whether a call failed. */
-  async function removeFromIndex(
-    tombstones: { _id: string; tenant_id: string; version: number }[],
-    deadlineMs?: number,
-  ): Promise<boolean> {
-    let failed = false;
-    for (const [tenantId, group] of byTenant(tombstones)) {
-      try {
-        await similarity.call(
-          'DeleteEntries',
-          {
-            caller: systemCaller(INDEXER, tenantId),
-            documents: group.map((t) => ({ id: t._id, version: String(t.version) })),
-          },
-          deadlineMs ? { deadlineMs } : undefined,
-        );
-        for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
-        degraded = false;
-        outage.recovered();
-      } catch (err) {
-        failed = true;
-        degraded = true;
-        outage.failed(err, { tenant_id: tenantId, count: group.length });
-      }
-    }
-    return failed;
-  }
-
-  async function pass(): Promise<IndexerPass> {
-    if (!deps.isUp()) return {};
-    await reportIndexErrors();
-    // Reading the queues is not traced (it happens every interval); the work found is, as a
-    // trace of its own (backgroundSpan).
-    let failed = false;
-    const tombstones = await repo.pendingTombstones(BATCH);
-    if (tombstones.length) {
-      failed = await backgroundSpan(
-        'remove deleted entries from index',
-        { 'kb.document.kind': 'entries', 'kb.indexer.documents': tombstones.length },
-        () => removeFromIndex(tombstones),
-      );
-    }
-    const pending = await repo.pendingEntries(BATCH);
-    if (pending.length) {
-      const indexed = await backgroundSpan(
-        'index pending entries',
-        { 'kb.document.kind': 'entries', 'kb.indexer.documents': pending.length },
-        () => index(pending),
-      );
-      failed ||= indexed.failed;
-    }
-    return { failed, more: tombstones.length === BATCH || pending.length === BATCH };
-  }
-
-  const loop = indexerLoop({ name: 'entry indexer', intervalMs: deps.intervalMs, logger, pass });
+  const indexing = entryIndexing(deps);
+  const loop = indexing.background({ intervalMs: deps.intervalMs, batchSize: BATCH, storeUp: deps.isUp });
   return {
-    indexNow: async (entries: EntryRecord[]) =>
-      degraded ? new Map<string, string>() : (await index(entries, deps.immediateDeadlineMs)).done,
-    removeNow: async (tombstones: { _id: string; tenant_id: string; version: number }[]) => {
-      if (!degraded) await removeFromIndex(tombstones, deps.immediateDeadlineMs);
-    },
+    indexNow: async (entries: EntryRecord[]) => (await indexing.indexNow(entries)).indexed,
+    removeNow: (tombstones: { _id: string; tenant_id: string; version: number }[]) => indexing.removeNow(tombstones),
     start: loop.start,
     runOnce: loop.runOnce,
     stop: loop.stop,

@@ -1,12 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AppError, DEFAULT_VECTOR_FIELD, ROLES, VECTOR_FIELD_CHOICES, assertValid } from '@kb/common';
-
-export const VISIBILITIES = ['public', 'community', 'internal', 'restricted', 'personal', 'workspace'] as const;
-export const ENTRY_TYPES = ['knowledge', 'skill', 'process', 'glossary', 'memory', 'bootstrap', 'skill_index'] as const;
+import {
+  AppError,
+  DEFAULT_VECTOR_FIELD,
+  ROLES,
+  VECTOR_FIELD_CHOICES,
+  VISIBILITY_LEVELS,
+  WRITABLE_ENTRY_TYPES,
+  assertValid,
+} from '@kb/common';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
-const Ceiling = literals(['public', 'community', 'internal', 'restricted'] as const);
-const WritableType = literals(ENTRY_TYPES.filter((t) => t !== 'skill_index'));
+const Ceiling = literals(VISIBILITY_LEVELS);
+const WritableType = literals(WRITABLE_ENTRY_TYPES);
 
 /** Tenant settings (README.md, "Admin CLI"), stored per tenant, edited with the admin CLI. */
 export const TenantSettingsSchema = Type.Object(

@@ -3,7 +3,7 @@ import type { ProductDoc } from '../../data-access/products-repo';
 import type { SiteView } from '../../data-access/sites-repo';
 import type { DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
-import { indexNow, queuedForIndex } from './indexing';
+import { productIndexer, queuedForIndex } from './indexing';
 import { writeBatch, type BatchWrite, type BulkItem } from './write-batch';
 import { createdIn, embeddingsStatus, inSite } from './write';
 
@@ -86,9 +86,8 @@ async function indexWritten(
     const left = Math.min(deps.indexOnWriteMs * 4 - (Date.now() - started), timeLeft(deadline, 500));
     if (left < 200) break; // the rest is the background indexer's
     const call = toIndex.slice(k, k + INDEX_CALL_MAX);
-    for (const id of (await indexNow(deps, call, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2), inline: true }))
-      .indexed)
-      indexed.add(id);
+    const outcome = await productIndexer(deps).indexNow(call, { deadlineMs: Math.min(left, deps.indexOnWriteMs * 2) });
+    for (const id of outcome.indexed.keys()) indexed.add(id);
   }
   return indexed;
 }

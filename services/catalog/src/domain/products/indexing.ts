@@ -1,22 +1,63 @@
-import { indexErrorMessage, indexSplittingRefusals, systemCaller, type SimilarityClient } from '@kb/common';
+import { documentIndexer, type DocumentIndexer, type IndexStore } from '@kb/common';
 import type { ProductDoc } from '../../data-access/products-repo';
 import { indexDocument } from '../index-document';
-import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
+import type { CatalogDeps } from './deps';
 
-/** The running background indexer of a deps (at most one), told when writes leave products queued. */
-const indexers = new WeakMap<CatalogDeps, () => void>();
+/** The token id the similarity service logs for the catalog's own calls. */
+export const INDEXER = 'catalog';
 
-/** Registers the background indexer to nudge when writes leave work for it; returns the unregistration. */
-export function onQueuedForIndex(deps: CatalogDeps, nudge: () => void): () => void {
-  indexers.set(deps, nudge);
-  return () => {
-    if (indexers.get(deps) === nudge) indexers.delete(deps);
+/** The products' store as the document indexer reads and writes it: the repository's functions. */
+function productStore(products: CatalogDeps['products']): IndexStore<ProductDoc> {
+  return {
+    pending: (limit) => products.pendingIndex(limit),
+    pendingDeletions: (limit) => products.pendingDeletions(limit),
+    deletionDone: (d) => products.deletionDone(d.tenant_id, d._id, d.version),
+    // One round trip for a whole answer.
+    markIndexed: (done) =>
+      products.markIndexedMany(done.map(({ tenant_id, _id, version }) => ({ tenant_id, _id, version }))),
+    markRefused: (d, message, at) => products.markRefused(d.tenant_id, d._id, d.version, message, at),
+    countIndexErrors: () => products.countIndexErrors(),
+    backlog: () => products.indexBacklog(),
   };
+}
+
+/** One per deps: a service's writes and its background indexer share the outage log and the writes' pause. */
+const indexers = new WeakMap<CatalogDeps, DocumentIndexer<ProductDoc>>();
+
+/** The document indexer of products: IndexProducts and DeleteProducts with the products' documents. */
+export function productIndexer(deps: CatalogDeps): DocumentIndexer<ProductDoc> {
+  let indexer = indexers.get(deps);
+  if (indexer) return indexer;
+  const similarity = deps.similarity;
+  indexer = documentIndexer<ProductDoc>({
+    kind: 'products',
+    indexerId: INDEXER,
+    store: productStore(deps.products),
+    calls: similarity && {
+      index: (caller, products, o) =>
+        similarity.call(
+          'IndexProducts',
+          {
+            caller,
+            products: products.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
+            ...(o.targetIndex ? { target_index: o.targetIndex } : {}),
+            searchable_later: o.searchableLater === true,
+          },
+          { deadlineMs: o.deadlineMs },
+        ),
+      remove: (caller, documents, o) =>
+        similarity.call('DeleteProducts', { caller, documents }, { deadlineMs: o.deadlineMs }),
+    },
+    logger: deps.logger,
+    writeDeadlineMs: deps.indexOnWriteMs,
+  });
+  indexers.set(deps, indexer);
+  return indexer;
 }
 
 /** Writes left products for the background indexer: its next pass starts now, not at the end of its interval. */
 export function queuedForIndex(deps: CatalogDeps): void {
-  indexers.get(deps)?.();
+  productIndexer(deps).queued();
 }
 
 /** What an indexing attempt came to: ids confirmed indexed, and ids the search index refused. */
@@ -29,91 +70,24 @@ export interface IndexOutcome {
  * Indexes product versions now (bounded); marks what the similarity service confirmed. Never
  * throws. A product the index refuses as it is gets an `index_error` and leaves the queue until
  * it changes; anything else not confirmed (a dependency down or slow) stays `needs_index` for
- * the background indexer.
+ * the background indexer. A write's own indexing (`inline`) is skipped while writes do not wait
+ * for the index (after a failure). With `targetIndex`, a reindex page, written across tenants
+ * and not marked (the alias still points at the old index).
  */
 export async function indexNow(
   deps: CatalogDeps,
   docs: ProductDoc[],
-  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean; searchableLater?: boolean } = {},
+  options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
 ): Promise<IndexOutcome> {
-  const outcome: IndexOutcome = { indexed: new Set(), refused: new Set() };
-  if (!deps.similarity || docs.length === 0) return outcome;
-  if (options.inline && inlinePaused(deps)) return outcome;
-  const byTenant = new Map<string, ProductDoc[]>();
-  for (const d of docs) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d]);
-  for (const [tenantId, group] of byTenant) {
+  const indexer = productIndexer(deps);
+  const deadline = options.deadlineMs !== undefined ? { deadlineMs: options.deadlineMs } : {};
+  let outcome = { indexed: new Map<string, string>(), refused: new Set<string>() };
+  if (!options.targetIndex) outcome = await indexer.indexNow(docs, deadline);
+  else if (deps.similarity && docs.length)
     try {
-      await indexGroup(deps, tenantId, group, options, outcome);
-      deps.indexingOutage?.recovered();
+      outcome = await indexer.indexInto(options.targetIndex, docs, deadline);
     } catch (err) {
-      indexingFailed(deps, Boolean(options.inline));
-      const context = { tenant_id: tenantId, count: group.length };
-      if (deps.indexingOutage) deps.indexingOutage.failed(err, context);
-      else deps.logger.warn({ ...context, err: (err as Error).message }, 'indexing deferred to the background indexer');
-      if (options.inline) break;
+      deps.logger.warn({ count: docs.length, err: (err as Error).message }, 'reindex page not written');
     }
-  }
-  return outcome;
-}
-
-/** One call for one tenant's products; only a product at fault is refused. Throws what is worth retrying. */
-async function indexGroup(
-  deps: CatalogDeps,
-  tenantId: string,
-  group: ProductDoc[],
-  options: { deadlineMs?: number; targetIndex?: string; searchableLater?: boolean },
-  outcome: IndexOutcome,
-): Promise<void> {
-  const call = (products: ProductDoc[]) =>
-    (deps.similarity as SimilarityClient).call(
-      'IndexProducts',
-      {
-        caller: systemCaller('catalog', tenantId),
-        products: products.map((d) => indexDocument(d, Boolean(d.reuse_vectors))),
-        ...(options.targetIndex ? { target_index: options.targetIndex } : {}),
-        searchable_later: options.searchableLater === true,
-      },
-      { deadlineMs: options.deadlineMs ?? deps.indexOnWriteMs },
-    );
-  await indexSplittingRefusals(group, call, {
-    answered: async (products, res) => {
-      const byId = new Map(products.map((d) => [d._id, d]));
-      const confirmed: ProductDoc[] = [];
-      for (const r of res.results) {
-        const d = byId.get(r.id);
-        if (!d) continue;
-        if (r.status === 'failed') await recordRefusal(deps, d, r.error, outcome);
-        if (r.status === 'indexed' || r.status === 'stale') confirmed.push(d);
-      }
-      // One round trip for the whole answer; each product's own version decides what it clears.
-      if (!options.targetIndex)
-        await deps.products.markIndexedMany(
-          confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })),
-        );
-      for (const d of confirmed) outcome.indexed.add(d._id);
-    },
-    refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
-  });
-}
-
-/**
- * The search index refused this version as it is: retrying it unchanged cannot help, so it is
- * recorded on the product (and out of the queue) until a new version or `admin index retry`,
- * and logged once, at error level.
- */
-async function recordRefusal(deps: CatalogDeps, doc: ProductDoc, reason: string, outcome: IndexOutcome): Promise<void> {
-  outcome.refused.add(doc._id);
-  const message = indexErrorMessage(reason || 'refused without a reason');
-  // False when a newer version was written meanwhile: that one is queued and gets its own try.
-  if (!(await deps.products.markRefused(doc.tenant_id, doc._id, doc.version, message, new Date()))) return;
-  deps.logger.error(
-    {
-      tenant_id: doc.tenant_id,
-      product_id: doc._id,
-      version: doc.version,
-      error: message,
-      index_errors: await deps.products.countIndexErrors(),
-    },
-    'the search index refused a product; not retried until it changes (npm run admin -- index errors)',
-  );
+  return { indexed: new Set(outcome.indexed.keys()), refused: outcome.refused };
 }

@@ -1,7 +1,7 @@
 import { AppError, requireScope, type Caller } from '@kb/common';
 import { assertProductInput, type DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
-import { indexNow } from './indexing';
+import { productIndexer } from './indexing';
 import { createdIn, embeddingsStatus, inSite, writeProduct } from './write';
 
 /**
@@ -31,7 +31,7 @@ export async function upsertProduct(
   const indexed =
     outcome.status === 'unchanged' || budget < 100
       ? false
-      : (await indexNow(deps, [outcome.doc, ...outcome.adopted], { inline: true, deadlineMs: budget })).indexed.has(
+      : (await productIndexer(deps).indexNow([outcome.doc, ...outcome.adopted], { deadlineMs: budget })).indexed.has(
           outcome.doc._id,
         );
   const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Caller } from '@kb/common';
+import { AppError, DEFAULT_ENTRY_SOURCE, DEFAULT_ENTRY_TYPE, DEFAULT_LANGUAGE, type Caller } from '@kb/common';
 import type { EntryRecord } from '../../data-access/entries-repo';
 import { assertMayWriteType, expiryOf, normaliseMetadata } from '../entry-types';
 import { assertMayWriteVisibility, ownerKey, readableBy, type Viewer } from '../visibility';
@@ -10,7 +10,7 @@ import { indexed, writeUnit } from './write-unit';
 
 /** A new entry's type: `knowledge` on the personal route and when none is sent. */
 export function typeOfNew(input: EntryInput, personal: boolean): string {
-  return personal ? 'knowledge' : (field(input, 'type') ?? 'knowledge');
+  return personal ? DEFAULT_ENTRY_TYPE : (field(input, 'type') ?? DEFAULT_ENTRY_TYPE);
 }
 
 /** A new entry's visibility: required except for memories (internal); `personal` only on its own route. */
@@ -52,7 +52,7 @@ export function entryFromInput(
       language: d.language,
       translation_group_id: d.translation.groupId,
       translation_of: d.translation.of,
-      source: field(input, 'source') ?? 'manual',
+      source: field(input, 'source') ?? DEFAULT_ENTRY_SOURCE,
       source_reference: field(input, 'source_reference') ?? null,
       summary: field(input, 'summary') ?? null,
       layer: field(input, 'layer') ?? null,
@@ -95,7 +95,7 @@ async function decide(ctx: EntryContext, v: Viewer, input: EntryInput, personal:
   const categoryId = field(input, 'category_id') as string;
   await assertCategoryExists(ctx, v.caller.tenant_id, categoryId);
   const metadata = normaliseMetadata(type, parseMetadata(field(input, 'metadata_json')));
-  const language = field(input, 'language') ?? 'de';
+  const language = field(input, 'language') ?? DEFAULT_LANGUAGE;
   const translation = await translationPlace(ctx, v, personal ? null : field(input, 'translation_of'), language);
   return { type, visibility, workspaceId, categoryId, metadata, language, translation };
 }
