@@ -45,9 +45,6 @@ export const LogLevel = Type.Union(
 /** A `host:port` gRPC address setting with a default. */
 export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
 
-/** Where the gateway serves HTTP unless told otherwise (PORT). */
-export const DEFAULT_GATEWAY_PORT = 8080;
-
 /** Where each back service listens unless told otherwise, and where its callers look for it. */
 export const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
 
