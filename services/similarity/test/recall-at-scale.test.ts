@@ -45,22 +45,20 @@ beforeAll(async () => {
   await h.server.indices.ensure('products');
   const index = h.server.indices.alias('products');
   for (let i = 0; i < docs.length; i += 1000) {
-    const operations = docs
-      .slice(i, i + 1000)
-      .flatMap((d) => [
-        { index: { _index: index, _id: d.id, version: 1, version_type: 'external' as const } },
-        {
-          tenant_id: tenant,
-          site_id: 's',
-          language: d.language,
-          title: 'p',
-          search_keywords: [],
-          is_parent: false,
-          is_variant: false,
-          version: 1,
-          vector_description: d.vector,
-        },
-      ]);
+    const operations = docs.slice(i, i + 1000).flatMap((d) => [
+      { index: { _index: index, _id: d.id, version: 1, version_type: 'external' as const } },
+      {
+        tenant_id: tenant,
+        site_id: 's',
+        language: d.language,
+        title: 'p',
+        search_keywords: [],
+        is_parent: false,
+        is_variant: false,
+        version: 1,
+        vector_description: d.vector,
+      },
+    ]);
     const res = await es.bulk({ operations });
     expect(res.errors).toBe(false);
   }
@@ -99,7 +97,8 @@ test('when 5,000 products are indexed, then recall@10 of similar search against 
   }
   const mean = recalls.reduce((a, b) => a + b, 0) / recalls.length;
   console.log(
-    `similar products recall@10 vs brute force at ${PRODUCTS} products (synthetic clustered vectors): ${mean.toFixed(4)} over ${SETS} anchor sets`,
+    `similar products recall@10 vs brute force at ${PRODUCTS} products (synthetic clustered vectors): ` +
+      `${mean.toFixed(4)} over ${SETS} anchor sets`,
   );
   expect(mean).toBeGreaterThanOrEqual(0.95);
 });
