@@ -1,8 +1,7 @@
+// The main entry: no module here loads mongoose. MongoDB helpers: `@kb/common/mongo` (src/mongo/).
 export * from './errors';
 export * from './config';
 export * from './logging';
-export * from './mongo';
-export * from './tenancy';
 export * from './caller';
 export * from './validation';
 export * from './grpc/proto';
@@ -17,7 +16,6 @@ export * from './exact-json';
 export * from './product-input';
 export * from './index-errors';
 export * from './parent-guard';
-export * from './parent-guard-store';
 export * from './limits';
 export * from './search-defaults';
 export * from './json-shape';
@@ -25,6 +23,5 @@ export * from './metrics';
 export * from './tracing';
 export * from './indexer-loop';
 export * from './reindex';
-export * from './admin-process';
 export * from './index-refusals';
 export * from './proto-fields';

@@ -13,16 +13,17 @@ import {
   CLIENT_OPTIONS,
   indexErrorLine,
   reindex,
-  runAdminProcess,
   similarityProto,
   systemCaller,
   typedClient,
   type Logger,
 } from '@kb/common';
-import { productsRepo, type ProductDoc } from '../data-access/products-repo';
+import { runAdminProcess } from '@kb/common/mongo';
+import { productsRepo } from '../data-access/products-repo';
 import { sitesRepo } from '../data-access/sites-repo';
 import { bulkUpsert, indexNow, type CatalogDeps } from '../domain/products';
 import { productFromJsonText } from '../domain/product-input';
+import type { Product } from '../domain/types';
 
 export const CATALOG_USAGE = `Catalog commands:
   admin products import --tenant <tenant-id> --site <slug-or-uuid> <file.jsonl>
@@ -184,7 +185,7 @@ async function reindexProducts(
     caller: systemCaller('catalog', ''), // an empty tenant: the similarity service's cross-tenant system caller
     pageSize: BATCH,
     page: (after, limit) => deps.products.allAfter(after, limit),
-    indexPage: async (batch: ProductDoc[], targetIndex) => {
+    indexPage: async (batch: Product[], targetIndex) => {
       const ok = await indexNow(
         deps,
         batch.map((d) => ({ ...d, reuse_vectors: false })),

@@ -1,8 +1,8 @@
 import { backgroundSpan, indexerLoop, systemCaller, type SimilarityClient } from '@kb/common';
-import type { ProductDeletionDoc, ProductDoc } from '../data-access/products-repo';
 import type { CatalogDeps } from './products';
 import { indexNow, indexingRecovered } from './products';
 import { onQueuedForIndex } from './products/indexing';
+import type { Product, ProductDeletion } from './types';
 
 /**
  * The background indexer: every interval, indexes the products whose current version is not
@@ -87,10 +87,10 @@ const CALLS_IN_FLIGHT = 2;
  */
 async function indexInCalls(
   deps: CatalogDeps,
-  pending: ProductDoc[],
+  pending: Product[],
   batchSize: number,
 ): Promise<{ done: number; complete: boolean }> {
-  const calls: ProductDoc[][] = [];
+  const calls: Product[][] = [];
   for (let i = 0; i < pending.length; i += batchSize) calls.push(pending.slice(i, i + batchSize));
   let next = 0;
   let done = 0;
@@ -125,21 +125,21 @@ async function indexInCalls(
 async function removeDeleted(
   deps: CatalogDeps,
   similarity: SimilarityClient,
-  deletions: ProductDeletionDoc[],
+  deletions: ProductDeletion[],
 ): Promise<{ done: number; failed: boolean }> {
   let done = 0;
   for (const d of deletions) {
     try {
       await similarity.call(
         'DeleteProducts',
-        { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d._id, version: String(d.version) }] },
+        { caller: systemCaller('catalog', d.tenant_id), documents: [{ id: d.id, version: String(d.version) }] },
         { deadlineMs: deps.indexOnWriteMs },
       );
-      await deps.products.deletionDone(d.tenant_id, d._id, d.version);
+      await deps.products.deletionDone(d.tenant_id, d.id, d.version);
       indexingRecovered(deps);
       done++;
     } catch (err) {
-      deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d._id });
+      deps.indexingOutage?.failed(err, { tenant_id: d.tenant_id, product_id: d.id });
       return { done, failed: true };
     }
   }

@@ -15,16 +15,17 @@ import {
   indexErrorLine,
   isUuid,
   reindex,
-  runAdminProcess,
   similarityProto,
   systemCaller,
   typedClient,
   type Logger,
 } from '@kb/common';
+import { runAdminProcess } from '@kb/common/mongo';
 import { entriesRepo } from '../data-access/entries-repo';
 import { indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
 import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from '../data-access/models';
-import { tenantsRepo, type TenantRecord, type TenantsRepo } from '../data-access/tenants-repo';
+import { tenantsRepo, type TenantsRepo } from '../data-access/tenants-repo';
+import type { Tenant } from '../domain/types';
 import { tokensRepo } from '../data-access/tokens-repo';
 import { newApiToken, defaultScopesForRole } from '../domain/tokens';
 import { applySettingAssignments, effectiveSettings } from '../domain/tenant-settings';
@@ -68,7 +69,7 @@ interface Admin {
   models: KnowledgeModels;
   tenants: TenantsRepo;
   out: Out;
-  existingTenant(id: string): Promise<TenantRecord>;
+  existingTenant(id: string): Promise<Tenant>;
 }
 
 export async function runAdmin(argv: string[], connection: mongoose.Connection, out: Out): Promise<void> {

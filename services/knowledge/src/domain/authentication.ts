@@ -1,13 +1,14 @@
 import { AppError } from '@kb/common';
-import type { TenantsRepo, TenantRecord } from '../data-access/tenants-repo';
+import type { TenantsRepo } from '../data-access/tenants-repo';
+import type { Tenant } from './types';
 import type { TokensRepo } from '../data-access/tokens-repo';
 
 /** The tenant a request was addressed to: by id (TENANT_MODE=single) or by host name. */
 export async function resolveTenant(
   tenants: TenantsRepo,
   input: { tenantId?: string; host?: string },
-): Promise<TenantRecord> {
-  let tenant: TenantRecord | null = null;
+): Promise<Tenant> {
+  let tenant: Tenant | null = null;
   if (input.tenantId) tenant = await tenants.findById(input.tenantId);
   else if (input.host) tenant = await tenants.findByHost(input.host.toLowerCase());
   if (!tenant) throw AppError.notFound('Tenant not found');

@@ -11,15 +11,16 @@ import {
   type SimilarityClient,
   type similarityV1,
 } from '@kb/common';
-import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
+import type { EntriesRepo } from '../data-access/entries-repo';
+import type { Entry } from './types';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
 export const INDEXER = 'knowledge-indexer';
 
 /** What the similarity service indexes for an entry (its embedding text is title, summary, content, similarity_text). */
-export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
+export function entryDocument(e: Entry): similarityV1.EntryDocument {
   return {
-    id: e._id,
+    id: e.id,
     tenant_id: e.tenant_id,
     version: String(e.version),
     title: e.title,
@@ -52,14 +53,14 @@ type IndexDeps = { repo: EntriesRepo; logger: Logger };
  * recorded on the entry (and out of the queue) until a new version or `admin index retry`, and
  * logged once, at error level.
  */
-async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string): Promise<void> {
+async function recordRefusal(deps: IndexDeps, entry: Entry, reason: string): Promise<void> {
   const message = indexErrorMessage(reason || 'refused without a reason');
   // False when a newer version was written meanwhile: that one is pending and gets its own try.
-  if (!(await deps.repo.markRefused(entry.tenant_id, entry._id, entry.version, message, new Date()))) return;
+  if (!(await deps.repo.markRefused(entry.tenant_id, entry.id, entry.version, message, new Date()))) return;
   deps.logger.error(
     {
       tenant_id: entry.tenant_id,
-      entry_id: entry._id,
+      entry_id: entry.id,
       version: entry.version,
       error: message,
       index_errors: await deps.repo.countIndexErrors(),
@@ -75,21 +76,21 @@ async function recordRefusal(deps: IndexDeps, entry: EntryRecord, reason: string
  */
 async function applyIndexResults(
   deps: IndexDeps,
-  group: EntryRecord[],
+  group: Entry[],
   res: similarityV1.IndexResponse__Output,
 ): Promise<{ indexed: Map<string, string>; refused: Set<string> }> {
   const indexed = new Map<string, string>();
   const refused = new Set<string>();
   for (const r of res.results) {
-    const entry = group.find((e) => e._id === r.id);
+    const entry = group.find((e) => e.id === r.id);
     if (!entry) continue;
     if (r.status === 'failed') {
-      refused.add(entry._id);
+      refused.add(entry.id);
       await recordRefusal(deps, entry, r.error);
     } else if (r.status === 'indexed' || r.status === 'stale') {
       const model = r.embeddings ? res.model : '';
-      await deps.repo.markIndexed(entry.tenant_id, entry._id, entry.version, model);
-      indexed.set(entry._id, model);
+      await deps.repo.markIndexed(entry.tenant_id, entry.id, entry.version, model);
+      indexed.set(entry.id, model);
     }
   }
   return { indexed, refused };
@@ -105,11 +106,11 @@ export type EntryIndexOutcome = { indexed: Map<string, string>; refused: Set<str
 export async function indexEntries(
   deps: IndexDeps & { similarity: SimilarityClient },
   caller: Caller,
-  group: EntryRecord[],
+  group: Entry[],
   options: { deadlineMs?: number; targetIndex?: string },
   outcome: EntryIndexOutcome,
 ): Promise<void> {
-  const call = (entries: EntryRecord[]) =>
+  const call = (entries: Entry[]) =>
     deps.similarity.call(
       'IndexEntries',
       {
@@ -126,7 +127,7 @@ export async function indexEntries(
       for (const id of applied.refused) outcome.refused.add(id);
     },
     refused: async (entry, reason) => {
-      outcome.refused.add(entry._id);
+      outcome.refused.add(entry.id);
       await recordRefusal(deps, entry, reason);
     },
   });
@@ -160,10 +161,7 @@ export function entryIndexer(deps: {
   let degraded = false;
 
   /** Indexes entries, one call per tenant; returns the model per indexed id and whether a call failed. */
-  async function index(
-    entries: EntryRecord[],
-    deadlineMs?: number,
-  ): Promise<{ done: Map<string, string>; failed: boolean }> {
+  async function index(entries: Entry[], deadlineMs?: number): Promise<{ done: Map<string, string>; failed: boolean }> {
     const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
     let failed = false;
     for (const [tenantId, group] of byTenant(entries)) {
@@ -199,7 +197,7 @@ export function entryIndexer(deps: {
 
   /** Applies delete tombstones, one call per tenant; returns whether a call failed. */
   async function removeFromIndex(
-    tombstones: { _id: string; tenant_id: string; version: number }[],
+    tombstones: { id: string; tenant_id: string; version: number }[],
     deadlineMs?: number,
   ): Promise<boolean> {
     let failed = false;
@@ -209,11 +207,11 @@ export function entryIndexer(deps: {
           'DeleteEntries',
           {
             caller: systemCaller(INDEXER, tenantId),
-            documents: group.map((t) => ({ id: t._id, version: String(t.version) })),
+            documents: group.map((t) => ({ id: t.id, version: String(t.version) })),
           },
           deadlineMs ? { deadlineMs } : undefined,
         );
-        for (const t of group) await repo.removeTombstone(tenantId, t._id, t.version);
+        for (const t of group) await repo.removeTombstone(tenantId, t.id, t.version);
         degraded = false;
         outage.recovered();
       } catch (err) {
@@ -253,9 +251,9 @@ export function entryIndexer(deps: {
 
   const loop = indexerLoop({ name: 'entry indexer', intervalMs: deps.intervalMs, logger, pass });
   return {
-    indexNow: async (entries: EntryRecord[]) =>
+    indexNow: async (entries: Entry[]) =>
       degraded ? new Map<string, string>() : (await index(entries, deps.immediateDeadlineMs)).done,
-    removeNow: async (tombstones: { _id: string; tenant_id: string; version: number }[]) => {
+    removeNow: async (tombstones: { id: string; tenant_id: string; version: number }[]) => {
       if (!degraded) await removeFromIndex(tombstones, deps.immediateDeadlineMs);
     },
     start: loop.start,

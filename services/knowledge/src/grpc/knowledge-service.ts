@@ -1,4 +1,4 @@
-import { type Logger, type knowledgeV1, unary, requireCaller } from '@kb/common';
+import { type ErrorMapper, type Logger, type knowledgeV1, requireCaller, unaryMapping } from '@kb/common';
 import type { CategoryUseCases } from '../domain/categories';
 import type { EntryUseCases } from '../domain/entries';
 import { authenticateApiToken, resolveTenant } from '../domain/authentication';
@@ -27,11 +27,13 @@ interface Deps {
 }
 
 /**
- * Thin gRPC adapters: decode the request, call one use case, map records to messages. One table
- * rather than a file per handler: each handler is a line or two, and the table is the service.
+ * Thin gRPC adapters: decode the request, call one use case, map domain objects to messages. One
+ * table rather than a file per handler: each handler is a line or two, and the table is the
+ * service. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
  */
-export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHandlers {
+export function knowledgeServiceImpl(deps: Deps, mapError: ErrorMapper): knowledgeV1.KnowledgeServiceHandlers {
   const { logger, categories, entries } = deps;
+  const unary = unaryMapping(mapError);
   return {
     ResolveTenant: unary(logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
       tenantMessage(

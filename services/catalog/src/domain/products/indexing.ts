@@ -1,7 +1,7 @@
 import { indexErrorMessage, indexSplittingRefusals, systemCaller, type SimilarityClient } from '@kb/common';
-import type { ProductDoc } from '../../data-access/products-repo';
 import { indexDocument } from '../index-document';
 import { indexingFailed, inlinePaused, type CatalogDeps } from './deps';
+import type { Product } from '../types';
 
 /** The running background indexer of a deps (at most one), told when writes leave products queued. */
 const indexers = new WeakMap<CatalogDeps, () => void>();
@@ -33,13 +33,13 @@ export interface IndexOutcome {
  */
 export async function indexNow(
   deps: CatalogDeps,
-  docs: ProductDoc[],
+  docs: Product[],
   options: { deadlineMs?: number; targetIndex?: string; inline?: boolean; searchableLater?: boolean } = {},
 ): Promise<IndexOutcome> {
   const outcome: IndexOutcome = { indexed: new Set(), refused: new Set() };
   if (!deps.similarity || docs.length === 0) return outcome;
   if (options.inline && inlinePaused(deps)) return outcome;
-  const byTenant = new Map<string, ProductDoc[]>();
+  const byTenant = new Map<string, Product[]>();
   for (const d of docs) byTenant.set(d.tenant_id, [...(byTenant.get(d.tenant_id) ?? []), d]);
   for (const [tenantId, group] of byTenant) {
     try {
@@ -60,11 +60,11 @@ export async function indexNow(
 async function indexGroup(
   deps: CatalogDeps,
   tenantId: string,
-  group: ProductDoc[],
+  group: Product[],
   options: { deadlineMs?: number; targetIndex?: string; searchableLater?: boolean },
   outcome: IndexOutcome,
 ): Promise<void> {
-  const call = (products: ProductDoc[]) =>
+  const call = (products: Product[]) =>
     (deps.similarity as SimilarityClient).call(
       'IndexProducts',
       {
@@ -77,8 +77,8 @@ async function indexGroup(
     );
   await indexSplittingRefusals(group, call, {
     answered: async (products, res) => {
-      const byId = new Map(products.map((d) => [d._id, d]));
-      const confirmed: ProductDoc[] = [];
+      const byId = new Map(products.map((d) => [d.id, d]));
+      const confirmed: Product[] = [];
       for (const r of res.results) {
         const d = byId.get(r.id);
         if (!d) continue;
@@ -88,9 +88,9 @@ async function indexGroup(
       // One round trip for the whole answer; each product's own version decides what it clears.
       if (!options.targetIndex)
         await deps.products.markIndexedMany(
-          confirmed.map((d) => ({ tenant_id: tenantId, _id: d._id, version: d.version })),
+          confirmed.map((d) => ({ tenant_id: tenantId, id: d.id, version: d.version })),
         );
-      for (const d of confirmed) outcome.indexed.add(d._id);
+      for (const d of confirmed) outcome.indexed.add(d.id);
     },
     refused: (product, reason) => recordRefusal(deps, product, reason, outcome),
   });
@@ -101,15 +101,15 @@ async function indexGroup(
  * recorded on the product (and out of the queue) until a new version or `admin index retry`,
  * and logged once, at error level.
  */
-async function recordRefusal(deps: CatalogDeps, doc: ProductDoc, reason: string, outcome: IndexOutcome): Promise<void> {
-  outcome.refused.add(doc._id);
+async function recordRefusal(deps: CatalogDeps, doc: Product, reason: string, outcome: IndexOutcome): Promise<void> {
+  outcome.refused.add(doc.id);
   const message = indexErrorMessage(reason || 'refused without a reason');
   // False when a newer version was written meanwhile: that one is queued and gets its own try.
-  if (!(await deps.products.markRefused(doc.tenant_id, doc._id, doc.version, message, new Date()))) return;
+  if (!(await deps.products.markRefused(doc.tenant_id, doc.id, doc.version, message, new Date()))) return;
   deps.logger.error(
     {
       tenant_id: doc.tenant_id,
-      product_id: doc._id,
+      product_id: doc.id,
       version: doc.version,
       error: message,
       index_errors: await deps.products.countIndexErrors(),

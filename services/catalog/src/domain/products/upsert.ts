@@ -32,8 +32,8 @@ export async function upsertProduct(
     outcome.status === 'unchanged' || budget < 100
       ? false
       : (await indexNow(deps, [outcome.doc, ...outcome.adopted], { inline: true, deadlineMs: budget })).indexed.has(
-          outcome.doc._id,
+          outcome.doc.id,
         );
-  const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
+  const doc = (await deps.products.findById(tenantId, outcome.doc.id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }
