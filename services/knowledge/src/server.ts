@@ -13,6 +13,7 @@ import { openKnowledgeStore } from './data-access/store';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
 import type { KnowledgeConfig } from './config';
+import { authenticationUseCases } from './domain/authentication';
 import { categoryUseCases } from './domain/categories';
 import { knowledgeServiceImpl } from './grpc/knowledge-service';
 
@@ -54,8 +55,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   const impl = knowledgeServiceImpl(
     {
       logger,
-      tenants: store.tenants,
-      tokens: store.tokens,
+      authentication: authenticationUseCases(store.tenants, store.tokens),
       categories: categoryUseCases(store.categories, entries),
       entries: entryUseCases({
         entries,

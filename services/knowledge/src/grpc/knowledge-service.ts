@@ -1,9 +1,7 @@
 import { type ErrorMapper, type Logger, type knowledgeV1, requireCaller, unaryMapping } from '@kb/common';
 import type { CategoryUseCases } from '../domain/categories';
 import type { EntryUseCases } from '../domain/entries';
-import { authenticateApiToken, resolveTenant } from '../domain/authentication';
-import type { TenantsRepo } from '../data-access/tenants-repo';
-import type { TokensRepo } from '../data-access/tokens-repo';
+import type { AuthenticationUseCases } from '../domain/authentication';
 import {
   apiTokenMessage,
   categoryChanges,
@@ -20,8 +18,7 @@ import {
 
 interface Deps {
   logger: Logger;
-  tenants: TenantsRepo;
-  tokens: TokensRepo;
+  authentication: AuthenticationUseCases;
   categories: CategoryUseCases;
   entries: EntryUseCases;
 }
@@ -32,19 +29,21 @@ interface Deps {
  * service. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
  */
 export function knowledgeServiceImpl(deps: Deps, mapError: ErrorMapper): knowledgeV1.KnowledgeServiceHandlers {
-  const { logger, categories, entries } = deps;
+  const { logger, authentication, categories, entries } = deps;
   const unary = unaryMapping(mapError);
   return {
     ResolveTenant: unary(logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
       tenantMessage(
-        await resolveTenant(deps.tenants, { tenantId: req.tenant_id || undefined, host: req.host || undefined }),
+        await authentication.resolveTenant({ tenantId: req.tenant_id || undefined, host: req.host || undefined }),
       ),
     ),
     AuthenticateApiToken: unary(
       logger,
       'AuthenticateApiToken',
       async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) =>
-        apiTokenMessage(await authenticateApiToken(deps.tokens, requireCaller(req.caller).tenant_id, req.token_sha256)),
+        apiTokenMessage(
+          await authentication.authenticateApiToken(requireCaller(req.caller).tenant_id, req.token_sha256),
+        ),
     ),
 
     ListCategories: unary(logger, 'ListCategories', async (req: knowledgeV1.ListCategoriesRequest__Output) => ({
