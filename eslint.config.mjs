@@ -4,6 +4,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/** What only data-access (and @kb/common/mongo) may import. */
+const storage = {
+  group: ['mongoose', 'mongodb', '@kb/common/mongo'],
+  message: 'MongoDB stays in data-access/ (plain domain types elsewhere; @kb/common/mongo is for data-access).',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -51,6 +57,31 @@ export default tseslint.config(
     // Tests read arbitrary JSON answers; typing each one would say nothing the assertions do not.
     files: ['test/**', '**/test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // Storage types stay in data-access: the domain and gRPC layers, the gateway, the similarity
+    // service and @kb/common's main entry never load mongoose (its helpers: @kb/common/mongo).
+    files: [
+      'services/*/src/domain/**',
+      'services/*/src/grpc/**',
+      'services/gateway/src/**',
+      'services/similarity/src/**',
+    ],
+    rules: { 'no-restricted-imports': ['error', { patterns: [storage] }] },
+  },
+  {
+    files: ['services/*/src/grpc/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [storage, { group: ['**/data-access/*'], message: 'gRPC handlers call use cases (domain/).' }] },
+      ],
+    },
+  },
+  {
+    files: ['services/common/src/**'],
+    ignores: ['services/common/src/mongo/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...storage, group: ['mongoose', 'mongodb'] }] }] },
   },
   prettier,
 );

@@ -3,15 +3,13 @@ import {
   type Logger,
   CLIENT_OPTIONS,
   catalogProto,
-  connectMongo,
   similarityProto,
   startGrpcServer,
   typedClient,
   type GrpcServerHandle,
 } from '@kb/common';
 import type { CatalogConfig } from './config';
-import { sitesRepo, type SitesRepo } from './data-access/sites-repo';
-import { productsRepo, type ProductsRepo } from './data-access/products-repo';
+import { openCatalogStore } from './data-access/store';
 import { catalogServiceImpl } from './grpc/catalog-service';
 import { PRODUCTS_PER_CALL, startIndexer } from './domain/indexer';
 import type { CatalogDeps } from './domain/products';
@@ -32,17 +30,8 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
     grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   };
-  let sites: SitesRepo | undefined;
-  let products: ProductsRepo | undefined;
-  const mongo = connectMongo(config.MONGODB_URI, logger, {
-    onChange: report,
-    prepare: async () => {
-      await (sites as SitesRepo).ensureIndexes();
-      await (products as ProductsRepo).ensureIndexes();
-    },
-  });
-  sites = sitesRepo(mongo.connection);
-  products = productsRepo(mongo.connection);
+  const store = openCatalogStore(config.MONGODB_URI, logger, report);
+  const { sites, products } = store;
   const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(
     config.SIMILARITY_GRPC_ADDR,
     grpc.credentials.createInsecure(),
@@ -59,13 +48,16 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     host: config.GRPC_HOST,
     port: config.CATALOG_GRPC_PORT,
     services: [
-      { definition: catalogProto().kb.catalog.v1.CatalogService.service, implementation: catalogServiceImpl(deps) },
+      {
+        definition: catalogProto().kb.catalog.v1.CatalogService.service,
+        implementation: catalogServiceImpl(deps, store.mapError),
+      },
     ],
     serviceNames: [CATALOG_SERVICE_NAME],
   });
-  report(mongo.isUp());
+  report(store.isUp());
   // Also observes the backlog metrics until it stops.
-  const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS, PRODUCTS_PER_CALL, () => mongo.isUp());
+  const indexer = startIndexer(deps, config.INDEXER_INTERVAL_MS, PRODUCTS_PER_CALL, () => store.isUp());
   grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'catalog service listening');
   const server = grpcServer;
@@ -76,7 +68,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
       await indexer.stop();
       await server.shutdown();
       similarityClient.close();
-      await mongo.close();
+      await store.close();
     },
   };
 }

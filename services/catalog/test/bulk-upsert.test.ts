@@ -1,19 +1,19 @@
 import { BULK_LIMIT } from '@kb/common';
-import type { ProductDoc, ProductsRepo } from '../src/data-access/products-repo';
-import type { SiteView } from '../src/data-access/sites-repo';
+import type { ProductsRepo } from '../src/data-access/products-repo';
+import type { Product, SiteView } from '../src/domain/types';
 import { bulkUpsertProducts, type CatalogDeps } from '../src/domain/products';
 import { keysNamedBy, planBatch, writeBatch } from '../src/domain/products/write-batch';
 import { callerWith, storedProduct } from './support';
 
 const now = new Date('2026-03-01T00:00:00Z');
-const site = { _id: 's1', tenant_id: 't1' } as SiteView;
+const site = { id: 's1', tenant_id: 't1' } as SiteView;
 const item = (value: Record<string, unknown>) => ({ value: { title: 'T', language: 'de', ...value } });
 
 /** An in-memory products repo: upsertMany creates every planned product, unless its key is in `racing`. */
-function fakeProducts(stored: ProductDoc[], racing: string[] = []) {
+function fakeProducts(stored: Product[], racing: string[] = []) {
   const calls: string[] = [];
   let n = 0;
-  const make = (key: string, set: object): ProductDoc => storedProduct({ ...set, _id: `id-${++n}`, upsert_key: key });
+  const make = (key: string, set: object): Product => storedProduct({ ...set, id: `id-${++n}`, upsert_key: key });
   const repo = {
     findByKeys: async (_t: string, _s: string, keys: string[]) => stored.filter((d) => keys.includes(d.upsert_key)),
     upsertMany: async (_t: string, _s: string, plans: { key: string; set: object }[]) => {
@@ -97,9 +97,9 @@ describe('bulk upsert', () => {
       [2, 'unchanged'],
       [3, 'updated'],
     ]);
-    expect(results[2]?.id).toBe(storedProduct()._id);
+    expect(results[2]?.id).toBe(storedProduct().id);
     expect(Object.keys(results[0] ?? {})).toEqual(['index', 'status', 'id']);
-    expect(calls).toEqual(['upsertMany:new', `touch:${storedProduct()._id}`, 'upsert:new']);
+    expect(calls).toEqual(['upsertMany:new', `touch:${storedProduct().id}`, 'upsert:new']);
   });
 
   test('when a concurrent insert takes a key during the bulk write, then that item is retried on its own', async () => {

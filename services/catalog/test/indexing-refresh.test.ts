@@ -42,15 +42,15 @@ function depsRecording(pending: ReturnType<typeof storedProduct>[]) {
 describe('index refreshes by who waits', () => {
   test('when a write indexes its product inline, then the call asks for it to be searchable on return', async () => {
     const { deps, calls } = depsRecording([]);
-    const outcome = await indexNow(deps, [storedProduct({ _id: 'p1', needs_index: true })], { inline: true });
+    const outcome = await indexNow(deps, [storedProduct({ id: 'p1', needs_index: true })], { inline: true });
     expect([...outcome.indexed]).toEqual(['p1']);
     expect(calls).toEqual([{ method: 'IndexProducts', searchable_later: false, ids: ['p1'] }]);
   });
 
   test('when the background indexer indexes the queue, then its calls leave searchability to the periodic refresh', async () => {
     const { deps, calls } = depsRecording([
-      storedProduct({ _id: 'p1', needs_index: true }),
-      storedProduct({ _id: 'p2', needs_index: true }),
+      storedProduct({ id: 'p1', needs_index: true }),
+      storedProduct({ id: 'p2', needs_index: true }),
     ]);
     const indexer = startIndexer(deps, 60_000, 100);
     try {

@@ -8,6 +8,7 @@ import {
   sameFields,
 } from '../src/domain/products/fields';
 import { embeddingsStatus } from '../src/domain/products/write';
+import { withDecimal128 } from '../src/data-access/decimals';
 import { storedProduct } from './support';
 
 const now = new Date('2026-02-01T00:00:00Z');
@@ -38,7 +39,8 @@ describe('product fields on upsert', () => {
   });
 
   test('when a price is sent as a decimal string, then it is stored as that exact Decimal128', () => {
-    const f = fieldsOf({ ...minimal, price_current: '0.10000000000000000001' }, 'import');
+    // The domain keeps the exact decimal string; data-access stores it as Decimal128.
+    const f = withDecimal128(fieldsOf({ ...minimal, price_current: '0.10000000000000000001' }, 'import'));
     expect(f.price_current).toBeInstanceOf(Types.Decimal128);
     expect(String(f.price_current)).toBe('0.10000000000000000001');
     expect(f.source).toBe('import');
@@ -58,7 +60,7 @@ describe('product fields on upsert', () => {
   });
 
   test('when the parent is the product itself or absent, then it has no parent id', () => {
-    const parent = storedProduct({ _id: 'p1' });
+    const parent = storedProduct({ id: 'p1' });
     expect(parentIdOf(parent, 'c1')).toBe('p1');
     expect(parentIdOf(parent, 'p1')).toBeNull();
     expect(parentIdOf(null, 'c1')).toBeNull();
@@ -95,7 +97,7 @@ describe('product fields on upsert', () => {
     const fields = fieldsOf({ ...minimal, external_id: 'v1', parent_external_id: 'ext-1', is_variant: true }, 'api');
     const withParent = planWrite(fields, null, storedProduct(), now);
     const waiting = planWrite(fields, null, null, now);
-    expect(withParent.kind === 'write' && withParent.set.parent_product_id).toBe(storedProduct()._id);
+    expect(withParent.kind === 'write' && withParent.set.parent_product_id).toBe(storedProduct().id);
     expect(waiting.kind === 'write' && waiting.set.parent_product_id).toBeNull();
   });
 

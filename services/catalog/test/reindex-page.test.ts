@@ -37,7 +37,7 @@ test('when a reindex page is written, then one IndexProducts call into the targe
       },
     },
   } as unknown as CatalogDeps;
-  const outcome = await indexNow(deps, [storedProduct({ _id: 'p1' }), storedProduct({ _id: 'p2', tenant_id: 't2' })], {
+  const outcome = await indexNow(deps, [storedProduct({ id: 'p1' }), storedProduct({ id: 'p2', tenant_id: 't2' })], {
     targetIndex: 'kb-products-2',
   });
   expect(steps).toEqual([

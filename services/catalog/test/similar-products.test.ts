@@ -1,5 +1,5 @@
 import type { catalogV1 } from '@kb/common';
-import type { ProductDoc } from '../src/data-access/products-repo';
+import type { Product } from '../src/domain/types';
 import type { CatalogDeps } from '../src/domain/products';
 import { similarProducts } from '../src/domain/search';
 import { callerWith, storedProduct } from './support';
@@ -10,19 +10,19 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
  * The catalog asks the similarity service while MongoDB says which anchors it has: these fakes
  * record every SimilarProducts request and answer with the given hits.
  */
-function deps(catalog: ProductDoc[], hits: string[], sites: Record<string, string> = {}) {
+function deps(catalog: Product[], hits: string[], sites: Record<string, string> = {}) {
   const asked: string[][] = [];
   const reads: string[][] = [];
   const d = {
     products: {
       existingIds: async (tenant: string, ids: string[]) =>
-        catalog.filter((p) => p.tenant_id === tenant && ids.includes(p._id)).map((p) => p._id),
+        catalog.filter((p) => p.tenant_id === tenant && ids.includes(p.id)).map((p) => p.id),
       findByIds: async (tenant: string, ids: string[]) => {
         reads.push(ids);
-        return catalog.filter((p) => p.tenant_id === tenant && ids.includes(p._id));
+        return catalog.filter((p) => p.tenant_id === tenant && ids.includes(p.id));
       },
     },
-    sites: { find: async (_t: string, ref: string) => (sites[ref] ? { _id: sites[ref], tenant_id: 't1' } : null) },
+    sites: { find: async (_t: string, ref: string) => (sites[ref] ? { id: sites[ref], tenant_id: 't1' } : null) },
     similarity: {
       call: async (_m: string, req: { anchor_product_ids: string[] }) => {
         asked.push(req.anchor_product_ids);
@@ -49,19 +49,19 @@ const request = (over: Partial<catalogV1.SimilarProductsRequest__Output>) =>
     ...over,
   }) as unknown as catalogV1.SimilarProductsRequest__Output;
 
-const products = [1, 2, 3, 4].map((n) => storedProduct({ _id: id(n) }));
+const products = [1, 2, 3, 4].map((n) => storedProduct({ id: id(n) }));
 
 describe('similar products in the catalog', () => {
-  test('when every anchor is in the catalog, then the similarity service is asked once, and anchors and hits are read from MongoDB in one query', async () => {
+  test('when every anchor is in the catalog, then the service is asked once, and anchors and hits are read in one query', async () => {
     const { deps: d, asked, reads } = deps(products, [id(3), id(4)]);
     const res = await similarProducts(d, callerWith('knowledge:read'), request({ anchor_product_ids: [id(1), id(2)] }));
     expect(asked).toEqual([[id(1), id(2)]]);
     expect(reads).toEqual([[id(1), id(2), id(3), id(4)]]);
-    expect(res.hits.map((h) => h.doc._id)).toEqual([id(3), id(4)]);
+    expect(res.hits.map((h) => h.doc.id)).toEqual([id(3), id(4)]);
   });
 
-  test("when an anchor is not in the catalog (deleted, or another tenant's), then the first answer is dropped and the service asked again without it", async () => {
-    const other = storedProduct({ _id: id(9), tenant_id: 't2' });
+  test('when an anchor is not in the catalog, then the first answer is dropped and the service asked again without it', async () => {
+    const other = storedProduct({ id: id(9), tenant_id: 't2' });
     const { deps: d, asked } = deps([...products, other], [id(3)]);
     const res = await similarProducts(
       d,
@@ -102,6 +102,6 @@ describe('similar products in the catalog', () => {
   test('when a hit is no longer in the catalog, then it is dropped', async () => {
     const { deps: d } = deps(products, [id(3), id(5), id(4)]);
     const res = await similarProducts(d, callerWith('knowledge:read'), request({ anchor_product_ids: [id(1)] }));
-    expect(res.hits.map((h) => h.doc._id)).toEqual([id(3), id(4)]);
+    expect(res.hits.map((h) => h.doc.id)).toEqual([id(3), id(4)]);
   });
 });

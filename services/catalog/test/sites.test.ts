@@ -1,11 +1,12 @@
 import { AppError } from '@kb/common';
-import type { SitesRepo, SiteView } from '../src/data-access/sites-repo';
+import type { SitesRepo } from '../src/data-access/sites-repo';
+import type { SiteView } from '../src/domain/types';
 import { createSite, listSites, siteChanges, updateSite } from '../src/domain/sites';
 import { callerWith } from './support';
 
 const SITE_ID = '22222222-2222-4222-8222-222222222222';
 const site = (over: Partial<SiteView> = {}): SiteView => ({
-  _id: SITE_ID,
+  id: SITE_ID,
   tenant_id: 't1',
   slug: 'shop',
   name: 'Shop',

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { ProductDoc } from '../src/data-access/products-repo';
+import type { Product } from '../src/domain/types';
 
 /** A caller of tenant t1 with the given scopes. */
 export const callerWith = (...scopes: string[]): Caller => ({
@@ -15,10 +15,10 @@ export const callerWith = (...scopes: string[]): Caller => ({
 });
 
 /** A stored product with every field at its default, overridden by `over`. */
-export function storedProduct(over: Partial<ProductDoc> = {}): ProductDoc {
+export function storedProduct(over: Partial<Product> = {}): Product {
   const now = new Date('2026-01-01T00:00:00Z');
   return {
-    _id: '11111111-1111-4111-8111-111111111111',
+    id: '11111111-1111-4111-8111-111111111111',
     tenant_id: 't1',
     site_id: 's1',
     upsert_key: 'ext-1',

@@ -2,8 +2,8 @@
  * A bulk holding a new parent and its children: the children are planned pointing at the id the
  * parent is created with, so no adoption write (a second version of each child) follows.
  */
-import type { ProductDoc, ProductsRepo } from '../src/data-access/products-repo';
-import type { SiteView } from '../src/data-access/sites-repo';
+import type { ProductsRepo } from '../src/data-access/products-repo';
+import type { Product, SiteView } from '../src/domain/types';
 import type { CatalogDeps } from '../src/domain/products';
 import { planBatch, writeBatch } from '../src/domain/products/write-batch';
 import { storedProduct } from './support';
@@ -38,8 +38,8 @@ describe('planning a bulk with parents and children', () => {
     expect(planned(batch, 'fam').set.parent_product_id).toBeNull();
   });
 
-  test('when the parent is stored already, a child names itself, or the parent is not in the bulk, then planning is as for a lone write', () => {
-    const stored = storedProduct({ _id: 'p-1', upsert_key: 'old', external_id: 'old' });
+  test('when the parent is stored, a child names itself or the parent is not in the bulk, then it is planned as a lone write', () => {
+    const stored = storedProduct({ id: 'p-1', upsert_key: 'old', external_id: 'old' });
     const batch = planBatch(
       [
         item({ external_id: 'a', parent_external_id: 'old' }),
@@ -59,9 +59,9 @@ describe('planning a bulk with parents and children', () => {
 
 describe('writing a bulk with a new parent', () => {
   test('when a concurrent insert of the parent key wins, then its children in the bulk are pointed at the id the parent has', async () => {
-    const stored: ProductDoc[] = [];
+    const stored: Product[] = [];
     const adoptions: Map<string, string>[] = [];
-    const concurrent = storedProduct({ _id: 'concurrent-fam', upsert_key: 'fam', external_id: 'fam' });
+    const concurrent = storedProduct({ id: 'concurrent-fam', upsert_key: 'fam', external_id: 'fam' });
     const repo = {
       findByKeys: async (_t: string, _s: string, keys: string[]) => stored.filter((d) => keys.includes(d.upsert_key)),
       upsertMany: async (_t: string, _s: string, plans: { key: string; newId: string; set: object }[]) => {
@@ -69,7 +69,7 @@ describe('writing a bulk with a new parent', () => {
         return plans.map((p) =>
           p.key === 'fam'
             ? undefined
-            : { doc: storedProduct({ ...p.set, _id: p.newId, upsert_key: p.key }), created: true },
+            : { doc: storedProduct({ ...p.set, id: p.newId, upsert_key: p.key }), created: true },
         );
       },
       touch: async () => undefined,
@@ -80,11 +80,11 @@ describe('writing a bulk with a new parent', () => {
       findByIds: async () => [],
       findByKey: async (_t: string, _s: string, key: string) => stored.find((d) => d.upsert_key === key) ?? null,
       upsert: async (_t: string, _s: string, key: string, _id: string, set: object) => ({
-        doc: storedProduct({ ...set, _id: 'concurrent-fam', upsert_key: key }),
+        doc: storedProduct({ ...set, id: 'concurrent-fam', upsert_key: key }),
         created: false,
       }),
     };
-    const site = { _id: 's1', tenant_id: 't1' } as SiteView;
+    const site = { id: 's1', tenant_id: 't1' } as SiteView;
     const { results } = await writeBatch(
       { products: repo as unknown as ProductsRepo } as CatalogDeps,
       't1',

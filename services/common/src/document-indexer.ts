@@ -9,7 +9,7 @@ import { backgroundSpan } from './tracing';
 
 /** A document version as the indexer's queues hold it: a write to index, or a deletion to apply. */
 export interface DocumentVersion {
-  _id: string;
+  id: string;
   tenant_id: string;
   version: number;
 }
@@ -150,7 +150,7 @@ function byTenant<T extends { tenant_id: string }>(items: T[]): Map<string, T[]>
   return groups;
 }
 
-const refOf = (d: DocumentVersion): similarityV1.DocumentRef => ({ id: d._id, version: String(d.version) });
+const refOf = (d: DocumentVersion): similarityV1.DocumentRef => ({ id: d.id, version: String(d.version) });
 
 /**
  * The document indexer of one kind (entries in the knowledge service, products in the catalog):
@@ -182,14 +182,14 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
    * and logged once, at error level.
    */
   async function recordRefusal(doc: D, reason: string, outcome: DocumentIndexOutcome): Promise<void> {
-    outcome.refused.add(doc._id);
+    outcome.refused.add(doc.id);
     const message = indexErrorMessage(reason || 'refused without a reason');
     // False when a newer version was written meanwhile: that one is queued and gets its own try.
     if (!(await store.markRefused(doc, message, new Date()))) return;
     logger.error(
       {
         tenant_id: doc.tenant_id,
-        [`${names.one}_id`]: doc._id,
+        [`${names.one}_id`]: doc.id,
         version: doc.version,
         error: message,
         index_errors: await store.countIndexErrors(),
@@ -212,21 +212,21 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
   ): Promise<void> {
     await indexSplittingRefusals(group, (docs: D[]) => send.index(caller, docs, call), {
       answered: async (docs, res) => {
-        const byId = new Map(docs.map((d) => [d._id, d]));
+        const byId = new Map(docs.map((d) => [d.id, d]));
         const confirmed: IndexedVersion[] = [];
         for (const r of res.results) {
           const doc = byId.get(r.id);
           if (!doc) continue;
           if (r.status === 'failed') await recordRefusal(doc, r.error, outcome);
           else if (r.status === 'indexed' || r.status === 'stale') {
-            const { _id, tenant_id, version } = doc;
-            confirmed.push({ _id, tenant_id, version, model: r.embeddings ? res.model : '' });
+            const { id, tenant_id, version } = doc;
+            confirmed.push({ id, tenant_id, version, model: r.embeddings ? res.model : '' });
           }
         }
         // One write back for the whole answer; each document's own version decides what it clears.
         if (!call.targetIndex) await store.markIndexed(confirmed);
         else await store.markReindexed?.(confirmed);
-        for (const c of confirmed) outcome.indexed.set(c._id, c.model);
+        for (const c of confirmed) outcome.indexed.set(c.id, c.model);
       },
       refused: (doc, reason) => recordRefusal(doc, reason, outcome),
     });

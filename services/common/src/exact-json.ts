@@ -4,7 +4,7 @@
  * this way.
  */
 
-/** The product fields whose numbers stay exact (decimal strings, Decimal128 in MongoDB). */
+/** The product fields whose numbers stay exact (decimal strings; the catalog stores them as exact decimals). */
 export const DECIMAL_FIELDS = ['price_current', 'price_msrp', 'price_special', 'rating_average'] as const;
 
 /**

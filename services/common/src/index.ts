@@ -1,8 +1,7 @@
+// The main entry: no module here loads mongoose. MongoDB helpers: `@kb/common/mongo` (src/mongo/).
 export * from './errors';
 export * from './config';
 export * from './logging';
-export * from './mongo';
-export * from './tenancy';
 export * from './caller';
 export * from './validation';
 export * from './grpc/proto';
@@ -16,9 +15,7 @@ export * from './grpc/typed-client';
 export * from './exact-json';
 export * from './product-input';
 export * from './index-errors';
-export * from './index-error-schema';
 export * from './parent-guard';
-export * from './parent-guard-store';
 export * from './limits';
 export * from './search-defaults';
 export * from './entry-vocabulary';

@@ -8,13 +8,13 @@ export interface ReindexPageOutcome {
   refused: number;
 }
 
-export interface ReindexPlan<D extends { _id: string }> {
+export interface ReindexPlan<D extends { id: string }> {
   kind: 'entries' | 'products';
   similarity: SimilarityClient;
   /** A system caller without a tenant: the reindex spans tenants (each document names its own). */
   caller: Caller;
   pageSize: number;
-  /** The documents after `afterId` in _id order, at most `limit`: one page in memory at a time. */
+  /** The documents after `afterId` in id order, at most `limit`: one page in memory at a time. */
   page(afterId: string, limit: number): Promise<D[]>;
   /** Writes one page into `targetIndex`. Throwing counts the whole page as not indexed. */
   indexPage(docs: D[], targetIndex: string): Promise<ReindexPageOutcome>;
@@ -46,7 +46,7 @@ export interface ReindexResult {
  * are queued again afterwards so the background indexer sends them to the new index too
  * (external versions make that idempotent).
  */
-export async function reindex<D extends { _id: string }>(plan: ReindexPlan<D>): Promise<ReindexResult> {
+export async function reindex<D extends { id: string }>(plan: ReindexPlan<D>): Promise<ReindexResult> {
   const { kind, similarity, caller } = plan;
   const started = new Date();
   const begun = await similarity.call('BeginReindex', { caller, kind });
@@ -55,7 +55,7 @@ export async function reindex<D extends { _id: string }>(plan: ReindexPlan<D>): 
   for (let after = ''; ;) {
     const docs = await plan.page(after, plan.pageSize);
     if (docs.length === 0) break;
-    after = (docs[docs.length - 1] as D)._id;
+    after = (docs[docs.length - 1] as D).id;
     try {
       const outcome = await plan.indexPage(docs, begun.index);
       result.indexed += outcome.indexed;

@@ -18,8 +18,8 @@ import {
 type Doc = DocumentVersion & { text: string };
 type Answer = 'unavailable' | 'invalid' | ((docs: Doc[]) => similarityV1.IndexResult__Output[]);
 
-const doc = (id: string, tenant = 't1', version = 1): Doc => ({ _id: id, tenant_id: tenant, version, text: id });
-const indexed = (docs: Doc[]) => docs.map((d) => ({ id: d._id, status: 'indexed', embeddings: 'computed', error: '' }));
+const doc = (id: string, tenant = 't1', version = 1): Doc => ({ id: id, tenant_id: tenant, version, text: id });
+const indexed = (docs: Doc[]) => docs.map((d) => ({ id: d.id, status: 'indexed', embeddings: 'computed', error: '' }));
 
 /** A store and similarity calls that write down, in order, every step the indexer takes. */
 function fakes(options: {
@@ -48,23 +48,23 @@ function fakes(options: {
       return deletions.slice(0, limit);
     },
     deletionDone: async (d) => {
-      steps.push(`deletion done ${d._id}`);
-      deletions = deletions.filter((x) => x._id !== d._id);
+      steps.push(`deletion done ${d.id}`);
+      deletions = deletions.filter((x) => x.id !== d.id);
     },
     markIndexed: async (done) => {
-      steps.push(`mark indexed ${done.map((d) => `${d._id}@${d.version}:${d.model}`).join(' ')}`);
-      queue = queue.filter((q) => !done.some((d) => d._id === q._id));
+      steps.push(`mark indexed ${done.map((d) => `${d.id}@${d.version}:${d.model}`).join(' ')}`);
+      queue = queue.filter((q) => !done.some((d) => d.id === q.id));
     },
     ...(options.reindexed
       ? {
-          markReindexed: async (done: { _id: string }[]) => {
-            steps.push(`mark reindexed ${done.map((d) => d._id).join(' ')}`);
+          markReindexed: async (done: { id: string }[]) => {
+            steps.push(`mark reindexed ${done.map((d) => d.id).join(' ')}`);
           },
         }
       : {}),
     markRefused: async (d, message) => {
-      steps.push(`record error ${d._id}: ${message}`);
-      queue = queue.filter((q) => q._id !== d._id);
+      steps.push(`record error ${d.id}: ${message}`);
+      queue = queue.filter((q) => q.id !== d.id);
       indexErrors += 1;
       return true;
     },
@@ -73,7 +73,7 @@ function fakes(options: {
   const calls: IndexCalls<Doc> = {
     index: async (caller: Caller, docs, call) => {
       const target = call.targetIndex ? ` into ${call.targetIndex}` : '';
-      steps.push(`index ${caller.tenant_id || '*'}: ${docs.map((d) => d._id).join(' ')}${target}`);
+      steps.push(`index ${caller.tenant_id || '*'}: ${docs.map((d) => d.id).join(' ')}${target}`);
       const answer = answers.shift() ?? indexed;
       if (answer === 'unavailable') throw AppError.unavailable('similarity service unavailable');
       if (answer === 'invalid') throw new AppError('invalid', 'document_parsing_exception');
@@ -98,14 +98,14 @@ function fakes(options: {
 describe('a background pass', () => {
   test('when documents wait, then deletions first, a call per tenant, refusals recorded, versions marked with their model', async () => {
     const { steps, errors, indexer } = fakes({
-      deletions: [{ _id: 'gone', tenant_id: 't2', version: 3 }],
+      deletions: [{ id: 'gone', tenant_id: 't2', version: 3 }],
       pending: [doc('a'), doc('b'), doc('c', 't2')],
       answers: [
         () => [
           { id: 'a', status: 'indexed', embeddings: 'computed', error: '' },
           { id: 'b', status: 'failed', embeddings: '', error: 'mapper_parsing_exception: too long' },
         ],
-        (docs) => docs.map((d) => ({ id: d._id, status: 'stale', embeddings: '', error: '' })),
+        (docs) => docs.map((d) => ({ id: d.id, status: 'stale', embeddings: '', error: '' })),
       ],
     });
     const pass = await indexer.background({ intervalMs: 100, batchSize: 10 }).runOnce();
@@ -155,14 +155,14 @@ describe('a background pass', () => {
     const { steps, indexer, queue } = fakes({ pending: [doc('a')], answers: ['unavailable'] });
     const background = indexer.background({ intervalMs: 100, batchSize: 10 });
     expect(await background.runOnce()).toEqual({ done: 0, failed: true, more: false });
-    expect(queue().map((d) => d._id)).toEqual(['a']);
+    expect(queue().map((d) => d.id)).toEqual(['a']);
     expect(await background.runOnce()).toEqual({ done: 1, failed: false, more: false });
     expect(steps.filter((s) => !s.startsWith('read'))).toEqual(['index t1: a', 'index t1: a', 'mark indexed a@1:mini']);
   });
 
   test('when a deletion fails, then it stays for the next pass and the pending documents are still sent', async () => {
     const { steps, indexer } = fakes({
-      deletions: [{ _id: 'gone', tenant_id: 't1', version: 2 }],
+      deletions: [{ id: 'gone', tenant_id: 't1', version: 2 }],
       pending: [doc('a')],
       deleteAnswers: ['unavailable'],
     });
@@ -212,7 +212,7 @@ describe("a write's own indexing", () => {
     const { steps, indexer } = fakes({ pending: [doc('queued')], answers: ['unavailable'] });
     expect((await indexer.indexNow([doc('a')])).indexed.size).toBe(0);
     expect((await indexer.indexNow([doc('b')])).indexed.size).toBe(0);
-    await indexer.removeNow([{ _id: 'c', tenant_id: 't1', version: 2 }]);
+    await indexer.removeNow([{ id: 'c', tenant_id: 't1', version: 2 }]);
     expect(steps).toEqual(['index t1: a']);
     await indexer.background({ intervalMs: 100, batchSize: 10 }).runOnce();
     const after = await indexer.indexNow([doc('d')]);

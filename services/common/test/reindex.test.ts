@@ -6,7 +6,7 @@
 import { reindex, systemCaller, type ReindexPageOutcome, type SimilarityClient } from '../src';
 
 interface Doc {
-  _id: string;
+  id: string;
   updated_at: Date;
 }
 
@@ -25,10 +25,10 @@ function fakeSimilarity() {
   return { calls, similarity: { call } as unknown as SimilarityClient };
 }
 
-/** A collection in _id order, read a page at a time; records every page read. */
+/** A collection in id order, read a page at a time; records every page read. */
 function fakeCollection(count: number) {
   const docs: Doc[] = Array.from({ length: count }, (_, i) => ({
-    _id: `e-${String(i).padStart(4, '0')}`,
+    id: `e-${String(i).padStart(4, '0')}`,
     updated_at: HOUR_AGO,
   }));
   const pagesRead: number[] = [];
@@ -36,13 +36,13 @@ function fakeCollection(count: number) {
     docs,
     pagesRead,
     page: async (after: string, limit: number) => {
-      const page = docs.filter((d) => d._id > after).slice(0, limit);
+      const page = docs.filter((d) => d.id > after).slice(0, limit);
       pagesRead.push(page.length);
       return page;
     },
     requeued: [] as string[],
     requeueWrittenSince(since: Date) {
-      const written = docs.filter((d) => d.updated_at >= since).map((d) => d._id);
+      const written = docs.filter((d) => d.updated_at >= since).map((d) => d.id);
       this.requeued.push(...written);
       return Promise.resolve(written.length);
     },
@@ -73,13 +73,13 @@ test('when a collection is reindexed, then it is read and written a page at a ti
   const written: { ids: string[]; target: string }[] = [];
   const result = await reindex(
     plan(collection, similarity, async (docs, target) => {
-      written.push({ ids: docs.map((d) => d._id), target });
+      written.push({ ids: docs.map((d) => d.id), target });
       return allIndexed(docs);
     }),
   );
   expect(collection.pagesRead).toEqual([10, 10, 5, 0]);
   expect(written.map((w) => w.ids.length)).toEqual([10, 10, 5]);
-  expect(written.flatMap((w) => w.ids)).toEqual(collection.docs.map((d) => d._id));
+  expect(written.flatMap((w) => w.ids)).toEqual(collection.docs.map((d) => d.id));
   expect(new Set(written.map((w) => w.target))).toEqual(new Set(['kb-entries-2']));
   expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
   expect(result).toMatchObject({
@@ -114,7 +114,7 @@ describe('no alias swap after a failure', () => {
     const { calls, similarity } = fakeSimilarity();
     const result = await reindex(
       plan(collection, similarity, async (docs) => {
-        if (docs[0]!._id === 'e-0010') throw new Error('similarity service unavailable');
+        if (docs[0]!.id === 'e-0010') throw new Error('similarity service unavailable');
         return allIndexed(docs);
       }),
     );
@@ -123,7 +123,7 @@ describe('no alias swap after a failure', () => {
     expect(result.finished).toBeUndefined();
   });
 
-  test('when documents are only refused (any index of this mapping would refuse them), then the alias is swapped all the same', async () => {
+  test('when documents are only refused (any index of this mapping would refuse them), then the alias is swapped anyway', async () => {
     const collection = fakeCollection(12);
     const { calls, similarity } = fakeSimilarity();
     const result = await reindex(
@@ -135,14 +135,14 @@ describe('no alias swap after a failure', () => {
   });
 });
 
-test('when documents are written while the reindex runs, then after the swap exactly those are queued for the background indexer', async () => {
+test('when documents are written while the reindex runs, then after the swap exactly those are queued for the indexer', async () => {
   const collection = fakeCollection(30);
   const { calls, similarity } = fakeSimilarity();
   const order: string[] = [];
   const result = await reindex({
     ...plan(collection, similarity, async (docs) => {
       // A write lands on a document already copied, while a later page is being written.
-      if (docs[0]!._id === 'e-0020') collection.docs[4]!.updated_at = new Date();
+      if (docs[0]!.id === 'e-0020') collection.docs[4]!.updated_at = new Date();
       return allIndexed(docs);
     }),
     requeueWrittenSince: (since: Date) => {

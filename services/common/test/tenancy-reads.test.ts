@@ -1,4 +1,4 @@
-import { findOfTenantByIds } from '../src/tenancy';
+import { findOfTenantByIds } from '../src/mongo';
 
 /** A collection stand-in that records the filter it was asked and answers every stored document the filter's ids name. */
 function collection(docs: { _id: string; tenant_id: string }[]) {

@@ -2,22 +2,17 @@ import * as grpc from '@grpc/grpc-js';
 import {
   CLIENT_OPTIONS,
   type Logger,
-  type MongoHandle,
-  connectMongo,
   knowledgeProto,
   similarityProto,
   startGrpcServer,
   typedClient,
   type GrpcServerHandle,
 } from '@kb/common';
-import { entriesRepo } from './data-access/entries-repo';
+import { openKnowledgeStore } from './data-access/store';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
 import type { KnowledgeConfig } from './config';
-import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from './data-access/models';
-import { tenantsRepo } from './data-access/tenants-repo';
-import { tokensRepo } from './data-access/tokens-repo';
-import { categoriesRepo } from './data-access/categories-repo';
+import { authenticationUseCases } from './domain/authentication';
 import { categoryUseCases } from './domain/categories';
 import { knowledgeServiceImpl } from './grpc/knowledge-service';
 
@@ -25,7 +20,6 @@ export const KNOWLEDGE_SERVICE_NAME = 'kb.knowledge.v1.KnowledgeService';
 
 export interface KnowledgeServer {
   readonly port: number;
-  readonly mongo: MongoHandle;
   stop(): Promise<void>;
 }
 
@@ -35,15 +29,10 @@ export interface KnowledgeServer {
  */
 export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logger): Promise<KnowledgeServer> {
   let grpcServer: GrpcServerHandle | undefined;
-  let models: KnowledgeModels | undefined;
-  const mongo = connectMongo(config.MONGODB_URI, logger, {
-    onChange: (up) => {
-      grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-      grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
-    },
-    prepare: () => ensureKnowledgeIndexes(models as KnowledgeModels),
+  const store = openKnowledgeStore(config.MONGODB_URI, logger, (up) => {
+    grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
+    grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   });
-  models = knowledgeModels(mongo.connection);
   const similarity = typedClient(
     'similarity',
     new (similarityProto().kb.similarity.v1.SimilarityService)(
@@ -53,36 +42,38 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     ),
     config.SIMILARITY_DEADLINE_MS,
   );
-  const entries = entriesRepo(models);
+  const { entries } = store;
   const indexer = entryIndexer({
     repo: entries,
     similarity,
     logger,
     intervalMs: config.INDEXER_INTERVAL_MS,
     immediateDeadlineMs: Math.min(config.INDEX_ON_WRITE_MS, config.SIMILARITY_DEADLINE_MS),
-    isUp: () => mongo.isUp(),
+    isUp: () => store.isUp(),
   });
-  const impl = knowledgeServiceImpl({
-    logger,
-    tenants: tenantsRepo(models),
-    tokens: tokensRepo(models),
-    categories: categoryUseCases(categoriesRepo(models), entries),
-    entries: entryUseCases({
-      entries,
-      categories: categoriesRepo(models),
-      tenants: tenantsRepo(models),
-      mongo,
-      indexer,
-      similarity,
-    }),
-  });
+  const impl = knowledgeServiceImpl(
+    {
+      logger,
+      authentication: authenticationUseCases(store.tenants, store.tokens),
+      categories: categoryUseCases(store.categories, entries),
+      entries: entryUseCases({
+        entries,
+        categories: store.categories,
+        tenants: store.tenants,
+        transactions: store.transactions,
+        indexer,
+        similarity,
+      }),
+    },
+    store.mapError,
+  );
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.KNOWLEDGE_GRPC_PORT,
     services: [{ definition: knowledgeProto().kb.knowledge.v1.KnowledgeService.service, implementation: impl }],
     serviceNames: [KNOWLEDGE_SERVICE_NAME],
   });
-  const up = mongo.isUp();
+  const up = store.isUp();
   grpcServer.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
   grpcServer.setServing(up ? 'SERVING' : 'NOT_SERVING');
   grpcServer.setLive();
@@ -92,13 +83,12 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   indexer.start();
   return {
     port: server.port,
-    mongo,
     async stop() {
       // The running pass uses the similarity client and MongoDB: it ends before they close.
       await indexer.stop();
       await server.shutdown();
       similarity.close();
-      await mongo.close();
+      await store.close();
     },
   };
 }

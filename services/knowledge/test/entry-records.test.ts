@@ -1,4 +1,5 @@
-import type { EntriesRepo, EntryRecord } from '../src/data-access/entries-repo';
+import type { EntriesRepo } from '../src/data-access/entries-repo';
+import type { Entry } from '../src/domain/types';
 import { nextUpdatedAt, tombstoneOf, versionRecord } from '../src/domain/entries/records';
 import { rebuildSkillIndex, skillIndexFields } from '../src/domain/skill-index';
 import { caller, entry } from './support/fixtures';
@@ -21,7 +22,7 @@ describe('history records', () => {
 
   it("when a delete leaves a tombstone, then its version is one past the entry's", () => {
     expect(tombstoneOf(entry({ version: 4 }), new Date(1))).toEqual({
-      _id: 'entry-1',
+      id: 'entry-1',
       tenant_id: 'tenant-1',
       version: 5,
       deleted_at: new Date(1),
@@ -35,8 +36,8 @@ describe('history records', () => {
 });
 
 describe('the skill index', () => {
-  const skill = (id: string, more: Partial<EntryRecord>) =>
-    entry({ _id: id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
+  const skill = (id: string, more: Partial<Entry>) =>
+    entry({ id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
 
   it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most restricted", () => {
     const f = skillIndexFields([
@@ -52,14 +53,14 @@ describe('the skill index', () => {
     expect(skillIndexFields([skill('s1', {})]).summary).toBe('1 skill');
   });
 
-  function fakeRepo(skills: EntryRecord[], index: EntryRecord | null) {
+  function fakeRepo(skills: Entry[], index: Entry | null) {
     const written: string[] = [];
     const repo = {
       ofType: async (_t: string, type: string) => (type === 'skill' ? skills : index ? [index] : []),
-      insert: async (doc: EntryRecord) => (written.push(`insert ${doc.type} by ${doc.source}`), doc),
+      insert: async (doc: Entry) => (written.push(`insert ${doc.type} by ${doc.source}`), doc),
       addVersion: async (v: { action: string; audit_source: string }) =>
         void written.push(`version ${v.action} ${v.audit_source}`),
-      updateIfVersion: async (_t: string, _id: string, version: number, set: Partial<EntryRecord>) => (
+      updateIfVersion: async (_t: string, _id: string, version: number, set: Partial<Entry>) => (
         written.push(`update from ${version}`),
         { ...index!, ...set, version: version + 1 }
       ),

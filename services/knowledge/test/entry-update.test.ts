@@ -1,4 +1,5 @@
-import type { EntriesRepo, EntryRecord } from '../src/data-access/entries-repo';
+import type { EntriesRepo } from '../src/data-access/entries-repo';
+import type { Entry } from '../src/domain/types';
 import type { EntryContext } from '../src/domain/entries/context';
 import { assertVersionMatches } from '../src/domain/entries/load';
 import { accessChanges, contentChanges, stamped, updateEntry } from '../src/domain/entries/update';
@@ -109,7 +110,7 @@ describe('If-Match and lost races', () => {
     expect(() => assertVersionMatches({ version: 3 }, 3)).not.toThrow();
   });
 
-  function contextWith(stored: EntryRecord, updateIfVersion: EntriesRepo['updateIfVersion']): EntryContext {
+  function contextWith(stored: Entry, updateIfVersion: EntriesRepo['updateIfVersion']): EntryContext {
     const entries = {
       findReadable: async () => stored,
       updateIfVersion,
@@ -118,7 +119,7 @@ describe('If-Match and lost races', () => {
     return {
       entries,
       tenants: { findById: async () => null },
-      mongo: { supportsTransactions: async () => false },
+      transactions: { run: <T>(work: () => Promise<T>) => work() },
       indexer: { indexNow: async () => new Map<string, string>() },
       skillIndexTurns: <T>(_key: string, fn: () => Promise<T>) => fn(),
     } as unknown as EntryContext;

@@ -12,11 +12,11 @@ describe('page size', () => {
 describe('cursors', () => {
   it("when a cursor is made from an entry, then it decodes to that entry's place", () => {
     const at = new Date('2026-03-04T05:06:07.089Z');
-    expect(decodeCursor(encodeCursor({ updated_at: at, _id: 'abc' }))).toEqual({ updatedAt: at, id: 'abc' });
+    expect(decodeCursor(encodeCursor({ updated_at: at, id: 'abc' }))).toEqual({ updatedAt: at, id: 'abc' });
   });
 
   it('when a cursor is url-safe base64, then it has no padding, + or /', () => {
-    expect(encodeCursor({ updated_at: new Date(0), _id: '?>?>?>' })).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(encodeCursor({ updated_at: new Date(0), id: '?>?>?>' })).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 
   it.each([

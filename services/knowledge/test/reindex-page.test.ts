@@ -26,7 +26,7 @@ test('when a reindex page is written, then one IndexEntries call into the target
     markIndexed: async (...args: unknown[]) => void marked.push(args),
   } as unknown as EntriesRepo;
   const indexing = entryIndexing({ repo, similarity, logger: pino({ level: 'silent' }) });
-  const outcome = await indexing.indexInto('kb-entries-2', [entry({ _id: 'a' }), entry({ _id: 'b', tenant_id: 't2' })]);
+  const outcome = await indexing.indexInto('kb-entries-2', [entry({ id: 'a' }), entry({ id: 'b', tenant_id: 't2' })]);
   expect(calls).toEqual([['IndexEntries', 'kb-entries-2', ['a', 'b']]]);
   expect(marked).toEqual([
     ['tenant-1', 'a', 3, 'mini'],

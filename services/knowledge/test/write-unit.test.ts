@@ -1,5 +1,6 @@
 import type { EntryContext } from '../src/domain/entries/context';
-import { oneAtATimePerKey, writeUnit } from '../src/domain/entries/write-unit';
+import { oneAtATimePerKey } from '../src/domain/entries/one-at-a-time';
+import { writeUnit } from '../src/domain/entries/write-unit';
 import { caller } from './support/fixtures';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -37,7 +38,7 @@ describe('a write without transactions', () => {
   it('when the write touches no skill, then the skill index is not read and the write runs once', async () => {
     let ofType = 0;
     const ctx = {
-      mongo: { supportsTransactions: async () => false },
+      transactions: { run: <T>(work: () => Promise<T>) => work() },
       entries: { ofType: async () => ((ofType += 1), []) },
       skillIndexTurns: () => {
         throw new Error('not queued');

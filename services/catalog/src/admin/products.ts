@@ -17,8 +17,9 @@ import {
   type Logger,
   type ReindexResult,
 } from '@kb/common';
-import { productsRepo, type ProductDoc, type ProductsRepo } from '../data-access/products-repo';
-import { sitesRepo, type SiteView, type SitesRepo } from '../data-access/sites-repo';
+import { productsRepo, type ProductsRepo } from '../data-access/products-repo';
+import { sitesRepo, type SitesRepo } from '../data-access/sites-repo';
+import type { Product, SiteView } from '../domain/types';
 import { bulkUpsert, indexNow, type CatalogDeps } from '../domain/products';
 import { productFromJsonText } from '../domain/product-input';
 
@@ -169,7 +170,7 @@ export function reindexProducts(repos: CatalogRepos, input: ReindexProductsInput
       caller: systemCaller('catalog', ''), // an empty tenant: the similarity service's cross-tenant system caller
       pageSize: BATCH,
       page: (after, limit) => repos.products.allAfter(after, limit),
-      indexPage: async (batch: ProductDoc[], targetIndex) => {
+      indexPage: async (batch: Product[], targetIndex) => {
         const ok = await indexNow(
           deps,
           batch.map((d) => ({ ...d, reuse_vectors: false })),

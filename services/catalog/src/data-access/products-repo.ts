@@ -1,66 +1,25 @@
-import { Schema, type Connection, type Model, type Types } from 'mongoose';
+import { Schema, type Connection, type Model } from 'mongoose';
+import { PRODUCT_DEFAULTS, type DecimalField, type IndexBacklog } from '@kb/common';
 import {
   findOfTenantByIds,
   indexErrorPath,
   isDuplicateKey,
   onDuplicateKey,
-  PRODUCT_DEFAULTS,
   readIndexBacklog,
   tenantScoped,
-  type DecimalField,
-  type IndexBacklog,
-  type IndexErrorRecord,
-  type ProductInput,
-} from '@kb/common';
+  withId,
+} from '@kb/common/mongo';
+import type { Product, ProductDeletion, ProductSet } from '../domain/types';
+import { withDecimal128, withDecimalText, type StoredDecimals } from './decimals';
 
-/**
- * Every field a product write replaces, derived from the input schema: each input field present
- * (omitted ones take their defaults), prices and rating as Decimal128, plus the channel it came through.
- */
-export type ProductFields = {
-  [K in keyof ProductInput]-?: K extends DecimalField ? Types.Decimal128 | null : Exclude<ProductInput[K], undefined>;
-} & { source: string };
-
-/** What a write sets besides the key, the id and what the database keeps (version, created_at). */
-export type ProductSet = Omit<
-  ProductDoc,
-  '_id' | 'tenant_id' | 'site_id' | 'upsert_key' | 'version' | 'indexed_version' | 'created_at'
->;
-
-export interface ProductDoc extends ProductFields {
-  _id: string;
-  tenant_id: string;
-  site_id: string;
-  /** external_id, or the product id when there is none: the key of the unique upsert index. */
-  upsert_key: string;
-  parent_product_id: string | null;
-  translation_group_id: string | null;
-  has_similarity_anchor: boolean;
-  /** +1 per write; the Elasticsearch external version. */
-  version: number;
-  /** The highest version the similarity service confirmed as indexed. */
-  indexed_version: number;
-  /** True until the current version is indexed (what the background indexer looks for). */
-  needs_index: boolean;
-  /**
-   * Set when the search index refused a version (needs_index is then false: it is not retried
-   * until a new version or `admin index retry`); removed when a later version is indexed.
-   */
-  index_error?: IndexErrorRecord;
-  /** The write kept the sync_hash: the indexer may keep the vectors already indexed. */
-  reuse_vectors: boolean;
-  last_synced_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A stored product: the domain's Product (domain/types.ts) with `_id` for `id`, prices and rating as Decimal128. */
+export type ProductDoc = Omit<Product, 'id' | DecimalField> & StoredDecimals & { _id: string };
 
 /** A deleted product still to be removed from the search index. */
-export interface ProductDeletionDoc {
-  _id: string; // product id
-  tenant_id: string;
-  version: number;
-  deleted_at: Date;
-}
+export type ProductDeletionDoc = Omit<ProductDeletion, 'id'> & { _id: string };
+
+const productOf = (d: ProductDoc): Product => withDecimalText(withId(d)) as Product;
+const productsOf = (docs: ProductDoc[]): Product[] => docs.map(productOf);
 
 const S = { type: String, default: null };
 const D = { type: Schema.Types.Decimal128, default: null };
@@ -147,20 +106,20 @@ deletionSchema.plugin(tenantScoped);
 deletionSchema.index({ deleted_at: 1 });
 
 export function productModels(connection: Connection) {
-  const Product: Model<ProductDoc> =
+  const ProductModel: Model<ProductDoc> =
     (connection.models.Product as Model<ProductDoc> | undefined) ??
     connection.model<ProductDoc>('Product', productSchema);
-  const ProductDeletion: Model<ProductDeletionDoc> =
+  const ProductDeletionModel: Model<ProductDeletionDoc> =
     (connection.models.ProductDeletion as Model<ProductDeletionDoc> | undefined) ??
     connection.model<ProductDeletionDoc>('ProductDeletion', deletionSchema);
-  return { Product, ProductDeletion };
+  return { ProductModel, ProductDeletionModel };
 }
 
 type WriteError = { index: number; code?: number };
 
 /** The one write of a product: replaces the writable fields, +1 version, keeps id and created_at. */
 const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: string, set: ProductSet, now: Date) => ({
-  $set: set,
+  $set: withDecimal128(set),
   $inc: { version: 1 },
   $setOnInsert: {
     _id: newId,
@@ -175,25 +134,28 @@ const upsertUpdate = (tenantId: string, siteId: string, key: string, newId: stri
 // One factory of short methods over the two models (rather than a module per query): every
 // method closes over the connection's models, and ProductsRepo is its return type.
 export function productsRepo(connection: Connection) {
-  const { Product, ProductDeletion } = productModels(connection);
-  async function markIndexedMany(done: { tenant_id: string; _id: string; version: number }[]): Promise<void> {
+  const { ProductModel, ProductDeletionModel } = productModels(connection);
+  async function markIndexedMany(done: { tenant_id: string; id: string; version: number }[]): Promise<void> {
     if (done.length === 0) return;
     const [one] = done;
     if (done.length === 1 && one) {
       // One product (a single write's inline indexing): the same two writes as one-product updates.
-      const res = await Product.updateOne(
-        { tenant_id: one.tenant_id, _id: one._id, version: one.version },
+      const res = await ProductModel.updateOne(
+        { tenant_id: one.tenant_id, _id: one.id, version: one.version },
         { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } },
       );
       if (res.matchedCount === 0)
-        await Product.updateOne({ tenant_id: one.tenant_id, _id: one._id }, { $max: { indexed_version: one.version } });
+        await ProductModel.updateOne(
+          { tenant_id: one.tenant_id, _id: one.id },
+          { $max: { indexed_version: one.version } },
+        );
       return;
     }
     // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
-    const current = await Product.collection.bulkWrite(
+    const current = await ProductModel.collection.bulkWrite(
       done.map((d) => ({
         updateOne: {
-          filter: { tenant_id: d.tenant_id, _id: d._id, version: d.version },
+          filter: { tenant_id: d.tenant_id, _id: d.id, version: d.version },
           update: { $set: { needs_index: false }, $max: { indexed_version: d.version }, $unset: { index_error: '' } },
         },
       })) as never,
@@ -201,28 +163,36 @@ export function productsRepo(connection: Connection) {
     );
     // Every one was the current version: nothing newer to account for (the usual case).
     if (current.matchedCount === done.length) return;
-    await Product.collection.bulkWrite(
+    await ProductModel.collection.bulkWrite(
       done.map((d) => ({
-        updateOne: { filter: { tenant_id: d.tenant_id, _id: d._id }, update: { $max: { indexed_version: d.version } } },
+        updateOne: { filter: { tenant_id: d.tenant_id, _id: d.id }, update: { $max: { indexed_version: d.version } } },
       })) as never,
       { ordered: false },
     );
   }
   return {
     ensureIndexes: async () => {
-      await Product.createIndexes();
-      await ProductDeletion.createIndexes();
+      await ProductModel.createIndexes();
+      await ProductDeletionModel.createIndexes();
     },
     // By id through findOfTenantByIds: answered from the _id index on the local server too.
-    findById: async (tenantId: string, id: string) =>
-      (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, [id]))[0] ?? null,
-    findByIds: (tenantId: string, ids: string[]) => findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids),
+    findById: async (tenantId: string, id: string): Promise<Product | null> =>
+      productsOf(await findOfTenantByIds<ProductDoc>(ProductModel.collection, tenantId, [id]))[0] ?? null,
+    findByIds: async (tenantId: string, ids: string[]): Promise<Product[]> =>
+      productsOf(await findOfTenantByIds<ProductDoc>(ProductModel.collection, tenantId, ids)),
     /** Which of `ids` are the tenant's products (ids only). */
     existingIds: async (tenantId: string, ids: string[]) =>
-      (await findOfTenantByIds<ProductDoc>(Product.collection, tenantId, ids, { _id: 1 })).map((d) => d._id),
-    findByKey: (tenantId: string, siteId: string, key: string) =>
-      Product.findOne({ tenant_id: tenantId, site_id: siteId, upsert_key: key }).lean<ProductDoc>(),
-    countInSite: (tenantId: string, siteId: string) => Product.countDocuments({ tenant_id: tenantId, site_id: siteId }),
+      (await findOfTenantByIds<ProductDoc>(ProductModel.collection, tenantId, ids, { _id: 1 })).map((d) => d._id),
+    findByKey: async (tenantId: string, siteId: string, key: string): Promise<Product | null> => {
+      const doc = await ProductModel.findOne({
+        tenant_id: tenantId,
+        site_id: siteId,
+        upsert_key: key,
+      }).lean<ProductDoc>();
+      return doc ? productOf(doc) : null;
+    },
+    countInSite: (tenantId: string, siteId: string) =>
+      ProductModel.countDocuments({ tenant_id: tenantId, site_id: siteId }),
 
     /**
      * One atomic write keyed by (tenant, site, upsert key) under the unique index: replaces
@@ -236,9 +206,9 @@ export function productsRepo(connection: Connection) {
       newId: string,
       set: ProductSet,
       now: Date,
-    ): Promise<{ doc: ProductDoc; created: boolean }> {
+    ): Promise<{ doc: Product; created: boolean }> {
       const attempt = async () => {
-        const res = await Product.findOneAndUpdate(
+        const res = await ProductModel.findOneAndUpdate(
           { tenant_id: tenantId, site_id: siteId, upsert_key: key },
           upsertUpdate(tenantId, siteId, key, newId, set, now),
           {
@@ -250,7 +220,7 @@ export function productsRepo(connection: Connection) {
         );
         const doc = res.value as ProductDoc | null;
         if (!doc) throw new Error('upsert returned no document');
-        return { doc, created: !res.lastErrorObject?.updatedExisting };
+        return { doc: productOf(doc), created: !res.lastErrorObject?.updatedExisting };
       };
       return onDuplicateKey(attempt, attempt);
     },
@@ -267,7 +237,7 @@ export function productsRepo(connection: Connection) {
       siteId: string,
       plans: { key: string; id: string; newId: string; set: ProductSet }[],
       now: Date,
-    ): Promise<({ doc: ProductDoc; created: boolean } | undefined)[]> {
+    ): Promise<({ doc: Product; created: boolean } | undefined)[]> {
       if (plans.length === 0) return [];
       const ops = plans.map((p) => ({
         updateOne: {
@@ -279,7 +249,7 @@ export function productsRepo(connection: Connection) {
       let upserted: Record<number, unknown> = {};
       const failed = new Set<number>();
       try {
-        upserted = (await Product.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
+        upserted = (await ProductModel.bulkWrite(ops as never, { ordered: false })).upsertedIds ?? {};
       } catch (err) {
         const e = err as {
           writeErrors?: WriteError[] | WriteError;
@@ -296,7 +266,7 @@ export function productsRepo(connection: Connection) {
       const docs = new Map(
         (
           await findOfTenantByIds<ProductDoc>(
-            Product.collection,
+            ProductModel.collection,
             tenantId,
             plans.map((p) => p.id),
           )
@@ -306,7 +276,7 @@ export function productsRepo(connection: Connection) {
       );
       const elsewhere = plans.filter((p) => docs.get(p.key)?._id !== p.id).map((p) => p.key);
       if (elsewhere.length) {
-        for (const d of await Product.find({
+        for (const d of await ProductModel.find({
           tenant_id: tenantId,
           site_id: siteId,
           upsert_key: { $in: elsewhere },
@@ -315,19 +285,23 @@ export function productsRepo(connection: Connection) {
       }
       return plans.map((p, i) => {
         const doc = docs.get(p.key);
-        return failed.has(i) || !doc ? undefined : { doc, created: upserted[i] !== undefined };
+        return failed.has(i) || !doc ? undefined : { doc: productOf(doc), created: upserted[i] !== undefined };
       });
     },
     /** Records a sync that changed nothing (last_synced_at only; no new version). */
     touch: async (tenantId: string, ids: string[], now: Date) => {
       if (ids.length)
-        await Product.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
+        await ProductModel.updateMany({ tenant_id: tenantId, _id: { $in: ids } }, { $set: { last_synced_at: now } });
     },
     /** Products of a site by upsert key (external_id, or the id when there is none), in one query. */
-    findByKeys: (tenantId: string, siteId: string, keys: string[]) =>
+    findByKeys: async (tenantId: string, siteId: string, keys: string[]): Promise<Product[]> =>
       keys.length
-        ? Product.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<ProductDoc[]>()
-        : Promise.resolve([]),
+        ? productsOf(
+            await ProductModel.find({ tenant_id: tenantId, site_id: siteId, upsert_key: { $in: keys } }).lean<
+              ProductDoc[]
+            >(),
+          )
+        : [],
     /** Children waiting for new parents (external id → id) point at them (a new version each); returns the adopted children's ids. */
     async adoptChildrenOf(
       tenantId: string,
@@ -336,13 +310,13 @@ export function productsRepo(connection: Connection) {
       now: Date,
     ): Promise<string[]> {
       if (parents.size === 0) return [];
-      const children = await Product.find(
+      const children = await ProductModel.find(
         { tenant_id: tenantId, site_id: siteId, parent_external_id: { $in: [...parents.keys()] } },
         { parent_external_id: 1, parent_product_id: 1 },
       ).lean<Pick<ProductDoc, '_id' | 'parent_external_id' | 'parent_product_id'>[]>();
       const orphans = children.filter((c) => c.parent_product_id !== parents.get(c.parent_external_id as string));
       for (const ext of new Set(orphans.map((c) => c.parent_external_id as string))) {
-        await Product.updateMany(
+        await ProductModel.updateMany(
           {
             tenant_id: tenantId,
             site_id: siteId,
@@ -356,7 +330,7 @@ export function productsRepo(connection: Connection) {
     },
     /** Records that `version` is indexed; clears needs_index (and an index error) only if no newer write happened. */
     markIndexed: (tenantId: string, id: string, version: number): Promise<void> =>
-      markIndexedMany([{ tenant_id: tenantId, _id: id, version }]),
+      markIndexedMany([{ tenant_id: tenantId, id, version }]),
     /**
      * markIndexed for many products (any tenants) in one round trip: for each, if `version` is
      * still the current one, needs_index false, indexed_version `version` and no index error;
@@ -366,33 +340,35 @@ export function productsRepo(connection: Connection) {
      */
     markIndexedMany,
     /** Deletes the product and leaves a tombstone for the index (same version + 1). */
-    async remove(tenantId: string, id: string, now: Date): Promise<ProductDoc | null> {
-      const doc = await Product.findOneAndDelete({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();
+    async remove(tenantId: string, id: string, now: Date): Promise<Product | null> {
+      const doc = await ProductModel.findOneAndDelete({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();
       if (!doc) return null;
-      await ProductDeletion.updateOne(
+      await ProductDeletionModel.updateOne(
         { tenant_id: tenantId, _id: id },
         { $set: { version: doc.version + 1, deleted_at: now } },
         { upsert: true },
       );
       // Children lose their parent (the parent may come back later under the same external id).
-      await Product.updateMany(
+      await ProductModel.updateMany(
         { tenant_id: tenantId, site_id: doc.site_id, parent_product_id: id },
         { $set: { parent_product_id: null, needs_index: true, updated_at: now }, $inc: { version: 1 } },
       );
-      return doc;
+      return productOf(doc);
     },
     // The background indexer works across tenants: it reads the raw collections (the tenancy
     // guard is for request paths) and always writes back with the document's own tenant_id.
     // A refused product leaves the queue (needs_index false), so it never holds up a batch.
-    pendingIndex: (limit: number) =>
-      Product.collection.find({ needs_index: true }).limit(limit).toArray() as unknown as Promise<ProductDoc[]>,
+    pendingIndex: async (limit: number): Promise<Product[]> =>
+      productsOf(
+        (await ProductModel.collection.find({ needs_index: true }).limit(limit).toArray()) as unknown as ProductDoc[],
+      ),
     /**
      * Records that the search index refused `version`: out of the queue until a new version (or
      * a retry) and the error on the product. False when a newer version was written meanwhile
      * (that one is still queued and gets its own try).
      */
     async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
-      const res = await Product.updateOne(
+      const res = await ProductModel.updateOne(
         { tenant_id: tenantId, _id: id, version },
         {
           $set: {
@@ -408,7 +384,7 @@ export function productsRepo(connection: Connection) {
     },
     /** Products the search index refused, newest refusal first (every tenant unless one is given). */
     indexErrors: (tenantId?: string) =>
-      Product.collection
+      ProductModel.collection
         .find(
           { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
           { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } },
@@ -417,11 +393,11 @@ export function productsRepo(connection: Connection) {
         .toArray() as unknown as Promise<
         Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>[]
       >,
-    countIndexErrors: () => Product.collection.countDocuments({ index_error: { $exists: true } }),
+    countIndexErrors: () => ProductModel.collection.countDocuments({ index_error: { $exists: true } }),
     /** Queues refused products again (all, a tenant's, or the given ids); returns how many. */
     retryIndexErrors: async (tenantId?: string, ids: string[] = []) =>
       (
-        await Product.collection.updateMany(
+        await ProductModel.collection.updateMany(
           {
             index_error: { $exists: true },
             ...(tenantId ? { tenant_id: tenantId } : {}),
@@ -430,24 +406,28 @@ export function productsRepo(connection: Connection) {
           { $set: { needs_index: true } },
         )
       ).modifiedCount,
-    pendingDeletions: (limit: number) =>
-      ProductDeletion.collection.find({}).limit(limit).toArray() as unknown as Promise<ProductDeletionDoc[]>,
+    pendingDeletions: async (limit: number): Promise<ProductDeletion[]> =>
+      ((await ProductDeletionModel.collection.find({}).limit(limit).toArray()) as unknown as ProductDeletionDoc[]).map(
+        (d) => withId(d),
+      ),
     deletionDone: (tenantId: string, id: string, version: number) =>
-      ProductDeletion.deleteOne({ tenant_id: tenantId, _id: id, version }),
+      ProductDeletionModel.deleteOne({ tenant_id: tenantId, _id: id, version }),
     indexBacklog: (): Promise<IndexBacklog> =>
-      readIndexBacklog(Product.collection, { needs_index: true }, ProductDeletion.collection),
-    countAll: () => Product.collection.countDocuments({}),
+      readIndexBacklog(ProductModel.collection, { needs_index: true }, ProductDeletionModel.collection),
+    countAll: () => ProductModel.collection.countDocuments({}),
     /** Marks products written since `since` for the background indexer (after a reindex). */
     markChangedSince: async (since: Date) =>
-      (await Product.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } }))
+      (await ProductModel.collection.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } }))
         .modifiedCount,
-    /** Every product of every tenant, in _id order, for a reindex. */
-    allAfter: (afterId: string, limit: number) =>
-      Product.collection
-        .find({ _id: { $gt: afterId } } as never)
-        .sort({ _id: 1 })
-        .limit(limit)
-        .toArray() as unknown as Promise<ProductDoc[]>,
+    /** Every product of every tenant, in id order, for a reindex. */
+    allAfter: async (afterId: string, limit: number): Promise<Product[]> =>
+      productsOf(
+        (await ProductModel.collection
+          .find({ _id: { $gt: afterId } } as never)
+          .sort({ _id: 1 })
+          .limit(limit)
+          .toArray()) as unknown as ProductDoc[],
+      ),
   };
 }
 export type ProductsRepo = ReturnType<typeof productsRepo>;

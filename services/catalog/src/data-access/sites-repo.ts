@@ -1,23 +1,21 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { onDuplicateKey, parentGuardPath, parentGuardStore, tenantScoped, type ParentGuardState } from '@kb/common';
+import {
+  onDuplicateKey,
+  parentGuardPath,
+  parentGuardStore,
+  tenantScoped,
+  withId,
+  withMongoId,
+  type ParentGuardState,
+} from '@kb/common/mongo';
+import type { Site, SiteChanges, SiteView } from '../domain/types';
 
-export interface SiteDoc {
+/** A stored site: the domain's Site (domain/types.ts) with `_id` for `id`, and the guard's state. */
+export type SiteDoc = Omit<Site, 'id'> & {
   _id: string;
-  tenant_id: string;
-  slug: string;
-  name: string;
-  domain: string | null;
-  language: string;
-  site_type: string;
-  platform: string | null;
-  config: Record<string, unknown>;
-  created_at: Date;
   /** Deletes and the writes that refer to the site (products, the default pointer) meet here; never answered. */
   guard?: ParentGuardState;
-}
-
-/** A site as answered: the stored document plus whether the tenant's default points at it. */
-export type SiteView = Omit<SiteDoc, 'guard'> & { is_default: boolean };
+};
 
 /**
  * The tenant's default site as ONE pointer document per tenant (instead of a flag on every
@@ -60,7 +58,7 @@ const defaultSiteSchema = new Schema<DefaultSiteDoc>(
 defaultSiteSchema.plugin(tenantScoped);
 
 export function sitesRepo(connection: Connection) {
-  const Site: Model<SiteDoc> =
+  const SiteModel: Model<SiteDoc> =
     (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
   const DefaultSite: Model<DefaultSiteDoc> =
     (connection.models.DefaultSite as Model<DefaultSiteDoc> | undefined) ??
@@ -69,51 +67,55 @@ export function sitesRepo(connection: Connection) {
   const defaultId = async (tenantId: string): Promise<string | undefined> =>
     (await DefaultSite.findOne({ tenant_id: tenantId, _id: tenantId }).lean<DefaultSiteDoc>())?.site_id;
   const view = ({ guard: _guard, ...s }: SiteDoc, def: string | undefined): SiteView => ({
-    ...s,
+    ...withId(s),
     is_default: s._id === def,
   });
 
   return {
     /** Creates the indexes before the first write (autoIndex is off; see the knowledge service). */
     ensureIndexes: async () => {
-      await Site.createIndexes();
+      await SiteModel.createIndexes();
       await DefaultSite.createIndexes();
     },
     /** The default first, then by slug. */
     async list(tenantId: string): Promise<SiteView[]> {
       const [sites, def] = await Promise.all([
-        Site.find({ tenant_id: tenantId }).sort({ slug: 1 }).lean<SiteDoc[]>(),
+        SiteModel.find({ tenant_id: tenantId }).sort({ slug: 1 }).lean<SiteDoc[]>(),
         defaultId(tenantId),
       ]);
       return sites.map((s) => view(s, def)).sort((a, b) => Number(b.is_default) - Number(a.is_default));
     },
     /** A site by uuid or by slug. */
     async find(tenantId: string, idOrSlug: string): Promise<SiteView | null> {
-      const site = await Site.findOne({
+      const site = await SiteModel.findOne({
         tenant_id: tenantId,
         $or: [{ _id: idOrSlug }, { slug: idOrSlug }],
       }).lean<SiteDoc>();
       return site ? view(site, await defaultId(tenantId)) : null;
     },
     /** Inserts; false when the tenant already has a site with this slug (the unique index refused it). */
-    insert: (doc: SiteDoc): Promise<boolean> =>
+    insert: (site: Site): Promise<boolean> =>
       onDuplicateKey(
         async () => {
-          await Site.create(doc);
+          await SiteModel.create(withMongoId(site));
           return true;
         },
         () => false,
       ),
-    async update(tenantId: string, id: string, set: Partial<SiteDoc>): Promise<void> {
-      if (Object.keys(set).length > 0) await Site.updateOne({ tenant_id: tenantId, _id: id }, { $set: set });
+    async update(tenantId: string, id: string, set: SiteChanges): Promise<void> {
+      if (Object.keys(set).length > 0) await SiteModel.updateOne({ tenant_id: tenantId, _id: id }, { $set: set });
     },
     /** Where a delete and the writes that refer to a site meet (domain/site-guard.ts); the only way a site is deleted. */
-    guard: parentGuardStore(Site),
+    guard: parentGuardStore(SiteModel),
     /** The id of the tenant's default site, if it has one. */
     defaultId,
     /** The tenant's sites, oldest first (who becomes the default when it has none). */
-    oldestFirst: (tenantId: string) =>
-      Site.find({ tenant_id: tenantId }, { _id: 1 }).sort({ created_at: 1, _id: 1 }).lean<Pick<SiteDoc, '_id'>[]>(),
+    oldestFirst: async (tenantId: string): Promise<Pick<Site, 'id'>[]> =>
+      (
+        await SiteModel.find({ tenant_id: tenantId }, { _id: 1 })
+          .sort({ created_at: 1, _id: 1 })
+          .lean<Pick<SiteDoc, '_id'>[]>()
+      ).map((d) => withId(d)),
     /** Makes the site the default (atomic; replaces the previous default). */
     async setDefault(tenantId: string, siteId: string): Promise<void> {
       await DefaultSite.updateOne(
@@ -139,7 +141,7 @@ export function sitesRepo(connection: Connection) {
     async clearDefault(tenantId: string, siteId: string): Promise<void> {
       await DefaultSite.deleteOne({ tenant_id: tenantId, _id: tenantId, site_id: siteId });
     },
-    count: (tenantId: string) => Site.countDocuments({ tenant_id: tenantId }),
+    count: (tenantId: string) => SiteModel.countDocuments({ tenant_id: tenantId }),
   };
 }
 export type SitesRepo = ReturnType<typeof sitesRepo>;

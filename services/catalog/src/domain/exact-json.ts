@@ -1,4 +1,3 @@
-import { Types } from 'mongoose';
 import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/common';
 
 export { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers } from '@kb/common';
@@ -28,34 +27,24 @@ export function resolveNumbers(
 
 /**
  * How many digits a price or rating may have written out: integer and fractional digits
- * together (leading zeros of the integer part aside). 34 is what Decimal128 holds exactly, and
- * counting the written-out digits rather than the significant ones keeps every stored value
- * printable in plain digits (the interface's decimal pattern has no exponent) and finite as the
- * double Elasticsearch indexes: 1e-400 or 1e400 would fit Decimal128 but are refused.
+ * together (leading zeros of the integer part aside). 34 is what MongoDB's decimal type holds
+ * exactly, and counting the written-out digits rather than the significant ones keeps every
+ * stored value printable in plain digits (the interface's decimal pattern has no exponent) and
+ * finite as the double Elasticsearch indexes: 1e-400 or 1e400 would fit that type but are refused.
  */
 export const MAX_DECIMAL_DIGITS = 34;
 
-/** Decimal128 from a plain decimal string, or undefined when it is over the bound above. */
-export function toDecimal128(plain: string): Types.Decimal128 | undefined {
-  const m = /^-?(\d+)(?:\.(\d+))?$/.exec(plain);
-  if (!m) return undefined;
-  const [, int = '', frac = ''] = m;
-  if (int.replace(/^0+/, '').length + frac.length > MAX_DECIMAL_DIGITS) return undefined;
-  try {
-    return Types.Decimal128.fromString(plain);
-  } catch {
-    return undefined;
-  }
-}
+/** Longer texts are not parsed as a decimal by MongoDB (leading zeros do not count as digits above, they do here). */
+const MAX_DECIMAL_TEXT = 6_999;
 
 /**
- * A stored decimal as plain digits. Decimal128's own toString switches to an exponent below
- * 1e-6 ("1E-7"), which the interface's pattern and the similarity service's index both refuse.
+ * A plain decimal string as the exact decimal the catalog keeps (leading zeros of the integer
+ * part dropped, every other digit as sent), or undefined when it is over the bounds above.
  */
-export function decimalText(d: Types.Decimal128): string {
-  return plainDecimal(d.toString());
+export function exactDecimal(plain: string): string | undefined {
+  const m = /^-?(\d+)(?:\.(\d+))?$/.exec(plain);
+  if (!m || plain.length > MAX_DECIMAL_TEXT) return undefined;
+  const [, int = '', frac = ''] = m;
+  if (int.replace(/^0+/, '').length + frac.length > MAX_DECIMAL_DIGITS) return undefined;
+  return plainDecimal(plain);
 }
-
-/** A stored decimal that may be null as plain digits, or undefined (an unset proto3 optional). */
-export const optionalDecimalText = (d: Types.Decimal128 | null | undefined): string | undefined =>
-  d == null ? undefined : decimalText(d);

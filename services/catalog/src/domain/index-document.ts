@@ -1,6 +1,5 @@
 import { present, type similarityV1 } from '@kb/common';
-import type { ProductDoc } from '../data-access/products-repo';
-import { optionalDecimalText } from './exact-json';
+import type { Product } from './types';
 
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */
 export function flatten(obj: Record<string, unknown> | null | undefined, prefix = ''): string[] {
@@ -18,7 +17,7 @@ export function flatten(obj: Record<string, unknown> | null | undefined, prefix 
 /** The embedding texts per field: explicit embedding_text_* when present, else generated from the title plus the field. */
 export function embeddingTexts(
   p: Pick<
-    ProductDoc,
+    Product,
     | 'title'
     | 'description'
     | 'short_description'
@@ -45,7 +44,7 @@ export function embeddingTexts(
 }
 
 /** The texts that name and describe a product, in every message that carries one (the indexed document, the answer). */
-export const identityTexts = (p: ProductDoc) => ({
+export const identityTexts = (p: Product) => ({
   external_id: p.external_id,
   description: p.description,
   short_description: p.short_description,
@@ -56,10 +55,10 @@ export const identityTexts = (p: ProductDoc) => ({
 });
 
 /** What the similarity service indexes for a product version. */
-export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV1.ProductDocument {
+export function indexDocument(p: Product, reuseVectors: boolean): similarityV1.ProductDocument {
   const t = embeddingTexts(p);
   return {
-    id: p._id,
+    id: p.id,
     tenant_id: p.tenant_id,
     site_id: p.site_id,
     version: String(p.version),
@@ -71,7 +70,7 @@ export function indexDocument(p: ProductDoc, reuseVectors: boolean): similarityV
     ...present({
       ...identityTexts(p),
       availability: p.availability,
-      price_current: optionalDecimalText(p.price_current),
+      price_current: p.price_current,
       parent_product_id: p.parent_product_id,
     }),
     text_description: t.description,

@@ -10,7 +10,7 @@ import {
   validationIssues,
   type ValidationIssue,
 } from '@kb/common';
-import { DECIMAL_FIELDS, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers, toDecimal128 } from './exact-json';
+import { DECIMAL_FIELDS, exactDecimal, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers } from './exact-json';
 
 export { ProductInput } from '@kb/common';
 
@@ -28,7 +28,7 @@ export function productIssues(value: unknown, prefix: (string | number)[]): Vali
   for (const field of DECIMAL_FIELDS) {
     const v = input[field];
     if (v == null) continue;
-    if (!toDecimal128(v)) {
+    if (exactDecimal(v) === undefined) {
       issues.push({
         loc: [...prefix, field],
         msg: `Decimal input should have no more than ${MAX_DECIMAL_DIGITS} digits in total`,

@@ -9,8 +9,8 @@ import {
   type catalogV1,
   type similarityV1,
 } from '@kb/common';
-import type { ProductDoc } from '../data-access/products-repo';
 import { requireSite, type CatalogDeps } from './products';
+import type { Product } from './types';
 
 function similarity(deps: CatalogDeps) {
   if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
@@ -24,7 +24,7 @@ function weightsOf(settings: catalogV1.SearchSettings__Output | null | undefined
 
 /** A stored product with how the search index ranked it. */
 export interface RankedProduct {
-  doc: ProductDoc;
+  doc: Product;
   ranking: { score: number; score_sources: Record<string, number>; explanation_json?: string };
 }
 
@@ -35,7 +35,7 @@ async function hydrate(
   deps: CatalogDeps,
   tenantId: string,
   hits: IndexHit[],
-  keep: (p: ProductDoc) => boolean,
+  keep: (p: Product) => boolean,
   explain: boolean,
 ): Promise<{ hits: RankedProduct[]; dropped: number }> {
   return ranked(
@@ -46,7 +46,7 @@ async function hydrate(
           tenantId,
           hits.map((h) => h.id),
         )
-      ).map((d) => [d._id, d]),
+      ).map((d) => [d.id, d]),
     ),
     keep,
     explain,
@@ -56,8 +56,8 @@ async function hydrate(
 /** The hits whose product is stored and kept, in the index's order, with how the index ranked them. */
 function ranked(
   hits: IndexHit[],
-  docs: Map<string, ProductDoc>,
-  keep: (p: ProductDoc) => boolean,
+  docs: Map<string, Product>,
+  keep: (p: Product) => boolean,
   explain: boolean,
 ): { hits: RankedProduct[]; dropped: number } {
   const out: RankedProduct[] = [];
@@ -146,7 +146,7 @@ export async function similarProducts(
       vector_field: vectorField,
       weights: weightsOf(req.settings),
       limit: req.limit || SIMILAR_DEFAULT_LIMIT,
-      ...(site ? { site_id: site._id } : {}),
+      ...(site ? { site_id: site.id } : {}),
       ...(req.language !== undefined ? { language: req.language } : {}),
       exclude_product_ids: [...new Set([...anchors, ...req.exclude_product_ids])],
       exclude_parents: excludeParents,
@@ -163,7 +163,7 @@ export async function similarProducts(
   // One read for the anchors and the hits: which anchors the catalog has, and the hits as stored.
   const stored = new Map(
     (await deps.products.findByIds(tenantId, [...new Set([...asSent.anchors, ...res.hits.map((h) => h.id)])])).map(
-      (d) => [d._id, d],
+      (d) => [d.id, d],
     ),
   );
   // Unknown and other-tenant anchors are ignored; their weights go with them.
@@ -175,13 +175,13 @@ export async function similarProducts(
       tenantId,
       res.hits.map((h) => h.id).filter((id) => !stored.has(id)),
     ))
-      stored.set(d._id, d);
+      stored.set(d.id, d);
   }
   const { anchors } = known;
   const excluded = new Set([...anchors, ...req.exclude_product_ids]);
-  const keep = (p: ProductDoc) =>
-    !excluded.has(p._id) &&
-    (!site || p.site_id === site._id) &&
+  const keep = (p: Product) =>
+    !excluded.has(p.id) &&
+    (!site || p.site_id === site.id) &&
     (req.language === undefined || p.language === req.language) &&
     !(excludeParents && p.is_parent);
   const { hits, dropped } = ranked(res.hits, stored, keep, req.explain);
@@ -215,7 +215,7 @@ export async function searchProducts(
     caller,
     query: req.query,
     limit: req.limit || SEARCH_DEFAULT_LIMIT,
-    ...(site ? { site_id: site._id } : {}),
+    ...(site ? { site_id: site.id } : {}),
     ...present({
       language: req.language,
       brand: req.brand,
@@ -226,6 +226,6 @@ export async function searchProducts(
     }),
     exclude_parents: excludeParents,
   });
-  const keep = (p: ProductDoc) => (!site || p.site_id === site._id) && !(excludeParents && p.is_parent);
+  const keep = (p: Product) => (!site || p.site_id === site.id) && !(excludeParents && p.is_parent);
   return { hits: (await hydrate(deps, tenantId, res.hits, keep, false)).hits };
 }

@@ -1,4 +1,11 @@
-import { incomingDeadline, unary, requireCaller, type Logger, type catalogV1 } from '@kb/common';
+import {
+  incomingDeadline,
+  requireCaller,
+  unaryMapping,
+  type ErrorMapper,
+  type Logger,
+  type catalogV1,
+} from '@kb/common';
 import { createSite, deleteSite, getSite, listSites, updateSite } from '../domain/sites';
 import { bulkUpsertProducts, deleteProduct, getProduct, upsertProduct, type CatalogDeps } from '../domain/products';
 import type { DecodedProduct } from '../domain/product-input';
@@ -15,9 +22,16 @@ function decodeJson(text: string, loc: (string | number)[]): DecodedProduct {
   }
 }
 
-/** Each method: decode the request, call one use case (which checks the caller's scope), map the answer. */
-export function catalogServiceImpl(deps: CatalogDeps & { logger: Logger }): catalogV1.CatalogServiceHandlers {
+/**
+ * Each method: decode the request, call one use case (which checks the caller's scope), map the
+ * answer. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
+ */
+export function catalogServiceImpl(
+  deps: CatalogDeps & { logger: Logger },
+  mapError: ErrorMapper,
+): catalogV1.CatalogServiceHandlers {
   const { logger } = deps;
+  const unary = unaryMapping(mapError);
   return {
     ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => ({
       sites: (await listSites(deps, requireCaller(req.caller))).map(siteMessage),

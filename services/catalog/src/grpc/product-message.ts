@@ -1,17 +1,15 @@
-// Stored products → catalog.v1 messages (the gRPC layer's answers).
+// Products → catalog.v1 messages (the gRPC layer's answers); prices and rating are already exact decimal strings.
 import { present, type catalogV1, type ValidationIssue } from '@kb/common';
-import type { ProductDoc } from '../data-access/products-repo';
 import type { RankedProduct } from '../domain/search';
-import { optionalDecimalText } from '../domain/exact-json';
 import { identityTexts } from '../domain/index-document';
+import type { Product } from '../domain/types';
 
-const dec = optionalDecimalText;
 const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
 
 /** The product search hit fields of a stored product (score and score_sources are the caller's). */
-function hitFields(p: ProductDoc) {
+function hitFields(p: Product) {
   return {
-    id: p._id,
+    id: p.id,
     title: p.title,
     price_on_request: Boolean(p.price_on_request),
     currency: p.currency,
@@ -19,19 +17,19 @@ function hitFields(p: ProductDoc) {
     language: p.language,
     ...present({
       ...identityTexts(p),
-      price_current: dec(p.price_current),
-      price_msrp: dec(p.price_msrp),
-      price_special: dec(p.price_special),
+      price_current: p.price_current,
+      price_msrp: p.price_msrp,
+      price_special: p.price_special,
       image_url: p.image_url,
       product_url: p.product_url,
       availability: p.availability,
-      rating_average: dec(p.rating_average),
+      rating_average: p.rating_average,
     }),
   };
 }
 
 /** The interface's product response shape as a catalog.v1.Product message. */
-export function productMessage(p: ProductDoc): catalogV1.Product {
+export function productMessage(p: Product): catalogV1.Product {
   return {
     ...hitFields(p),
     tenant_id: p.tenant_id,

@@ -1,10 +1,10 @@
 import type { catalogV1 } from '@kb/common';
-import type { SiteView } from '../data-access/sites-repo';
+import type { SiteView } from '../domain/types';
 
 /** A site as a catalog.v1.Site message: null domain and platform are left out (proto3 optional). */
 export function siteMessage(s: SiteView): catalogV1.Site {
   return {
-    id: s._id,
+    id: s.id,
     tenant_id: s.tenant_id,
     slug: s.slug,
     name: s.name,

@@ -1,7 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { AppError, KIND_TO_GRPC, type ValidationIssue } from '../errors';
-import { mapMongoError } from '../mongo';
 import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
@@ -44,17 +43,26 @@ export function issuesMetadata(issues: ValidationIssue[]): grpc.Metadata {
 export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
 /**
- * Wraps an async handler as a grpc-js unary handler: AppErrors (and driver errors meaning a
- * dependency is unreachable) become their status code
- * with the message as details; anything else becomes INTERNAL with a generic message and
- * is logged with its stack (callers never see internals). Every call is logged and recorded
- * in `rpc.server.call.duration` (method, status code). The handler runs with the call's
- * deadline as the bound of every call it makes to another service (`callUnary`).
+ * What a service injects to turn the errors of its own dependencies into the error model, e.g.
+ * the knowledge and catalog services' MongoDB mapper from `@kb/common/mongo` ("MongoDB not
+ * reachable" → UNAVAILABLE, 503 at the gateway); anything it does not know it returns as it is.
+ */
+export type ErrorMapper = (err: unknown) => unknown;
+
+const asThrown: ErrorMapper = (err) => err;
+
+/**
+ * Wraps an async handler as a grpc-js unary handler: AppErrors (and what `mapError` turns into
+ * one) become their status code with the message as details; anything else becomes INTERNAL
+ * with a generic message and is logged with its stack (callers never see internals). Every
+ * call is logged and recorded in `rpc.server.call.duration` (method, status code). The handler
+ * runs with the call's deadline as the bound of every call it makes to another service (`callUnary`).
  */
 export function unary<Req extends { caller?: Caller__Output | null }, Res>(
   logger: Logger,
   method: string,
   handler: UnaryHandler<Req, Res>,
+  mapError: ErrorMapper = asThrown,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) =>
     serverCallSpan(call.getPath(), call.metadata, (endSpan) => {
@@ -74,8 +82,7 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
           callback(null, response);
         },
         (thrown: unknown) => {
-          // "MongoDB not reachable" from any handler becomes UNAVAILABLE (503 at the gateway).
-          const err = mapMongoError(thrown);
+          const err = mapError(thrown);
           if (err instanceof AppError) {
             const metadata = err.issues ? issuesMetadata(err.issues) : new grpc.Metadata();
             done(KIND_TO_GRPC[err.kind]);
@@ -89,6 +96,18 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
       );
     });
 }
+
+/** `unary` with the service's error mapper bound: a service's handler table reads `unary(logger, 'Method', handler)`. */
+export type Unary = <Req extends { caller?: Caller__Output | null }, Res>(
+  logger: Logger,
+  method: string,
+  handler: UnaryHandler<Req, Res>,
+) => grpc.handleUnaryCall<Req, Res>;
+
+export const unaryMapping =
+  (mapError: ErrorMapper): Unary =>
+  (logger, method, handler) =>
+    unary(logger, method, handler, mapError);
 
 /**
  * Health name for a liveness probe: SERVING once the service has started (its slow start-up

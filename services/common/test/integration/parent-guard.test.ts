@@ -6,15 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
-import {
-  AppError,
-  parentGuard,
-  parentGuardPath,
-  parentGuardStore,
-  tenantScoped,
-  type ParentGuard,
-  type ParentGuardStore,
-} from '../../src';
+import { AppError, parentGuard, type ParentGuard, type ParentGuardStore } from '../../src';
+import { parentGuardPath, parentGuardStore, tenantScoped } from '../../src/mongo';
 
 const TTL_MS = 300;
 const T = 'tenant-a';

@@ -5,7 +5,7 @@
 import type mongoose from 'mongoose';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import type { ReindexResult } from '@kb/common';
-import type { TenantRecord } from '../data-access/tenants-repo';
+import type { Tenant } from '../domain/types';
 import {
   entryIndexErrors,
   reindexEntries,
@@ -38,7 +38,7 @@ export * from './entry-index';
 /** The operations with the models bound (see each for what it does). */
 export interface KnowledgeAdmin {
   createTenant(input: CreateTenantInput): Promise<CreateTenantResult>;
-  findTenant(id: string): Promise<TenantRecord | null>;
+  findTenant(id: string): Promise<Tenant | null>;
   tenantSettings(input: TenantSettingsInput): Promise<TenantSettingsResult>;
   createToken(input: CreateTokenInput): Promise<CreateTokenResult>;
   revokeToken(input: RevokeTokenInput): Promise<RevokeTokenResult>;

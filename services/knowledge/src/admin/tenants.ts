@@ -5,7 +5,8 @@
  */
 import { AppError } from '@kb/common';
 import type { KnowledgeModels } from '../data-access/models';
-import { tenantsRepo, type TenantRecord } from '../data-access/tenants-repo';
+import { tenantsRepo } from '../data-access/tenants-repo';
+import type { Tenant } from '../domain/types';
 import { applySettingAssignments, effectiveSettings, type TenantSettings } from '../domain/tenant-settings';
 
 /** A tenant id: a DNS label (lowercase letters, digits and hyphens, 1-63 characters), so `<id>.localhost` addresses it. */
@@ -51,7 +52,7 @@ export async function createTenant(models: KnowledgeModels, input: CreateTenantI
 }
 
 /** The tenant, or null when there is none with this id. */
-export function findTenant(models: KnowledgeModels, id: string): Promise<TenantRecord | null> {
+export function findTenant(models: KnowledgeModels, id: string): Promise<Tenant | null> {
   return tenantsRepo(models).findById(id);
 }
 

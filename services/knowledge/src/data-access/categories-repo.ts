@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { parentGuardStore } from '@kb/common';
+import { parentGuardStore } from '@kb/common/mongo';
+import type { Category } from '../domain/types';
 import type { CategoryDoc, KnowledgeModels } from './models';
 
-/** What the repository hands out: the stored document with `id` for `_id` (the guard's state is internal). */
-export type CategoryRecord = Omit<CategoryDoc, '_id' | 'guard'> & { id: string };
-
-const toRecord = (d: CategoryDoc): CategoryRecord => ({
+/** A stored category as the domain reads it: `id` for `_id`, defaults for what older documents lack; the guard's state stays here. */
+const toRecord = (d: CategoryDoc): Category => ({
   id: d._id,
   tenant_id: d.tenant_id,
   name: d.name,
@@ -17,25 +16,25 @@ const toRecord = (d: CategoryDoc): CategoryRecord => ({
 });
 
 export function categoriesRepo(models: KnowledgeModels) {
-  const { Category } = models;
+  const { Category: CategoryModel } = models;
   return {
     /** Categories of the tenant, ordered by sort_order then name (then id, for a stable order). */
-    async list(tenantId: string, filter: { parentId?: string | null }): Promise<CategoryRecord[]> {
+    async list(tenantId: string, filter: { parentId?: string | null }): Promise<Category[]> {
       const query: Record<string, unknown> = { tenant_id: tenantId };
       if (filter.parentId !== undefined) query.parent_id = filter.parentId;
-      const docs = await Category.find(query).sort({ sort_order: 1, name: 1, _id: 1 }).lean<CategoryDoc[]>();
+      const docs = await CategoryModel.find(query).sort({ sort_order: 1, name: 1, _id: 1 }).lean<CategoryDoc[]>();
       return docs.map(toRecord);
     },
-    async findById(tenantId: string, id: string): Promise<CategoryRecord | null> {
-      const doc = await Category.findOne({ tenant_id: tenantId, _id: id }).lean<CategoryDoc>();
+    async findById(tenantId: string, id: string): Promise<Category | null> {
+      const doc = await CategoryModel.findOne({ tenant_id: tenantId, _id: id }).lean<CategoryDoc>();
       return doc ? toRecord(doc) : null;
     },
     async create(
       tenantId: string,
       input: { name: string; description: string | null; parent_id: string | null; sort_order: number },
-    ): Promise<CategoryRecord> {
+    ): Promise<Category> {
       const now = new Date();
-      const doc = await Category.create({
+      const doc = await CategoryModel.create({
         _id: randomUUID(),
         tenant_id: tenantId,
         ...input,
@@ -48,9 +47,9 @@ export function categoriesRepo(models: KnowledgeModels) {
     async update(
       tenantId: string,
       id: string,
-      changes: Partial<Pick<CategoryRecord, 'name' | 'description' | 'parent_id' | 'sort_order'>>,
-    ): Promise<CategoryRecord | null> {
-      const doc = await Category.findOneAndUpdate(
+      changes: Partial<Pick<Category, 'name' | 'description' | 'parent_id' | 'sort_order'>>,
+    ): Promise<Category | null> {
+      const doc = await CategoryModel.findOneAndUpdate(
         { tenant_id: tenantId, _id: id },
         { $set: { ...changes, updated_at: new Date() } },
         { returnDocument: 'after' },
@@ -58,10 +57,10 @@ export function categoriesRepo(models: KnowledgeModels) {
       return doc ? toRecord(doc) : null;
     },
     async countChildren(tenantId: string, id: string): Promise<number> {
-      return Category.countDocuments({ tenant_id: tenantId, parent_id: id });
+      return CategoryModel.countDocuments({ tenant_id: tenantId, parent_id: id });
     },
     /** Where a delete and the writes that refer to a category meet (domain/category-guard.ts); the only way a category is deleted. */
-    guard: parentGuardStore(Category),
+    guard: parentGuardStore(CategoryModel),
   };
 }
 export type CategoriesRepo = ReturnType<typeof categoriesRepo>;

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientSession } from 'mongoose';
-import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, type IndexBacklog } from '@kb/common';
+import type { IndexBacklog } from '@kb/common';
+import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, withId, withMongoId } from '@kb/common/mongo';
+import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
-
-export type EntryRecord = EntryDoc;
-export type EntryVersionRecord = EntryVersionDoc;
-export type EntryTombstoneRecord = EntryTombstoneDoc;
+import { sessionOf as opts, type Transaction } from './transactions';
 
 /**
  * Whom a read is for: the plain visibilities they may read, their personal entries (owner key),
@@ -31,7 +29,17 @@ export interface ListQuery {
   limit: number;
 }
 
-const opts = (session?: ClientSession) => (session ? { session } : {});
+const entryOf = (d: EntryDoc): Entry => withId(d);
+const entryOrNull = (d: EntryDoc | null): Entry | null => (d ? entryOf(d) : null);
+const entriesOf = (docs: EntryDoc[]): Entry[] => docs.map(entryOf);
+
+/** A stored state as the domain reads it: the entry's `_id` as `id`, like the entry itself. */
+function snapshotOf(snapshot: Record<string, unknown>): Record<string, unknown> {
+  return '_id' in snapshot ? withId(snapshot as { _id: string }) : snapshot;
+}
+const snapshotDoc = (snapshot: Record<string, unknown>): Record<string, unknown> =>
+  'id' in snapshot ? withMongoId(snapshot as { id: string }) : snapshot;
+const versionOf = (d: EntryVersionDoc): EntryVersion => ({ ...withId(d), snapshot: snapshotOf(d.snapshot) });
 
 function readableFilter(by: ReadableBy): Record<string, unknown> {
   const or: Record<string, unknown>[] = [
@@ -60,23 +68,25 @@ function listFilter(q: ListQuery): Record<string, unknown>[] {
 // One factory over the three entry collections rather than a file per query: each method is one
 // query, and the indexer and the admin CLI take the repository whole.
 export function entriesRepo(models: KnowledgeModels) {
-  const { Entry, EntryVersion, EntryTombstone } = models;
+  const { Entry: EntryModel, EntryVersion: EntryVersionModel, EntryTombstone: EntryTombstoneModel } = models;
   return {
     /**
      * Null when a unique index refused it: the only one a new entry can meet is one language per
      * translation group, so its group already has an entry in its language.
      */
-    async insert(doc: EntryDoc, session?: ClientSession): Promise<EntryRecord | null> {
+    async insert(entry: Entry, tx?: Transaction): Promise<Entry | null> {
       const write = async () => {
-        await Entry.create([doc], opts(session));
-        return doc;
+        await EntryModel.create([withMongoId(entry)], opts(tx));
+        return entry;
       };
       return onDuplicateKey(write, () => null);
     },
 
     /** The entry, when the reader may read it. */
-    async findReadable(tenantId: string, id: string, by: ReadableBy): Promise<EntryRecord | null> {
-      return Entry.findOne({ ...readableFilter(by), tenant_id: tenantId, _id: id }).lean<EntryDoc>();
+    async findReadable(tenantId: string, id: string, by: ReadableBy): Promise<Entry | null> {
+      return entryOrNull(
+        await EntryModel.findOne({ ...readableFilter(by), tenant_id: tenantId, _id: id }).lean<EntryDoc>(),
+      );
     },
 
     /**
@@ -84,11 +94,14 @@ export function entriesRepo(models: KnowledgeModels) {
      * one (search hits go through stillMatching's canSee). Read by `_id` alone, which the local
      * MongoDB-compatible server answers from its index (see findOfTenantByIds).
      */
-    findManyOfTenant: (tenantId: string, ids: string[]) => findOfTenantByIds<EntryDoc>(Entry.collection, tenantId, ids),
+    findManyOfTenant: async (tenantId: string, ids: string[]): Promise<Entry[]> =>
+      entriesOf(await findOfTenantByIds<EntryDoc>(EntryModel.collection, tenantId, ids)),
 
     /** Those of the entries the reader may read (any order). */
-    async findManyReadable(tenantId: string, ids: string[], by: ReadableBy): Promise<EntryRecord[]> {
-      return Entry.find({ ...readableFilter(by), tenant_id: tenantId, _id: { $in: ids } }).lean<EntryDoc[]>();
+    async findManyReadable(tenantId: string, ids: string[], by: ReadableBy): Promise<Entry[]> {
+      return entriesOf(
+        await EntryModel.find({ ...readableFilter(by), tenant_id: tenantId, _id: { $in: ids } }).lean<EntryDoc[]>(),
+      );
     },
 
     /**
@@ -99,19 +112,23 @@ export function entriesRepo(models: KnowledgeModels) {
       tenantId: string,
       id: string,
       expectedVersion: number,
-      set: Partial<EntryDoc>,
-      session?: ClientSession,
-    ): Promise<EntryRecord | null> {
-      return Entry.findOneAndUpdate(
-        { tenant_id: tenantId, _id: id, version: expectedVersion },
-        { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
-        { returnDocument: 'after', ...opts(session) },
-      ).lean<EntryDoc>();
+      set: EntryChanges,
+      tx?: Transaction,
+    ): Promise<Entry | null> {
+      return entryOrNull(
+        await EntryModel.findOneAndUpdate(
+          { tenant_id: tenantId, _id: id, version: expectedVersion },
+          { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
+          { returnDocument: 'after', ...opts(tx) },
+        ).lean<EntryDoc>(),
+      );
     },
 
     /** Deletes the entry whatever its version; returns what was deleted. */
-    async removeAnyVersion(tenantId: string, id: string, session?: ClientSession): Promise<EntryRecord | null> {
-      return Entry.findOneAndDelete({ tenant_id: tenantId, _id: id }, opts(session)).lean<EntryDoc>();
+    async removeAnyVersion(tenantId: string, id: string, tx?: Transaction): Promise<Entry | null> {
+      return entryOrNull(
+        await EntryModel.findOneAndDelete({ tenant_id: tenantId, _id: id }, opts(tx)).lean<EntryDoc>(),
+      );
     },
 
     /** Moves the entry to another category while it is still in `from` (a new version); null when it is not. */
@@ -120,97 +137,114 @@ export function entriesRepo(models: KnowledgeModels) {
       id: string,
       from: string,
       to: string,
-      session?: ClientSession,
-    ): Promise<EntryRecord | null> {
-      return Entry.findOneAndUpdate(
-        { tenant_id: tenantId, _id: id, category_id: from },
-        { $set: { category_id: to, updated_at: new Date(), index_pending: true }, $inc: { version: 1 } },
-        { returnDocument: 'after', ...opts(session) },
-      ).lean<EntryDoc>();
+      tx?: Transaction,
+    ): Promise<Entry | null> {
+      return entryOrNull(
+        await EntryModel.findOneAndUpdate(
+          { tenant_id: tenantId, _id: id, category_id: from },
+          { $set: { category_id: to, updated_at: new Date(), index_pending: true }, $inc: { version: 1 } },
+          { returnDocument: 'after', ...opts(tx) },
+        ).lean<EntryDoc>(),
+      );
     },
 
-    async deleteIfVersion(
-      tenantId: string,
-      id: string,
-      expectedVersion: number,
-      session?: ClientSession,
-    ): Promise<boolean> {
-      const res = await Entry.deleteOne({ tenant_id: tenantId, _id: id, version: expectedVersion }, opts(session));
+    async deleteIfVersion(tenantId: string, id: string, expectedVersion: number, tx?: Transaction): Promise<boolean> {
+      const res = await EntryModel.deleteOne({ tenant_id: tenantId, _id: id, version: expectedVersion }, opts(tx));
       return res.deletedCount === 1;
     },
 
     /** One page of the entries matching the query, newest change first. */
-    async list(tenantId: string, q: ListQuery): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, $and: listFilter(q) })
-        .sort({ updated_at: -1, _id: 1 })
-        .limit(q.limit)
-        .lean<EntryDoc[]>();
+    async list(tenantId: string, q: ListQuery): Promise<Entry[]> {
+      return entriesOf(
+        await EntryModel.find({ tenant_id: tenantId, $and: listFilter(q) })
+          .sort({ updated_at: -1, _id: 1 })
+          .limit(q.limit)
+          .lean<EntryDoc[]>(),
+      );
     },
 
     async countInCategory(tenantId: string, categoryId: string): Promise<number> {
-      return Entry.countDocuments({ tenant_id: tenantId, category_id: categoryId, type: { $ne: 'skill_index' } });
+      return EntryModel.countDocuments({ tenant_id: tenantId, category_id: categoryId, type: { $ne: 'skill_index' } });
     },
 
     /** Oldest first. */
-    async ofType(tenantId: string, type: string, session?: ClientSession): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, type }, null, opts(session))
-        .sort({ created_at: 1, _id: 1 })
-        .lean<EntryDoc[]>();
+    async ofType(tenantId: string, type: string, tx?: Transaction): Promise<Entry[]> {
+      return entriesOf(
+        await EntryModel.find({ tenant_id: tenantId, type }, null, opts(tx))
+          .sort({ created_at: 1, _id: 1 })
+          .lean<EntryDoc[]>(),
+      );
     },
 
-    async translationGroup(tenantId: string, groupId: string): Promise<EntryRecord[]> {
-      return Entry.find({ tenant_id: tenantId, translation_group_id: groupId })
-        .sort({ created_at: 1, _id: 1 })
-        .lean<EntryDoc[]>();
+    async translationGroup(tenantId: string, groupId: string): Promise<Entry[]> {
+      return entriesOf(
+        await EntryModel.find({ tenant_id: tenantId, translation_group_id: groupId })
+          .sort({ created_at: 1, _id: 1 })
+          .lean<EntryDoc[]>(),
+      );
     },
 
     /** Records a site on an entry; true when its site list changed. */
     async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
-      const res = await Entry.updateOne(
+      const res = await EntryModel.updateOne(
         { tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } },
         { $addToSet: { site_ids: siteId } },
       );
       return res.modifiedCount === 1;
     },
 
-    async addVersion(v: Omit<EntryVersionDoc, '_id'>, session?: ClientSession): Promise<void> {
-      await EntryVersion.create([{ _id: randomUUID(), ...v }], opts(session));
+    async addVersion(v: Omit<EntryVersion, 'id'>, tx?: Transaction): Promise<void> {
+      await EntryVersionModel.create([{ _id: randomUUID(), ...v, snapshot: snapshotDoc(v.snapshot) }], opts(tx));
     },
 
-    async versions(tenantId: string, entryId: string): Promise<EntryVersionRecord[]> {
-      return EntryVersion.find({ tenant_id: tenantId, entry_id: entryId })
-        .sort({ version: 1 })
-        .lean<EntryVersionDoc[]>();
+    async versions(tenantId: string, entryId: string): Promise<EntryVersion[]> {
+      return (
+        await EntryVersionModel.find({ tenant_id: tenantId, entry_id: entryId })
+          .sort({ version: 1 })
+          .lean<EntryVersionDoc[]>()
+      ).map(versionOf);
     },
 
-    async addTombstone(t: EntryTombstoneDoc, session?: ClientSession): Promise<void> {
-      await EntryTombstone.replaceOne({ tenant_id: t.tenant_id, _id: t._id }, t, { upsert: true, ...opts(session) });
+    async addTombstone(t: EntryTombstone, tx?: Transaction): Promise<void> {
+      await EntryTombstoneModel.replaceOne({ tenant_id: t.tenant_id, _id: t.id }, withMongoId(t), {
+        upsert: true,
+        ...opts(tx),
+      });
     },
 
     // ---- the background indexer (across tenants, so it reads the raw collections) ----
 
-    async pendingEntries(limit: number): Promise<EntryRecord[]> {
-      return (await Entry.collection.find({ index_pending: true }).limit(limit).toArray()) as unknown as EntryRecord[];
+    async pendingEntries(limit: number): Promise<Entry[]> {
+      return entriesOf(
+        (await EntryModel.collection.find({ index_pending: true }).limit(limit).toArray()) as unknown as EntryDoc[],
+      );
     },
-    async pendingTombstones(limit: number): Promise<EntryTombstoneDoc[]> {
-      return (await EntryTombstone.collection.find({}).limit(limit).toArray()) as unknown as EntryTombstoneDoc[];
-    },
-    /** Every entry of every tenant, in _id order, a page at a time (a reindex). */
-    async allAfter(afterId: string, limit: number): Promise<EntryRecord[]> {
-      return (await Entry.collection
-        .find({ _id: { $gt: afterId } } as never)
-        .sort({ _id: 1 })
+    async pendingTombstones(limit: number): Promise<EntryTombstone[]> {
+      const docs = (await EntryTombstoneModel.collection
+        .find({})
         .limit(limit)
-        .toArray()) as unknown as EntryRecord[];
+        .toArray()) as unknown as EntryTombstoneDoc[];
+      return docs.map((d) => withId(d));
+    },
+    /** Every entry of every tenant, in id order, a page at a time (a reindex). */
+    async allAfter(afterId: string, limit: number): Promise<Entry[]> {
+      return entriesOf(
+        (await EntryModel.collection
+          .find({ _id: { $gt: afterId } } as never)
+          .sort({ _id: 1 })
+          .limit(limit)
+          .toArray()) as unknown as EntryDoc[],
+      );
     },
     /** Queues entries written since `since` for the background indexer (after a reindex); returns how many. */
     async markChangedSince(since: Date): Promise<number> {
-      return (await Entry.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } }))
-        .modifiedCount;
+      return (
+        await EntryModel.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } })
+      ).modifiedCount;
     },
     /** Marks a version as indexed (and clears an index error) unless a newer write happened meanwhile. */
     async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {
-      await Entry.updateOne(
+      await EntryModel.updateOne(
         { tenant_id: tenantId, _id: id, version },
         {
           $set: { indexed_version: version, index_pending: false, embedding_model: model || null },
@@ -224,7 +258,7 @@ export function entriesRepo(models: KnowledgeModels) {
      * (that one is still pending and gets its own try).
      */
     async markRefused(tenantId: string, id: string, version: number, message: string, at: Date): Promise<boolean> {
-      const res = await Entry.updateOne(
+      const res = await EntryModel.updateOne(
         { tenant_id: tenantId, _id: id, version },
         {
           $set: {
@@ -241,20 +275,17 @@ export function entriesRepo(models: KnowledgeModels) {
     /** Entries the search index refused, newest refusal first (every tenant unless one is given). */
     async indexErrors(
       tenantId?: string,
-    ): Promise<Pick<EntryRecord, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
-      return (await Entry.collection
+    ): Promise<Pick<EntryDoc, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
+      return (await EntryModel.collection
         .find(
           { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
           { projection: { tenant_id: 1, version: 1, index_pending: 1, index_error: 1 } },
         )
         .sort({ 'index_error.at': -1 })
-        .toArray()) as unknown as Pick<
-        EntryRecord,
-        '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'
-      >[];
+        .toArray()) as unknown as Pick<EntryDoc, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[];
     },
     async countIndexErrors(): Promise<number> {
-      return Entry.collection.countDocuments({ index_error: { $exists: true } });
+      return EntryModel.collection.countDocuments({ index_error: { $exists: true } });
     },
     /** Queues refused entries again (all, a tenant's, or the given ids); returns how many. */
     async retryIndexErrors(tenantId?: string, ids: string[] = []): Promise<number> {
@@ -263,12 +294,12 @@ export function entriesRepo(models: KnowledgeModels) {
         ...(tenantId ? { tenant_id: tenantId } : {}),
         ...(ids.length ? { _id: { $in: ids } } : {}),
       };
-      return (await Entry.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
+      return (await EntryModel.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
     },
     indexBacklog: (): Promise<IndexBacklog> =>
-      readIndexBacklog(Entry.collection, { index_pending: true }, EntryTombstone.collection),
+      readIndexBacklog(EntryModel.collection, { index_pending: true }, EntryTombstoneModel.collection),
     async removeTombstone(tenantId: string, id: string, version: number): Promise<void> {
-      await EntryTombstone.deleteOne({ tenant_id: tenantId, _id: id, version });
+      await EntryTombstoneModel.deleteOne({ tenant_id: tenantId, _id: id, version });
     },
   };
 }

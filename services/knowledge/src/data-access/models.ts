@@ -1,47 +1,31 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import {
-  indexErrorPath,
-  parentGuardPath,
-  tenantScoped,
-  type IndexErrorRecord,
-  type ParentGuardState,
-} from '@kb/common';
+import { indexErrorPath, parentGuardPath, tenantScoped, type ParentGuardState } from '@kb/common/mongo';
+import type { ApiToken, Category, Entry, EntryTombstone, EntryVersion, Tenant } from '../domain/types';
 
-export interface TenantDoc {
-  _id: string;
-  name: string;
-  hosts: string[];
-  settings: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/*
+ * The stored documents: the domain's objects (domain/types.ts) with MongoDB's `_id` for `id`,
+ * plus what never leaves data-access (a token's hash, a category's guard state).
+ */
 
-export interface ApiTokenDoc {
+export type TenantDoc = Omit<Tenant, 'id'> & { _id: string; updated_at: Date };
+
+export type ApiTokenDoc = Omit<ApiToken, 'id'> & {
   _id: string; // the token id, also the visible part of the token
-  tenant_id: string;
   hash: string; // hex SHA-256 of the whole token; the token itself is never stored
-  user_id: string | null;
-  role: string;
-  scopes: string[];
-  workspace_ids: string[];
-  name: string | null;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  created_at: Date;
-}
+};
 
-export interface CategoryDoc {
+export type CategoryDoc = Omit<Category, 'id'> & {
   _id: string;
-  tenant_id: string;
-  name: string;
-  description: string | null;
-  parent_id: string | null;
-  sort_order: number;
-  created_at: Date;
-  updated_at: Date;
   /** Deletes and the writes that refer to the category (entries, children) meet here; never answered. */
   guard?: ParentGuardState;
-}
+};
+
+export type EntryDoc = Omit<Entry, 'id'> & { _id: string };
+
+/** `snapshot` is the entry as stored (an EntryDoc, `_id` included). */
+export type EntryVersionDoc = Omit<EntryVersion, 'id'> & { _id: string };
+
+export type EntryTombstoneDoc = Omit<EntryTombstone, 'id'> & { _id: string };
 
 /** A field every document has. */
 const required = <T>(type: T) => ({ type, required: true as const });
@@ -103,71 +87,6 @@ const categorySchema = tenantScopedSchema<CategoryDoc>(
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
-
-/** A knowledge entry. `owner_key` decides personal visibility (the user id, else the token). */
-export interface EntryDoc {
-  _id: string;
-  tenant_id: string;
-  title: string;
-  content: string;
-  category_id: string;
-  visibility: string;
-  type: string;
-  version: number;
-  language: string;
-  translation_group_id: string;
-  translation_of: string | null;
-  source: string;
-  source_reference: string | null;
-  embedding_model: string | null;
-  summary: string | null;
-  layer: string | null;
-  tags: string[];
-  workspace_id: string | null;
-  created_by_user_id: string | null;
-  owner_key: string | null;
-  metadata: Record<string, unknown>;
-  search_keywords: string[];
-  similarity_text: string | null;
-  project_ids: string[] | null;
-  site_ids: string[];
-  expires_at: Date | null;
-  /** When title, summary or content last changed (decides whether translations are outdated). */
-  content_changed_at: Date;
-  /** The version last written to the search index; below `version` means "index pending". */
-  indexed_version: number;
-  index_pending: boolean;
-  /**
-   * Set when the search index refused a version (index_pending is then false: not retried until
-   * a new version or `admin index retry`); removed when a later version is indexed.
-   */
-  index_error?: IndexErrorRecord;
-  created_at: Date;
-  updated_at: Date;
-}
-
-/** One state of an entry as written by one change, with who made it. */
-export interface EntryVersionDoc {
-  _id: string;
-  tenant_id: string;
-  entry_id: string;
-  version: number;
-  action: string;
-  changed_at: Date;
-  changed_by_user_id: string | null;
-  audit_source: string;
-  client_id: string | null;
-  request_id: string | null;
-  snapshot: Record<string, unknown>;
-}
-
-/** A deleted entry still to be removed from the search index. */
-export interface EntryTombstoneDoc {
-  _id: string;
-  tenant_id: string;
-  version: number;
-  deleted_at: Date;
-}
 
 const entrySchema = tenantScopedSchema<EntryDoc>(
   {

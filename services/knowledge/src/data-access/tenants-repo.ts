@@ -1,10 +1,9 @@
-import { onDuplicateKey } from '@kb/common';
+import { onDuplicateKey } from '@kb/common/mongo';
+import type { Tenant } from '../domain/types';
 import type { KnowledgeModels, TenantDoc } from './models';
 
-/** What the repository hands out: the stored document with `id` for `_id`. */
-export type TenantRecord = Omit<TenantDoc, '_id' | 'updated_at'> & { id: string };
-
-const toRecord = (d: TenantDoc): TenantRecord => ({
+/** A stored tenant as the domain reads it: `id` for `_id`, defaults for what older documents lack. */
+const toRecord = (d: TenantDoc): Tenant => ({
   id: d._id,
   name: d.name,
   hosts: d.hosts ?? [],
@@ -13,21 +12,21 @@ const toRecord = (d: TenantDoc): TenantRecord => ({
 });
 
 export function tenantsRepo(models: KnowledgeModels) {
-  const { Tenant } = models;
+  const { Tenant: TenantModel } = models;
   return {
-    async findById(id: string): Promise<TenantRecord | null> {
-      const doc = await Tenant.findById(id).lean<TenantDoc>();
+    async findById(id: string): Promise<Tenant | null> {
+      const doc = await TenantModel.findById(id).lean<TenantDoc>();
       return doc ? toRecord(doc) : null;
     },
-    async findByHost(host: string): Promise<TenantRecord | null> {
-      const doc = await Tenant.findOne({ hosts: host }).lean<TenantDoc>();
+    async findByHost(host: string): Promise<Tenant | null> {
+      const doc = await TenantModel.findOne({ hosts: host }).lean<TenantDoc>();
       return doc ? toRecord(doc) : null;
     },
     /** Creates the tenant; returns null when the id is taken. */
-    async create(input: { id: string; name: string; hosts: string[] }): Promise<TenantRecord | null> {
+    async create(input: { id: string; name: string; hosts: string[] }): Promise<Tenant | null> {
       const now = new Date();
       const create = () =>
-        Tenant.create({
+        TenantModel.create({
           _id: input.id,
           name: input.name,
           hosts: input.hosts,
@@ -41,10 +40,10 @@ export function tenantsRepo(models: KnowledgeModels) {
       );
     },
     async hostTakenByOther(host: string, id: string): Promise<boolean> {
-      return (await Tenant.findOne({ hosts: host, _id: { $ne: id } }).lean()) !== null;
+      return (await TenantModel.findOne({ hosts: host, _id: { $ne: id } }).lean()) !== null;
     },
     async saveSettings(id: string, settings: Record<string, unknown>): Promise<void> {
-      await Tenant.updateOne({ _id: id }, { $set: { settings, updated_at: new Date() } });
+      await TenantModel.updateOne({ _id: id }, { $set: { settings, updated_at: new Date() } });
     },
   };
 }

@@ -1,9 +1,8 @@
+import type { ApiToken } from '../domain/types';
 import type { ApiTokenDoc, KnowledgeModels } from './models';
 
-/** What the repository hands out: the stored document with `id` for `_id`. */
-export type ApiTokenRecord = Omit<ApiTokenDoc, '_id' | 'hash'> & { id: string };
-
-const toRecord = (d: ApiTokenDoc): ApiTokenRecord => ({
+/** A stored token as the domain reads it: `id` for `_id`; the hash stays here. */
+const toRecord = (d: ApiTokenDoc): ApiToken => ({
   id: d._id,
   tenant_id: d.tenant_id,
   user_id: d.user_id,
@@ -17,25 +16,27 @@ const toRecord = (d: ApiTokenDoc): ApiTokenRecord => ({
 });
 
 export function tokensRepo(models: KnowledgeModels) {
-  const { ApiToken } = models;
+  const { ApiToken: ApiTokenModel } = models;
   return {
-    async create(input: Omit<ApiTokenRecord, 'revoked_at' | 'created_at'> & { hash: string }): Promise<ApiTokenRecord> {
-      const doc = await ApiToken.create({ _id: input.id, ...input, revoked_at: null, created_at: new Date() });
+    async create(input: Omit<ApiToken, 'revoked_at' | 'created_at'> & { hash: string }): Promise<ApiToken> {
+      const doc = await ApiTokenModel.create({ _id: input.id, ...input, revoked_at: null, created_at: new Date() });
       return toRecord(doc.toObject());
     },
-    async findByHash(tenantId: string, hash: string): Promise<ApiTokenRecord | null> {
-      const doc = await ApiToken.findOne({ tenant_id: tenantId, hash }).lean<ApiTokenDoc>();
+    async findByHash(tenantId: string, hash: string): Promise<ApiToken | null> {
+      const doc = await ApiTokenModel.findOne({ tenant_id: tenantId, hash }).lean<ApiTokenDoc>();
       return doc ? toRecord(doc) : null;
     },
     /** Tokens of the tenant whose id starts with `prefix` (an id, or the start of the token). */
-    async findByIdPrefix(tenantId: string, prefix: string): Promise<ApiTokenRecord[]> {
+    async findByIdPrefix(tenantId: string, prefix: string): Promise<ApiToken[]> {
       const escaped = prefix.replace(/[^0-9a-f]/gi, '');
       if (!escaped) return [];
-      const docs = await ApiToken.find({ tenant_id: tenantId, _id: { $regex: `^${escaped}` } }).lean<ApiTokenDoc[]>();
+      const docs = await ApiTokenModel.find({ tenant_id: tenantId, _id: { $regex: `^${escaped}` } }).lean<
+        ApiTokenDoc[]
+      >();
       return docs.map(toRecord);
     },
     async revoke(tenantId: string, id: string): Promise<void> {
-      await ApiToken.updateOne({ tenant_id: tenantId, _id: id }, { $set: { revoked_at: new Date() } });
+      await ApiTokenModel.updateOne({ tenant_id: tenantId, _id: id }, { $set: { revoked_at: new Date() } });
     },
   };
 }

@@ -9,15 +9,16 @@ import {
   type SimilarityClient,
   type similarityV1,
 } from '@kb/common';
-import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
+import type { EntriesRepo } from '../data-access/entries-repo';
+import type { Entry } from './types';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
 export const INDEXER = 'knowledge-indexer';
 
 /** What the similarity service indexes for an entry (its embedding text is title, summary, content, similarity_text). */
-export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
+export function entryDocument(e: Entry): similarityV1.EntryDocument {
   return {
-    id: e._id,
+    id: e.id,
     tenant_id: e.tenant_id,
     version: String(e.version),
     title: e.title,
@@ -38,19 +39,19 @@ export function entryDocument(e: EntryRecord): similarityV1.EntryDocument {
 }
 
 /** The entries' store as the document indexer reads and writes it: the repository's functions. */
-function entryStore(repo: EntriesRepo): IndexStore<EntryRecord> {
+function entryStore(repo: EntriesRepo): IndexStore<Entry> {
   const markIndexed = async (done: IndexedVersion[]) => {
-    for (const d of done) await repo.markIndexed(d.tenant_id, d._id, d.version, d.model);
+    for (const d of done) await repo.markIndexed(d.tenant_id, d.id, d.version, d.model);
   };
   return {
     pending: (limit) => repo.pendingEntries(limit),
     pendingDeletions: (limit) => repo.pendingTombstones(limit),
-    deletionDone: (t) => repo.removeTombstone(t.tenant_id, t._id, t.version),
+    deletionDone: (t) => repo.removeTombstone(t.tenant_id, t.id, t.version),
     markIndexed,
     // An entry written into a reindex target is marked as indexed too, with the model that
     // embedded it (its embedding_model follows a model change); products are not.
     markReindexed: markIndexed,
-    markRefused: (e, message, at) => repo.markRefused(e.tenant_id, e._id, e.version, message, at),
+    markRefused: (e, message, at) => repo.markRefused(e.tenant_id, e.id, e.version, message, at),
     countIndexErrors: () => repo.countIndexErrors(),
     backlog: () => repo.indexBacklog(),
   };
@@ -62,9 +63,9 @@ export function entryIndexing(deps: {
   similarity: SimilarityClient;
   logger: Logger;
   immediateDeadlineMs?: number;
-}): DocumentIndexer<EntryRecord> {
+}): DocumentIndexer<Entry> {
   const { similarity } = deps;
-  return documentIndexer<EntryRecord>({
+  return documentIndexer<Entry>({
     kind: 'entries',
     indexerId: INDEXER,
     store: entryStore(deps.repo),
@@ -97,7 +98,7 @@ export type EntryIndexOutcome = DocumentIndexOutcome;
 export async function indexEntries(
   deps: { repo: EntriesRepo; logger: Logger; similarity: SimilarityClient },
   caller: Caller,
-  group: EntryRecord[],
+  group: Entry[],
   options: { deadlineMs?: number; targetIndex: string },
   outcome: EntryIndexOutcome,
 ): Promise<void> {
@@ -129,8 +130,8 @@ export function entryIndexer(deps: {
   const indexing = entryIndexing(deps);
   const loop = indexing.background({ intervalMs: deps.intervalMs, batchSize: BATCH, storeUp: deps.isUp });
   return {
-    indexNow: async (entries: EntryRecord[]) => (await indexing.indexNow(entries)).indexed,
-    removeNow: (tombstones: { _id: string; tenant_id: string; version: number }[]) => indexing.removeNow(tombstones),
+    indexNow: async (entries: Entry[]) => (await indexing.indexNow(entries)).indexed,
+    removeNow: (tombstones: { id: string; tenant_id: string; version: number }[]) => indexing.removeNow(tombstones),
     start: loop.start,
     runOnce: loop.runOnce,
     stop: loop.stop,

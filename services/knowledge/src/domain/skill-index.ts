@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientSession } from 'mongoose';
 import type { Caller } from '@kb/common';
-import type { EntriesRepo, EntryRecord } from '../data-access/entries-repo';
+import type { EntriesRepo } from '../data-access/entries-repo';
+import type { Transaction } from '../data-access/transactions';
+import type { Entry } from './types';
 import { newEntryRecord, nextUpdatedAt, tombstoneOf, versionRecord } from './entries/records';
 import { highestLevel } from './visibility';
 
@@ -23,9 +24,9 @@ export function skillIndexContent(items: SkillIndexItem[]): string {
 }
 
 /** What the index says, from every skill (oldest first): never more visible than its skills, in the oldest one's category. */
-export function skillIndexFields(skills: EntryRecord[]) {
+export function skillIndexFields(skills: Entry[]) {
   const items: SkillIndexItem[] = skills.map((s) => ({
-    id: s._id,
+    id: s.id,
     title: s.title,
     trigger_description: String((s.metadata as { trigger_description?: unknown }).trigger_description ?? ''),
     examples: ((s.metadata as { examples?: string[] }).examples ?? []).slice(),
@@ -44,7 +45,7 @@ export function skillIndexFields(skills: EntryRecord[]) {
 type SkillIndexFields = ReturnType<typeof skillIndexFields>;
 
 /** The first skill index of a tenant: a system entry in the first skill's language. */
-function newSkillIndex(tenantId: string, fields: SkillIndexFields, language: string, now: Date): EntryRecord {
+function newSkillIndex(tenantId: string, fields: SkillIndexFields, language: string, now: Date): Entry {
   return newEntryRecord(
     {
       ...fields,
@@ -70,7 +71,7 @@ function newSkillIndex(tenantId: string, fields: SkillIndexFields, language: str
   );
 }
 
-function unchanged(existing: EntryRecord, fields: SkillIndexFields): boolean {
+function unchanged(existing: Entry, fields: SkillIndexFields): boolean {
   return (
     existing.content === fields.content &&
     existing.visibility === fields.visibility &&
@@ -88,14 +89,14 @@ export async function rebuildSkillIndex(
   entries: EntriesRepo,
   tenantId: string,
   caller: Caller,
-  session?: ClientSession,
-): Promise<EntryRecord | null> {
-  const skills = await entries.ofType(tenantId, 'skill', session);
-  const existing = (await entries.ofType(tenantId, 'skill_index', session))[0] ?? null;
+  tx?: Transaction,
+): Promise<Entry | null> {
+  const skills = await entries.ofType(tenantId, 'skill', tx);
+  const existing = (await entries.ofType(tenantId, 'skill_index', tx))[0] ?? null;
   const system = { ...caller, audit_source: 'system' };
   if (skills.length === 0) {
-    if (existing && (await entries.deleteIfVersion(tenantId, existing._id, existing.version, session))) {
-      await entries.addTombstone(tombstoneOf(existing), session);
+    if (existing && (await entries.deleteIfVersion(tenantId, existing.id, existing.version, tx))) {
+      await entries.addTombstone(tombstoneOf(existing), tx);
     }
     return null;
   }
@@ -103,13 +104,13 @@ export async function rebuildSkillIndex(
   const now = new Date();
   if (!existing) {
     const doc = newSkillIndex(tenantId, fields, skills[0]!.language, now);
-    await entries.insert(doc, session); // a new translation group: no unique index to meet
-    await entries.addVersion(versionRecord(doc, 'create', system, now), session);
+    await entries.insert(doc, tx); // a new translation group: no unique index to meet
+    await entries.addVersion(versionRecord(doc, 'create', system, now), tx);
     return doc;
   }
   if (unchanged(existing, fields)) return null;
   const set = { ...fields, updated_at: nextUpdatedAt(existing.updated_at, now.getTime()), content_changed_at: now };
-  const updated = await entries.updateIfVersion(tenantId, existing._id, existing.version, set, session);
-  if (updated) await entries.addVersion(versionRecord(updated, 'update', system, now), session);
+  const updated = await entries.updateIfVersion(tenantId, existing.id, existing.version, set, tx);
+  if (updated) await entries.addVersion(versionRecord(updated, 'update', system, now), tx);
   return updated;
 }

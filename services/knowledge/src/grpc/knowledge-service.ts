@@ -1,9 +1,7 @@
-import { type Logger, type knowledgeV1, unary, requireCaller } from '@kb/common';
+import { type ErrorMapper, type Logger, type knowledgeV1, requireCaller, unaryMapping } from '@kb/common';
 import type { CategoryUseCases } from '../domain/categories';
 import type { EntryUseCases } from '../domain/entries';
-import { authenticateApiToken, resolveTenant } from '../domain/authentication';
-import type { TenantsRepo } from '../data-access/tenants-repo';
-import type { TokensRepo } from '../data-access/tokens-repo';
+import type { AuthenticationUseCases } from '../domain/authentication';
 import {
   apiTokenMessage,
   categoryChanges,
@@ -20,29 +18,32 @@ import {
 
 interface Deps {
   logger: Logger;
-  tenants: TenantsRepo;
-  tokens: TokensRepo;
+  authentication: AuthenticationUseCases;
   categories: CategoryUseCases;
   entries: EntryUseCases;
 }
 
 /**
- * Thin gRPC adapters: decode the request, call one use case, map records to messages. One table
- * rather than a file per handler: each handler is a line or two, and the table is the service.
+ * Thin gRPC adapters: decode the request, call one use case, map domain objects to messages. One
+ * table rather than a file per handler: each handler is a line or two, and the table is the
+ * service. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
  */
-export function knowledgeServiceImpl(deps: Deps): knowledgeV1.KnowledgeServiceHandlers {
-  const { logger, categories, entries } = deps;
+export function knowledgeServiceImpl(deps: Deps, mapError: ErrorMapper): knowledgeV1.KnowledgeServiceHandlers {
+  const { logger, authentication, categories, entries } = deps;
+  const unary = unaryMapping(mapError);
   return {
     ResolveTenant: unary(logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
       tenantMessage(
-        await resolveTenant(deps.tenants, { tenantId: req.tenant_id || undefined, host: req.host || undefined }),
+        await authentication.resolveTenant({ tenantId: req.tenant_id || undefined, host: req.host || undefined }),
       ),
     ),
     AuthenticateApiToken: unary(
       logger,
       'AuthenticateApiToken',
       async (req: knowledgeV1.AuthenticateApiTokenRequest__Output) =>
-        apiTokenMessage(await authenticateApiToken(deps.tokens, requireCaller(req.caller).tenant_id, req.token_sha256)),
+        apiTokenMessage(
+          await authentication.authenticateApiToken(requireCaller(req.caller).tenant_id, req.token_sha256),
+        ),
     ),
 
     ListCategories: unary(logger, 'ListCategories', async (req: knowledgeV1.ListCategoriesRequest__Output) => ({

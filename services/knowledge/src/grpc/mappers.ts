@@ -1,11 +1,8 @@
 import type { knowledgeV1 } from '@kb/common';
-import type { CategoryRecord } from '../data-access/categories-repo';
-import type { TenantRecord } from '../data-access/tenants-repo';
-import type { ApiTokenRecord } from '../data-access/tokens-repo';
-import type { EntryRecord, EntryVersionRecord } from '../data-access/entries-repo';
 import type { CategoryChanges, CategoryInput } from '../domain/categories';
 import type { EntryInput, EntryListRequest, EntrySearchRequest, TranslationMember } from '../domain/entries';
 import { effectiveSettings } from '../domain/tenant-settings';
+import type { ApiToken, Category, Entry, EntryVersion, Tenant } from '../domain/types';
 
 // ---- requests → use-case inputs ----
 
@@ -58,9 +55,9 @@ export function entrySearchRequest(req: knowledgeV1.SearchEntriesRequest__Output
   };
 }
 
-// ---- records → messages ----
+// ---- domain objects → messages ----
 
-export function apiTokenMessage(token: ApiTokenRecord): knowledgeV1.ApiTokenIdentity {
+export function apiTokenMessage(token: ApiToken): knowledgeV1.ApiTokenIdentity {
   return {
     token_id: token.id,
     user_id: token.user_id ?? '',
@@ -85,7 +82,7 @@ export function translationsMessage(group: {
   };
 }
 
-export function categoryMessage(c: CategoryRecord): knowledgeV1.Category {
+export function categoryMessage(c: Category): knowledgeV1.Category {
   return {
     id: c.id,
     tenant_id: c.tenant_id,
@@ -98,7 +95,7 @@ export function categoryMessage(c: CategoryRecord): knowledgeV1.Category {
   };
 }
 
-export function tenantMessage(t: TenantRecord): knowledgeV1.Tenant {
+export function tenantMessage(t: Tenant): knowledgeV1.Tenant {
   const s = effectiveSettings(t.settings);
   return {
     id: t.id,
@@ -119,9 +116,9 @@ export function tenantMessage(t: TenantRecord): knowledgeV1.Tenant {
   };
 }
 
-export function entryMessage(e: EntryRecord): knowledgeV1.Entry {
+export function entryMessage(e: Entry): knowledgeV1.Entry {
   return {
-    id: e._id,
+    id: e.id,
     tenant_id: e.tenant_id,
     title: e.title,
     content: e.content,
@@ -147,7 +144,7 @@ export function entryMessage(e: EntryRecord): knowledgeV1.Entry {
   };
 }
 
-export function entryVersionMessage(v: EntryVersionRecord): knowledgeV1.EntryVersion {
+export function entryVersionMessage(v: EntryVersion): knowledgeV1.EntryVersion {
   return {
     version: v.version,
     action: v.action,
@@ -155,6 +152,6 @@ export function entryVersionMessage(v: EntryVersionRecord): knowledgeV1.EntryVer
     ...(v.changed_by_user_id ? { changed_by_user_id: v.changed_by_user_id } : {}),
     audit_source: v.audit_source,
     ...(v.client_id ? { client_id: v.client_id } : {}),
-    entry: entryMessage(v.snapshot as unknown as EntryRecord),
+    entry: entryMessage(v.snapshot as unknown as Entry),
   };
 }

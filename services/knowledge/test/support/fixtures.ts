@@ -1,6 +1,6 @@
 /** Small builders for the unit tests: a caller, a viewer under given settings, an entry, an entry input. */
 import { AppError, type Caller, type knowledgeV1 } from '@kb/common';
-import type { EntryRecord } from '../../src/data-access/entries-repo';
+import type { Entry } from '../../src/domain/types';
 import { DEFAULT_TENANT_SETTINGS, type TenantSettings } from '../../src/domain/tenant-settings';
 import { viewerOf, type Viewer } from '../../src/domain/visibility';
 
@@ -23,10 +23,10 @@ export function viewer(callerOverrides: Partial<Caller> = {}, settings: Partial<
   return viewerOf(caller(callerOverrides), { ...structuredClone(DEFAULT_TENANT_SETTINGS), ...settings });
 }
 
-export function entry(overrides: Partial<EntryRecord> = {}): EntryRecord {
+export function entry(overrides: Partial<Entry> = {}): Entry {
   const at = new Date('2026-01-01T00:00:00.000Z');
   return {
-    _id: 'entry-1',
+    id: 'entry-1',
     tenant_id: 'tenant-1',
     title: 'Title',
     content: 'Content',

@@ -7,15 +7,9 @@ import {
   refusal,
   withElasticsearch,
 } from './es-errors';
+import type { IndexResult } from '../domain/types';
 
 export type VectorSource = 'computed' | 'cached' | 'reused';
-
-export interface IndexResult {
-  id: string;
-  status: 'indexed' | 'stale' | 'failed';
-  embeddings: string;
-  error: string;
-}
 
 export type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
 

@@ -1,5 +1,6 @@
 import { AppError } from '@kb/common';
-import { bulkWrite, indexExists, type BulkDoc, type IndexResult } from '../data-access/documents';
+import { bulkWrite, indexExists, type BulkDoc } from '../data-access/documents';
+import type { IndexResult } from './types';
 import type { IndexKind } from '../data-access/index-names';
 import type { EmbeddingDeps, IndexDeps } from './deps';
 

@@ -1,5 +1,5 @@
 import { type Logger, type similarityV1, unary } from '@kb/common';
-import type { IndexResult } from '../data-access/documents';
+import type { IndexResult } from '../domain/types';
 import { deleteDocuments } from '../domain/delete-documents';
 import { describeModel } from '../domain/describe-model';
 import { embedTexts } from '../domain/embed-texts';

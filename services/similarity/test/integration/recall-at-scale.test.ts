@@ -97,7 +97,8 @@ test('when 5,000 products are indexed, then recall@10 of similar search against 
   }
   const mean = recalls.reduce((a, b) => a + b, 0) / recalls.length;
   console.log(
-    `similar products recall@10 vs brute force at ${PRODUCTS} products (synthetic clustered vectors): ${mean.toFixed(4)} over ${SETS} anchor sets`,
+    `similar products recall@10 vs brute force at ${PRODUCTS} products (synthetic clustered vectors): ` +
+      `${mean.toFixed(4)} over ${SETS} anchor sets`,
   );
   expect(mean).toBeGreaterThanOrEqual(0.95);
 });

@@ -1,11 +1,10 @@
 import { AppError, BULK_LIMIT, requireScope, type Caller } from '@kb/common';
-import type { ProductDoc } from '../../data-access/products-repo';
-import type { SiteView } from '../../data-access/sites-repo';
 import type { DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
 import { productIndexer, queuedForIndex } from './indexing';
 import { writeBatch, type BatchWrite, type BulkItem } from './write-batch';
 import { createdIn, embeddingsStatus, inSite } from './write';
+import type { Product, SiteView } from '../types';
 
 export type { BulkItem } from './write-batch';
 
@@ -56,7 +55,7 @@ export async function bulkUpsert(
   options.onItem?.(items.length);
   const indexed = await indexWritten(deps, { written, adoptedOutside }, options.deadline);
   for (const { i, outcome } of written)
-    (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc._id));
+    (results[i] as BulkItem).embeddings = embeddingsStatus(outcome, indexed.has(outcome.doc.id));
   return results;
 }
 
@@ -72,7 +71,7 @@ async function indexWritten(
   deadline: number | undefined,
 ): Promise<Set<string>> {
   const changed = batch.written.filter((w) => w.outcome.status !== 'unchanged');
-  const toIndex: ProductDoc[] = [
+  const toIndex: Product[] = [
     ...changed.flatMap((w) => [w.outcome.doc, ...w.outcome.adopted]),
     ...batch.adoptedOutside,
   ];

@@ -13,5 +13,5 @@ export async function deleteProduct(deps: CatalogDeps, caller: Caller, id: strin
   const doc = await deps.products.remove(tenantId, id, new Date());
   if (!doc) throw AppError.notFound('Product not found');
   // The tombstone's version: the product's + 1.
-  await productIndexer(deps).removeNow([{ _id: id, tenant_id: tenantId, version: doc.version + 1 }]);
+  await productIndexer(deps).removeNow([{ id, tenant_id: tenantId, version: doc.version + 1 }]);
 }

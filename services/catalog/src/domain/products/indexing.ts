@@ -1,5 +1,5 @@
 import { documentIndexer, type DocumentIndexer, type IndexStore } from '@kb/common';
-import type { ProductDoc } from '../../data-access/products-repo';
+import type { Product } from '../types';
 import { indexDocument } from '../index-document';
 import type { CatalogDeps } from './deps';
 
@@ -7,29 +7,29 @@ import type { CatalogDeps } from './deps';
 export const INDEXER = 'catalog';
 
 /** The products' store as the document indexer reads and writes it: the repository's functions. */
-function productStore(products: CatalogDeps['products']): IndexStore<ProductDoc> {
+function productStore(products: CatalogDeps['products']): IndexStore<Product> {
   return {
     pending: (limit) => products.pendingIndex(limit),
     pendingDeletions: (limit) => products.pendingDeletions(limit),
-    deletionDone: (d) => products.deletionDone(d.tenant_id, d._id, d.version),
+    deletionDone: (d) => products.deletionDone(d.tenant_id, d.id, d.version),
     // One round trip for a whole answer.
     markIndexed: (done) =>
-      products.markIndexedMany(done.map(({ tenant_id, _id, version }) => ({ tenant_id, _id, version }))),
-    markRefused: (d, message, at) => products.markRefused(d.tenant_id, d._id, d.version, message, at),
+      products.markIndexedMany(done.map(({ tenant_id, id, version }) => ({ tenant_id, id, version }))),
+    markRefused: (d, message, at) => products.markRefused(d.tenant_id, d.id, d.version, message, at),
     countIndexErrors: () => products.countIndexErrors(),
     backlog: () => products.indexBacklog(),
   };
 }
 
 /** One per deps: a service's writes and its background indexer share the outage log and the writes' pause. */
-const indexers = new WeakMap<CatalogDeps, DocumentIndexer<ProductDoc>>();
+const indexers = new WeakMap<CatalogDeps, DocumentIndexer<Product>>();
 
 /** The document indexer of products: IndexProducts and DeleteProducts with the products' documents. */
-export function productIndexer(deps: CatalogDeps): DocumentIndexer<ProductDoc> {
+export function productIndexer(deps: CatalogDeps): DocumentIndexer<Product> {
   let indexer = indexers.get(deps);
   if (indexer) return indexer;
   const similarity = deps.similarity;
-  indexer = documentIndexer<ProductDoc>({
+  indexer = documentIndexer<Product>({
     kind: 'products',
     indexerId: INDEXER,
     store: productStore(deps.products),
@@ -76,7 +76,7 @@ export interface IndexOutcome {
  */
 export async function indexNow(
   deps: CatalogDeps,
-  docs: ProductDoc[],
+  docs: Product[],
   options: { deadlineMs?: number; targetIndex?: string; inline?: boolean } = {},
 ): Promise<IndexOutcome> {
   const indexer = productIndexer(deps);

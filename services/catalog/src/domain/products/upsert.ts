@@ -32,8 +32,8 @@ export async function upsertProduct(
     outcome.status === 'unchanged' || budget < 100
       ? false
       : (await productIndexer(deps).indexNow([outcome.doc, ...outcome.adopted], { deadlineMs: budget })).indexed.has(
-          outcome.doc._id,
+          outcome.doc.id,
         );
-  const doc = (await deps.products.findById(tenantId, outcome.doc._id)) ?? outcome.doc;
+  const doc = (await deps.products.findById(tenantId, outcome.doc.id)) ?? outcome.doc;
   return { doc, status: outcome.status, embeddings: embeddingsStatus(outcome, indexed) };
 }

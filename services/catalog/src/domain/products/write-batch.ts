@@ -1,10 +1,9 @@
 import type { ProductInput, ValidationIssue } from '@kb/common';
-import type { ProductDoc } from '../../data-access/products-repo';
-import type { SiteView } from '../../data-access/sites-repo';
 import { productIssues, type DecodedProduct } from '../product-input';
 import type { CatalogDeps } from './deps';
 import { fieldsOf, planWrite, type WritePlan } from './fields';
 import { adoptChildren, writeProduct, type EmbeddingsStatus, type UpsertStatus, type WriteOutcome } from './write';
+import type { Product, SiteView } from '../types';
 
 export interface BulkItem {
   index: number;
@@ -15,7 +14,7 @@ export interface BulkItem {
 }
 
 /** Products of a site by upsert key, looked up once for a batch (absent keys are not in it). */
-type KnownProducts = Map<string, ProductDoc>;
+type KnownProducts = Map<string, Product>;
 
 type Written = { i: number; outcome: WriteOutcome };
 
@@ -24,14 +23,14 @@ export interface BatchWrite {
   results: BulkItem[];
   written: Written[];
   /** Children adopted by a new parent of the batch that are not items of it, in their new state. */
-  adoptedOutside: ProductDoc[];
+  adoptedOutside: Product[];
 }
 
 /** What each item of a batch will do, decided without writing. */
 interface BatchPlan {
   /** The refused items' results (by item index; the others are filled in as they are written). */
   results: BulkItem[];
-  unchanged: { i: number; doc: ProductDoc }[];
+  unchanged: { i: number; doc: Product }[];
   planned: { i: number; plan: WritePlan }[];
   /** Items repeating an external id of this batch: written one by one afterwards. */
   repeated: number[];
@@ -101,7 +100,7 @@ export async function writeBatch(
 ): Promise<BatchWrite> {
   const now = new Date();
   const known: KnownProducts = new Map(
-    (await deps.products.findByKeys(tenantId, site._id, keysNamedBy(items))).map((d) => [d.upsert_key, d]),
+    (await deps.products.findByKeys(tenantId, site.id, keysNamedBy(items))).map((d) => [d.upsert_key, d]),
   );
   const batch = planBatch(items, known, source, now);
   const { results } = batch;
@@ -112,14 +111,14 @@ export async function writeBatch(
   const retry = await writePlanned(deps, tenantId, site, batch.planned, now, written);
   await deps.products.touch(
     tenantId,
-    batch.unchanged.map((u) => u.doc._id),
+    batch.unchanged.map((u) => u.doc.id),
     now,
   );
   const adoptedOutside = await adoptIntoBatch(deps, tenantId, site, written, now, batch.newParents);
   for (const i of [...batch.repeated, ...retry].sort((a, b) => a - b)) {
     written.push({ i, outcome: await writeProduct(deps, tenantId, site, items[i]?.value as ProductInput, source) });
   }
-  for (const { i, outcome } of written) results[i] = { index: i, status: outcome.status, id: outcome.doc._id };
+  for (const { i, outcome } of written) results[i] = { index: i, status: outcome.status, id: outcome.doc.id };
   return { results, written, adoptedOutside };
 }
 
@@ -137,7 +136,7 @@ async function writePlanned(
 ): Promise<number[]> {
   const done = await deps.products.upsertMany(
     tenantId,
-    site._id,
+    site.id,
     planned.map((p) => p.plan),
     now,
   );
@@ -173,23 +172,23 @@ async function adoptIntoBatch(
   written: Written[],
   now: Date,
   newParents: Map<string, string>,
-): Promise<ProductDoc[]> {
+): Promise<Product[]> {
   const createdParents = new Map(
     written
       .filter((w) => w.outcome.status === 'created' && w.outcome.doc.external_id)
-      .map((w) => [w.outcome.doc.external_id as string, w.outcome.doc._id]),
+      .map((w) => [w.outcome.doc.external_id as string, w.outcome.doc.id]),
   );
   const missed = [...newParents.keys()].filter((key) => createdParents.get(key) !== newParents.get(key));
   if (missed.length) {
-    for (const d of await deps.products.findByKeys(tenantId, site._id, missed))
-      if (!createdParents.has(d.upsert_key)) createdParents.set(d.upsert_key, d._id);
+    for (const d of await deps.products.findByKeys(tenantId, site.id, missed))
+      if (!createdParents.has(d.upsert_key)) createdParents.set(d.upsert_key, d.id);
   }
-  const fresh = new Map((await adoptChildren(deps, tenantId, site._id, createdParents, now)).map((d) => [d._id, d]));
+  const fresh = new Map((await adoptChildren(deps, tenantId, site.id, createdParents, now)).map((d) => [d.id, d]));
   for (const w of written) {
-    const doc = fresh.get(w.outcome.doc._id);
+    const doc = fresh.get(w.outcome.doc.id);
     if (doc) {
       w.outcome = { ...w.outcome, doc };
-      fresh.delete(doc._id);
+      fresh.delete(doc.id);
     }
   }
   return [...fresh.values()];

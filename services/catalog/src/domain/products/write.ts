@@ -1,19 +1,18 @@
 import type { ProductInput } from '@kb/common';
-import type { ProductDoc } from '../../data-access/products-repo';
-import type { SiteView } from '../../data-access/sites-repo';
 import { siteGuard } from '../site-guard';
 import type { CatalogDeps } from './deps';
 import { fieldsOf, planWrite, sameFields } from './fields';
+import type { Product, SiteView } from '../types';
 
 export type UpsertStatus = 'created' | 'updated' | 'unchanged';
 export type EmbeddingsStatus = 'recomputed' | 'skipped' | 'pending';
 
 export interface WriteOutcome {
-  doc: ProductDoc;
+  doc: Product;
   status: UpsertStatus;
   reuseVectors: boolean;
   /** Children that were waiting for this (new) parent, in their new state: index them too. */
-  adopted: ProductDoc[];
+  adopted: Product[];
 }
 
 /** New parents (external id → id) adopt their waiting children; returns those in their new state. */
@@ -23,7 +22,7 @@ export async function adoptChildren(
   siteId: string,
   parents: Map<string, string>,
   now: Date,
-): Promise<ProductDoc[]> {
+): Promise<Product[]> {
   const ids = await deps.products.adoptChildrenOf(tenantId, siteId, parents, now);
   return ids.length ? deps.products.findByIds(tenantId, ids) : [];
 }
@@ -41,22 +40,22 @@ export async function writeProduct(
 ): Promise<WriteOutcome> {
   const now = new Date();
   const fields = fieldsOf(input, source);
-  const existing = fields.external_id ? await deps.products.findByKey(tenantId, site._id, fields.external_id) : null;
+  const existing = fields.external_id ? await deps.products.findByKey(tenantId, site.id, fields.external_id) : null;
   const parent =
     fields.parent_external_id && !(existing && sameFields(existing, fields))
-      ? await deps.products.findByKey(tenantId, site._id, fields.parent_external_id)
+      ? await deps.products.findByKey(tenantId, site.id, fields.parent_external_id)
       : null;
   const plan = planWrite(fields, existing, parent, now);
   if (plan.kind === 'unchanged') {
-    await deps.products.touch(tenantId, [plan.existing._id], now);
+    await deps.products.touch(tenantId, [plan.existing.id], now);
     return { doc: { ...plan.existing, last_synced_at: now }, status: 'unchanged', reuseVectors: true, adopted: [] };
   }
-  const { doc, created } = await deps.products.upsert(tenantId, site._id, plan.key, plan.newId, plan.set, now);
+  const { doc, created } = await deps.products.upsert(tenantId, site.id, plan.key, plan.newId, plan.set, now);
   // Only a product that did not exist can have children waiting for it (later children find
   // their parent when they are written).
   const adopted =
     created && plan.externalId
-      ? await adoptChildren(deps, tenantId, site._id, new Map([[plan.externalId, doc._id]]), now)
+      ? await adoptChildren(deps, tenantId, site.id, new Map([[plan.externalId, doc.id]]), now)
       : [];
   return { doc, status: created ? 'created' : 'updated', reuseVectors: plan.reuseVectors, adopted };
 }
@@ -80,15 +79,15 @@ export function inSite<T>(
   tenantId: string,
   site: SiteView,
   write: () => Promise<T>,
-  createdBy: (result: T) => ProductDoc[],
+  createdBy: (result: T) => Product[],
 ): Promise<T> {
   // The undo (a claim dropped in a stall, the site deleted meanwhile; @kb/common parent-guard.ts).
   // Only a product this write created can be left on the deleted site: one that existed before
   // would have made the delete a 409. It goes as a product delete would (tombstone for the index).
   const undo = async (result: T) => {
-    for (const doc of createdBy(result)) await deps.products.remove(tenantId, doc._id, new Date());
+    for (const doc of createdBy(result)) await deps.products.remove(tenantId, doc.id, new Date());
   };
-  return siteGuard(deps.sites).referring(tenantId, site._id, write, undo);
+  return siteGuard(deps.sites).referring(tenantId, site.id, write, undo);
 }
 
 export const createdIn = (outcomes: WriteOutcome[]) => outcomes.filter((o) => o.status === 'created').map((o) => o.doc);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isUuid, requireScope, type Caller, type catalogV1 } from '@kb/common';
-import type { SiteView } from '../../data-access/sites-repo';
 import { makeDefault } from './default-site';
 import { found, parseConfig, type SiteDeps } from './deps';
+import type { SiteView } from '../types';
 
 /**
  * A new site (knowledge:write). The slug is unique per tenant (409) and may not look like a
@@ -22,7 +22,7 @@ export async function createSite(
     ]);
   const id = randomUUID();
   const inserted = await sites.insert({
-    _id: id,
+    id,
     tenant_id: tenantId,
     slug: req.slug,
     name: req.name,

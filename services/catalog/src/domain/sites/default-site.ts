@@ -32,7 +32,7 @@ export async function ensureDefault(sites: SitesRepo, tenantId: string): Promise
   if (await sites.defaultId(tenantId)) return;
   for (const candidate of await sites.oldestFirst(tenantId)) {
     try {
-      await makeDefault(sites, tenantId, candidate._id, { onlyIfNone: true });
+      await makeDefault(sites, tenantId, candidate.id, { onlyIfNone: true });
       return;
     } catch (err) {
       if (!(err instanceof AppError)) throw err; // a candidate deleted meanwhile: the next one

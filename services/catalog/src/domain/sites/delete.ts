@@ -18,8 +18,8 @@ export async function deleteSite(deps: SiteDeps, caller: Caller, siteId: string)
   const { sites } = deps;
   const tenantId = caller.tenant_id;
   const site = await siteById(sites, tenantId, siteId);
-  await siteGuard(sites).remove(tenantId, site._id, () => siteInUse(deps, tenantId, site._id));
+  await siteGuard(sites).remove(tenantId, site.id, () => siteInUse(deps, tenantId, site.id));
   // It was the default only if it was the tenant's only site; sites created meanwhile get the default.
-  await sites.clearDefault(tenantId, site._id);
+  await sites.clearDefault(tenantId, site.id);
   await ensureDefault(sites, tenantId);
 }

@@ -1,6 +1,7 @@
 import { AppError, isUuid, parseJsonField } from '@kb/common';
 import type { ProductsRepo } from '../../data-access/products-repo';
-import type { SitesRepo, SiteView } from '../../data-access/sites-repo';
+import type { SitesRepo } from '../../data-access/sites-repo';
+import type { SiteView } from '../types';
 
 /** What the site use cases need (a subset of CatalogDeps). */
 export interface SiteDeps {
@@ -26,7 +27,7 @@ export async function requireSite(
 /** A site by uuid only (updates and deletes name the site by its id, never by its slug). */
 export async function siteById(sites: SitesRepo, tenantId: string, siteId: string): Promise<SiteView> {
   const site = isUuid(siteId) ? await sites.find(tenantId, siteId) : null;
-  if (!site || site._id !== siteId) throw AppError.notFound('Site not found');
+  if (!site || site.id !== siteId) throw AppError.notFound('Site not found');
   return site;
 }
 

@@ -1,6 +1,6 @@
 import { requireScope, type Caller } from '@kb/common';
-import type { SiteView } from '../../data-access/sites-repo';
 import { requireSite, type SiteDeps } from './deps';
+import type { SiteView } from '../types';
 
 /** The caller's sites (knowledge:read), the default first, then by slug. */
 export async function listSites(deps: Pick<SiteDeps, 'sites'>, caller: Caller): Promise<SiteView[]> {

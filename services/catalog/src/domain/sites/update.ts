@@ -1,14 +1,14 @@
 import { AppError, requireScope, type Caller, type catalogV1 } from '@kb/common';
-import type { SiteDoc, SiteView } from '../../data-access/sites-repo';
 import { makeDefault } from './default-site';
 import { found, parseConfig, siteById, type SiteDeps } from './deps';
+import type { SiteChanges, SiteView } from '../types';
 
 /**
  * The stored fields an update changes: only those sent; clear_domain and clear_platform (null in
  * the HTTP body) clear those two. The slug is not among them: it never changes.
  */
-export function siteChanges(req: catalogV1.UpdateSiteRequest__Output): Partial<SiteDoc> {
-  const set: Partial<SiteDoc> = {};
+export function siteChanges(req: catalogV1.UpdateSiteRequest__Output): SiteChanges {
+  const set: SiteChanges = {};
   if (req.name !== undefined) set.name = req.name;
   if (req.domain !== undefined) set.domain = req.domain;
   else if (req.clear_domain) set.domain = null;
@@ -35,7 +35,7 @@ export async function updateSite(
   if (req.is_default === false && site.is_default) {
     throw AppError.conflict('The default site stays the default until another site is made the default');
   }
-  await sites.update(tenantId, site._id, siteChanges(req));
-  if (req.is_default === true) await makeDefault(sites, tenantId, site._id, { onlyIfNone: false });
-  return found(await sites.find(tenantId, site._id));
+  await sites.update(tenantId, site.id, siteChanges(req));
+  if (req.is_default === true) await makeDefault(sites, tenantId, site.id, { onlyIfNone: false });
+  return found(await sites.find(tenantId, site.id));
 }

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { CategoryRecord } from '../../data-access/categories-repo';
+import type { Category } from '../types';
 import { callerWith } from '../access';
 import { inUse, toTopLevel, type CategoryContext } from './context';
 
@@ -15,7 +15,7 @@ export async function createCategory(
   ctx: CategoryContext,
   callerIn: Caller | null | undefined,
   input: CategoryInput,
-): Promise<CategoryRecord> {
+): Promise<Category> {
   const caller = callerWith(callerIn, 'knowledge:write');
   const tenantId = caller.tenant_id;
   if (!input.parent_id) return ctx.categories.create(tenantId, input);

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { CategoryRecord } from '../../data-access/categories-repo';
+import type { Category } from '../types';
 import { callerWith, notFound } from '../access';
 import type { CategoryContext } from './context';
 
@@ -7,7 +7,7 @@ export async function getCategory(
   ctx: CategoryContext,
   callerIn: Caller | null | undefined,
   id: string,
-): Promise<CategoryRecord> {
+): Promise<Category> {
   const caller = callerWith(callerIn, 'knowledge:read');
   const category = await ctx.categories.findById(caller.tenant_id, id);
   if (!category) throw notFound('Category');

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { CategoryRecord } from '../../data-access/categories-repo';
+import type { Category } from '../types';
 import { callerWith } from '../access';
 import type { CategoryContext } from './context';
 
@@ -8,7 +8,7 @@ export async function listCategories(
   ctx: CategoryContext,
   callerIn: Caller | null | undefined,
   parentId: string | undefined,
-): Promise<CategoryRecord[]> {
+): Promise<Category[]> {
   const caller = callerWith(callerIn, 'knowledge:read');
   return ctx.categories.list(caller.tenant_id, parentId === undefined ? {} : { parentId });
 }

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { CategoryRecord } from '../../data-access/categories-repo';
+import type { Category } from '../types';
 import { callerWith, notFound } from '../access';
 import { toTopLevel, type CategoryContext } from './context';
 import type { CategoryInput } from './create';
@@ -13,7 +13,7 @@ export async function updateCategory(
   callerIn: Caller | null | undefined,
   id: string,
   changes: CategoryChanges,
-): Promise<CategoryRecord> {
+): Promise<Category> {
   const caller = callerWith(callerIn, 'knowledge:write');
   const tenantId = caller.tenant_id;
   const current = await ctx.categories.findById(tenantId, id);

@@ -12,7 +12,7 @@ export async function assignSite(
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const unique = [...new Set(ids)];
   const visible = new Set(
-    (await ctx.entries.findManyReadable(v.caller.tenant_id, unique, readableBy(v))).map((e) => e._id),
+    (await ctx.entries.findManyReadable(v.caller.tenant_id, unique, readableBy(v))).map((e) => e.id),
   );
   let assigned = 0;
   let already = 0;

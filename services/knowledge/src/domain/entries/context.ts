@@ -1,19 +1,21 @@
-import type { Caller, MongoHandle, SimilarityClient } from '@kb/common';
+import type { Caller, SimilarityClient } from '@kb/common';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import type { TenantsRepo } from '../../data-access/tenants-repo';
+import type { Transactions } from '../../data-access/transactions';
 import { callerWith, notFound } from '../access';
 import { categoryGuard, type CategoryGuard } from '../category-guard';
 import type { EntryIndexer } from '../indexer';
 import { effectiveSettings } from '../tenant-settings';
 import { viewerOf, type Viewer } from '../visibility';
-import { oneAtATimePerKey, type OneAtATime } from './write-unit';
+import { oneAtATimePerKey, type OneAtATime } from './one-at-a-time';
 
 export interface EntryDeps {
   entries: EntriesRepo;
   categories: CategoriesRepo;
   tenants: TenantsRepo;
-  mongo: MongoHandle;
+  /** Where an entry, its history and the skill index are written together. */
+  transactions: Transactions;
   indexer: EntryIndexer;
   similarity: SimilarityClient;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, DEFAULT_ENTRY_SOURCE, DEFAULT_ENTRY_TYPE, DEFAULT_LANGUAGE, type Caller } from '@kb/common';
-import type { EntryRecord } from '../../data-access/entries-repo';
+import type { Entry } from '../types';
 import { assertMayWriteType, expiryOf, normaliseMetadata } from '../entry-types';
 import { assertMayWriteVisibility, ownerKey, readableBy, type Viewer } from '../visibility';
 import { assertCategoryExists, viewerFor, type EntryContext } from './context';
@@ -34,13 +34,7 @@ interface Decided {
 }
 
 /** The new entry: what was decided, the input's other fields with their defaults (a personal note takes fewer). */
-export function entryFromInput(
-  caller: Caller,
-  input: EntryInput,
-  personal: boolean,
-  d: Decided,
-  now: Date,
-): EntryRecord {
+export function entryFromInput(caller: Caller, input: EntryInput, personal: boolean, d: Decided, now: Date): Entry {
   return newEntryRecord(
     {
       tenant_id: caller.tenant_id,
@@ -82,7 +76,7 @@ async function translationPlace(
   if (!source) throw AppError.notFound('Translation source entry not found');
   const group = await ctx.entries.translationGroup(v.caller.tenant_id, source.translation_group_id);
   if (group.some((m) => m.language === language)) throw languageTaken(language);
-  return { groupId: source.translation_group_id, of: source.translation_of ?? source._id };
+  return { groupId: source.translation_group_id, of: source.translation_of ?? source.id };
 }
 
 /** Checks the input in the order the API answers errors: type, visibility, workspace, category, metadata, translation. */
@@ -106,16 +100,16 @@ export async function createEntry(
   callerIn: Caller | null | undefined,
   input: EntryInput,
   personal: boolean,
-): Promise<EntryRecord> {
+): Promise<Entry> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const caller = v.caller;
   const decided = await decide(ctx, v, input, personal);
   const doc = entryFromInput(caller, input, personal, decided, new Date());
   const insert = () =>
-    writeUnit(ctx, caller, doc.type === 'skill', async (session) => {
+    writeUnit(ctx, caller, doc.type === 'skill', async (tx) => {
       // The unique index decides a translation racing another one into the same language.
-      if (!(await ctx.entries.insert(doc, session))) throw languageTaken(decided.language);
-      await ctx.entries.addVersion(versionRecord(doc, 'create', caller), session);
+      if (!(await ctx.entries.insert(doc, tx))) throw languageTaken(decided.language);
+      await ctx.entries.addVersion(versionRecord(doc, 'create', caller), tx);
       return doc;
     });
   // Under the category's claim: a concurrent delete of the category either sees this entry or wins first (404).
@@ -129,11 +123,11 @@ export async function createEntry(
  * Undoes a create whose category was deleted while its claim was dropped (a stall longer than
  * the guard's TTL): removed as a delete would (tombstone for the index, skill index rebuilt).
  */
-async function discard(ctx: EntryContext, e: EntryRecord, caller: Caller): Promise<void> {
-  const written = await writeUnit(ctx, caller, e.type === 'skill', async (session) => {
-    const gone = await ctx.entries.removeAnyVersion(caller.tenant_id, e._id, session);
+async function discard(ctx: EntryContext, e: Entry, caller: Caller): Promise<void> {
+  const written = await writeUnit(ctx, caller, e.type === 'skill', async (tx) => {
+    const gone = await ctx.entries.removeAnyVersion(caller.tenant_id, e.id, tx);
     const tombstone = gone ? tombstoneOf(gone) : null;
-    if (tombstone) await ctx.entries.addTombstone(tombstone, session);
+    if (tombstone) await ctx.entries.addTombstone(tombstone, tx);
     return tombstone;
   });
   if (written.result) await ctx.indexer.removeNow([written.result]);

@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import type { EntryRecord } from '../../data-access/entries-repo';
+import type { Entry } from '../types';
 import { readableBy } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { decodeCursor, encodeCursor, pageSize } from './paging';
@@ -21,7 +21,7 @@ export async function listEntries(
   ctx: EntryContext,
   callerIn: Caller | null | undefined,
   req: EntryListRequest,
-): Promise<{ entries: EntryRecord[]; nextCursor?: string }> {
+): Promise<{ entries: Entry[]; nextCursor?: string }> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const { cursor, include_expired, limit: asked, ...filters } = req;
   const limit = pageSize(asked);

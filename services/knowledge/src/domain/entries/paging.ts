@@ -9,8 +9,8 @@ export function pageSize(limit: number): number {
 }
 
 /** The opaque next-page cursor: the last entry's place in the list's order (updated_at desc, id). */
-export function encodeCursor(e: { updated_at: Date; _id: string }): string {
-  return Buffer.from(JSON.stringify([e.updated_at.toISOString(), e._id])).toString('base64url');
+export function encodeCursor(e: { updated_at: Date; id: string }): string {
+  return Buffer.from(JSON.stringify([e.updated_at.toISOString(), e.id])).toString('base64url');
 }
 
 /** The place a cursor names; 422 at ["query", "cursor"] for anything encodeCursor did not make. */

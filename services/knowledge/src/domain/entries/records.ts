@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '@kb/common';
-import type { EntryRecord, EntryTombstoneRecord, EntryVersionRecord } from '../../data-access/entries-repo';
+import type { Entry, EntryTombstone, EntryVersion } from '../types';
 
 /** What a writer decides about a new entry; the rest starts the same for every entry. */
 type NewEntryFields = Omit<
-  EntryRecord,
-  | '_id'
+  Entry,
+  | 'id'
   | 'version'
   | 'embedding_model'
   | 'site_ids'
@@ -18,9 +18,9 @@ type NewEntryFields = Omit<
 >;
 
 /** A new entry at version 1, not yet in the search index. */
-export function newEntryRecord(fields: NewEntryFields, now: Date): EntryRecord {
+export function newEntryRecord(fields: NewEntryFields, now: Date): Entry {
   return {
-    _id: randomUUID(),
+    id: randomUUID(),
     ...fields,
     version: 1,
     embedding_model: null,
@@ -35,14 +35,14 @@ export function newEntryRecord(fields: NewEntryFields, now: Date): EntryRecord {
 
 /** The history record of the state a change wrote, with who wrote it (by default, when the entry says). */
 export function versionRecord(
-  e: EntryRecord,
+  e: Entry,
   action: string,
   caller: Caller,
   changedAt: Date = e.updated_at,
-): Omit<EntryVersionRecord, '_id'> {
+): Omit<EntryVersion, 'id'> {
   return {
     tenant_id: e.tenant_id,
-    entry_id: e._id,
+    entry_id: e.id,
     version: e.version,
     action,
     changed_at: changedAt,
@@ -55,11 +55,8 @@ export function versionRecord(
 }
 
 /** What a delete leaves for the search index: the entry at the version after its last. */
-export function tombstoneOf(
-  e: Pick<EntryRecord, '_id' | 'tenant_id' | 'version'>,
-  now: Date = new Date(),
-): EntryTombstoneRecord {
-  return { _id: e._id, tenant_id: e.tenant_id, version: e.version + 1, deleted_at: now };
+export function tombstoneOf(e: Pick<Entry, 'id' | 'tenant_id' | 'version'>, now: Date = new Date()): EntryTombstone {
+  return { id: e.id, tenant_id: e.tenant_id, version: e.version + 1, deleted_at: now };
 }
 
 /** A change's updated_at: now, but always after the previous one, so the list's keyset order sees every change. */

@@ -16,9 +16,9 @@ export async function removeEntry(
   const caller = v.caller;
   const current = await loadForWrite(ctx, v, id, expectedVersion);
   const tombstone = tombstoneOf(current);
-  const written = await writeUnit(ctx, caller, current.type === 'skill', async (session) => {
-    if (!(await ctx.entries.deleteIfVersion(caller.tenant_id, id, current.version, session))) throw changedMeanwhile();
-    await ctx.entries.addTombstone(tombstone, session);
+  const written = await writeUnit(ctx, caller, current.type === 'skill', async (tx) => {
+    if (!(await ctx.entries.deleteIfVersion(caller.tenant_id, id, current.version, tx))) throw changedMeanwhile();
+    await ctx.entries.addTombstone(tombstone, tx);
     return true;
   });
   await ctx.indexer.removeNow([tombstone]);

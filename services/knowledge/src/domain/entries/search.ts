@@ -1,5 +1,5 @@
 import { SEARCH_DEFAULT_LIMIT, type Caller } from '@kb/common';
-import type { EntryRecord } from '../../data-access/entries-repo';
+import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
 import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
@@ -21,7 +21,7 @@ interface Hit {
 }
 
 export interface EntrySearchHit {
-  entry: EntryRecord;
+  entry: Entry;
   score: number;
   score_sources: Record<string, number>;
 }
@@ -31,11 +31,11 @@ export function stillMatching(
   v: Viewer,
   req: EntrySearchRequest,
   hits: Hit[],
-  loaded: EntryRecord[],
+  loaded: Entry[],
   now: number = Date.now(),
 ): EntrySearchHit[] {
-  const byId = new Map(loaded.filter((e) => canSee(v, e)).map((e) => [e._id, e]));
-  const matches = (e: EntryRecord) =>
+  const byId = new Map(loaded.filter((e) => canSee(v, e)).map((e) => [e.id, e]));
+  const matches = (e: Entry) =>
     (req.types.length === 0 || req.types.includes(e.type)) &&
     (!req.category_id || e.category_id === req.category_id) &&
     (!req.language || e.language === req.language) &&

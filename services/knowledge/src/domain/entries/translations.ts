@@ -1,18 +1,18 @@
 import type { Caller } from '@kb/common';
-import type { EntryRecord } from '../../data-access/entries-repo';
+import type { Entry } from '../types';
 import { canSee, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { loadVisible } from './load';
 
 export interface TranslationMember {
-  entry: EntryRecord;
+  entry: Entry;
   isSource: boolean;
   /** The source's title, summary or content changed after this translation's own text last did. */
   outdated: boolean;
 }
 
 /** The members of a group the viewer may read, in the group's order, each with whether it is behind its source. */
-export function translationMembers(v: Viewer, group: EntryRecord[]): TranslationMember[] {
+export function translationMembers(v: Viewer, group: Entry[]): TranslationMember[] {
   const source = group.find((m) => m.translation_of === null) ?? null;
   return group
     .filter((m) => canSee(v, m))

@@ -1,5 +1,5 @@
 import { AppError, type Caller } from '@kb/common';
-import type { EntryRecord } from '../../data-access/entries-repo';
+import type { Entry, EntryChanges } from '../types';
 import { expiryOf, normaliseMetadata } from '../entry-types';
 import { assertMayWriteVisibility, type Viewer } from '../visibility';
 import { assertCategoryExists, viewerFor, type EntryContext } from './context';
@@ -8,10 +8,10 @@ import { loadForWrite } from './load';
 import { nextUpdatedAt, versionRecord } from './records';
 import { indexed, writeUnit } from './write-unit';
 
-type Changes = Partial<EntryRecord>;
+type Changes = EntryChanges;
 
 /** Who may read the entry: `type` never changes, a personal note stays personal, the new visibility must be writable. */
-export function accessChanges(v: Viewer, current: EntryRecord, input: EntryInput): Changes {
+export function accessChanges(v: Viewer, current: Entry, input: EntryInput): Changes {
   if (input.sent_fields.includes('type')) {
     throw AppError.invalid([
       { loc: ['body', 'type'], msg: 'The type of an entry cannot be changed', type: 'extra_forbidden' },
@@ -40,7 +40,7 @@ export function accessChanges(v: Viewer, current: EntryRecord, input: EntryInput
  * The text and metadata: only sent fields change; null leaves title and content as they are,
  * clears the nullable ones and empties the lists; metadata is checked against the entry's type.
  */
-export function contentChanges(current: EntryRecord, input: EntryInput): Changes {
+export function contentChanges(current: Entry, input: EntryInput): Changes {
   const set: Changes = {};
   for (const name of ['title', 'content'] as const) {
     const value = field(input, name);
@@ -64,7 +64,7 @@ export function contentChanges(current: EntryRecord, input: EntryInput): Changes
 }
 
 /** Every update is a new updated_at; content_changed_at moves only when title, summary or content changed (translations' `outdated`). */
-export function stamped(current: EntryRecord, set: Changes, now: number = Date.now()): Changes {
+export function stamped(current: Entry, set: Changes, now: number = Date.now()): Changes {
   const at = nextUpdatedAt(current.updated_at, now);
   const textChanged = (['title', 'summary', 'content'] as const).some((k) => k in set && set[k] !== current[k]);
   return { ...set, updated_at: at, ...(textChanged ? { content_changed_at: at } : {}) };
@@ -77,7 +77,7 @@ export async function updateEntry(
   id: string,
   input: EntryInput,
   expectedVersion: number | undefined,
-): Promise<EntryRecord> {
+): Promise<Entry> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:write');
   const caller = v.caller;
   const current = await loadForWrite(ctx, v, id, expectedVersion);
@@ -92,10 +92,10 @@ export async function updateEntry(
   });
 
   const write = () =>
-    writeUnit(ctx, caller, current.type === 'skill', async (session) => {
-      const updated = await ctx.entries.updateIfVersion(caller.tenant_id, id, current.version, set, session);
+    writeUnit(ctx, caller, current.type === 'skill', async (tx) => {
+      const updated = await ctx.entries.updateIfVersion(caller.tenant_id, id, current.version, set, tx);
       if (!updated) throw changedMeanwhile();
-      await ctx.entries.addVersion(versionRecord(updated, 'update', caller), session);
+      await ctx.entries.addVersion(versionRecord(updated, 'update', caller), tx);
       return updated;
     });
   // A move refers to the new category: under its claim, like a create.
@@ -111,11 +111,11 @@ export async function updateEntry(
  * Undoes a move whose category was deleted while its claim was dropped (a stall longer than the
  * guard's TTL): back into the category it came from, itself under that one's claim.
  */
-async function moveBack(ctx: EntryContext, e: EntryRecord, categoryId: string, caller: Caller): Promise<void> {
+async function moveBack(ctx: EntryContext, e: Entry, categoryId: string, caller: Caller): Promise<void> {
   const back = () =>
-    writeUnit(ctx, caller, e.type === 'skill', async (session) => {
-      const moved = await ctx.entries.moveFromCategory(caller.tenant_id, e._id, e.category_id, categoryId, session);
-      if (moved) await ctx.entries.addVersion(versionRecord(moved, 'update', caller), session);
+    writeUnit(ctx, caller, e.type === 'skill', async (tx) => {
+      const moved = await ctx.entries.moveFromCategory(caller.tenant_id, e.id, e.category_id, categoryId, tx);
+      if (moved) await ctx.entries.addVersion(versionRecord(moved, 'update', caller), tx);
       return moved;
     });
   // When the category it came from is gone as well, there is nowhere to put it back: the error is the answer.

@@ -1,11 +1,11 @@
 import type { Caller } from '@kb/common';
-import type { EntryVersionRecord } from '../../data-access/entries-repo';
+import type { EntryVersion } from '../types';
 import { canSee } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { loadVisible } from './load';
 
 /** The fields of a stored state that decide who may read it; a state without a visibility counts as restricted. */
-export function snapshotAccess(h: EntryVersionRecord): {
+export function snapshotAccess(h: EntryVersion): {
   visibility: string;
   owner_key: string | null;
   workspace_id: string | null;
@@ -28,7 +28,7 @@ export async function entryVersions(
   ctx: EntryContext,
   callerIn: Caller | null | undefined,
   id: string,
-): Promise<EntryVersionRecord[]> {
+): Promise<EntryVersion[]> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   await loadVisible(ctx, v, id);
   const history = await ctx.entries.versions(v.caller.tenant_id, id);

@@ -1,5 +1,5 @@
 import { Schema } from 'mongoose';
-import type { IndexErrorRecord } from './index-errors';
+import type { IndexErrorRecord } from '../index-errors';
 
 /** The stored shape of an index error, the same on entries and products (what `index errors` lists). */
 export const indexErrorSchema = new Schema<IndexErrorRecord>(

@@ -1,5 +1,5 @@
 import { Schema, type Model } from 'mongoose';
-import { GUARD_TTL_MS, type ClaimOutcome, type MarkOutcome, type ParentGuardStore } from './parent-guard';
+import { GUARD_TTL_MS, type ClaimOutcome, type MarkOutcome, type ParentGuardStore } from '../parent-guard';
 
 /**
  * The guard's state on a parent document (see parent-guard.ts): `guard.deleting` {token, at}

@@ -1,9 +1,6 @@
-import mongoose, { type Connection, type mongo } from 'mongoose';
-import type { IndexBacklog } from './metrics';
-
-type Collection = mongo.Collection;
-import type { Logger } from './logging';
-import { AppError } from './errors';
+import mongoose, { type Connection } from 'mongoose';
+import { AppError } from '../errors';
+import type { Logger } from '../logging';
 
 export interface MongoHandle {
   readonly connection: Connection;
@@ -84,71 +81,5 @@ export function connectMongo(
       closed = true;
       await connection.close().catch(() => undefined);
     },
-  };
-}
-
-const UNAVAILABLE_ERRORS = new Set([
-  'MongoServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError',
-  'MongooseServerSelectionError',
-]);
-
-/** Turns driver errors that mean "MongoDB is not reachable" into a 503-kind AppError. */
-export function mapMongoError(err: unknown): unknown {
-  const name = (err as { name?: string })?.name ?? '';
-  const message = (err as { message?: string })?.message ?? '';
-  if (
-    UNAVAILABLE_ERRORS.has(name) ||
-    /Client must be connected|buffering timed out|before initial connection is complete|connection .* closed/i.test(
-      message,
-    )
-  ) {
-    return AppError.unavailable('MongoDB is unavailable');
-  }
-  return err;
-}
-
-/** MongoDB's code for a write refused by a unique index. */
-const DUPLICATE_KEY = 11000;
-
-export const isDuplicateKey = (err: unknown): boolean => (err as { code?: number } | null)?.code === DUPLICATE_KEY;
-
-/**
- * Runs a write; when a unique index refuses it, answers `instead()` (a value, or an AppError it
- * throws) rather than the driver's error. Data-access code maps duplicate keys only through this.
- */
-export async function onDuplicateKey<T, R>(write: () => Promise<T>, instead: () => R): Promise<T | R> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isDuplicateKey(err)) return instead();
-    throw err;
-  }
-}
-
-/**
- * What an indexer still has to do, every tenant together: queued documents (counted on the
- * queue index, `queued` its filter) plus delete tombstones, and the oldest write among them.
- * Bounded in time, because a metrics scrape asks for it.
- */
-export async function readIndexBacklog(
-  documents: Collection,
-  queued: Record<string, unknown>,
-  tombstones: Collection,
-): Promise<IndexBacklog> {
-  const maxTimeMS = 2_000;
-  const [waiting, deletions, firstWaiting, firstDeletion] = await Promise.all([
-    documents.countDocuments(queued, { maxTimeMS }),
-    tombstones.estimatedDocumentCount({ maxTimeMS }),
-    documents.find(queued, { projection: { updated_at: 1 }, sort: { updated_at: 1 }, limit: 1, maxTimeMS }).next(),
-    tombstones.find({}, { projection: { deleted_at: 1 }, sort: { deleted_at: 1 }, limit: 1, maxTimeMS }).next(),
-  ]);
-  const times = [firstWaiting?.updated_at, firstDeletion?.deleted_at].filter((t): t is Date => t instanceof Date);
-  return {
-    count: waiting + deletions,
-    oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null,
   };
 }

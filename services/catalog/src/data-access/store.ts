@@ -1,0 +1,31 @@
+import type { Logger } from '@kb/common';
+import { connectMongo, mapMongoError } from '@kb/common/mongo';
+import { productsRepo, type ProductsRepo } from './products-repo';
+import { sitesRepo, type SitesRepo } from './sites-repo';
+
+/**
+ * The catalog's MongoDB: a connection retried in the background (the indexes created before it
+ * counts as up), the repositories over its collections, and the mapper that turns "MongoDB not
+ * reachable" into UNAVAILABLE for the gRPC handlers.
+ */
+export function openCatalogStore(uri: string, logger: Logger, onChange: (up: boolean) => void) {
+  let sites: SitesRepo | undefined;
+  let products: ProductsRepo | undefined;
+  const mongo = connectMongo(uri, logger, {
+    onChange,
+    prepare: async () => {
+      await (sites as SitesRepo).ensureIndexes();
+      await (products as ProductsRepo).ensureIndexes();
+    },
+  });
+  sites = sitesRepo(mongo.connection);
+  products = productsRepo(mongo.connection);
+  return {
+    sites,
+    products,
+    mapError: mapMongoError,
+    /** True while MongoDB is reachable (and the indexes exist). */
+    isUp: () => mongo.isUp(),
+    close: () => mongo.close(),
+  };
+}

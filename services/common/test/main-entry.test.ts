@@ -1,0 +1,38 @@
+/**
+ * What a fresh Node process has loaded after requiring an entry point. The services without
+ * MongoDB (gateway, similarity) load @kb/common's main entry and the telemetry preload, so
+ * neither may load mongoose or the MongoDB driver: those are behind @kb/common/mongo.
+ */
+import { execFileSync } from 'node:child_process';
+
+const telemetry = require.resolve('@kb/common/dist/telemetry.js');
+
+/** The node_modules packages loaded by a new process that requires `entry` (after `preload`, if given). */
+function packagesLoadedBy(entry: string, preload?: string): Set<string> {
+  const script = `require(${JSON.stringify(entry)}); process.stdout.write(JSON.stringify(Object.keys(require.cache))); process.exit(0);`;
+  const args = [...(preload ? ['--require', preload] : []), '-e', script];
+  const files = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as string[];
+  return new Set(
+    files.map((f) => /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f)?.[1]).filter(Boolean) as string[],
+  );
+}
+
+describe('the storage boundary of @kb/common', () => {
+  test('when its main entry is loaded, then neither mongoose nor the MongoDB driver is', () => {
+    const loaded = packagesLoadedBy(require.resolve('@kb/common'));
+    expect(loaded.has('@grpc/grpc-js')).toBe(true);
+    expect(loaded.has('mongoose')).toBe(false);
+    expect(loaded.has('mongodb')).toBe(false);
+  });
+
+  test('when the telemetry preload starts, then it loads neither mongoose nor the MongoDB driver', () => {
+    const loaded = packagesLoadedBy(telemetry);
+    expect(loaded.has('@opentelemetry/sdk-node')).toBe(true);
+    expect(loaded.has('mongoose')).toBe(false);
+    expect(loaded.has('mongodb')).toBe(false);
+  });
+
+  test('when the MongoDB entry is loaded, then mongoose is (the check above sees it)', () => {
+    expect(packagesLoadedBy(require.resolve('@kb/common/mongo')).has('mongoose')).toBe(true);
+  });
+});
