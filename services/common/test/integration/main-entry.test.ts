@@ -11,7 +11,7 @@ const telemetry = require.resolve('@kb/common/dist/telemetry.js');
 function packagesLoadedBy(entry: string, preload?: string): Set<string> {
   const script = `require(${JSON.stringify(entry)}); process.stdout.write(JSON.stringify(Object.keys(require.cache))); process.exit(0);`;
   const args = [...(preload ? ['--require', preload] : []), '-e', script];
-  const files = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as string[];
+  const files = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8', cwd: __dirname })) as string[];
   return new Set(
     files.map((f) => /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f)?.[1]).filter(Boolean) as string[],
   );
@@ -19,7 +19,7 @@ function packagesLoadedBy(entry: string, preload?: string): Set<string> {
 
 describe('the storage boundary of @kb/common', () => {
   test('when its main entry is loaded, then neither mongoose nor the MongoDB driver is', () => {
-    const loaded = packagesLoadedBy(require.resolve('@kb/common'));
+    const loaded = packagesLoadedBy('@kb/common');
     expect(loaded.has('@grpc/grpc-js')).toBe(true);
     expect(loaded.has('mongoose')).toBe(false);
     expect(loaded.has('mongodb')).toBe(false);
@@ -33,6 +33,6 @@ describe('the storage boundary of @kb/common', () => {
   });
 
   test('when the MongoDB entry is loaded, then mongoose is (the check above sees it)', () => {
-    expect(packagesLoadedBy(require.resolve('@kb/common/mongo')).has('mongoose')).toBe(true);
+    expect(packagesLoadedBy('@kb/common/mongo').has('mongoose')).toBe(true);
   });
 });
