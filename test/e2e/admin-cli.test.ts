@@ -9,7 +9,7 @@ import mongoose from 'mongoose';
 import { similarityProto } from '@kb/common';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
-const cli = path.resolve(__dirname, '../../services/devstack/dist/admin.js');
+const cli = path.resolve(__dirname, '../../tools/devstack/dist/admin.js');
 let stack: Stack;
 
 beforeAll(async () => {

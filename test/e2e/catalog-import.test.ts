@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const FIXTURE = resolve(__dirname, '../fixtures/catalog-import.jsonl');
-const ADMIN = resolve(__dirname, '../../services/devstack/dist/admin.js');
+const ADMIN = resolve(__dirname, '../../tools/devstack/dist/admin.js');
 
 let stack: Stack;
 const acme = uniqueId('acme');

@@ -235,7 +235,7 @@ describe('documents the search index refuses', () => {
 
     // npm run admin -- index errors: both kinds from one command; --kind picks one.
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, [path.resolve(__dirname, '../../services/devstack/dist/admin.js'), ...args], {
+      spawnSync(process.execPath, [path.resolve(__dirname, '../../tools/devstack/dist/admin.js'), ...args], {
         env: { ...process.env, MONGODB_URI: stack.mongoUri },
         encoding: 'utf8',
         timeout: 30_000,

@@ -13,8 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureEmbeddingModel } from './artifacts';
-import { checkoutDir } from './cache';
+import { checkoutDir, ensureEmbeddingModel } from '@kb/devstack';
 import {
   IMAGE_SERVICES,
   NO_ENGINE_HELP,
