@@ -8,7 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { checkoutDir } from '@kb/devstack';
 
 export type EngineCli = 'docker' | 'podman';
 
@@ -25,8 +26,41 @@ export const NO_ENGINE_HELP =
   '`apt-get install podman runc` (see docker/README.md for the two settings podman needs on some machines), ' +
   'or name one with CONTAINER_ENGINE=docker|podman.';
 
+/** The repository's podman settings (no default ulimits, the runc runtime); see docker/README.md. */
+export function containersConfFile(): string {
+  return join(checkoutDir(), 'docker', 'containers.conf');
+}
+
+// Where podman looks for a runtime named in containers.conf (its default runtime_paths), besides PATH.
+const RUNC_PATHS = [
+  '/usr/local/libexec/podman',
+  '/usr/libexec/podman',
+  '/usr/local/sbin',
+  '/usr/sbin',
+  '/sbin',
+  '/bin',
+];
+
+function runcInstalled(env: NodeJS.ProcessEnv): boolean {
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...RUNC_PATHS];
+  return dirs.some((dir) => existsSync(join(dir, 'runc')));
+}
+
+/**
+ * The environment for every container-engine command this project runs (`podman info`, `build`,
+ * `system service`, `kube play`, …): CONTAINERS_CONF points at docker/containers.conf unless it is
+ * already set, so podman works on machines like CI without anyone setting it by hand. The file
+ * names the runc runtime, so it is only used where runc is installed; elsewhere podman keeps its
+ * own configuration. Docker ignores the variable.
+ */
+export function engineEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env.CONTAINERS_CONF !== undefined || !runcInstalled(env)) return env;
+  const file = containersConfFile();
+  return existsSync(file) ? { ...env, CONTAINERS_CONF: file } : env;
+}
+
 function answers(cli: string): boolean {
-  const r = spawnSync(cli, ['info'], { stdio: 'ignore', timeout: 20_000 });
+  const r = spawnSync(cli, ['info'], { stdio: 'ignore', timeout: 20_000, env: engineEnv() });
   return r.status === 0;
 }
 
@@ -87,9 +121,11 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
   }
   if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
   mkdirSync(dirname(podmanSocket), { recursive: true });
+  // The containers it runs for testcontainers take their settings from this process's environment.
   const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], {
     stdio: 'ignore',
     detached: true,
+    env: engineEnv(env),
   });
   service.unref();
   const deadline = Date.now() + 15_000;
@@ -115,5 +151,5 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
 
 /** Whether the engine behind `cli` has an image of this name. */
 export function imageExists(cli: EngineCli, image: string): boolean {
-  return spawnSync(cli, ['image', 'inspect', image], { stdio: 'ignore' }).status === 0;
+  return spawnSync(cli, ['image', 'inspect', image], { stdio: 'ignore', env: engineEnv() }).status === 0;
 }

@@ -1,6 +1,8 @@
 export {
   IMAGE_SERVICES,
   NO_ENGINE_HELP,
+  containersConfFile,
+  engineEnv,
   findDockerApi,
   findEngineCli,
   imageName,
