@@ -5,11 +5,11 @@
  * get one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { checkoutDir } from '@kb/devstack';
+import { checkoutDir, runDir } from '@kb/devstack';
 
 export type EngineCli = 'docker' | 'podman';
 
@@ -97,6 +97,16 @@ export function podmanSocketPath(): string {
   return join(process.env.XDG_RUNTIME_DIR ?? `/run/user/${userInfo().uid}`, 'podman', 'podman.sock');
 }
 
+/**
+ * The socket of this checkout's own `podman system service`, in its run-state folder: two checkouts
+ * on one machine (or a podman service someone started without this project's settings) never share
+ * it. Undefined when the path would be too long for a Unix socket.
+ */
+export function checkoutPodmanSocket(): string | undefined {
+  const path = join(runDir(), 'podman.sock');
+  return path.length <= 100 ? path : undefined;
+}
+
 export interface DockerApi {
   /** The value for DOCKER_HOST, e.g. unix:///run/podman/podman.sock. */
   dockerHost: string;
@@ -106,8 +116,9 @@ export interface DockerApi {
 
 /**
  * A Docker API for testcontainers: DOCKER_HOST when it answers, a Docker engine's socket, or
- * podman's, starting `podman system service` on it when podman is installed but not serving.
- * Undefined when none can be had.
+ * podman's: this checkout's own `podman system service` (started here, with engineEnv's settings,
+ * when podman is installed and it is not serving), else podman's usual socket when something serves
+ * it. Undefined when none can be had.
  */
 export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promise<DockerApi | undefined> {
   if (env.DOCKER_HOST) {
@@ -115,14 +126,30 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
     if (url.protocol !== 'unix:' || (await socketAnswers(url.pathname))) return { dockerHost: env.DOCKER_HOST };
     return undefined;
   }
-  const podmanSocket = podmanSocketPath();
-  for (const socket of ['/var/run/docker.sock', podmanSocket]) {
-    if (existsSync(socket) && (await socketAnswers(socket))) return { dockerHost: `unix://${socket}` };
+  const docker = '/var/run/docker.sock';
+  if (existsSync(docker) && (await socketAnswers(docker))) return { dockerHost: `unix://${docker}` };
+  const own = checkoutPodmanSocket();
+  const shared = podmanSocketPath();
+  if (own && existsSync(own) && (await socketAnswers(own))) return { dockerHost: `unix://${own}` };
+  if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0) {
+    if (own) {
+      rmSync(own, { force: true });
+      const started = await startPodmanService(own, env);
+      if (started) return started;
+    }
+    if (existsSync(shared) && (await socketAnswers(shared))) return { dockerHost: `unix://${shared}` };
+    if (!own) return startPodmanService(shared, env);
+    return undefined;
   }
-  if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
-  mkdirSync(dirname(podmanSocket), { recursive: true });
+  if (existsSync(shared) && (await socketAnswers(shared))) return { dockerHost: `unix://${shared}` };
+  return undefined;
+}
+
+/** `podman system service` on `socket`, once it answers; undefined when it does not within 15 s. */
+async function startPodmanService(socket: string, env: NodeJS.ProcessEnv): Promise<DockerApi | undefined> {
+  mkdirSync(dirname(socket), { recursive: true });
   // The containers it runs for testcontainers take their settings from this process's environment.
-  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], {
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], {
     stdio: 'ignore',
     detached: true,
     env: engineEnv(env),
@@ -130,9 +157,9 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
   service.unref();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    if (await socketAnswers(podmanSocket)) {
+    if (await socketAnswers(socket)) {
       return {
-        dockerHost: `unix://${podmanSocket}`,
+        dockerHost: `unix://${socket}`,
         stop: () => {
           try {
             if (service.pid) process.kill(-service.pid, 'SIGTERM');
