@@ -74,6 +74,9 @@ function app(service, appDir) {
       }
     }
   }
+  // The manifest stage carries the tools' package.json files only because `npm ci` checks every
+  // workspace against the lock; nothing of tools/ ships in a service image.
+  fs.rmSync(path.join(appDir, 'tools'), { recursive: true, force: true });
   // Source maps and declarations of the project's own code are not read at run time.
   for (const pkg of ['common', service]) {
     for (const file of fs.readdirSync(path.join(appDir, 'services', pkg, 'dist'), { recursive: true })) {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { ensureHelm, generatedFilesOnDisk, renderK8sFiles, runTool, toolOutput, type ToolRun } from '@kb/devstack';
+import { ensureHelm, generatedFilesOnDisk, renderK8sFiles, runTool, toolOutput, type ToolRun } from '@kb/deploy';
 import { loadGatewayConfig } from '@kb/gateway/dist/config';
 import { loadKnowledgeConfig } from '@kb/knowledge/dist/config';
 import { loadCatalogConfig } from '@kb/catalog/dist/config';

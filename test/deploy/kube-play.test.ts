@@ -18,7 +18,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { ensureHelm, findEngineCli, freePort } from '@kb/devstack';
+import { ensureHelm, findEngineCli } from '@kb/deploy';
+import { freePort } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import {
   createSecret,

@@ -16,7 +16,7 @@ import { freePort } from '@kb/devstack';
 import { httpRequest, uniqueId } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
-const startJs = path.join(root, 'services/devstack/dist/start.js');
+const startJs = path.join(root, 'tools/devstack/dist/start.js');
 const adminJs = path.join(root, 'tools/admin/dist/main.js');
 
 const cacheDir = mkdtempSync(path.join(tmpdir(), 'kb-start-test-'));

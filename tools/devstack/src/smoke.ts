@@ -1,5 +1,5 @@
 // Starts the backends the way tests do, checks each answers, stops them and times it all:
-//   node services/devstack/dist/smoke.js [--persistent]
+//   node tools/devstack/dist/smoke.js [--persistent]
 // Uses the MongoDB driver that mongoose brings, found from the repository root.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

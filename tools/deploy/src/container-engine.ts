@@ -5,10 +5,11 @@
  * get one.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
+import { checkoutDir, runDir } from '@kb/devstack';
 
 export type EngineCli = 'docker' | 'podman';
 
@@ -25,8 +26,41 @@ export const NO_ENGINE_HELP =
   '`apt-get install podman runc` (see docker/README.md for the two settings podman needs on some machines), ' +
   'or name one with CONTAINER_ENGINE=docker|podman.';
 
+/** The repository's podman settings (no default ulimits, the runc runtime); see docker/README.md. */
+export function containersConfFile(): string {
+  return join(checkoutDir(), 'docker', 'containers.conf');
+}
+
+// Where podman looks for a runtime named in containers.conf (its default runtime_paths), besides PATH.
+const RUNC_PATHS = [
+  '/usr/local/libexec/podman',
+  '/usr/libexec/podman',
+  '/usr/local/sbin',
+  '/usr/sbin',
+  '/sbin',
+  '/bin',
+];
+
+function runcInstalled(env: NodeJS.ProcessEnv): boolean {
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...RUNC_PATHS];
+  return dirs.some((dir) => existsSync(join(dir, 'runc')));
+}
+
+/**
+ * The environment for every container-engine command this project runs (`podman info`, `build`,
+ * `system service`, `kube play`, …): CONTAINERS_CONF points at docker/containers.conf unless it is
+ * already set, so podman works on machines like CI without anyone setting it by hand. The file
+ * names the runc runtime, so it is only used where runc is installed; elsewhere podman keeps its
+ * own configuration. Docker ignores the variable.
+ */
+export function engineEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env.CONTAINERS_CONF !== undefined || !runcInstalled(env)) return env;
+  const file = containersConfFile();
+  return existsSync(file) ? { ...env, CONTAINERS_CONF: file } : env;
+}
+
 function answers(cli: string): boolean {
-  const r = spawnSync(cli, ['info'], { stdio: 'ignore', timeout: 20_000 });
+  const r = spawnSync(cli, ['info'], { stdio: 'ignore', timeout: 20_000, env: engineEnv() });
   return r.status === 0;
 }
 
@@ -63,6 +97,16 @@ export function podmanSocketPath(): string {
   return join(process.env.XDG_RUNTIME_DIR ?? `/run/user/${userInfo().uid}`, 'podman', 'podman.sock');
 }
 
+/**
+ * The socket of this checkout's own `podman system service`, in its run-state folder: two checkouts
+ * on one machine (or a podman service someone started without this project's settings) never share
+ * it. Undefined when the path would be too long for a Unix socket.
+ */
+export function checkoutPodmanSocket(): string | undefined {
+  const path = join(runDir(), 'podman.sock');
+  return path.length <= 100 ? path : undefined;
+}
+
 export interface DockerApi {
   /** The value for DOCKER_HOST, e.g. unix:///run/podman/podman.sock. */
   dockerHost: string;
@@ -72,8 +116,9 @@ export interface DockerApi {
 
 /**
  * A Docker API for testcontainers: DOCKER_HOST when it answers, a Docker engine's socket, or
- * podman's, starting `podman system service` on it when podman is installed but not serving.
- * Undefined when none can be had.
+ * podman's: this checkout's own `podman system service` (started here, with engineEnv's settings,
+ * when podman is installed and it is not serving), else podman's usual socket when something serves
+ * it. Undefined when none can be had.
  */
 export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promise<DockerApi | undefined> {
   if (env.DOCKER_HOST) {
@@ -81,22 +126,40 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
     if (url.protocol !== 'unix:' || (await socketAnswers(url.pathname))) return { dockerHost: env.DOCKER_HOST };
     return undefined;
   }
-  const podmanSocket = podmanSocketPath();
-  for (const socket of ['/var/run/docker.sock', podmanSocket]) {
-    if (existsSync(socket) && (await socketAnswers(socket))) return { dockerHost: `unix://${socket}` };
+  const docker = '/var/run/docker.sock';
+  if (existsSync(docker) && (await socketAnswers(docker))) return { dockerHost: `unix://${docker}` };
+  const own = checkoutPodmanSocket();
+  const shared = podmanSocketPath();
+  if (own && existsSync(own) && (await socketAnswers(own))) return { dockerHost: `unix://${own}` };
+  if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0) {
+    if (own) {
+      rmSync(own, { force: true });
+      const started = await startPodmanService(own, env);
+      if (started) return started;
+    }
+    if (existsSync(shared) && (await socketAnswers(shared))) return { dockerHost: `unix://${shared}` };
+    if (!own) return startPodmanService(shared, env);
+    return undefined;
   }
-  if (spawnSync('podman', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined;
-  mkdirSync(dirname(podmanSocket), { recursive: true });
-  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${podmanSocket}`], {
+  if (existsSync(shared) && (await socketAnswers(shared))) return { dockerHost: `unix://${shared}` };
+  return undefined;
+}
+
+/** `podman system service` on `socket`, once it answers; undefined when it does not within 15 s. */
+async function startPodmanService(socket: string, env: NodeJS.ProcessEnv): Promise<DockerApi | undefined> {
+  mkdirSync(dirname(socket), { recursive: true });
+  // The containers it runs for testcontainers take their settings from this process's environment.
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], {
     stdio: 'ignore',
     detached: true,
+    env: engineEnv(env),
   });
   service.unref();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    if (await socketAnswers(podmanSocket)) {
+    if (await socketAnswers(socket)) {
       return {
-        dockerHost: `unix://${podmanSocket}`,
+        dockerHost: `unix://${socket}`,
         stop: () => {
           try {
             if (service.pid) process.kill(-service.pid, 'SIGTERM');
@@ -115,5 +178,5 @@ export async function findDockerApi(env: NodeJS.ProcessEnv = process.env): Promi
 
 /** Whether the engine behind `cli` has an image of this name. */
 export function imageExists(cli: EngineCli, image: string): boolean {
-  return spawnSync(cli, ['image', 'inspect', image], { stdio: 'ignore' }).status === 0;
+  return spawnSync(cli, ['image', 'inspect', image], { stdio: 'ignore', env: engineEnv() }).status === 0;
 }

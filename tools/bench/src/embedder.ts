@@ -2,14 +2,13 @@
  * Local embedder benchmark. Embeds N product-like texts in embed() calls of 1, 8 and 32 texts and
  * prints throughput, per-call latency, the longest event-loop stall and RSS; then exits.
  *
- *   EMBEDDING_MODEL_DIR=/path/with/model.onnx+tokenizer.json [BENCH_TEXTS=256] node dist/embedder/bench.js
+ *   EMBEDDING_MODEL_DIR=/path/with/model.onnx+tokenizer.json [BENCH_TEXTS=256] node tools/bench/dist/embedder.js
  *
  * Rows marked "padded" run whole calls as one padded batch (batchSize 32): faster, but with a
  * quantized model each vector then depends on its batch neighbours (see OnnxEmbedderOptions.batchSize).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { modelFilesIn } from './index';
-import { OnnxEmbedder } from './onnx-embedder';
+import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 
 const CALL_SIZES = [1, 8, 32];
 

@@ -6,7 +6,8 @@
 const { existsSync, readdirSync, rmSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
-const services = join(__dirname, '..', '..');
+const root = join(__dirname, '..');
+const WORKSPACE_DIRS = ['services', 'tools'];
 const OUTPUT = /(\.d)?\.(js|ts)(\.map)?$/;
 let removed = 0;
 
@@ -27,11 +28,14 @@ function prune(dist, src) {
   }
 }
 
-for (const service of readdirSync(services)) {
-  const dist = join(services, service, 'dist');
-  if (existsSync(dist)) prune(dist, join(services, service, 'src'));
+for (const dir of WORKSPACE_DIRS) {
+  if (!existsSync(join(root, dir))) continue;
+  for (const pkg of readdirSync(join(root, dir))) {
+    const dist = join(root, dir, pkg, 'dist');
+    if (existsSync(dist)) prune(dist, join(root, dir, pkg, 'src'));
+  }
 }
-if (removed > 0)
-  process.stdout.write(
-    `prune-dist: removed ${removed} compiled files without a source (${relative(process.cwd(), services)}/*/dist)\n`,
-  );
+if (removed > 0) {
+  const where = WORKSPACE_DIRS.map((dir) => `${relative(process.cwd(), join(root, dir)) || '.'}/*/dist`).join(', ');
+  process.stdout.write(`prune-dist: removed ${removed} compiled files without a source (${where})\n`);
+}

@@ -3,7 +3,7 @@ import { mkdirSync, realpathSync, statSync, chmodSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-/** The checkout this code runs from (services/devstack/{src,dist} → three levels up). */
+/** The checkout this code runs from (tools/<tool>/{src,dist} → three levels up). */
 export function checkoutDir(): string {
   return realpathSync(resolve(__dirname, '..', '..', '..'));
 }

@@ -7,8 +7,10 @@ export {
   type Artifacts,
   type EmbeddingModel,
 } from './artifacts';
-export { cacheDir, checkoutDir, checkoutKey, runDir } from './cache';
+export { cacheDir, checkoutDir, checkoutKey, mkdirShared, runDir } from './cache';
 export { assertPortFree, freePort } from './ports';
+export { groupMembers, procStat } from './process-group';
+export { SERVICES, startServices, type RunningServices, type ServiceName, type ServicesOptions } from './services';
 export {
   readRunState,
   readStartState,
@@ -21,15 +23,3 @@ export {
 } from './state';
 export { dockerEngineAnswers } from './testcontainers-backends';
 export type { Log } from './log';
-export {
-  IMAGE_SERVICES,
-  NO_ENGINE_HELP,
-  findDockerApi,
-  findEngineCli,
-  imageName,
-  type DockerApi,
-  type ImageService,
-} from './container-engine';
-export { ensureHelm } from './helm';
-export { runTool, toolOutput, type ToolRun } from './run-tool';
-export { renderK8sFiles, generatedFilesOnDisk } from './k8s-render';

@@ -7,7 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
-import { checkoutDir } from '../cache';
+import { checkoutDir } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
 import { closedLoop, latencyFigures, pairedRounds, timed } from './load';

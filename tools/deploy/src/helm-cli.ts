@@ -1,5 +1,5 @@
 /**
- * `node services/devstack/dist/helm-cli.js <helm args>`: the project's pinned Helm (fetched on
+ * `node tools/deploy/dist/helm-cli.js <helm args>`: the project's pinned Helm (fetched on
  * first use), for scripts and people without a Helm of their own. `--kubectl` as the first
  * argument runs the bundled kubectl instead.
  */

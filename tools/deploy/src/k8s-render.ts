@@ -10,7 +10,7 @@
 import { toolOutput } from './run-tool';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkoutDir } from './cache';
+import { checkoutDir } from '@kb/devstack';
 import { ensureHelm } from './helm';
 
 /** The release name of the rendered example: objects are kb-gateway, kb-knowledge, … */

@@ -13,11 +13,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureEmbeddingModel } from './artifacts';
-import { checkoutDir } from './cache';
+import { checkoutDir, ensureEmbeddingModel } from '@kb/devstack';
 import {
   IMAGE_SERVICES,
   NO_ENGINE_HELP,
+  engineEnv,
   findEngineCli,
   imageExists,
   imageName,
@@ -30,7 +30,7 @@ const log = (msg: string) => process.stdout.write(`[images] ${msg}\n`);
 
 function run(cli: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cli, args, { stdio: 'inherit', ...opts });
+    const child = spawn(cli, args, { stdio: 'inherit', env: engineEnv(), ...opts });
     child.on('error', reject);
     child.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`${cli} ${args.slice(0, 2).join(' ')} … exited with ${code}`)),
@@ -42,7 +42,11 @@ function run(cli: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
 async function buildBase(engine: EngineCli, root: string): Promise<string> {
   if (process.env.NODE_IMAGE) return process.env.NODE_IMAGE;
   if (imageExists(engine, OFFICIAL_NODE_IMAGE)) return OFFICIAL_NODE_IMAGE;
-  const pull = spawnSync(engine, ['pull', '-q', OFFICIAL_NODE_IMAGE], { encoding: 'utf8', timeout: 300_000 });
+  const pull = spawnSync(engine, ['pull', '-q', OFFICIAL_NODE_IMAGE], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: engineEnv(),
+  });
   if (pull.status === 0) return OFFICIAL_NODE_IMAGE;
   const reason = (pull.stderr || '').trim().split('\n').at(-1) ?? '';
   log(
@@ -50,7 +54,7 @@ async function buildBase(engine: EngineCli, root: string): Promise<string> {
   );
   const base = process.env.KB_NODE_BASE_IMAGE ?? 'localhost/kb-node:20.20.2';
   await run('bash', [join(root, 'docker', 'node-base.sh'), engine], {
-    env: { ...process.env, KB_NODE_BASE_IMAGE: base },
+    env: { ...engineEnv(), KB_NODE_BASE_IMAGE: base },
   });
   return base;
 }
@@ -71,7 +75,10 @@ function buildFlags(engine: EngineCli): string[] {
 }
 
 function imageSize(engine: EngineCli, image: string): number {
-  const r = spawnSync(engine, ['image', 'inspect', image, '--format', '{{.Size}}'], { encoding: 'utf8' });
+  const r = spawnSync(engine, ['image', 'inspect', image, '--format', '{{.Size}}'], {
+    encoding: 'utf8',
+    env: engineEnv(),
+  });
   return Number(r.stdout.trim());
 }
 
@@ -79,6 +86,7 @@ function imageSize(engine: EngineCli, image: string): number {
 function layerSizes(engine: EngineCli, image: string): string {
   const r = spawnSync(engine, ['history', '--no-trunc', '--format', '{{.Size}}\t{{.CreatedBy}}', image], {
     encoding: 'utf8',
+    env: engineEnv(),
   });
   const rows = r.stdout
     .trim()

@@ -4,12 +4,19 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import type { Role } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
-import { ensureEmbeddingModel, type EmbeddingModel } from '../artifacts';
-import { startBackends, type Backends } from '../backends';
-import { runDir } from '../cache';
-import { groupMembers, procStat } from '../process-group';
-import { freePort } from '../ports';
-import { startServices, type RunningServices, type ServiceName } from '../services';
+import {
+  ensureEmbeddingModel,
+  freePort,
+  groupMembers,
+  procStat,
+  runDir,
+  startBackends,
+  startServices,
+  type Backends,
+  type EmbeddingModel,
+  type RunningServices,
+  type ServiceName,
+} from '@kb/devstack';
 
 export const TENANT = 'bench';
 /** BENCH_DATABASE and BENCH_INDEX_PREFIX keep two runs on shared backends apart. */
