@@ -1,5 +1,6 @@
 // Lint: typescript-eslint's recommended rules on every package's sources and tests; formatting
-// is prettier's job (eslint-config-prettier turns off the rules that would fight it).
+// is prettier's job (eslint-config-prettier turns off the rules that would fight it), except
+// that no line may exceed 140 characters (max-len, re-enabled after prettier).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
@@ -84,4 +85,9 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ ...storage, group: ['mongoose', 'mongodb'] }] }] },
   },
   prettier,
+  {
+    // After prettier (eslint-config-prettier turns max-len off): prettier wraps code at 120, and
+    // what it cannot wrap (strings, comments, test names) must still stay within 140 characters.
+    rules: { 'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true }] },
+  },
 );

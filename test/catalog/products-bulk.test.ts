@@ -88,64 +88,80 @@ describe('products bulk', () => {
     expect(res.json.summary).toEqual({ created: 2, updated: 0, unchanged: 0, error: 4 });
   });
 
-  test('when an item has a decimal beyond 34 digits written out, then that item is an error naming the field; a tiny price is answered in plain digits', async () => {
-    const raw = `{"products":[
+  test(
+    'when an item has a decimal beyond 34 digits written out, then that item ' +
+      'is an error naming the field; a tiny price is answered in plain digits',
+    async () => {
+      const raw = `{"products":[
       {"title":"Tiny","language":"de","external_id":"dec-tiny","price_current":1e-7},
       {"title":"Too small","language":"de","external_id":"dec-small","price_msrp":1e-400},
       {"title":"Too large","language":"de","external_id":"dec-large","price_special":1e34}
     ]}`;
-    const res = await bulk(raw);
-    expect(res.status).toBe(200);
-    const r = res.json.results;
-    expect(r.map((x: { status: string }) => x.status)).toEqual(['created', 'error', 'error']);
-    expect(r[1].errors[0]).toMatchObject({ loc: ['body', 'products', 1, 'price_msrp'], type: 'decimal_max_digits' });
-    expect(r[2].errors[0]).toMatchObject({ loc: ['body', 'products', 2, 'price_special'], type: 'decimal_max_digits' });
-    const tiny = await stack.request(acme, `/api/knowledge/products/${r[0].id}`, { token: admin });
-    expect(tiny.json.price_current).toBe('0.0000001');
-  });
+      const res = await bulk(raw);
+      expect(res.status).toBe(200);
+      const r = res.json.results;
+      expect(r.map((x: { status: string }) => x.status)).toEqual(['created', 'error', 'error']);
+      expect(r[1].errors[0]).toMatchObject({ loc: ['body', 'products', 1, 'price_msrp'], type: 'decimal_max_digits' });
+      expect(r[2].errors[0]).toMatchObject({
+        loc: ['body', 'products', 2, 'price_special'],
+        type: 'decimal_max_digits',
+      });
+      const tiny = await stack.request(acme, `/api/knowledge/products/${r[0].id}`, { token: admin });
+      expect(tiny.json.price_current).toBe('0.0000001');
+    },
+  );
 
-  test('when one bulk holds a child before its parent and the same external id twice, then the child gets its parent and the later item wins', async () => {
-    const res = await bulk({
-      products: [
-        { title: 'Child', language: 'de', external_id: 'fam-child', parent_external_id: 'fam', is_variant: true },
-        { title: 'Twice v1', language: 'de', external_id: 'twice' },
-        { title: 'Family', language: 'de', external_id: 'fam', is_parent: true },
-        { title: 'Twice v2', language: 'de', external_id: 'twice' },
-      ],
-    });
-    expect(res.json.results.map((r: { status: string }) => r.status)).toEqual([
-      'created',
-      'created',
-      'created',
-      'updated',
-    ]);
-    expect(res.json.results[3].id).toBe(res.json.results[1].id);
-    const child = await stack.request(acme, `/api/knowledge/products/${res.json.results[0].id}`, { token: admin });
-    expect(child.json.parent_product_id).toBe(res.json.results[2].id);
-    const twice = await stack.request(acme, `/api/knowledge/products/${res.json.results[1].id}`, { token: admin });
-    expect(twice.json.title).toBe('Twice v2');
-  });
+  test(
+    'when one bulk holds a child before its parent and the same external ' +
+      'id twice, then the child gets its parent and the later item wins',
+    async () => {
+      const res = await bulk({
+        products: [
+          { title: 'Child', language: 'de', external_id: 'fam-child', parent_external_id: 'fam', is_variant: true },
+          { title: 'Twice v1', language: 'de', external_id: 'twice' },
+          { title: 'Family', language: 'de', external_id: 'fam', is_parent: true },
+          { title: 'Twice v2', language: 'de', external_id: 'twice' },
+        ],
+      });
+      expect(res.json.results.map((r: { status: string }) => r.status)).toEqual([
+        'created',
+        'created',
+        'created',
+        'updated',
+      ]);
+      expect(res.json.results[3].id).toBe(res.json.results[1].id);
+      const child = await stack.request(acme, `/api/knowledge/products/${res.json.results[0].id}`, { token: admin });
+      expect(child.json.parent_product_id).toBe(res.json.results[2].id);
+      const twice = await stack.request(acme, `/api/knowledge/products/${res.json.results[1].id}`, { token: admin });
+      expect(twice.json.title).toBe('Twice v2');
+    },
+  );
 
-  test('when two bulks create the same new external ids at once, then each key is one product and both answers name it with what was written', async () => {
-    for (let round = 0; round < 4; round++) {
-      const keys = Array.from({ length: 25 }, (_, i) => `race-${round}-${i}`);
-      const [a, b] = await Promise.all(
-        ['A', 'B'].map((side) =>
-          bulk({ products: keys.map((external_id) => ({ title: `Racer ${side}`, language: 'de', external_id })) }),
-        ),
-      );
-      expect([a!.status, b!.status]).toEqual([200, 200]);
-      for (const [i, key] of keys.entries()) {
-        const [ra, rb] = [a!.json.results[i], b!.json.results[i]];
-        // One product per key, whichever write came first; the other updated it.
-        expect(ra.id).toBe(rb.id);
-        expect([ra.status, rb.status].sort()).toEqual(['created', 'updated']);
-        const got = await stack.request(acme, `/api/knowledge/products/${ra.id}`, { token: admin });
-        expect(got.json).toMatchObject({ external_id: key });
-        expect(['Racer A', 'Racer B']).toContain(got.json.title);
+  test(
+    'when two bulks create the same new external ids at once, then each ' +
+      'key is one product and both answers name it with what was written',
+    async () => {
+      for (let round = 0; round < 4; round++) {
+        const keys = Array.from({ length: 25 }, (_, i) => `race-${round}-${i}`);
+        const [a, b] = await Promise.all(
+          ['A', 'B'].map((side) =>
+            bulk({ products: keys.map((external_id) => ({ title: `Racer ${side}`, language: 'de', external_id })) }),
+          ),
+        );
+        expect([a!.status, b!.status]).toEqual([200, 200]);
+        for (const [i, key] of keys.entries()) {
+          const [ra, rb] = [a!.json.results[i], b!.json.results[i]];
+          // One product per key, whichever write came first; the other updated it.
+          expect(ra.id).toBe(rb.id);
+          expect([ra.status, rb.status].sort()).toEqual(['created', 'updated']);
+          const got = await stack.request(acme, `/api/knowledge/products/${ra.id}`, { token: admin });
+          expect(got.json).toMatchObject({ external_id: key });
+          expect(['Racer A', 'Racer B']).toContain(got.json.title);
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   test('when one bulk holds a parent and its children, then the answer comes after they are indexed with their parent link', async () => {
     const res = await bulk({

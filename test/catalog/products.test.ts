@@ -230,30 +230,34 @@ describe('products', () => {
     });
   });
 
-  test('when a decimal is small enough that Decimal128 would print it with an exponent, then it is answered in plain digits and indexed', async () => {
-    const res = await upsert(
-      '{"title":"Tiny","language":"de","price_current":0.0000001,"price_msrp":1.5e-9,"price_special":0E-10,"rating_average":1e-7}',
-    );
-    expect(res.status).toBe(201);
-    const plain = {
-      price_current: '0.0000001',
-      price_msrp: '0.0000000015',
-      price_special: '0.0000000000',
-      rating_average: '0.0000001',
-    };
-    expect(res.json).toMatchObject(plain);
-    expect((await get(res.json.id)).json).toMatchObject(plain);
-    // The price reaches Elasticsearch as a number it can index (not "1E-7", which it refused).
-    expect(res.headers['x-embeddings']).toBe('recomputed');
-    const found = await stack.request(acme, '/api/knowledge/search/products', {
-      method: 'POST',
-      token: admin,
-      body: { query: 'Tiny', price_max: 0.000001 },
-    });
-    expect(
-      found.json.products.map((p: { id: string; price_current: string }) => [p.id, p.price_current]),
-    ).toContainEqual([res.json.id, '0.0000001']);
-  });
+  test(
+    'when a decimal is small enough that Decimal128 would print it with ' +
+      'an exponent, then it is answered in plain digits and indexed',
+    async () => {
+      const res = await upsert(
+        '{"title":"Tiny","language":"de","price_current":0.0000001,"price_msrp":1.5e-9,"price_special":0E-10,"rating_average":1e-7}',
+      );
+      expect(res.status).toBe(201);
+      const plain = {
+        price_current: '0.0000001',
+        price_msrp: '0.0000000015',
+        price_special: '0.0000000000',
+        rating_average: '0.0000001',
+      };
+      expect(res.json).toMatchObject(plain);
+      expect((await get(res.json.id)).json).toMatchObject(plain);
+      // The price reaches Elasticsearch as a number it can index (not "1E-7", which it refused).
+      expect(res.headers['x-embeddings']).toBe('recomputed');
+      const found = await stack.request(acme, '/api/knowledge/search/products', {
+        method: 'POST',
+        token: admin,
+        body: { query: 'Tiny', price_max: 0.000001 },
+      });
+      expect(
+        found.json.products.map((p: { id: string; price_current: string }) => [p.id, p.price_current]),
+      ).toContainEqual([res.json.id, '0.0000001']);
+    },
+  );
 
   test('when a decimal needs more than 34 digits written out, then 422 naming the field and nothing is stored', async () => {
     const ok = {
@@ -271,7 +275,8 @@ describe('products', () => {
     expect(accepted.json).toMatchObject(ok);
     for (const field of ['price_current', 'price_msrp', 'price_special', 'rating_average']) {
       for (const value of ['1e-400', '1E-35', `0.${'0'.repeat(34)}1`, '1e34', `${'9'.repeat(20)}.${'9'.repeat(15)}`]) {
-        if (field === 'rating_average' && !value.includes('-') && !value.startsWith('0.')) continue; // above 5: refused by the range already
+        // above 5: refused by the range already
+        if (field === 'rating_average' && !value.includes('-') && !value.startsWith('0.')) continue;
         const res = await upsert(`{"title":"Wide","language":"de","external_id":"wide-bad","${field}":${value}}`);
         expect([field, value, res.status]).toEqual([field, value, 422]);
         expect(res.json.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(['body', field]);
@@ -281,37 +286,45 @@ describe('products', () => {
     expect((await upsert({ ...base, external_id: 'wide-bad' })).status).toBe(201);
   });
 
-  test('when an external id is upserted again, then the product is replaced: same id and created_at, omitted fields back to defaults, version moves on', async () => {
-    const first = (
-      await upsert({ ...base, external_id: 'up-1', brand: 'Acme', price_current: 10, search_keywords: ['a'] })
-    ).json;
-    await new Promise((r) => setTimeout(r, 5));
-    const second = await upsert({ ...base, external_id: 'up-1', title: 'Renamed' });
-    expect(second.status).toBe(200);
-    expect(second.json).toMatchObject({
-      id: first.id,
-      created_at: first.created_at,
-      title: 'Renamed',
-      brand: null,
-      price_current: null,
-      search_keywords: [],
-    });
-    expect(second.json.updated_at > first.updated_at).toBe(true);
-    expect(second.json.last_synced_at > first.last_synced_at).toBe(true);
-    // Another site: another product with the same external id.
-    const other = await upsert({ ...base, external_id: 'up-1' }, 'outlet');
-    expect(other.status).toBe(201);
-    expect(other.json.id).not.toBe(first.id);
-  });
+  test(
+    'when an external id is upserted again, then the product is replaced: same ' +
+      'id and created_at, omitted fields back to defaults, version moves on',
+    async () => {
+      const first = (
+        await upsert({ ...base, external_id: 'up-1', brand: 'Acme', price_current: 10, search_keywords: ['a'] })
+      ).json;
+      await new Promise((r) => setTimeout(r, 5));
+      const second = await upsert({ ...base, external_id: 'up-1', title: 'Renamed' });
+      expect(second.status).toBe(200);
+      expect(second.json).toMatchObject({
+        id: first.id,
+        created_at: first.created_at,
+        title: 'Renamed',
+        brand: null,
+        price_current: null,
+        search_keywords: [],
+      });
+      expect(second.json.updated_at > first.updated_at).toBe(true);
+      expect(second.json.last_synced_at > first.last_synced_at).toBe(true);
+      // Another site: another product with the same external id.
+      const other = await upsert({ ...base, external_id: 'up-1' }, 'outlet');
+      expect(other.status).toBe(201);
+      expect(other.json.id).not.toBe(first.id);
+    },
+  );
 
-  test('when the same product is sent again unchanged, then it answers 200 with last_synced_at moved and re-embedding skipped', async () => {
-    const first = (await upsert({ ...base, external_id: 'same-1', sync_hash: 'abc' })).json;
-    const again = await upsert({ ...base, external_id: 'same-1', sync_hash: 'abc' });
-    expect(again.status).toBe(200);
-    expect(again.headers['x-embeddings']).toBe('skipped');
-    expect(again.json.updated_at).toBe(first.updated_at);
-    expect(again.json.last_synced_at >= first.last_synced_at).toBe(true);
-  });
+  test(
+    'when the same product is sent again unchanged, then it ' +
+      'answers 200 with last_synced_at moved and re-embedding skipped',
+    async () => {
+      const first = (await upsert({ ...base, external_id: 'same-1', sync_hash: 'abc' })).json;
+      const again = await upsert({ ...base, external_id: 'same-1', sync_hash: 'abc' });
+      expect(again.status).toBe(200);
+      expect(again.headers['x-embeddings']).toBe('skipped');
+      expect(again.json.updated_at).toBe(first.updated_at);
+      expect(again.json.last_synced_at >= first.last_synced_at).toBe(true);
+    },
+  );
 
   test('when many upserts of one external id run at once, then exactly one product exists', async () => {
     const results = await Promise.all(

@@ -170,21 +170,26 @@ describe('sites', () => {
     expect((await put(acme, agent, site.id, { site_type: 's'.repeat(51) })).status).toBe(422);
   });
 
-  test('when another site is made the default, then the previous one stops being it: exactly one default, also under concurrent switches', async () => {
-    const tenant = uniqueId('defaults');
-    const token = await stack.tenantWithToken(tenant);
-    const ids: string[] = [];
-    for (const slug of ['a', 'b', 'c', 'd']) ids.push((await createSite(tenant, token, { slug, name: slug })).json.id);
-    const made = await put(tenant, token, ids[1] as string, { is_default: true });
-    expect(made.json.is_default).toBe(true);
-    expect(await defaults(tenant, token)).toEqual(['b']);
-    const created = await createSite(tenant, token, { slug: 'e', name: 'e', is_default: true });
-    expect(created.json.is_default).toBe(true);
-    expect(await defaults(tenant, token)).toEqual(['e']);
-    await Promise.all(ids.map((id) => put(tenant, token, id, { is_default: true })));
-    expect((await defaults(tenant, token)).length).toBe(1);
-    expect((await list(tenant, token))[0]?.is_default).toBe(true); // the default is listed first
-  });
+  test(
+    'when another site is made the default, then the previous one stops ' +
+      'being it: exactly one default, also under concurrent switches',
+    async () => {
+      const tenant = uniqueId('defaults');
+      const token = await stack.tenantWithToken(tenant);
+      const ids: string[] = [];
+      for (const slug of ['a', 'b', 'c', 'd'])
+        ids.push((await createSite(tenant, token, { slug, name: slug })).json.id);
+      const made = await put(tenant, token, ids[1] as string, { is_default: true });
+      expect(made.json.is_default).toBe(true);
+      expect(await defaults(tenant, token)).toEqual(['b']);
+      const created = await createSite(tenant, token, { slug: 'e', name: 'e', is_default: true });
+      expect(created.json.is_default).toBe(true);
+      expect(await defaults(tenant, token)).toEqual(['e']);
+      await Promise.all(ids.map((id) => put(tenant, token, id, { is_default: true })));
+      expect((await defaults(tenant, token)).length).toBe(1);
+      expect((await list(tenant, token))[0]?.is_default).toBe(true); // the default is listed first
+    },
+  );
 
   test('when the default site is un-defaulted or deleted while other sites exist, then 409 and it stays the default', async () => {
     const tenant = uniqueId('undefault');
@@ -245,24 +250,28 @@ describe('sites', () => {
     expect((await stack.request(acme, '/api/knowledge/sites/not-a-uuid', { token: admin })).status).toBe(422);
   });
 
-  test('when the OpenAPI document is fetched, then it describes the catalog routes, marks the extensions, and states the bounds', async () => {
-    const doc = (await stack.request(acme, '/api/knowledge/openapi.json')).json;
-    const p = doc.paths;
-    expect(p['/api/knowledge/sites'].post['x-extension']).toBe(true);
-    expect(p['/api/knowledge/sites/{site_id}'].delete['x-extension']).toBe(true);
-    expect(p['/api/knowledge/sites/{site_id}'].put['x-extension']).toBeUndefined();
-    expect(p['/api/knowledge/products'].post['x-extension']).toBeUndefined();
-    expect(p['/api/knowledge/products/bulk'].post['x-extension']).toBe(true);
-    expect(p['/api/knowledge/search/products'].post['x-extension']).toBe(true);
-    expect(p['/api/knowledge/search/similar'].post['x-extension']).toBeUndefined();
-    const s = doc.components.schemas;
-    expect(s.SimilarSearch.properties.anchor_product_ids).toMatchObject({ minItems: 1, maxItems: 10 });
-    expect(s.SimilarSearch.properties.limit).toMatchObject({ minimum: 1, maximum: 50, default: 8 });
-    expect(Object.keys(s.SimilarSearch.properties)).toEqual(
-      expect.arrayContaining(['anchor_weights', 'min_score', 'collapse_variants', 'explain']),
-    );
-    expect(s.ProductCreate.properties.sku.anyOf[0]).toMatchObject({ maxLength: 100 });
-    expect(s.Product.properties.price_current.anyOf[0].pattern).toBe('^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$');
-    expect(s.ProductBulk.properties.products).toMatchObject({ maxItems: 1000 });
-  });
+  test(
+    'when the OpenAPI document is fetched, then it describes the ' +
+      'catalog routes, marks the extensions, and states the bounds',
+    async () => {
+      const doc = (await stack.request(acme, '/api/knowledge/openapi.json')).json;
+      const p = doc.paths;
+      expect(p['/api/knowledge/sites'].post['x-extension']).toBe(true);
+      expect(p['/api/knowledge/sites/{site_id}'].delete['x-extension']).toBe(true);
+      expect(p['/api/knowledge/sites/{site_id}'].put['x-extension']).toBeUndefined();
+      expect(p['/api/knowledge/products'].post['x-extension']).toBeUndefined();
+      expect(p['/api/knowledge/products/bulk'].post['x-extension']).toBe(true);
+      expect(p['/api/knowledge/search/products'].post['x-extension']).toBe(true);
+      expect(p['/api/knowledge/search/similar'].post['x-extension']).toBeUndefined();
+      const s = doc.components.schemas;
+      expect(s.SimilarSearch.properties.anchor_product_ids).toMatchObject({ minItems: 1, maxItems: 10 });
+      expect(s.SimilarSearch.properties.limit).toMatchObject({ minimum: 1, maximum: 50, default: 8 });
+      expect(Object.keys(s.SimilarSearch.properties)).toEqual(
+        expect.arrayContaining(['anchor_weights', 'min_score', 'collapse_variants', 'explain']),
+      );
+      expect(s.ProductCreate.properties.sku.anyOf[0]).toMatchObject({ maxLength: 100 });
+      expect(s.Product.properties.price_current.anyOf[0].pattern).toBe('^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$');
+      expect(s.ProductBulk.properties.products).toMatchObject({ maxItems: 1000 });
+    },
+  );
 });

@@ -107,26 +107,30 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect((await httpRequest(ports.gateway, 'localhost', '/healthz')).status).toBe(200);
   });
 
-  test('when an entry is created through the gateway container with a token from the admin CLI, then it reads back as created', async () => {
-    const category = await call('/categories', { method: 'POST', body: { name: 'Shipping' } });
-    expect(category.status).toBe(201);
-    const created = await call('/knowledge-entries', {
-      method: 'POST',
-      body: { title: 'How to ship', content: 'Use **DHL**.', category_id: category.json.id, visibility: 'internal' },
-    });
-    expect(created.status).toBe(201);
-    expect(created.headers.etag).toBe('"1"');
-    const read = await call(`/knowledge-entries/${created.json.id}`);
-    expect(read.status).toBe(200);
-    expect(read.json).toMatchObject({
-      id: created.json.id,
-      title: 'How to ship',
-      tenant_id: tenant,
-      version: 1,
-      visibility: 'internal',
-    });
-    expect((await httpRequest(ports.gateway, 'localhost', '/api/knowledge/categories')).status).toBe(401);
-  });
+  test(
+    'when an entry is created through the gateway container with ' +
+      'a token from the admin CLI, then it reads back as created',
+    async () => {
+      const category = await call('/categories', { method: 'POST', body: { name: 'Shipping' } });
+      expect(category.status).toBe(201);
+      const created = await call('/knowledge-entries', {
+        method: 'POST',
+        body: { title: 'How to ship', content: 'Use **DHL**.', category_id: category.json.id, visibility: 'internal' },
+      });
+      expect(created.status).toBe(201);
+      expect(created.headers.etag).toBe('"1"');
+      const read = await call(`/knowledge-entries/${created.json.id}`);
+      expect(read.status).toBe(200);
+      expect(read.json).toMatchObject({
+        id: created.json.id,
+        title: 'How to ship',
+        tenant_id: tenant,
+        version: 1,
+        visibility: 'internal',
+      });
+      expect((await httpRequest(ports.gateway, 'localhost', '/api/knowledge/categories')).status).toBe(401);
+    },
+  );
 
   test('when products are upserted through the gateway container, then a similar search finds the nearest one', async () => {
     expect((await call('/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status).toBe(201);
@@ -162,32 +166,39 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([ids[1], ids[2]]);
   });
 
-  test('when the catalog image runs its admin CLI to reindex products, then it exits 0 and similar search answers the same from the new index', async () => {
-    const similar = () => call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
-    const before = await similar();
-    // The image's own entry point for operators (no shell, no npm): the container's environment names MongoDB and the similarity service.
-    const { exitCode, output } = await execIn(started('catalog'), [
-      '/usr/local/bin/node',
-      '/app/admin.js',
-      'reindex',
-      'products',
-    ]);
-    expect({ exitCode, output }).toEqual({
-      exitCode: 0,
-      output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/),
-    });
-    const after = await similar();
-    expect(after.status).toBe(200);
-    expect(after.json.products.map((p: { id: string }) => p.id)).toEqual(
-      before.json.products.map((p: { id: string }) => p.id),
-    );
-  });
+  test(
+    'when the catalog image runs its admin CLI to reindex products, then ' +
+      'it exits 0 and similar search answers the same from the new index',
+    async () => {
+      const similar = () =>
+        call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
+      const before = await similar();
+      // The image's own entry point for operators (no shell, no npm): the container's environment names MongoDB and the similarity service.
+      const { exitCode, output } = await execIn(started('catalog'), [
+        '/usr/local/bin/node',
+        '/app/admin.js',
+        'reindex',
+        'products',
+      ]);
+      expect({ exitCode, output }).toEqual({
+        exitCode: 0,
+        output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/),
+      });
+      const after = await similar();
+      expect(after.status).toBe(200);
+      expect(after.json.products.map((p: { id: string }) => p.id)).toEqual(
+        before.json.products.map((p: { id: string }) => p.id),
+      );
+    },
+  );
 
   test('when each container runs, then it is not root, nothing is writable (not even /tmp) and it has no shell', async () => {
-    const probe = `
+    const probe =
+      `
       const fs = require('fs');
       const tryWrite = (f) => { try { fs.writeFileSync(f, 'x'); return 'written'; } catch (e) { return e.code; } };
-      console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), app: tryWrite('/app/probe'), root: tryWrite('/probe'), tmp: tryWrite('/tmp/probe'),
+      console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), app: tryWrite('/app/probe'), ` +
+      `root: tryWrite('/probe'), tmp: tryWrite('/tmp/probe'),
         shell: fs.existsSync('/bin/sh') || fs.existsSync('/usr/bin/sh'), npm: fs.existsSync('/usr/local/bin/npm') }));`;
     for (const r of running) {
       const { exitCode, output } = await execIn(r, ['/usr/local/bin/node', '-e', probe]);
@@ -206,52 +217,57 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     }
   });
 
-  test('when MongoDB or Elasticsearch is unreachable at start, then the service stays up NOT_SERVING and turns SERVING once it is back', async () => {
-    const mongoProxy = new TcpProxy(new URL(process.env.MONGODB_URI as string));
-    const esProxy = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
-    // Ports reserved but nothing listening yet: the backends are "down".
-    mongoProxy.port = await freePort();
-    esProxy.port = await freePort();
-    const [knowledgePort, similarityPort] = [await freePort(), await freePort()];
-    const proxiedMongo = new URL(mongoUri);
-    proxiedMongo.port = String(mongoProxy.port);
-    const [knowledge, similarity] = await Promise.all([
-      startService('knowledge', {
-        ...backServiceEnv('knowledge'),
-        MONGODB_URI: proxiedMongo.toString(),
-        KNOWLEDGE_GRPC_PORT: String(knowledgePort),
-      }),
-      startService('similarity', {
-        ELASTICSEARCH_URL: `http://127.0.0.1:${esProxy.port}`,
-        ELASTICSEARCH_INDEX_PREFIX: db,
-        GRPC_HOST: '127.0.0.1',
-        SIMILARITY_GRPC_PORT: String(similarityPort),
-      }),
-    ]);
-    try {
-      for (let i = 0; i < 3; i++) {
-        expect(await grpcHealth(addr(knowledgePort))).toBe('NOT_SERVING');
-        expect(await grpcHealth(addr(knowledgePort), 'dependency:mongodb')).toBe('NOT_SERVING');
-        expect(await grpcHealth(addr(similarityPort))).toBe('NOT_SERVING');
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-      await Promise.all([mongoProxy.up(), esProxy.up()]);
-      await eventually(
-        'knowledge SERVING after MongoDB is back',
-        async () => (await grpcHealth(addr(knowledgePort))) === 'SERVING',
-      );
-      await eventually(
-        'similarity SERVING after Elasticsearch is back',
-        async () => (await grpcHealth(addr(similarityPort))) === 'SERVING',
-      );
-    } finally {
-      await Promise.allSettled([
-        knowledge.container.stop({ timeout: 10_000 }),
-        similarity.container.stop({ timeout: 10_000 }),
+  test(
+    'when MongoDB or Elasticsearch is unreachable at start, then the ' +
+      'service stays up NOT_SERVING and turns SERVING once it is back',
+    async () => {
+      const mongoProxy = new TcpProxy(new URL(process.env.MONGODB_URI as string));
+      const esProxy = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
+      // Ports reserved but nothing listening yet: the backends are "down".
+      mongoProxy.port = await freePort();
+      esProxy.port = await freePort();
+      const [knowledgePort, similarityPort] = [await freePort(), await freePort()];
+      const proxiedMongo = new URL(mongoUri);
+      proxiedMongo.port = String(mongoProxy.port);
+      const [knowledge, similarity] = await Promise.all([
+        startService('knowledge', {
+          ...backServiceEnv('knowledge'),
+          MONGODB_URI: proxiedMongo.toString(),
+          KNOWLEDGE_GRPC_PORT: String(knowledgePort),
+        }),
+        startService('similarity', {
+          ELASTICSEARCH_URL: `http://127.0.0.1:${esProxy.port}`,
+          ELASTICSEARCH_INDEX_PREFIX: db,
+          GRPC_HOST: '127.0.0.1',
+          SIMILARITY_GRPC_PORT: String(similarityPort),
+        }),
       ]);
-      await Promise.allSettled([mongoProxy.down(), esProxy.down()]);
-    }
-  }, 90_000);
+      try {
+        for (let i = 0; i < 3; i++) {
+          expect(await grpcHealth(addr(knowledgePort))).toBe('NOT_SERVING');
+          expect(await grpcHealth(addr(knowledgePort), 'dependency:mongodb')).toBe('NOT_SERVING');
+          expect(await grpcHealth(addr(similarityPort))).toBe('NOT_SERVING');
+          await new Promise((r) => setTimeout(r, 1000));
+        }
+        await Promise.all([mongoProxy.up(), esProxy.up()]);
+        await eventually(
+          'knowledge SERVING after MongoDB is back',
+          async () => (await grpcHealth(addr(knowledgePort))) === 'SERVING',
+        );
+        await eventually(
+          'similarity SERVING after Elasticsearch is back',
+          async () => (await grpcHealth(addr(similarityPort))) === 'SERVING',
+        );
+      } finally {
+        await Promise.allSettled([
+          knowledge.container.stop({ timeout: 10_000 }),
+          similarity.container.stop({ timeout: 10_000 }),
+        ]);
+        await Promise.allSettled([mongoProxy.down(), esProxy.down()]);
+      }
+    },
+    90_000,
+  );
 
   test('when the configuration is bad, then the container exits 2 with one line naming the variable', async () => {
     const cases = [

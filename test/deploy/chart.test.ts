@@ -198,23 +198,27 @@ describe('the Helm chart', () => {
     expect(lint).toHaveLength(3);
   });
 
-  test('when both tenants are rendered with every optional piece on, then every object is valid against the Kubernetes schemas', async () => {
-    const all = Object.values(rendered).flat();
-    const kinds = new Set(all.map((o) => `${o.apiVersion} ${o.kind}`));
-    // Every optional piece really was rendered.
-    for (const kind of [
-      'networking.k8s.io/v1 Ingress',
-      'gateway.networking.k8s.io/v1 HTTPRoute',
-      'monitoring.coreos.com/v1 ServiceMonitor',
-      'networking.k8s.io/v1 NetworkPolicy',
-      'autoscaling/v2 HorizontalPodAutoscaler',
-      'batch/v1 Job',
-      'policy/v1 PodDisruptionBudget',
-    ]) {
-      expect(kinds).toContain(kind);
-    }
-    expect(await schemaErrors(all)).toEqual([]);
-  });
+  test(
+    'when both tenants are rendered with every optional piece on, ' +
+      'then every object is valid against the Kubernetes schemas',
+    async () => {
+      const all = Object.values(rendered).flat();
+      const kinds = new Set(all.map((o) => `${o.apiVersion} ${o.kind}`));
+      // Every optional piece really was rendered.
+      for (const kind of [
+        'networking.k8s.io/v1 Ingress',
+        'gateway.networking.k8s.io/v1 HTTPRoute',
+        'monitoring.coreos.com/v1 ServiceMonitor',
+        'networking.k8s.io/v1 NetworkPolicy',
+        'autoscaling/v2 HorizontalPodAutoscaler',
+        'batch/v1 Job',
+        'policy/v1 PodDisruptionBudget',
+      ]) {
+        expect(kinds).toContain(kind);
+      }
+      expect(await schemaErrors(all)).toEqual([]);
+    },
+  );
 
   test('when an object of an unknown kind or with a wrong type is validated, then the schema check fails it', async () => {
     const errors = await schemaErrors([
@@ -284,104 +288,116 @@ describe('the Helm chart', () => {
     ]);
   });
 
-  test('when two tenants are rendered side by side in one namespace, then names, hosts, index prefixes, Secrets and selectors do not collide', () => {
-    const [a, b] = [rendered.acmeAll, rendered.globexAll];
-    const names = (objects: K8sObject[]) => new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`));
-    expect([...names(a)].filter((n) => names(b).has(n))).toEqual([]);
+  test(
+    'when two tenants are rendered side by side in one namespace, then ' +
+      'names, hosts, index prefixes, Secrets and selectors do not collide',
+    () => {
+      const [a, b] = [rendered.acmeAll, rendered.globexAll];
+      const names = (objects: K8sObject[]) => new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`));
+      expect([...names(a)].filter((n) => names(b).has(n))).toEqual([]);
 
-    const hosts = (objects: K8sObject[]) => [
-      ...byKind(objects, 'Ingress').flatMap((i) => i.spec.rules.map((r: { host: string }) => r.host)),
-      ...byKind(objects, 'HTTPRoute').flatMap((r) => r.spec.hostnames as string[]),
-    ];
-    expect(hosts(a)).toEqual(['kb.acme.example', 'help.acme.example']);
-    expect(hosts(b)).toEqual(['kb.globex.example']);
+      const hosts = (objects: K8sObject[]) => [
+        ...byKind(objects, 'Ingress').flatMap((i) => i.spec.rules.map((r: { host: string }) => r.host)),
+        ...byKind(objects, 'HTTPRoute').flatMap((r) => r.spec.hostnames as string[]),
+      ];
+      expect(hosts(a)).toEqual(['kb.acme.example', 'help.acme.example']);
+      expect(hosts(b)).toEqual(['kb.globex.example']);
 
-    const prefix = (objects: K8sObject[]) => byKind(objects, 'ConfigMap')[0]?.data?.ELASTICSEARCH_INDEX_PREFIX;
-    expect([prefix(a), prefix(b)]).toEqual(['kb-acme', 'globex-kb']);
+      const prefix = (objects: K8sObject[]) => byKind(objects, 'ConfigMap')[0]?.data?.ELASTICSEARCH_INDEX_PREFIX;
+      expect([prefix(a), prefix(b)]).toEqual(['kb-acme', 'globex-kb']);
 
-    const secrets = (objects: K8sObject[]) =>
-      new Set(
-        JSON.stringify(objects)
-          .match(/"secretKeyRef":\{"name":"[^"]+"/g)
-          ?.map((s) => s.split('"').at(-2)) ?? [],
-      );
-    expect([...secrets(a)].filter((s) => secrets(b).has(s))).toEqual([]);
+      const secrets = (objects: K8sObject[]) =>
+        new Set(
+          JSON.stringify(objects)
+            .match(/"secretKeyRef":\{"name":"[^"]+"/g)
+            ?.map((s) => s.split('"').at(-2)) ?? [],
+        );
+      expect([...secrets(a)].filter((s) => secrets(b).has(s))).toEqual([]);
 
-    // No selector of one tenant picks a pod of the other, and each picks pods of its own.
-    for (const [mine, theirs] of [
-      [a, b],
-      [b, a],
-    ] as const) {
-      for (const { owner, selector } of selectorsOf(mine)) {
-        expect({
-          owner,
-          picksOther: podLabelsOf(theirs)
-            .filter((p) => selects(selector, p.labels))
-            .map((p) => p.owner),
-        }).toEqual({ owner, picksOther: [] });
-        expect({ owner, picksOwn: podLabelsOf(mine).some((p) => selects(selector, p.labels)) }).toEqual({
-          owner,
-          picksOwn: true,
+      // No selector of one tenant picks a pod of the other, and each picks pods of its own.
+      for (const [mine, theirs] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        for (const { owner, selector } of selectorsOf(mine)) {
+          expect({
+            owner,
+            picksOther: podLabelsOf(theirs)
+              .filter((p) => selects(selector, p.labels))
+              .map((p) => p.owner),
+          }).toEqual({ owner, picksOther: [] });
+          expect({ owner, picksOwn: podLabelsOf(mine).some((p) => selects(selector, p.labels)) }).toEqual({
+            owner,
+            picksOwn: true,
+          });
+        }
+      }
+    },
+  );
+
+  test(
+    'when rendered for a tenant, then every object is <release>-<component> ' +
+      'with the tenant label, and the images are <registry>/kb-<component>:<tag>',
+    () => {
+      for (const o of rendered.acmeAll) {
+        expect(o.metadata.name).toMatch(/^acme-[a-z-]+$/);
+        expect(o.metadata.labels).toMatchObject({
+          'app.kubernetes.io/name': 'knowledge-service',
+          'app.kubernetes.io/instance': 'acme',
+          'app.kubernetes.io/part-of': 'knowledge-service',
+          'app.kubernetes.io/version': '0.1.0',
+          'app.kubernetes.io/managed-by': 'Helm',
+          'kb.tenant/id': 'acme',
         });
       }
-    }
-  });
+      for (const c of COMPONENTS) {
+        const d = find(rendered.acme, 'Deployment', `acme-${c}`);
+        expect(d.metadata.labels?.['app.kubernetes.io/component']).toBe(c);
+        expect(d.spec.template.spec.containers[0].image).toBe(`localhost/kb-${c}:0.1.0`);
+      }
+    },
+  );
 
-  test('when rendered for a tenant, then every object is <release>-<component> with the tenant label, and the images are <registry>/kb-<component>:<tag>', () => {
-    for (const o of rendered.acmeAll) {
-      expect(o.metadata.name).toMatch(/^acme-[a-z-]+$/);
-      expect(o.metadata.labels).toMatchObject({
-        'app.kubernetes.io/name': 'knowledge-service',
-        'app.kubernetes.io/instance': 'acme',
-        'app.kubernetes.io/part-of': 'knowledge-service',
-        'app.kubernetes.io/version': '0.1.0',
-        'app.kubernetes.io/managed-by': 'Helm',
-        'kb.tenant/id': 'acme',
-      });
-    }
-    for (const c of COMPONENTS) {
-      const d = find(rendered.acme, 'Deployment', `acme-${c}`);
-      expect(d.metadata.labels?.['app.kubernetes.io/component']).toBe(c);
-      expect(d.spec.template.spec.containers[0].image).toBe(`localhost/kb-${c}:0.1.0`);
-    }
-  });
-
-  test('when rendered, then the gateway has HTTP probes, the back services native gRPC probes, and similarity the longest start-up allowance', () => {
-    const probes = (c: string) => {
-      const container = find(rendered.acme, 'Deployment', `acme-${c}`).spec.template.spec.containers[0];
-      return {
-        startup: container.startupProbe,
-        readiness: container.readinessProbe,
-        liveness: container.livenessProbe,
+  test(
+    'when rendered, then the gateway has HTTP probes, the back services ' +
+      'native gRPC probes, and similarity the longest start-up allowance',
+    () => {
+      const probes = (c: string) => {
+        const container = find(rendered.acme, 'Deployment', `acme-${c}`).spec.template.spec.containers[0];
+        return {
+          startup: container.startupProbe,
+          readiness: container.readinessProbe,
+          liveness: container.livenessProbe,
+        };
       };
-    };
-    expect(probes('gateway')).toMatchObject({
-      startup: { httpGet: { path: '/healthz', port: 8080 } },
-      readiness: { httpGet: { path: '/readyz', port: 8080 } },
-      liveness: { httpGet: { path: '/healthz', port: 8080 } },
-    });
-    for (const [c, port] of [
-      ['knowledge', 50051],
-      ['catalog', 50052],
-      ['similarity', 50053],
-    ] as const) {
-      expect(probes(c)).toMatchObject({
-        startup: { grpc: { port } },
-        readiness: { grpc: { port } },
-        liveness: { grpc: { port } },
+      expect(probes('gateway')).toMatchObject({
+        startup: { httpGet: { path: '/healthz', port: 8080 } },
+        readiness: { httpGet: { path: '/readyz', port: 8080 } },
+        liveness: { httpGet: { path: '/healthz', port: 8080 } },
       });
-      expect(probes(c).readiness.grpc.service ?? '').toBe('');
-    }
-    const allowance = (c: string) => probes(c).startup.periodSeconds * probes(c).startup.failureThreshold;
-    expect(allowance('similarity')).toBe(180);
-    expect(Math.max(...['gateway', 'knowledge', 'catalog'].map(allowance))).toBeLessThan(180);
-    for (const d of byKind(rendered.acme, 'Deployment')) {
-      expect(d.spec.template.spec).toMatchObject({
-        terminationGracePeriodSeconds: 20,
-        containers: [{ lifecycle: { preStop: { sleep: { seconds: 5 } } } }],
-      });
-    }
-  });
+      for (const [c, port] of [
+        ['knowledge', 50051],
+        ['catalog', 50052],
+        ['similarity', 50053],
+      ] as const) {
+        expect(probes(c)).toMatchObject({
+          startup: { grpc: { port } },
+          readiness: { grpc: { port } },
+          liveness: { grpc: { port } },
+        });
+        expect(probes(c).readiness.grpc.service ?? '').toBe('');
+      }
+      const allowance = (c: string) => probes(c).startup.periodSeconds * probes(c).startup.failureThreshold;
+      expect(allowance('similarity')).toBe(180);
+      expect(Math.max(...['gateway', 'knowledge', 'catalog'].map(allowance))).toBeLessThan(180);
+      for (const d of byKind(rendered.acme, 'Deployment')) {
+        expect(d.spec.template.spec).toMatchObject({
+          terminationGracePeriodSeconds: 20,
+          containers: [{ lifecycle: { preStop: { sleep: { seconds: 5 } } } }],
+        });
+      }
+    },
+  );
 
   test("when rendered, then each service's own configuration loader accepts the environment the chart gives it", () => {
     const loaders = {
@@ -446,72 +462,84 @@ describe('the Helm chart', () => {
         expect(e.valueFrom.secretKeyRef).toBeDefined();
   });
 
-  test('when hostNetwork is on (podman kube play), then pods use the host network, declare no ports and reach each other on 127.0.0.1', () => {
-    const config = byKind(rendered.hostNetwork, 'ConfigMap')[0]?.data;
-    expect(config).toMatchObject({
-      KNOWLEDGE_GRPC_ADDR: '127.0.0.1:50051',
-      CATALOG_GRPC_ADDR: '127.0.0.1:50052',
-      SIMILARITY_GRPC_ADDR: '127.0.0.1:50053',
-      HOST: '127.0.0.1',
-    });
-    for (const d of byKind(rendered.hostNetwork, 'Deployment')) {
-      expect(d.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' });
-      expect(d.spec.template.spec.containers[0].ports).toBeUndefined();
-      expect(d.spec.strategy.type).toBe('Recreate');
-    }
-  });
+  test(
+    'when hostNetwork is on (podman kube play), then pods use the ' +
+      'host network, declare no ports and reach each other on 127.0.0.1',
+    () => {
+      const config = byKind(rendered.hostNetwork, 'ConfigMap')[0]?.data;
+      expect(config).toMatchObject({
+        KNOWLEDGE_GRPC_ADDR: '127.0.0.1:50051',
+        CATALOG_GRPC_ADDR: '127.0.0.1:50052',
+        SIMILARITY_GRPC_ADDR: '127.0.0.1:50053',
+        HOST: '127.0.0.1',
+      });
+      for (const d of byKind(rendered.hostNetwork, 'Deployment')) {
+        expect(d.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: 'ClusterFirstWithHostNet' });
+        expect(d.spec.template.spec.containers[0].ports).toBeUndefined();
+        expect(d.spec.strategy.type).toBe('Recreate');
+      }
+    },
+  );
 
-  test('when bootstrap is on, then a post-install/upgrade hook Job runs `node /app/admin.js tenant create <id> --if-missing` with every host', () => {
-    const job = find(rendered.acme, 'Job', 'acme-bootstrap');
-    expect(job.metadata.annotations).toMatchObject({
-      'helm.sh/hook': 'post-install,post-upgrade',
-      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
-    });
-    expect(job.spec.backoffLimit).toBe(3);
-    expect(job.spec.template.spec.containers[0]).toMatchObject({
-      image: 'localhost/kb-knowledge:0.1.0',
-      command: ['node', '/app/admin.js'],
-      args: [
-        'tenant',
-        'create',
-        'acme',
-        '--if-missing',
-        '--name',
-        'ACME Corporation',
-        '--host',
-        'kb.acme.example',
-        '--host',
-        'help.acme.example',
-      ],
-      env: expect.arrayContaining([
-        { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
-      ]),
-    });
-  });
+  test(
+    'when bootstrap is on, then a post-install/upgrade hook Job runs ' +
+      '`node /app/admin.js tenant create <id> --if-missing` with every host',
+    () => {
+      const job = find(rendered.acme, 'Job', 'acme-bootstrap');
+      expect(job.metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'post-install,post-upgrade',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      });
+      expect(job.spec.backoffLimit).toBe(3);
+      expect(job.spec.template.spec.containers[0]).toMatchObject({
+        image: 'localhost/kb-knowledge:0.1.0',
+        command: ['node', '/app/admin.js'],
+        args: [
+          'tenant',
+          'create',
+          'acme',
+          '--if-missing',
+          '--name',
+          'ACME Corporation',
+          '--host',
+          'kb.acme.example',
+          '--host',
+          'help.acme.example',
+        ],
+        env: expect.arrayContaining([
+          { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
+        ]),
+      });
+    },
+  );
 
-  test('when installed (dry run), then NOTES.txt shows a copy-pasteable `kubectl run` whose pod is valid, hardened and mints an Admin token', async () => {
-    expect(acmeInstall.code).toBe(0);
-    const notes = acmeInstall.stdout.slice(acmeInstall.stdout.indexOf('NOTES:'));
-    expect(notes).toContain('https://kb.acme.example/api/knowledge');
-    const overrides = /--overrides='([^']+)'/.exec(notes)?.[1];
-    expect(overrides).toBeDefined();
-    const pod = {
-      ...JSON.parse(overrides as string),
-      kind: 'Pod',
-      metadata: { name: 'acme-admin-token' },
-    } as K8sObject;
-    expect(await schemaErrors([pod])).toEqual([]);
-    expect(policyProblems(pod)).toEqual([]);
-    expect(pod.spec.containers[0]).toMatchObject({
-      command: ['node', '/app/admin.js'],
-      args: ['token', 'create', '--tenant', 'acme', '--role', 'Admin', '--name', 'first admin'],
-      env: expect.arrayContaining([
-        { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
-      ]),
-    });
-    expect(notes).toMatch(/kubectl run acme-admin-token --namespace tenants --restart=Never --rm --attach --quiet/);
-    expect(notes).toContain('app.kubernetes.io/component=admin');
-  });
+  test(
+    'when installed (dry run), then NOTES.txt shows a copy-pasteable ' +
+      '`kubectl run` whose pod is valid, hardened and mints an Admin token',
+    async () => {
+      expect(acmeInstall.code).toBe(0);
+      const notes = acmeInstall.stdout.slice(acmeInstall.stdout.indexOf('NOTES:'));
+      expect(notes).toContain('https://kb.acme.example/api/knowledge');
+      const overrides = /--overrides='([^']+)'/.exec(notes)?.[1];
+      expect(overrides).toBeDefined();
+      const pod = {
+        ...JSON.parse(overrides as string),
+        kind: 'Pod',
+        metadata: { name: 'acme-admin-token' },
+      } as K8sObject;
+      expect(await schemaErrors([pod])).toEqual([]);
+      expect(policyProblems(pod)).toEqual([]);
+      expect(pod.spec.containers[0]).toMatchObject({
+        command: ['node', '/app/admin.js'],
+        args: ['token', 'create', '--tenant', 'acme', '--role', 'Admin', '--name', 'first admin'],
+        env: expect.arrayContaining([
+          { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
+        ]),
+      });
+      expect(notes).toMatch(/kubectl run acme-admin-token --namespace tenants --restart=Never --rm --attach --quiet/);
+      expect(notes).toContain('app.kubernetes.io/component=admin');
+    },
+  );
 });
 
 describe('values the schema refuses', () => {
@@ -602,16 +630,20 @@ describe('values the schema refuses', () => {
 });
 
 describe('k8s/, rendered from the chart', () => {
-  test('when k8s/ is rendered again from the chart and k8s/values.yaml, then it equals the committed files (nobody edits them by hand)', () => {
-    const k8s = path.join(root, 'k8s');
-    expect(generatedFilesOnDisk(k8s)).toEqual([...k8sFiles.keys()].sort());
-    for (const [file, content] of k8sFiles) {
-      expect({ file, upToDate: readFileSync(path.join(k8s, file), 'utf8') === content }).toEqual({
-        file,
-        upToDate: true,
-      });
-    }
-  });
+  test(
+    'when k8s/ is rendered again from the chart and k8s/values.yaml, ' +
+      'then it equals the committed files (nobody edits them by hand)',
+    () => {
+      const k8s = path.join(root, 'k8s');
+      expect(generatedFilesOnDisk(k8s)).toEqual([...k8sFiles.keys()].sort());
+      for (const [file, content] of k8sFiles) {
+        expect({ file, upToDate: readFileSync(path.join(k8s, file), 'utf8') === content }).toEqual({
+          file,
+          upToDate: true,
+        });
+      }
+    },
+  );
 
   test('when kustomize builds each folder, then every object is valid, and the workloads pass the hardening policy', async () => {
     const all = Object.values(kustomized).flat();

@@ -227,82 +227,92 @@ suite(
       }
     });
 
-    test('when the first token is minted as NOTES.txt says (the knowledge image, node /app/admin.js), then the gateway accepts it', async () => {
-      const minted = podman([
-        'run',
-        '--rm',
-        '--network',
-        'host',
-        '--read-only',
-        '--cap-drop',
-        'ALL',
-        '--user',
-        '1000:1000',
-        '--env',
-        `MONGODB_URI=${mongoUri()}`,
-        '--entrypoint',
-        'node',
-        'localhost/kb-knowledge:local',
-        '/app/admin.js',
-        'token',
-        'create',
-        '--tenant',
-        tenant,
-        '--role',
-        'Admin',
-        '--name',
-        'deploy test',
-      ]);
-      expect({ code: minted.code, stderr: minted.stderr }).toEqual({ code: 0, stderr: '' });
-      token = minted.stdout.trimEnd().split('\n').at(-1) as string;
-      expect(token).toMatch(/^kbt_/);
-      expect((await gateway('/categories')).status).toBe(200);
-      expect((await gateway('/categories', { token: 'kbt_nope' })).status).toBe(401);
-    }, 60_000);
+    test(
+      'when the first token is minted as NOTES.txt says (the knowledge ' +
+        'image, node /app/admin.js), then the gateway accepts it',
+      async () => {
+        const minted = podman([
+          'run',
+          '--rm',
+          '--network',
+          'host',
+          '--read-only',
+          '--cap-drop',
+          'ALL',
+          '--user',
+          '1000:1000',
+          '--env',
+          `MONGODB_URI=${mongoUri()}`,
+          '--entrypoint',
+          'node',
+          'localhost/kb-knowledge:local',
+          '/app/admin.js',
+          'token',
+          'create',
+          '--tenant',
+          tenant,
+          '--role',
+          'Admin',
+          '--name',
+          'deploy test',
+        ]);
+        expect({ code: minted.code, stderr: minted.stderr }).toEqual({ code: 0, stderr: '' });
+        token = minted.stdout.trimEnd().split('\n').at(-1) as string;
+        expect(token).toMatch(/^kbt_/);
+        expect((await gateway('/categories')).status).toBe(200);
+        expect((await gateway('/categories', { token: 'kbt_nope' })).status).toBe(401);
+      },
+      60_000,
+    );
 
-    test('when an entry and products are written through the gateway, then they read back and a similar search ranks the right neighbour first', async () => {
-      const category = await gateway('/categories', { method: 'POST', body: { name: 'Deployed' } });
-      expect(category.status).toBe(201);
-      const entry = await gateway('/knowledge-entries', {
-        method: 'POST',
-        body: {
-          title: 'Returns',
-          content: 'Thirty days, receipt required.',
-          category_id: category.json.id,
-          visibility: 'internal',
-        },
-      });
-      expect(entry.status).toBe(201);
-      const read = await gateway(`/knowledge-entries/${entry.json.id}`);
-      expect(read.json).toMatchObject({ title: 'Returns', content: 'Thirty days, receipt required.', version: 1 });
-
-      const site = await gateway('/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } });
-      expect(site.status).toBe(201);
-      const upsert = (external_id: string, title: string, description: string) =>
-        gateway('/products?site_id=shop', {
+    test(
+      'when an entry and products are written through the gateway, then ' +
+        'they read back and a similar search ranks the right neighbour first',
+      async () => {
+        const category = await gateway('/categories', { method: 'POST', body: { name: 'Deployed' } });
+        expect(category.status).toBe(201);
+        const entry = await gateway('/knowledge-entries', {
           method: 'POST',
-          body: { external_id, title, description, language: 'en', price_current: 19.9 },
+          body: {
+            title: 'Returns',
+            content: 'Thirty days, receipt required.',
+            category_id: category.json.id,
+            visibility: 'internal',
+          },
         });
-      const products = [
-        await upsert('boot-1', 'Leather hiking boot', 'Waterproof leather boots for mountain hiking.'),
-        await upsert('boot-2', 'Trail hiking shoe', 'Light waterproof shoes for hiking trails.'),
-        await upsert('mug-1', 'Ceramic coffee mug', 'A large mug for coffee and tea.'),
-      ];
-      expect(products.map((p) => p.status)).toEqual([201, 201, 201]);
-      expect((await gateway(`/products/${products[0]!.json.id}`)).json).toMatchObject({
-        external_id: 'boot-1',
-        price_current: '19.9',
-      });
-      const similar = await gateway('/search/similar', {
-        method: 'POST',
-        body: { anchor_product_ids: [products[0]!.json.id], limit: 2 },
-      });
-      expect(similar.status).toBe(200);
-      expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([
-        products[1]!.json.id,
-        products[2]!.json.id,
-      ]);
-    }, 60_000);
+        expect(entry.status).toBe(201);
+        const read = await gateway(`/knowledge-entries/${entry.json.id}`);
+        expect(read.json).toMatchObject({ title: 'Returns', content: 'Thirty days, receipt required.', version: 1 });
+
+        const site = await gateway('/sites', { method: 'POST', body: { slug: 'shop', name: 'Shop' } });
+        expect(site.status).toBe(201);
+        const upsert = (external_id: string, title: string, description: string) =>
+          gateway('/products?site_id=shop', {
+            method: 'POST',
+            body: { external_id, title, description, language: 'en', price_current: 19.9 },
+          });
+        const products = [
+          await upsert('boot-1', 'Leather hiking boot', 'Waterproof leather boots for mountain hiking.'),
+          await upsert('boot-2', 'Trail hiking shoe', 'Light waterproof shoes for hiking trails.'),
+          await upsert('mug-1', 'Ceramic coffee mug', 'A large mug for coffee and tea.'),
+        ];
+        expect(products.map((p) => p.status)).toEqual([201, 201, 201]);
+        expect((await gateway(`/products/${products[0]!.json.id}`)).json).toMatchObject({
+          external_id: 'boot-1',
+          price_current: '19.9',
+        });
+        const similar = await gateway('/search/similar', {
+          method: 'POST',
+          body: { anchor_product_ids: [products[0]!.json.id], limit: 2 },
+        });
+        expect(similar.status).toBe(200);
+        expect(similar.json.products.map((p: { id: string }) => p.id)).toEqual([
+          products[1]!.json.id,
+          products[2]!.json.id,
+        ]);
+      },
+      60_000,
+    );
     test('when each container is scraped at its metrics port, then request, gRPC, dependency and embedding metrics are there', async () => {
       const [gw, knowledge, catalog, similarity] = await Promise.all(COMPONENTS.map(metricsOf));
       expect(
@@ -333,109 +343,119 @@ suite(
       expect(total(similarity!, 'kb_embedding_texts_total')).toBeGreaterThan(0);
     }, 60_000);
 
-    test('when Elasticsearch goes away, then writes still succeed and the backlog rises; when it is back, the backlog falls to zero', async () => {
-      await elasticsearch.down();
-      try {
-        for (let i = 0; i < 3; i++) {
-          const res = await gateway('/products?site_id=shop', {
-            method: 'POST',
-            body: { external_id: `outage-${i}`, title: `Outage kettle ${i}`, language: 'en' },
-          });
-          expect(res.status).toBe(201);
+    test(
+      'when Elasticsearch goes away, then writes still succeed and ' +
+        'the backlog rises; when it is back, the backlog falls to zero',
+      async () => {
+        await elasticsearch.down();
+        try {
+          for (let i = 0; i < 3; i++) {
+            const res = await gateway('/products?site_id=shop', {
+              method: 'POST',
+              body: { external_id: `outage-${i}`, title: `Outage kettle ${i}`, language: 'en' },
+            });
+            expect(res.status).toBe(201);
+          }
+          const waiting = await waitFor(backlog, (b) => (b.products ?? 0) >= 3 && (b.productsAge ?? 0) > 0, 30_000);
+          expect(waiting.products).toBeGreaterThanOrEqual(3);
+          expect(waiting.productsAge).toBeGreaterThan(0);
+          expect(
+            await waitFor(
+              async () =>
+                gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }),
+              (v) => v === 0,
+              30_000,
+            ),
+          ).toBe(0);
+        } finally {
+          await elasticsearch.up();
         }
-        const waiting = await waitFor(backlog, (b) => (b.products ?? 0) >= 3 && (b.productsAge ?? 0) > 0, 30_000);
-        expect(waiting.products).toBeGreaterThanOrEqual(3);
-        expect(waiting.productsAge).toBeGreaterThan(0);
+        const drained = await waitFor(backlog, (b) => b.products === 0 && b.entries === 0, 90_000);
+        expect(drained).toEqual({ products: 0, productsAge: 0, entries: 0 });
+        // Indexed by the background indexer once Elasticsearch was back: searchable now.
+        const found = await gateway('/search/products', { method: 'POST', body: { query: 'Outage kettle', limit: 5 } });
+        expect(found.status).toBe(200);
         expect(
-          await waitFor(
-            async () =>
-              gauge(await metricsOf('similarity'), 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' }),
-            (v) => v === 0,
-            30_000,
-          ),
-        ).toBe(0);
-      } finally {
-        await elasticsearch.up();
-      }
-      const drained = await waitFor(backlog, (b) => b.products === 0 && b.entries === 0, 90_000);
-      expect(drained).toEqual({ products: 0, productsAge: 0, entries: 0 });
-      // Indexed by the background indexer once Elasticsearch was back: searchable now.
-      const found = await gateway('/search/products', { method: 'POST', body: { query: 'Outage kettle', limit: 5 } });
-      expect(found.status).toBe(200);
-      expect(
-        found.json.products
-          .map((p: { title: string }) => p.title)
-          .filter((t: string) => t.startsWith('Outage kettle'))
-          .sort(),
-      ).toEqual(['Outage kettle 0', 'Outage kettle 1', 'Outage kettle 2']);
-    }, 180_000);
-    test('when a request arrives with a W3C traceparent, then one trace continues it through every container, with MongoDB and Elasticsearch spans', async () => {
-      const traceId = randomBytes(16).toString('hex');
-      const parentId = randomBytes(8).toString('hex');
-      // A product upsert: gateway → catalog (MongoDB) → similarity (embedder, Elasticsearch).
-      const res = await gateway('/products?site_id=shop', {
-        method: 'POST',
-        body: {
-          external_id: 'traced-1',
-          title: 'Traced rain jacket',
-          description: 'A waterproof jacket for the trace.',
-          language: 'en',
-        },
-        headers: { traceparent: `00-${traceId}-${parentId}-01` },
-      });
-      expect(res.status).toBe(201);
-      const services = ['kb-gateway', 'kb-catalog', 'kb-similarity'];
-      const spans = await receiver
-        .waitForSpans((all) => {
-          const mine = all.filter((s) => s.traceId === traceId);
-          const mongo = (s: ReceivedSpan) =>
-            s.service === 'kb-catalog' &&
-            (s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb');
-          // Exporters batch per process: wait until every span's parent has arrived too.
-          const ids = new Set(mine.map((s) => s.spanId));
-          const complete = mine.every(
-            (s) => s.parentSpanId === parentId || (s.parentSpanId && ids.has(s.parentSpanId)),
-          );
-          return (
-            complete &&
-            services.every((svc) => mine.some((s) => s.service === svc)) &&
-            mine.some(mongo) &&
-            mine.some(isElasticsearch)
-          );
-        }, 30_000)
-        .then((all) => all.filter((s) => s.traceId === traceId))
-        .catch((err: Error) => {
-          throw new Error(`${err.message}\n${receiver.tree(traceId)}`);
+          found.json.products
+            .map((p: { title: string }) => p.title)
+            .filter((t: string) => t.startsWith('Outage kettle'))
+            .sort(),
+        ).toEqual(['Outage kettle 0', 'Outage kettle 1', 'Outage kettle 2']);
+      },
+      180_000,
+    );
+    test(
+      'when a request arrives with a W3C traceparent, then one trace continues ' +
+        'it through every container, with MongoDB and Elasticsearch spans',
+      async () => {
+        const traceId = randomBytes(16).toString('hex');
+        const parentId = randomBytes(8).toString('hex');
+        // A product upsert: gateway → catalog (MongoDB) → similarity (embedder, Elasticsearch).
+        const res = await gateway('/products?site_id=shop', {
+          method: 'POST',
+          body: {
+            external_id: 'traced-1',
+            title: 'Traced rain jacket',
+            description: 'A waterproof jacket for the trace.',
+            language: 'en',
+          },
+          headers: { traceparent: `00-${traceId}-${parentId}-01` },
         });
-      const byId = new Map(spans.map((s) => [s.spanId, s]));
-      // The gateway's server span continues the caller's span; every other span's parent is in the trace.
-      const roots = spans.filter((s) => !s.parentSpanId || !byId.has(s.parentSpanId));
-      expect({ roots: roots.map((s) => [s.service, s.kind, s.parentSpanId]), tree: receiver.tree(traceId) }).toEqual({
-        roots: [['kb-gateway', 'SERVER', parentId]],
-        tree: expect.any(String),
-      });
-      // Each service's server span is a child of a client span of its caller.
-      for (const [callee, caller] of [
-        ['kb-catalog', 'kb-gateway'],
-        ['kb-similarity', 'kb-catalog'],
-      ]) {
-        const server = spans.find((s) => s.service === callee && s.kind === 'SERVER');
-        expect([
-          callee,
-          server && byId.get(server.parentSpanId as string)?.service,
-          server && byId.get(server.parentSpanId as string)?.kind,
-        ]).toEqual([callee, caller, 'CLIENT']);
-      }
-      // MongoDB: the token and tenant looked up by knowledge, the product written by catalog.
-      const mongo = new Set(
-        spans
-          .filter((s) => s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb')
-          .map((s) => s.service),
-      );
-      expect(mongo).toContain('kb-catalog');
-      expect(spans.find(isElasticsearch)?.service).toBe('kb-similarity');
-      // The install's resource attributes name the tenant on every span.
-      for (const s of spans) expect([s.service, s.resource['kb.tenant']]).toEqual([s.service, tenant]);
-    }, 60_000);
+        expect(res.status).toBe(201);
+        const services = ['kb-gateway', 'kb-catalog', 'kb-similarity'];
+        const spans = await receiver
+          .waitForSpans((all) => {
+            const mine = all.filter((s) => s.traceId === traceId);
+            const mongo = (s: ReceivedSpan) =>
+              s.service === 'kb-catalog' &&
+              (s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb');
+            // Exporters batch per process: wait until every span's parent has arrived too.
+            const ids = new Set(mine.map((s) => s.spanId));
+            const complete = mine.every(
+              (s) => s.parentSpanId === parentId || (s.parentSpanId && ids.has(s.parentSpanId)),
+            );
+            return (
+              complete &&
+              services.every((svc) => mine.some((s) => s.service === svc)) &&
+              mine.some(mongo) &&
+              mine.some(isElasticsearch)
+            );
+          }, 30_000)
+          .then((all) => all.filter((s) => s.traceId === traceId))
+          .catch((err: Error) => {
+            throw new Error(`${err.message}\n${receiver.tree(traceId)}`);
+          });
+        const byId = new Map(spans.map((s) => [s.spanId, s]));
+        // The gateway's server span continues the caller's span; every other span's parent is in the trace.
+        const roots = spans.filter((s) => !s.parentSpanId || !byId.has(s.parentSpanId));
+        expect({ roots: roots.map((s) => [s.service, s.kind, s.parentSpanId]), tree: receiver.tree(traceId) }).toEqual({
+          roots: [['kb-gateway', 'SERVER', parentId]],
+          tree: expect.any(String),
+        });
+        // Each service's server span is a child of a client span of its caller.
+        for (const [callee, caller] of [
+          ['kb-catalog', 'kb-gateway'],
+          ['kb-similarity', 'kb-catalog'],
+        ]) {
+          const server = spans.find((s) => s.service === callee && s.kind === 'SERVER');
+          expect([
+            callee,
+            server && byId.get(server.parentSpanId as string)?.service,
+            server && byId.get(server.parentSpanId as string)?.kind,
+          ]).toEqual([callee, caller, 'CLIENT']);
+        }
+        // MongoDB: the token and tenant looked up by knowledge, the product written by catalog.
+        const mongo = new Set(
+          spans
+            .filter((s) => s.attributes['db.system'] === 'mongodb' || s.attributes['db.system.name'] === 'mongodb')
+            .map((s) => s.service),
+        );
+        expect(mongo).toContain('kb-catalog');
+        expect(spans.find(isElasticsearch)?.service).toBe('kb-similarity');
+        // The install's resource attributes name the tenant on every span.
+        for (const s of spans) expect([s.service, s.resource['kb.tenant']]).toEqual([s.service, tenant]);
+      },
+      60_000,
+    );
   },
 );

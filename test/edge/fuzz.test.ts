@@ -443,7 +443,9 @@ async function send({
     body,
     headers: { ...(body !== undefined ? { 'Content-Type': type } : {}), ...extra },
   });
-  const label = `${route.method} ${url.slice(0, 200)} ${JSON.stringify(extra).slice(0, 200)} with ${JSON.stringify((body ?? '').slice(0, 120))}`;
+  const label =
+    `${route.method} ${url.slice(0, 200)} ${JSON.stringify(extra).slice(0, 200)} ` +
+    `with ${JSON.stringify((body ?? '').slice(0, 120))}`;
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   expectDocumentedShape(res, label);
   if (res.status >= 400 && before) expect({ label, after: await footprint() }).toEqual({ label, after: before });

@@ -297,7 +297,8 @@ describe('bounds on every other value the interface leaves open', () => {
     const catalog = ProductInput.properties as Record<string, unknown>;
     expect(Object.keys(published).sort()).toEqual(Object.keys(catalog).sort());
     for (const field of Object.keys(catalog)) {
-      if (['price_current', 'price_msrp', 'price_special', 'rating_average'].includes(field)) continue; // numbers at the edge, decimal strings inside
+      // numbers at the edge, decimal strings inside
+      if (['price_current', 'price_msrp', 'price_special', 'rating_average'].includes(field)) continue;
       expect({ field, ...(bounds(published[field]) as object) }).toEqual({
         field,
         ...(bounds(catalog[field]) as object),
@@ -305,51 +306,59 @@ describe('bounds on every other value the interface leaves open', () => {
     }
   });
 
-  test('when an import line is nested 10,000 deep, has a NUL key or an over-long value, then that line fails and the others are imported', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kb-hostile-'));
-    const file = join(dir, 'hostile.jsonl');
-    const line = (extra: string) => `{"title":"P","language":"en"${extra}}`;
-    writeFileSync(
-      file,
-      [
-        line(`,"external_id":"deep","attributes":${deepObject(10_000)}`),
-        line(`,"external_id":"nul","attributes":{"a\\u0000b":1}`),
-        line(`,"external_id":"cat","category":"${'c'.repeat(L.category + 1)}"`),
-        line(`,"external_id":"dup","title":"again"`),
-        line(`,"external_id":"ok"`),
-      ].join('\n'),
-    );
-    const res = await stack.catalogAdmin('products', 'import', '--tenant', acme, '--site', 'shop', file);
-    expect(res.code).toBe(1);
-    expect(res.stdout.at(-1)).toMatch(/: 1 created, 0 updated, 0 unchanged, 4 failed;/);
-    expect(res.stderr).toMatch(/line 1: \(line\): JSON should be nested at most 32 levels deep/);
-    expect(res.stderr).toMatch(/line 2: attributes\.a\u0000b: Key should be non-empty/);
-    expect(res.stderr).toMatch(/line 3: category: String should have at most 500 characters/);
-    expect(res.stderr).toMatch(/line 4: \(line\): Invalid JSON: duplicate key "title"/);
-  });
+  test(
+    'when an import line is nested 10,000 deep, has a NUL key or an ' +
+      'over-long value, then that line fails and the others are imported',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kb-hostile-'));
+      const file = join(dir, 'hostile.jsonl');
+      const line = (extra: string) => `{"title":"P","language":"en"${extra}}`;
+      writeFileSync(
+        file,
+        [
+          line(`,"external_id":"deep","attributes":${deepObject(10_000)}`),
+          line(`,"external_id":"nul","attributes":{"a\\u0000b":1}`),
+          line(`,"external_id":"cat","category":"${'c'.repeat(L.category + 1)}"`),
+          line(`,"external_id":"dup","title":"again"`),
+          line(`,"external_id":"ok"`),
+        ].join('\n'),
+      );
+      const res = await stack.catalogAdmin('products', 'import', '--tenant', acme, '--site', 'shop', file);
+      expect(res.code).toBe(1);
+      expect(res.stdout.at(-1)).toMatch(/: 1 created, 0 updated, 0 unchanged, 4 failed;/);
+      expect(res.stderr).toMatch(/line 1: \(line\): JSON should be nested at most 32 levels deep/);
+      expect(res.stderr).toMatch(/line 2: attributes\.a\u0000b: Key should be non-empty/);
+      expect(res.stderr).toMatch(/line 3: category: String should have at most 500 characters/);
+      expect(res.stderr).toMatch(/line 4: \(line\): Invalid JSON: duplicate key "title"/);
+    },
+  );
 });
 
 describe('validation answers that name what was sent', () => {
-  test('when a strict metadata type gets keys in another script or 200 unknown keys, then 422 at once naming them, not a 504 at the deadline', async () => {
-    // The issues cross gRPC in trailing metadata: a non-ASCII key once made grpc-js throw there,
-    // leaving the call unanswered until its deadline.
-    const started = Date.now();
-    const res = await post(
-      '/knowledge-entries',
-      entry({ type: 'glossary', metadata: { term: 'T', Größe: 1, '\u{1F600}': 2 } }),
-    );
-    expect422(res);
-    expect(res.json.detail.map((i: { loc: unknown[] }) => i.loc)).toEqual([
-      ['body', 'metadata', 'Größe'],
-      ['body', 'metadata', '\u{1F600}'],
-    ]);
-    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`ü${'k'.repeat(120)}${i}`, i]));
-    const big = await post(
-      '/knowledge-entries',
-      entry({ type: 'process', metadata: { steps: [{ title: 's' }], ...many } }),
-    );
-    expect422(big);
-    expect(big.json.detail[0].loc.slice(0, 2)).toEqual(['body', 'metadata']);
-    expect(Date.now() - started).toBeLessThan(3_000);
-  });
+  test(
+    'when a strict metadata type gets keys in another script or 200 ' +
+      'unknown keys, then 422 at once naming them, not a 504 at the deadline',
+    async () => {
+      // The issues cross gRPC in trailing metadata: a non-ASCII key once made grpc-js throw there,
+      // leaving the call unanswered until its deadline.
+      const started = Date.now();
+      const res = await post(
+        '/knowledge-entries',
+        entry({ type: 'glossary', metadata: { term: 'T', Größe: 1, '\u{1F600}': 2 } }),
+      );
+      expect422(res);
+      expect(res.json.detail.map((i: { loc: unknown[] }) => i.loc)).toEqual([
+        ['body', 'metadata', 'Größe'],
+        ['body', 'metadata', '\u{1F600}'],
+      ]);
+      const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`ü${'k'.repeat(120)}${i}`, i]));
+      const big = await post(
+        '/knowledge-entries',
+        entry({ type: 'process', metadata: { steps: [{ title: 's' }], ...many } }),
+      );
+      expect422(big);
+      expect(big.json.detail[0].loc.slice(0, 2)).toEqual(['body', 'metadata']);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    },
+  );
 });

@@ -324,30 +324,34 @@ describe('update', () => {
 });
 
 describe('personal notes', () => {
-  test('when a personal note is created, then it is type knowledge, visibility personal, free-form metadata, seen only by its owner', async () => {
-    const res = await stack.request(acme, `${ENTRIES}/personal`, {
-      method: 'POST',
-      token: agent,
-      body: { title: 'Mine', content: 'secret', category_id: category, metadata: { any: { thing: 1 } } },
-    });
-    expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({
-      type: 'knowledge',
-      visibility: 'personal',
-      metadata: { any: { thing: 1 } },
-      created_by_user_id: OTHER_USER,
-      version: 1,
-    });
-    const id = res.json.id;
-    expect((await get(id, agent)).status).toBe(200);
-    expect((await get(id, admin)).status).toBe(404);
-    expect((await list('?visibility=personal', admin)).json.map((e: { id: string }) => e.id)).not.toContain(id);
-    expect((await list('?visibility=personal', agent)).json.map((e: { id: string }) => e.id)).toContain(id);
-    expect((await put(id, { title: 'x' }, admin)).status).toBe(404);
-    const own = await put(id, { title: 'still mine' }, agent);
-    expect(own.status).toBe(200);
-    expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(422);
-  });
+  test(
+    'when a personal note is created, then it is type knowledge, ' +
+      'visibility personal, free-form metadata, seen only by its owner',
+    async () => {
+      const res = await stack.request(acme, `${ENTRIES}/personal`, {
+        method: 'POST',
+        token: agent,
+        body: { title: 'Mine', content: 'secret', category_id: category, metadata: { any: { thing: 1 } } },
+      });
+      expect(res.status).toBe(201);
+      expect(res.json).toMatchObject({
+        type: 'knowledge',
+        visibility: 'personal',
+        metadata: { any: { thing: 1 } },
+        created_by_user_id: OTHER_USER,
+        version: 1,
+      });
+      const id = res.json.id;
+      expect((await get(id, agent)).status).toBe(200);
+      expect((await get(id, admin)).status).toBe(404);
+      expect((await list('?visibility=personal', admin)).json.map((e: { id: string }) => e.id)).not.toContain(id);
+      expect((await list('?visibility=personal', agent)).json.map((e: { id: string }) => e.id)).toContain(id);
+      expect((await put(id, { title: 'x' }, admin)).status).toBe(404);
+      const own = await put(id, { title: 'still mine' }, agent);
+      expect(own.status).toBe(200);
+      expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(422);
+    },
+  );
 
   test('when type or visibility is sent to the personal route, then 422', async () => {
     for (const extra of [{ type: 'skill' }, { visibility: 'public' }]) {

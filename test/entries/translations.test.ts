@@ -52,22 +52,30 @@ describe('translations', () => {
     expect(await group(en.json.id)).toEqual(members);
   });
 
-  test('when the source text changes after the translation was edited, then the translation is outdated until it is edited again', async () => {
-    const de = (await create({})).json;
-    const fr = (await create({ title: 'Expédition', content: 'Avec DHL.', language: 'fr', translation_of: de.id }))
-      .json;
-    // A tag change on the source is not a text change.
-    await stack.request(tenant, `${ENTRIES}/${de.id}`, { method: 'PUT', token, body: { tags: ['x'] } });
-    expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(false);
-    await stack.request(tenant, `${ENTRIES}/${de.id}`, {
-      method: 'PUT',
-      token,
-      body: { content: 'Mit DHL oder UPS.' },
-    });
-    expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(true);
-    await stack.request(tenant, `${ENTRIES}/${fr.id}`, { method: 'PUT', token, body: { content: 'Avec DHL ou UPS.' } });
-    expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(false);
-  });
+  test(
+    'when the source text changes after the translation was edited, ' +
+      'then the translation is outdated until it is edited again',
+    async () => {
+      const de = (await create({})).json;
+      const fr = (await create({ title: 'Expédition', content: 'Avec DHL.', language: 'fr', translation_of: de.id }))
+        .json;
+      // A tag change on the source is not a text change.
+      await stack.request(tenant, `${ENTRIES}/${de.id}`, { method: 'PUT', token, body: { tags: ['x'] } });
+      expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(false);
+      await stack.request(tenant, `${ENTRIES}/${de.id}`, {
+        method: 'PUT',
+        token,
+        body: { content: 'Mit DHL oder UPS.' },
+      });
+      expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(true);
+      await stack.request(tenant, `${ENTRIES}/${fr.id}`, {
+        method: 'PUT',
+        token,
+        body: { content: 'Avec DHL ou UPS.' },
+      });
+      expect((await group(de.id)).find((m: { entry: { id: string } }) => m.entry.id === fr.id).outdated).toBe(false);
+    },
+  );
 
   test('when a second translation in the same language is created, then 409 and nothing is written', async () => {
     const de = (await create({})).json;

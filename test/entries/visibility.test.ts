@@ -325,28 +325,32 @@ describe('history: every stored state is checked like a current entry', () => {
     };
   };
 
-  test('when a restricted entry is lowered to internal and then public, then each role sees only the states within its ceiling', async () => {
-    const id = (await create('Admin', { visibility: 'restricted', content: 'restricted secret' })).json.id;
-    const put = (body: Record<string, unknown>) =>
-      stack.request(tenant, `${ENTRIES}/${id}`, { method: 'PUT', token: tokens.Admin, body });
-    expect((await put({ visibility: 'internal', content: 'internal text' })).status).toBe(200);
+  test(
+    'when a restricted entry is lowered to internal and then ' +
+      'public, then each role sees only the states within its ceiling',
+    async () => {
+      const id = (await create('Admin', { visibility: 'restricted', content: 'restricted secret' })).json.id;
+      const put = (body: Record<string, unknown>) =>
+        stack.request(tenant, `${ENTRIES}/${id}`, { method: 'PUT', token: tokens.Admin, body });
+      expect((await put({ visibility: 'internal', content: 'internal text' })).status).toBe(200);
 
-    expect(await versionsOf('Agent', id)).toEqual({ status: 200, states: [[2, 'internal', 'internal text']] });
-    expect((await versionsOf('Viewer', id)).status).toBe(404);
+      expect(await versionsOf('Agent', id)).toEqual({ status: 200, states: [[2, 'internal', 'internal text']] });
+      expect((await versionsOf('Viewer', id)).status).toBe(404);
 
-    expect((await put({ visibility: 'public', content: 'public text' })).status).toBe(200);
-    expect(await versionsOf('Viewer', id)).toEqual({ status: 200, states: [[3, 'public', 'public text']] });
-    expect(await versionsOf('Agent', id)).toEqual({
-      status: 200,
-      states: [
-        [2, 'internal', 'internal text'],
-        [3, 'public', 'public text'],
-      ],
-    });
-    for (const role of ['Admin', 'Supervisor']) {
-      expect((await versionsOf(role, id)).states.map((s: unknown[]) => s[0])).toEqual([1, 2, 3]);
-    }
-  });
+      expect((await put({ visibility: 'public', content: 'public text' })).status).toBe(200);
+      expect(await versionsOf('Viewer', id)).toEqual({ status: 200, states: [[3, 'public', 'public text']] });
+      expect(await versionsOf('Agent', id)).toEqual({
+        status: 200,
+        states: [
+          [2, 'internal', 'internal text'],
+          [3, 'public', 'public text'],
+        ],
+      });
+      for (const role of ['Admin', 'Supervisor']) {
+        expect((await versionsOf(role, id)).states.map((s: unknown[]) => s[0])).toEqual([1, 2, 3]);
+      }
+    },
+  );
 
   test('when a workspace entry is made public while workspaces are enabled, then non-members see only the public state', async () => {
     await stack.admin('tenant', 'settings', '--tenant', tenant, '--set', 'workspaces_enabled=true');

@@ -149,30 +149,34 @@ describe('admin CLI', () => {
     expect(out.stderr).toMatch(/already exists/);
   });
 
-  test('when the tenant already exists and --if-missing is given (the chart bootstrap Job), then it succeeds and changes nothing', async () => {
-    const db = await mongoose.createConnection(stack.mongoUri).asPromise();
-    const stored = () => db.collection('tenants').findOne({ _id: tenant as never });
-    const before = await stored();
-    expect(before).not.toBeNull();
-    const again = admin(
-      'tenant',
-      'create',
-      tenant,
-      '--if-missing',
-      '--name',
-      'Other name',
-      '--host',
-      `other-${tenant}.example.test`,
-    );
-    expect(again.code).toBe(0);
-    expect(again.stdout).toContain(`Tenant ${tenant} already exists; left unchanged`);
-    expect(await stored()).toEqual(before);
-    await db.close();
-    const fresh = uniqueId('boot');
-    const first = admin('tenant', 'create', fresh, '--if-missing');
-    expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`Created tenant ${fresh}`);
-  });
+  test(
+    'when the tenant already exists and --if-missing is given (the ' +
+      'chart bootstrap Job), then it succeeds and changes nothing',
+    async () => {
+      const db = await mongoose.createConnection(stack.mongoUri).asPromise();
+      const stored = () => db.collection('tenants').findOne({ _id: tenant as never });
+      const before = await stored();
+      expect(before).not.toBeNull();
+      const again = admin(
+        'tenant',
+        'create',
+        tenant,
+        '--if-missing',
+        '--name',
+        'Other name',
+        '--host',
+        `other-${tenant}.example.test`,
+      );
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain(`Tenant ${tenant} already exists; left unchanged`);
+      expect(await stored()).toEqual(before);
+      await db.close();
+      const fresh = uniqueId('boot');
+      const first = admin('tenant', 'create', fresh, '--if-missing');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`Created tenant ${fresh}`);
+    },
+  );
 
   test('when entries cannot be written into the new index, then `reindex entries` fails and the alias is not swapped', async () => {
     // A stand-in similarity service: it begins a reindex, then fails every write (not a refusal).

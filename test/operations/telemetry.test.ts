@@ -184,107 +184,119 @@ const kettle = {
 };
 let kettleId: string;
 
-test('when a product upsert arrives with a sampled traceparent, then one trace continues it: gateway → catalog → MongoDB, catalog → similarity → embedder and Elasticsearch, the token checked in knowledge', async () => {
-  const sent = traceparent();
-  const res = await request('/api/knowledge/products?site_id=shop', {
-    method: 'POST',
-    body: kettle,
-    headers: { traceparent: sent.header },
-  });
-  expect(res.status).toBe(201);
-  kettleId = res.json.id;
+test(
+  'when a product upsert arrives with a sampled traceparent, then one trace continues it: gateway → ' +
+    'catalog → MongoDB, catalog → similarity → embedder and Elasticsearch, the token checked in knowledge',
+  async () => {
+    const sent = traceparent();
+    const res = await request('/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      body: kettle,
+      headers: { traceparent: sent.header },
+    });
+    expect(res.status).toBe(201);
+    kettleId = res.json.id;
 
-  const spans = await completeTrace(sent.traceId, [
-    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
-    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
-    span('kb-similarity', 'bulk'),
-    span('kb-similarity', /^embeddings /),
-  ]);
-  const root = expectContinued(spans, sent);
-  const trace = new Trace(spans, sent.traceId);
-  expect(root.name).toBe('POST /api/knowledge/products');
-  expect(root.attributes['http.route']).toBe('/api/knowledge/products');
+    const spans = await completeTrace(sent.traceId, [
+      grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
+      grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
+      span('kb-similarity', 'bulk'),
+      span('kb-similarity', /^embeddings /),
+    ]);
+    const root = expectContinued(spans, sent);
+    const trace = new Trace(spans, sent.traceId);
+    expect(root.name).toBe('POST /api/knowledge/products');
+    expect(root.attributes['http.route']).toBe('/api/knowledge/products');
 
-  const auth = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/AuthenticateApiToken');
-  expect(trace.below(auth, isMongo).map((s) => s.name)).toContain('findOne api_tokens');
+    const auth = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/AuthenticateApiToken');
+    expect(trace.below(auth, isMongo).map((s) => s.name)).toContain('findOne api_tokens');
 
-  const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct');
-  const writes = trace.below(catalog, isMongo);
-  expect(writes.map((s) => s.name)).toContain('findOneAndUpdate products');
-  for (const w of writes) expect(w.kind).toBe('CLIENT');
-  // One span per operation: the driver's span of the same round trip is not beside it.
-  expect(writes.map((s) => s.name)).not.toContain('findAndModify $cmd');
+    const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct');
+    const writes = trace.below(catalog, isMongo);
+    expect(writes.map((s) => s.name)).toContain('findOneAndUpdate products');
+    for (const w of writes) expect(w.kind).toBe('CLIENT');
+    // One span per operation: the driver's span of the same round trip is not beside it.
+    expect(writes.map((s) => s.name)).not.toContain('findAndModify $cmd');
 
-  const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
-  const embedding = trace.one(span('kb-similarity', /^embeddings /), 'embedding span');
-  expect(trace.under(embedding, similarity)).toBe(true);
-  expect(embedding.attributes).toMatchObject({
-    'gen_ai.operation.name': 'embeddings',
-    'gen_ai.provider.name': 'local',
-    'gen_ai.request.model': process.env.EMBEDDING_MODEL_NAME,
-  });
-  const es = trace.below(similarity, isElasticsearch);
-  expect(es.map((s) => s.name)).toContain('bulk');
-  for (const s of es) expect(s.kind).toBe('CLIENT');
-  // The Elasticsearch client's own span is the operation; no HTTP span under it (undici is not instrumented).
-  const bulk = trace.one(span('kb-similarity', 'bulk'), 'bulk');
-  expect(trace.spans.filter((s) => s.parentSpanId === bulk.spanId)).toEqual([]);
-  // Every span carries its service's name as the resource says it.
-  for (const s of spans) expect(s.resource['service.name']).toBe(s.service);
-});
+    const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
+    const embedding = trace.one(span('kb-similarity', /^embeddings /), 'embedding span');
+    expect(trace.under(embedding, similarity)).toBe(true);
+    expect(embedding.attributes).toMatchObject({
+      'gen_ai.operation.name': 'embeddings',
+      'gen_ai.provider.name': 'local',
+      'gen_ai.request.model': process.env.EMBEDDING_MODEL_NAME,
+    });
+    const es = trace.below(similarity, isElasticsearch);
+    expect(es.map((s) => s.name)).toContain('bulk');
+    for (const s of es) expect(s.kind).toBe('CLIENT');
+    // The Elasticsearch client's own span is the operation; no HTTP span under it (undici is not instrumented).
+    const bulk = trace.one(span('kb-similarity', 'bulk'), 'bulk');
+    expect(trace.spans.filter((s) => s.parentSpanId === bulk.spanId)).toEqual([]);
+    // Every span carries its service's name as the resource says it.
+    for (const s of spans) expect(s.resource['service.name']).toBe(s.service);
+  },
+);
 
-test('when a similar search arrives with a sampled traceparent, then gateway → catalog → similarity → Elasticsearch is one trace under it', async () => {
-  const sent = traceparent();
-  const res = await request('/api/knowledge/search/similar', {
-    method: 'POST',
-    body: { anchor_product_ids: [kettleId] },
-    headers: { traceparent: sent.header },
-  });
-  expect(res.status).toBe(200);
+test(
+  'when a similar search arrives with a sampled traceparent, then ' +
+    'gateway → catalog → similarity → Elasticsearch is one trace under it',
+  async () => {
+    const sent = traceparent();
+    const res = await request('/api/knowledge/search/similar', {
+      method: 'POST',
+      body: { anchor_product_ids: [kettleId] },
+      headers: { traceparent: sent.header },
+    });
+    expect(res.status).toBe(200);
 
-  const spans = await completeTrace(sent.traceId, [
-    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts'),
-    span('kb-similarity', 'search'),
-  ]);
-  const root = expectContinued(spans, sent);
-  const trace = new Trace(spans, sent.traceId);
-  const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/SimilarProducts');
-  expect(trace.below(catalog, isMongo).length).toBeGreaterThan(0); // the anchors read from MongoDB
-  const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts');
-  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(
-    expect.arrayContaining(['mget', 'search']),
-  );
-});
+    const spans = await completeTrace(sent.traceId, [
+      grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts'),
+      span('kb-similarity', 'search'),
+    ]);
+    const root = expectContinued(spans, sent);
+    const trace = new Trace(spans, sent.traceId);
+    const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/SimilarProducts');
+    expect(trace.below(catalog, isMongo).length).toBeGreaterThan(0); // the anchors read from MongoDB
+    const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts');
+    expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(
+      expect.arrayContaining(['mget', 'search']),
+    );
+  },
+);
 
-test('when an entry is created with a sampled traceparent, then gateway → knowledge → MongoDB and knowledge → similarity → embedder and Elasticsearch are one trace under it', async () => {
-  const sent = traceparent();
-  const res = await request('/api/knowledge/knowledge-entries', {
-    method: 'POST',
-    body: {
-      title: 'Kettle care',
-      content: 'Descale the kettle with citric acid once a month.',
-      category_id: category,
-      visibility: 'internal',
-    },
-    headers: { traceparent: sent.header },
-  });
-  expect(res.status).toBe(201);
+test(
+  'when an entry is created with a sampled traceparent, then gateway → knowledge → ' +
+    'MongoDB and knowledge → similarity → embedder and Elasticsearch are one trace under it',
+  async () => {
+    const sent = traceparent();
+    const res = await request('/api/knowledge/knowledge-entries', {
+      method: 'POST',
+      body: {
+        title: 'Kettle care',
+        content: 'Descale the kettle with citric acid once a month.',
+        category_id: category,
+        visibility: 'internal',
+      },
+      headers: { traceparent: sent.header },
+    });
+    expect(res.status).toBe(201);
 
-  const spans = await completeTrace(sent.traceId, [
-    grpcServer('kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry'),
-    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries'),
-    span('kb-similarity', 'bulk'),
-    span('kb-similarity', /^embeddings /),
-  ]);
-  // No catalog in this one.
-  const root = expectContinued(spans, sent, ['kb-gateway', 'kb-knowledge', 'kb-similarity']);
-  const trace = new Trace(spans, sent.traceId);
-  const knowledge = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry');
-  expect(trace.below(knowledge, isMongo).map((s) => s.name)).toContain('save knowledge_entries');
-  const similarity = trace.hop(knowledge, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries');
-  expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toContain('bulk');
-  expect(trace.below(similarity, span('kb-similarity', /^embeddings /))).toHaveLength(1);
-});
+    const spans = await completeTrace(sent.traceId, [
+      grpcServer('kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry'),
+      grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries'),
+      span('kb-similarity', 'bulk'),
+      span('kb-similarity', /^embeddings /),
+    ]);
+    // No catalog in this one.
+    const root = expectContinued(spans, sent, ['kb-gateway', 'kb-knowledge', 'kb-similarity']);
+    const trace = new Trace(spans, sent.traceId);
+    const knowledge = trace.hop(root, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/CreateEntry');
+    expect(trace.below(knowledge, isMongo).map((s) => s.name)).toContain('save knowledge_entries');
+    const similarity = trace.hop(knowledge, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexEntries');
+    expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toContain('bulk');
+    expect(trace.below(similarity, span('kb-similarity', /^embeddings /))).toHaveLength(1);
+  },
+);
 
 /** The JSON log lines of a process that carry `request_id`. */
 async function logLines(proc: Process, requestId: string, min = 1): Promise<Record<string, unknown>[]> {
@@ -298,115 +310,133 @@ async function logLines(proc: Process, requestId: string, min = 1): Promise<Reco
   return read();
 }
 
-test('when a request carries X-Request-Id and a traceparent, then the response echoes the request id and every service logs it with the trace id', async () => {
-  const sent = traceparent();
-  const requestId = uniqueId('req');
-  const res: HttpResponse = await request(`/api/knowledge/products/${kettleId}`, {
-    headers: { traceparent: sent.header, 'X-Request-Id': requestId },
-  });
-  expect(res.status).toBe(200);
-  expect(res.headers['x-request-id']).toBe(requestId);
+test(
+  'when a request carries X-Request-Id and a traceparent, then the response ' +
+    'echoes the request id and every service logs it with the trace id',
+  async () => {
+    const sent = traceparent();
+    const requestId = uniqueId('req');
+    const res: HttpResponse = await request(`/api/knowledge/products/${kettleId}`, {
+      headers: { traceparent: sent.header, 'X-Request-Id': requestId },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe(requestId);
 
-  const [gatewayLine] = await logLines('gateway', requestId);
-  expect(gatewayLine).toMatchObject({ msg: 'request', request_id: requestId, trace_id: sent.traceId, status: 200 });
-  for (const service of ['knowledge', 'catalog'] as const) {
-    const calls = await logLines(service, requestId);
-    expect(calls.length).toBeGreaterThan(0);
-    for (const line of calls)
-      expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
-  }
-  // A log line's span id is a span of that trace, so logs lead to the span they were written in.
-  const spans = await completeTrace(sent.traceId, [
-    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/GetProduct'),
-  ]);
-  const [catalogLine] = await logLines('catalog', requestId);
-  expect(spans.map((s) => s.spanId)).toContain(catalogLine?.span_id);
-});
+    const [gatewayLine] = await logLines('gateway', requestId);
+    expect(gatewayLine).toMatchObject({ msg: 'request', request_id: requestId, trace_id: sent.traceId, status: 200 });
+    for (const service of ['knowledge', 'catalog'] as const) {
+      const calls = await logLines(service, requestId);
+      expect(calls.length).toBeGreaterThan(0);
+      for (const line of calls)
+        expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
+    }
+    // A log line's span id is a span of that trace, so logs lead to the span they were written in.
+    const spans = await completeTrace(sent.traceId, [
+      grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/GetProduct'),
+    ]);
+    const [catalogLine] = await logLines('catalog', requestId);
+    expect(spans.map((s) => s.spanId)).toContain(catalogLine?.span_id);
+  },
+);
 
-test('when the background indexer finds work, then its pass is a trace of its own (root span, gRPC and MongoDB calls under it), never part of a request', async () => {
-  // Queue the product again, as a write whose inline indexing timed out would leave it.
-  await conn.collection<{ _id: string }>('products').updateOne({ _id: kettleId }, { $set: { needs_index: true } });
-  const isPass = span('kb-catalog', 'index pending products');
-  await receiver.waitForSpans(
-    (all) =>
-      all.some(
-        (s) =>
-          isPass(s) &&
-          receiver
-            .spansOf(s.traceId)
-            .some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
-      ),
-    10_000,
-  );
-  const pass = receiver.spans.find(
-    (s) =>
-      isPass(s) &&
-      receiver.spansOf(s.traceId).some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
-  ) as ReceivedSpan;
-  expect(pass.parentSpanId).toBeUndefined();
-  expect(pass.attributes).toMatchObject({ 'kb.document.kind': 'products' });
-  const spans = await completeTrace(pass.traceId, [span('kb-catalog', 'updateOne products')]);
-  const trace = new Trace(spans, pass.traceId);
-  trace.hop(pass, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
-  expect(trace.below(pass, isMongo).map((s) => s.name)).toContain('updateOne products');
-  expect(spans.some((s) => s.service === 'kb-gateway')).toBe(false);
-});
-
-test("when probes and timers run (/readyz, grpc.health.v1, the similarity service's dependency probe, idle indexer passes), then they export no spans", async () => {
-  // beforeAll polled /readyz on both gateways (each fanning out grpc.health.v1 checks) until
-  // ready; the similarity service probes Elasticsearch every 5 s; the indexers poll every 250 ms.
-  const noise = (s: ReceivedSpan) =>
-    /readyz|healthz/.test(s.name) ||
-    /grpc\.health\.v1/.test(s.name) ||
-    s.name === 'cluster.health' ||
-    (s.service === 'kb-similarity' && !s.parentSpanId);
-  expect(receiver.spans.filter(noise).map((s) => `${s.service}: ${s.name}`)).toEqual([]);
-  // Every trace starts at a request or at an indexer pass that found work.
-  const rootNames = new Set(receiver.spans.filter((s) => !s.parentSpanId).map((s) => `${s.service}: ${s.name}`));
-  for (const name of rootNames)
-    expect(name).toMatch(
-      /^kb-gateway: (GET|POST|PUT|DELETE) \/api\/knowledge\/|^kb-(catalog|knowledge): (index pending|remove deleted) /,
+test(
+  'when the background indexer finds work, then its pass is a trace of its ' +
+    'own (root span, gRPC and MongoDB calls under it), never part of a request',
+  async () => {
+    // Queue the product again, as a write whose inline indexing timed out would leave it.
+    await conn.collection<{ _id: string }>('products').updateOne({ _id: kettleId }, { $set: { needs_index: true } });
+    const isPass = span('kb-catalog', 'index pending products');
+    await receiver.waitForSpans(
+      (all) =>
+        all.some(
+          (s) =>
+            isPass(s) &&
+            receiver
+              .spansOf(s.traceId)
+              .some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
+        ),
+      10_000,
     );
-});
+    const pass = receiver.spans.find(
+      (s) =>
+        isPass(s) &&
+        receiver
+          .spansOf(s.traceId)
+          .some(grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts')),
+    ) as ReceivedSpan;
+    expect(pass.parentSpanId).toBeUndefined();
+    expect(pass.attributes).toMatchObject({ 'kb.document.kind': 'products' });
+    const spans = await completeTrace(pass.traceId, [span('kb-catalog', 'updateOne products')]);
+    const trace = new Trace(spans, pass.traceId);
+    trace.hop(pass, 'kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts');
+    expect(trace.below(pass, isMongo).map((s) => s.name)).toContain('updateOne products');
+    expect(spans.some((s) => s.service === 'kb-gateway')).toBe(false);
+  },
+);
 
-test('when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent exports no span in any service, and one with a sampled traceparent is still traced end to end', async () => {
-  const sampledPid = stack?.processes.sampledGateway?.child.pid;
-  const fromSampledGateway = (s: ReceivedSpan) => s.resource['process.pid'] === sampledPid;
+test(
+  'when probes and timers run (/readyz, grpc.health.v1, the similarity ' +
+    "service's dependency probe, idle indexer passes), then they export no spans",
+  async () => {
+    // beforeAll polled /readyz on both gateways (each fanning out grpc.health.v1 checks) until
+    // ready; the similarity service probes Elasticsearch every 5 s; the indexers poll every 250 ms.
+    const noise = (s: ReceivedSpan) =>
+      /readyz|healthz/.test(s.name) ||
+      /grpc\.health\.v1/.test(s.name) ||
+      s.name === 'cluster.health' ||
+      (s.service === 'kb-similarity' && !s.parentSpanId);
+    expect(receiver.spans.filter(noise).map((s) => `${s.service}: ${s.name}`)).toEqual([]);
+    // Every trace starts at a request or at an indexer pass that found work.
+    const rootNames = new Set(receiver.spans.filter((s) => !s.parentSpanId).map((s) => `${s.service}: ${s.name}`));
+    for (const name of rootNames)
+      expect(name).toMatch(
+        /^kb-gateway: (GET|POST|PUT|DELETE) \/api\/knowledge\/|^kb-(catalog|knowledge): (index pending|remove deleted) /,
+      );
+  },
+);
 
-  // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in
-  // the traceparent it sends on (flags 00), so the services behind it record nothing either.
-  const requestId = uniqueId('unsampled');
-  expect(
-    (
-      await request(
-        '/api/knowledge/search/similar',
-        { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { 'X-Request-Id': requestId } },
-        'sampledGateway',
-      )
-    ).status,
-  ).toBe(200);
-  const [line] = await logLines('sampledGateway', requestId);
-  const unsampledTrace = line?.trace_id as string;
-  expect(unsampledTrace).toMatch(/^[0-9a-f]{32}$/);
-  // The catalog saw the same (unsampled) trace id: context still propagates, only recording stops.
-  expect((await logLines('catalog', requestId))[0]).toMatchObject({ trace_id: unsampledTrace });
+test(
+  'when the gateway samples with parentbased_traceidratio at 0, then a request without traceparent ' +
+    'exports no span in any service, and one with a sampled traceparent is still traced end to end',
+  async () => {
+    const sampledPid = stack?.processes.sampledGateway?.child.pid;
+    const fromSampledGateway = (s: ReceivedSpan) => s.resource['process.pid'] === sampledPid;
 
-  // With a sampled traceparent the parent's decision wins.
-  const sent = traceparent();
-  const res = await request(
-    '/api/knowledge/products?site_id=shop',
-    { method: 'POST', body: { ...kettle, title: 'Blue kettle, sampled' }, headers: { traceparent: sent.header } },
-    'sampledGateway',
-  );
-  expect(res.status).toBe(200);
-  const spans = await completeTrace(sent.traceId, [
-    grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
-    grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
-  ]);
-  const root = expectContinued(spans, sent);
-  expect(fromSampledGateway(root)).toBe(true);
+    // Without a traceparent the gateway decides: ratio 0, not sampled. The decision travels in
+    // the traceparent it sends on (flags 00), so the services behind it record nothing either.
+    const requestId = uniqueId('unsampled');
+    expect(
+      (
+        await request(
+          '/api/knowledge/search/similar',
+          { method: 'POST', body: { anchor_product_ids: [kettleId] }, headers: { 'X-Request-Id': requestId } },
+          'sampledGateway',
+        )
+      ).status,
+    ).toBe(200);
+    const [line] = await logLines('sampledGateway', requestId);
+    const unsampledTrace = line?.trace_id as string;
+    expect(unsampledTrace).toMatch(/^[0-9a-f]{32}$/);
+    // The catalog saw the same (unsampled) trace id: context still propagates, only recording stops.
+    expect((await logLines('catalog', requestId))[0]).toMatchObject({ trace_id: unsampledTrace });
 
-  // By now the sampled request's spans have arrived; the unsampled one, earlier, left none.
-  expect(receiver.spansOf(unsampledTrace)).toEqual([]);
-  expect(receiver.spans.filter(fromSampledGateway).every((s) => s.traceId === sent.traceId)).toBe(true);
-});
+    // With a sampled traceparent the parent's decision wins.
+    const sent = traceparent();
+    const res = await request(
+      '/api/knowledge/products?site_id=shop',
+      { method: 'POST', body: { ...kettle, title: 'Blue kettle, sampled' }, headers: { traceparent: sent.header } },
+      'sampledGateway',
+    );
+    expect(res.status).toBe(200);
+    const spans = await completeTrace(sent.traceId, [
+      grpcServer('kb-catalog', 'kb.catalog.v1.CatalogService/UpsertProduct'),
+      grpcServer('kb-similarity', 'kb.similarity.v1.SimilarityService/IndexProducts'),
+    ]);
+    const root = expectContinued(spans, sent);
+    expect(fromSampledGateway(root)).toBe(true);
+
+    // By now the sampled request's spans have arrived; the unsampled one, earlier, left none.
+    expect(receiver.spansOf(unsampledTrace)).toEqual([]);
+    expect(receiver.spans.filter(fromSampledGateway).every((s) => s.traceId === sent.traceId)).toBe(true);
+  },
+);

@@ -63,83 +63,88 @@ const product = (i: number, title: string) => ({
 const upsert = (body: unknown) =>
   stack.request(acme, '/api/knowledge/products?site_id=shop', { method: 'POST', token: admin, body });
 
-test('when Elasticsearch goes down mid-run, then writes are still answered, and once it is back every product is indexed with its latest version', async () => {
-  const first = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
-    method: 'POST',
-    token: admin,
-    body: { products: Array.from({ length: 20 }, (_, i) => product(i, `v1 item ${i}`)) },
-  });
-  expect(first.json.summary.created).toBe(20);
-  const idOf = (i: number) => first.json.results[i].id as string;
-  for (let t = Date.now(); (await indexed()).size < 20;) {
-    if (Date.now() - t > 20_000) throw new Error('the first products were not indexed');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-
-  await outage.down();
-  const started = Date.now();
-  // Updates (some twice), new products and deletes, all while Elasticsearch is away.
-  for (let i = 0; i < 10; i++) {
-    const res = await upsert(product(i, `v2 item ${i}`));
-    expect([res.status, res.headers['x-embeddings']]).toEqual([200, 'pending']);
-  }
-  for (let i = 0; i < 3; i++) expect((await upsert(product(i, `v3 item ${i}`))).status).toBe(200);
-  const created = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
-    method: 'POST',
-    token: admin,
-    body: { products: Array.from({ length: 5 }, (_, k) => product(100 + k, `new item ${k}`)) },
-  });
-  expect(created.json.summary.created).toBe(5);
-  expect(created.json.results.every((r: { embeddings: string }) => r.embeddings === 'pending')).toBe(true);
-  for (const i of [18, 19])
-    expect(
-      (await stack.request(acme, `/api/knowledge/products/${idOf(i)}`, { method: 'DELETE', token: admin })).status,
-    ).toBe(204);
-  expect(Date.now() - started).toBeLessThan(40_000); // every write answered within its bound, none hung
-  // Reads that need the index say so (503), writes did not.
-  const searching = await stack.request(acme, '/api/knowledge/search/similar', {
-    method: 'POST',
-    token: admin,
-    body: { anchor_product_ids: [idOf(0)] },
-  });
-  expect(searching.status).toBe(503);
-
-  process.stdout.write(`writes during the outage: ${Date.now() - started} ms\n`);
-  await outage.up();
-  const back = Date.now();
-  const latest = async () =>
-    new Map(
-      (await db.collection('products').find({}).toArray()).map((d) => [
-        d._id as unknown as string,
-        { version: d.version as number, title: d.title as string, needs: d.needs_index as boolean },
-      ]),
-    );
-  const deadline = Date.now() + 45_000;
-  let lastDiff = '';
-  for (;;) {
-    const [want, have] = [await latest(), await indexed()];
-    const wrong = [...want].filter(
-      ([id, w]) => have.get(id)?.version !== w.version || have.get(id)?.title !== w.title || w.needs,
-    );
-    const stray = [...have.keys()].filter((id) => !want.has(id));
-    const tombstones = await db.collection('product_deletions').countDocuments({});
-    if (wrong.length === 0 && stray.length === 0 && tombstones === 0) {
-      process.stdout.write(`caught up ${Date.now() - back} ms after Elasticsearch came back\n`);
-      expect(want.size).toBe(23);
-      expect(have.get(idOf(0))).toEqual({ version: want.get(idOf(0))?.version, title: 'v3 item 0' });
-      expect(have.get(idOf(5))?.title).toBe('v2 item 5');
-      expect(have.has(idOf(18))).toBe(false);
-      break;
+test(
+  'when Elasticsearch goes down mid-run, then writes are still answered, ' +
+    'and once it is back every product is indexed with its latest version',
+  async () => {
+    const first = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
+      method: 'POST',
+      token: admin,
+      body: { products: Array.from({ length: 20 }, (_, i) => product(i, `v1 item ${i}`)) },
+    });
+    expect(first.json.summary.created).toBe(20);
+    const idOf = (i: number) => first.json.results[i].id as string;
+    for (let t = Date.now(); (await indexed()).size < 20;) {
+      if (Date.now() - t > 20_000) throw new Error('the first products were not indexed');
+      await new Promise((r) => setTimeout(r, 200));
     }
-    lastDiff = JSON.stringify({ wrong: wrong.slice(0, 3), stray, tombstones });
-    if (Date.now() > deadline) throw new Error(`the index did not catch up within 45 s: ${lastDiff}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const after = await stack.request(acme, '/api/knowledge/search/similar', {
-    method: 'POST',
-    token: admin,
-    body: { anchor_product_ids: [idOf(0)], limit: 50 },
-  });
-  expect(after.status).toBe(200);
-  expect(after.json.products.map((p: { id: string }) => p.id)).not.toContain(idOf(18));
-}, 120_000);
+
+    await outage.down();
+    const started = Date.now();
+    // Updates (some twice), new products and deletes, all while Elasticsearch is away.
+    for (let i = 0; i < 10; i++) {
+      const res = await upsert(product(i, `v2 item ${i}`));
+      expect([res.status, res.headers['x-embeddings']]).toEqual([200, 'pending']);
+    }
+    for (let i = 0; i < 3; i++) expect((await upsert(product(i, `v3 item ${i}`))).status).toBe(200);
+    const created = await stack.request(acme, '/api/knowledge/products/bulk?site_id=shop', {
+      method: 'POST',
+      token: admin,
+      body: { products: Array.from({ length: 5 }, (_, k) => product(100 + k, `new item ${k}`)) },
+    });
+    expect(created.json.summary.created).toBe(5);
+    expect(created.json.results.every((r: { embeddings: string }) => r.embeddings === 'pending')).toBe(true);
+    for (const i of [18, 19])
+      expect(
+        (await stack.request(acme, `/api/knowledge/products/${idOf(i)}`, { method: 'DELETE', token: admin })).status,
+      ).toBe(204);
+    expect(Date.now() - started).toBeLessThan(40_000); // every write answered within its bound, none hung
+    // Reads that need the index say so (503), writes did not.
+    const searching = await stack.request(acme, '/api/knowledge/search/similar', {
+      method: 'POST',
+      token: admin,
+      body: { anchor_product_ids: [idOf(0)] },
+    });
+    expect(searching.status).toBe(503);
+
+    process.stdout.write(`writes during the outage: ${Date.now() - started} ms\n`);
+    await outage.up();
+    const back = Date.now();
+    const latest = async () =>
+      new Map(
+        (await db.collection('products').find({}).toArray()).map((d) => [
+          d._id as unknown as string,
+          { version: d.version as number, title: d.title as string, needs: d.needs_index as boolean },
+        ]),
+      );
+    const deadline = Date.now() + 45_000;
+    let lastDiff = '';
+    for (;;) {
+      const [want, have] = [await latest(), await indexed()];
+      const wrong = [...want].filter(
+        ([id, w]) => have.get(id)?.version !== w.version || have.get(id)?.title !== w.title || w.needs,
+      );
+      const stray = [...have.keys()].filter((id) => !want.has(id));
+      const tombstones = await db.collection('product_deletions').countDocuments({});
+      if (wrong.length === 0 && stray.length === 0 && tombstones === 0) {
+        process.stdout.write(`caught up ${Date.now() - back} ms after Elasticsearch came back\n`);
+        expect(want.size).toBe(23);
+        expect(have.get(idOf(0))).toEqual({ version: want.get(idOf(0))?.version, title: 'v3 item 0' });
+        expect(have.get(idOf(5))?.title).toBe('v2 item 5');
+        expect(have.has(idOf(18))).toBe(false);
+        break;
+      }
+      lastDiff = JSON.stringify({ wrong: wrong.slice(0, 3), stray, tombstones });
+      if (Date.now() > deadline) throw new Error(`the index did not catch up within 45 s: ${lastDiff}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const after = await stack.request(acme, '/api/knowledge/search/similar', {
+      method: 'POST',
+      token: admin,
+      body: { anchor_product_ids: [idOf(0)], limit: 50 },
+    });
+    expect(after.status).toBe(200);
+    expect(after.json.products.map((p: { id: string }) => p.id)).not.toContain(idOf(18));
+  },
+  120_000,
+);

@@ -65,17 +65,21 @@ const search = (deadline: number) =>
 /** Slack for the time a call spends on the wire and in queues between hops (a CI run once saw 11 ms). */
 const TRANSIT_MS = 250;
 
-test('when the catalog calls the similarity service to serve a search, then that call ends no later than the search it serves', async () => {
-  // MongoDB connects in the background: UNAVAILABLE until it has.
-  const started = Date.now();
-  while ((await search(Date.now() + 5_000))?.code === grpc.status.UNAVAILABLE && Date.now() - started < 15_000)
-    await new Promise((r) => setTimeout(r, 100));
-  received.length = 0;
-  const deadline = Date.now() + CALLER_DEADLINE_MS;
-  expect(await search(deadline)).toBeNull();
-  expect(received).toHaveLength(1);
-  // On the wire a deadline is a timeout in whole milliseconds, read on arrival at each hop, so
-  // two hops' transit (milliseconds; more on a loaded CI machine) is added: far from the 30 s own deadline.
-  expect(received[0]!).toBeLessThanOrEqual(deadline + TRANSIT_MS);
-  expect(received[0]!).toBeLessThan(Date.now() + SIMILARITY_DEADLINE_MS / 2);
-});
+test(
+  'when the catalog calls the similarity service to serve a ' +
+    'search, then that call ends no later than the search it serves',
+  async () => {
+    // MongoDB connects in the background: UNAVAILABLE until it has.
+    const started = Date.now();
+    while ((await search(Date.now() + 5_000))?.code === grpc.status.UNAVAILABLE && Date.now() - started < 15_000)
+      await new Promise((r) => setTimeout(r, 100));
+    received.length = 0;
+    const deadline = Date.now() + CALLER_DEADLINE_MS;
+    expect(await search(deadline)).toBeNull();
+    expect(received).toHaveLength(1);
+    // On the wire a deadline is a timeout in whole milliseconds, read on arrival at each hop, so
+    // two hops' transit (milliseconds; more on a loaded CI machine) is added: far from the 30 s own deadline.
+    expect(received[0]!).toBeLessThanOrEqual(deadline + TRANSIT_MS);
+    expect(received[0]!).toBeLessThan(Date.now() + SIMILARITY_DEADLINE_MS / 2);
+  },
+);

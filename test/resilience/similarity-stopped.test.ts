@@ -164,123 +164,128 @@ const productBody = (n: number, title: string) => ({
 });
 const ids = (hits: { id?: string; entry?: { id: string } }[]) => hits.map((h) => h.entry?.id ?? h.id);
 
-test('when the similarity service is frozen, then writes are acknowledged, searches answer 503/504 in time, /readyz names it; after it resumes everything is searchable', async () => {
-  // Before: an entry and a product, searchable.
-  const before = await request('/api/knowledge/knowledge-entries', {
-    method: 'POST',
-    body: entryBody('Walrus care', 'Walruses need cold water.'),
-  });
-  expect(before.json.embedding_model).not.toBeNull();
-  const anchor = await request('/api/knowledge/products?site_id=shop', {
-    method: 'POST',
-    body: productBody(0, 'Oak stool'),
-  });
-  expect(anchor.headers['x-embeddings']).toBe('recomputed');
+test(
+  'when the similarity service is frozen, then writes are acknowledged, searches ' +
+    'answer 503/504 in time, /readyz names it; after it resumes everything is searchable',
+  async () => {
+    // Before: an entry and a product, searchable.
+    const before = await request('/api/knowledge/knowledge-entries', {
+      method: 'POST',
+      body: entryBody('Walrus care', 'Walruses need cold water.'),
+    });
+    expect(before.json.embedding_model).not.toBeNull();
+    const anchor = await request('/api/knowledge/products?site_id=shop', {
+      method: 'POST',
+      body: productBody(0, 'Oak stool'),
+    });
+    expect(anchor.headers['x-embeddings']).toBe('recomputed');
 
-  child!.kill('SIGSTOP');
-  try {
-    // Writes: each answered within the index-on-write bound (the first of each service spends
-    // it; after that the services know and stop waiting), none lost.
-    const writes = [];
-    for (const [i, name] of ['Narwhal', 'Beluga', 'Orca'].entries()) {
-      writes.push(
-        await timed(() =>
-          request('/api/knowledge/knowledge-entries', {
-            method: 'POST',
-            body: entryBody(`${name} feeding`, `${name}s eat fish and squid.`),
-          }),
-        ),
+    child!.kill('SIGSTOP');
+    try {
+      // Writes: each answered within the index-on-write bound (the first of each service spends
+      // it; after that the services know and stop waiting), none lost.
+      const writes = [];
+      for (const [i, name] of ['Narwhal', 'Beluga', 'Orca'].entries()) {
+        writes.push(
+          await timed(() =>
+            request('/api/knowledge/knowledge-entries', {
+              method: 'POST',
+              body: entryBody(`${name} feeding`, `${name}s eat fish and squid.`),
+            }),
+          ),
+        );
+        writes.push(
+          await timed(() =>
+            request('/api/knowledge/products?site_id=shop', {
+              method: 'POST',
+              body: productBody(i + 1, `${name} oak table`),
+            }),
+          ),
+        );
+      }
+      const edit = await timed(() =>
+        request(`/api/knowledge/knowledge-entries/${before.json.id}`, {
+          method: 'PUT',
+          body: { content: 'Walruses need cold water and clams.' },
+        }),
       );
-      writes.push(
+      expect(writes.map((w) => w.status)).toEqual([201, 201, 201, 201, 201, 201]);
+      expect(edit.status).toBe(200);
+      for (const w of [...writes, edit]) expect(w.ms).toBeLessThan(INDEX_ON_WRITE_MS + 1000);
+      expect(writes.slice(2).every((w) => w.ms < 500)).toBe(true); // known to be away: no waiting
+      expect(writes.filter((w) => w.headers['x-embeddings']).map((w) => w.headers['x-embeddings'])).toEqual([
+        'pending',
+        'pending',
+        'pending',
+      ]);
+      process.stdout.write(`writes while frozen (ms): ${[...writes, edit].map((w) => w.ms).join(', ')}\n`);
+
+      // Searches: a clear 503/504 within the deadline, never a hang.
+      const searches = [
+        await timed(() => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'narwhal' } })),
+        await timed(() => request('/api/knowledge/search/products', { method: 'POST', body: { query: 'oak table' } })),
         await timed(() =>
-          request('/api/knowledge/products?site_id=shop', {
-            method: 'POST',
-            body: productBody(i + 1, `${name} oak table`),
-          }),
+          request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [anchor.json.id] } }),
         ),
-      );
+      ];
+      for (const s of searches) {
+        expect([503, 504]).toContain(s.status);
+        expect(s.json.detail).toMatch(/similarity/i);
+        expect(s.ms).toBeLessThan(GRPC_DEADLINE_MS + 1000);
+      }
+      process.stdout.write(`searches while frozen: ${searches.map((s) => `${s.status} in ${s.ms} ms`).join(', ')}\n`);
+
+      const ready = await timed(() => httpRequest(gateway.port, 'localhost', '/readyz'));
+      expect(ready.status).toBe(503);
+      expect(ready.json.checks.similarity).toBe('unreachable');
+      expect(ready.json.detail).toMatch(/similarity unreachable/);
+      expect(ready.ms).toBeLessThan(3000);
+      expect((await httpRequest(gateway.port, 'localhost', '/healthz')).status).toBe(200);
+    } finally {
+      child!.kill('SIGCONT');
     }
-    const edit = await timed(() =>
-      request(`/api/knowledge/knowledge-entries/${before.json.id}`, {
-        method: 'PUT',
-        body: { content: 'Walruses need cold water and clams.' },
-      }),
-    );
-    expect(writes.map((w) => w.status)).toEqual([201, 201, 201, 201, 201, 201]);
-    expect(edit.status).toBe(200);
-    for (const w of [...writes, edit]) expect(w.ms).toBeLessThan(INDEX_ON_WRITE_MS + 1000);
-    expect(writes.slice(2).every((w) => w.ms < 500)).toBe(true); // known to be away: no waiting
-    expect(writes.filter((w) => w.headers['x-embeddings']).map((w) => w.headers['x-embeddings'])).toEqual([
-      'pending',
-      'pending',
-      'pending',
-    ]);
-    process.stdout.write(`writes while frozen (ms): ${[...writes, edit].map((w) => w.ms).join(', ')}\n`);
 
-    // Searches: a clear 503/504 within the deadline, never a hang.
-    const searches = [
-      await timed(() => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'narwhal' } })),
-      await timed(() => request('/api/knowledge/search/products', { method: 'POST', body: { query: 'oak table' } })),
-      await timed(() =>
-        request('/api/knowledge/search/similar', { method: 'POST', body: { anchor_product_ids: [anchor.json.id] } }),
-      ),
+    // Resumed: the indexers catch up; every write made while frozen is found.
+    const resumed = Date.now();
+    expect(
+      (
+        await waitFor(
+          () => httpRequest(gateway.port, 'localhost', '/readyz'),
+          (r) => r.status === 200,
+        )
+      ).status,
+    ).toBe(200);
+    for (const name of ['Narwhal', 'Beluga', 'Orca']) {
+      const entries = await waitFor(
+        () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: `${name} feeding` } }),
+        (r) => r.status === 200 && r.json[0]?.entry.title === `${name} feeding`,
+      );
+      expect(entries.json[0].entry.title).toBe(`${name} feeding`);
+      const products = await waitFor(
+        () => request('/api/knowledge/search/products', { method: 'POST', body: { query: `${name} oak table` } }),
+        (r) => r.status === 200 && r.json.products[0]?.title === `${name} oak table`,
+      );
+      expect(products.json.products[0].title).toBe(`${name} oak table`);
+    }
+    const edited = await waitFor(
+      () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'walrus clams' } }),
+      (r) => r.status === 200 && ids(r.json)[0] === before.json.id && r.json[0].entry.version === 2,
+    );
+    expect(edited.json[0].entry.content).toBe('Walruses need cold water and clams.');
+    const similar = await request('/api/knowledge/search/similar', {
+      method: 'POST',
+      body: { anchor_product_ids: [anchor.json.id] },
+    });
+    expect(similar.status).toBe(200);
+    expect(similar.json.products.length).toBe(3);
+    // What reached the index while the indexers' calls timed out is confirmed on their next pass,
+    // which comes later than the interval after failed passes (backoff): the queues empty soon after.
+    const queued = async () => [
+      await conn.collection('knowledge_entries').countDocuments({ index_pending: true }),
+      await conn.collection('products').countDocuments({ needs_index: true }),
     ];
-    for (const s of searches) {
-      expect([503, 504]).toContain(s.status);
-      expect(s.json.detail).toMatch(/similarity/i);
-      expect(s.ms).toBeLessThan(GRPC_DEADLINE_MS + 1000);
-    }
-    process.stdout.write(`searches while frozen: ${searches.map((s) => `${s.status} in ${s.ms} ms`).join(', ')}\n`);
-
-    const ready = await timed(() => httpRequest(gateway.port, 'localhost', '/readyz'));
-    expect(ready.status).toBe(503);
-    expect(ready.json.checks.similarity).toBe('unreachable');
-    expect(ready.json.detail).toMatch(/similarity unreachable/);
-    expect(ready.ms).toBeLessThan(3000);
-    expect((await httpRequest(gateway.port, 'localhost', '/healthz')).status).toBe(200);
-  } finally {
-    child!.kill('SIGCONT');
-  }
-
-  // Resumed: the indexers catch up; every write made while frozen is found.
-  const resumed = Date.now();
-  expect(
-    (
-      await waitFor(
-        () => httpRequest(gateway.port, 'localhost', '/readyz'),
-        (r) => r.status === 200,
-      )
-    ).status,
-  ).toBe(200);
-  for (const name of ['Narwhal', 'Beluga', 'Orca']) {
-    const entries = await waitFor(
-      () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: `${name} feeding` } }),
-      (r) => r.status === 200 && r.json[0]?.entry.title === `${name} feeding`,
-    );
-    expect(entries.json[0].entry.title).toBe(`${name} feeding`);
-    const products = await waitFor(
-      () => request('/api/knowledge/search/products', { method: 'POST', body: { query: `${name} oak table` } }),
-      (r) => r.status === 200 && r.json.products[0]?.title === `${name} oak table`,
-    );
-    expect(products.json.products[0].title).toBe(`${name} oak table`);
-  }
-  const edited = await waitFor(
-    () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'walrus clams' } }),
-    (r) => r.status === 200 && ids(r.json)[0] === before.json.id && r.json[0].entry.version === 2,
-  );
-  expect(edited.json[0].entry.content).toBe('Walruses need cold water and clams.');
-  const similar = await request('/api/knowledge/search/similar', {
-    method: 'POST',
-    body: { anchor_product_ids: [anchor.json.id] },
-  });
-  expect(similar.status).toBe(200);
-  expect(similar.json.products.length).toBe(3);
-  // What reached the index while the indexers' calls timed out is confirmed on their next pass,
-  // which comes later than the interval after failed passes (backoff): the queues empty soon after.
-  const queued = async () => [
-    await conn.collection('knowledge_entries').countDocuments({ index_pending: true }),
-    await conn.collection('products').countDocuments({ needs_index: true }),
-  ];
-  expect(await waitFor(queued, ([entries, products]) => entries === 0 && products === 0)).toEqual([0, 0]);
-  process.stdout.write(`searchable ${Date.now() - resumed} ms after the similarity service resumed\n`);
-}, 120_000);
+    expect(await waitFor(queued, ([entries, products]) => entries === 0 && products === 0)).toEqual([0, 0]);
+    process.stdout.write(`searchable ${Date.now() - resumed} ms after the similarity service resumed\n`);
+  },
+  120_000,
+);

@@ -66,16 +66,20 @@ describe('backends not reachable', () => {
     expect(res.json.detail).toContain('knowledge.mongodb down');
   });
 
-  test('when MongoDB and Elasticsearch are down, then each back service is not ready but live (a liveness probe must not restart it)', async () => {
-    for (const name of ['knowledge', 'catalog', 'similarity'] as const) {
-      const address = services.addresses[name];
-      expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([
-        name,
-        'NOT_SERVING',
-        'SERVING',
-      ]);
-    }
-  });
+  test(
+    'when MongoDB and Elasticsearch are down, then each back service ' +
+      'is not ready but live (a liveness probe must not restart it)',
+    async () => {
+      for (const name of ['knowledge', 'catalog', 'similarity'] as const) {
+        const address = services.addresses[name];
+        expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([
+          name,
+          'NOT_SERVING',
+          'SERVING',
+        ]);
+      }
+    },
+  );
 
   test('when MongoDB is down, then an API request is answered 503 with Retry-After within the deadline', async () => {
     const started = Date.now();

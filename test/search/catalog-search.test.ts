@@ -181,46 +181,50 @@ afterAll(async () => {
 });
 
 describe('indexing on write', () => {
-  test('when a product is written, then it is indexed before the answer (embeddings recomputed); an unchanged sync_hash skips re-embedding', async () => {
-    const first = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
-      method: 'POST',
-      token: admin,
-      body: {
-        title: 'Hiking boot',
-        description: 'Leather hiking boot',
-        language: 'en',
-        external_id: 'boot',
-        sync_hash: 'v1',
-      },
-    });
-    expect(first.headers['x-embeddings']).toBe('recomputed');
-    const same = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
-      method: 'POST',
-      token: admin,
-      body: {
-        title: 'Hiking boot',
-        description: 'Leather hiking boot',
-        language: 'en',
-        external_id: 'boot',
-        sync_hash: 'v1',
-        brand: 'New',
-      },
-    });
-    expect(same.status).toBe(200);
-    expect(same.headers['x-embeddings']).toBe('skipped');
-    const changed = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
-      method: 'POST',
-      token: admin,
-      body: {
-        title: 'Hiking boot',
-        description: 'Leather hiking boot',
-        language: 'en',
-        external_id: 'boot',
-        sync_hash: 'v2',
-      },
-    });
-    expect(changed.headers['x-embeddings']).toBe('recomputed');
-  });
+  test(
+    'when a product is written, then it is indexed before the answer ' +
+      '(embeddings recomputed); an unchanged sync_hash skips re-embedding',
+    async () => {
+      const first = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+        method: 'POST',
+        token: admin,
+        body: {
+          title: 'Hiking boot',
+          description: 'Leather hiking boot',
+          language: 'en',
+          external_id: 'boot',
+          sync_hash: 'v1',
+        },
+      });
+      expect(first.headers['x-embeddings']).toBe('recomputed');
+      const same = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+        method: 'POST',
+        token: admin,
+        body: {
+          title: 'Hiking boot',
+          description: 'Leather hiking boot',
+          language: 'en',
+          external_id: 'boot',
+          sync_hash: 'v1',
+          brand: 'New',
+        },
+      });
+      expect(same.status).toBe(200);
+      expect(same.headers['x-embeddings']).toBe('skipped');
+      const changed = await stack.request(acme, '/api/knowledge/products?site_id=shop', {
+        method: 'POST',
+        token: admin,
+        body: {
+          title: 'Hiking boot',
+          description: 'Leather hiking boot',
+          language: 'en',
+          external_id: 'boot',
+          sync_hash: 'v2',
+        },
+      });
+      expect(changed.headers['x-embeddings']).toBe('recomputed');
+    },
+  );
 });
 
 describe('similar search', () => {
@@ -412,41 +416,45 @@ describe('similar search', () => {
 });
 
 describe('tenant search settings', () => {
-  test('when the tenant default is hybrid with only the description weighted, then the default search is hybrid over that field alone', async () => {
-    const tenant = uniqueId('weighted');
-    await stack.admin('tenant', 'create', tenant);
-    await stack.admin(
-      'tenant',
-      'settings',
-      '--tenant',
-      tenant,
-      '--set',
-      'default_vector_field=hybrid',
-      '--set',
-      'hybrid_weights.properties=0',
-      '--set',
-      'hybrid_weights.attributes=0',
-    );
-    const token = await stack.token(tenant, 'Admin');
-    await stack.request(tenant, '/api/knowledge/sites', {
-      method: 'POST',
-      token,
-      body: { slug: 'shop', name: 'Shop' },
-    });
-    const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', {
-      method: 'POST',
-      token,
-      body: { products: CATALOGUE.slice(0, 6).map((p) => ({ language: 'en', ...p })) },
-    });
-    const anchor = res.json.results[0].id;
-    const sim = await similar({ anchor_product_ids: [anchor], limit: 3 }, tenant, token);
-    expect(sim.status).toBe(200);
-    expect(sim.json.vector_field).toBe('hybrid');
-    for (const p of sim.json.products) expect(Object.keys(p.score_sources)).toEqual(['description']);
-    const one = await similar({ anchor_product_ids: [anchor], limit: 3, vector_field: 'attributes' }, tenant, token);
-    expect(one.json.vector_field).toBe('attributes');
-    expect(Object.keys(one.json.products[0].score_sources)).toEqual(['attributes']);
-  });
+  test(
+    'when the tenant default is hybrid with only the description ' +
+      'weighted, then the default search is hybrid over that field alone',
+    async () => {
+      const tenant = uniqueId('weighted');
+      await stack.admin('tenant', 'create', tenant);
+      await stack.admin(
+        'tenant',
+        'settings',
+        '--tenant',
+        tenant,
+        '--set',
+        'default_vector_field=hybrid',
+        '--set',
+        'hybrid_weights.properties=0',
+        '--set',
+        'hybrid_weights.attributes=0',
+      );
+      const token = await stack.token(tenant, 'Admin');
+      await stack.request(tenant, '/api/knowledge/sites', {
+        method: 'POST',
+        token,
+        body: { slug: 'shop', name: 'Shop' },
+      });
+      const res = await stack.request(tenant, '/api/knowledge/products/bulk?site_id=shop', {
+        method: 'POST',
+        token,
+        body: { products: CATALOGUE.slice(0, 6).map((p) => ({ language: 'en', ...p })) },
+      });
+      const anchor = res.json.results[0].id;
+      const sim = await similar({ anchor_product_ids: [anchor], limit: 3 }, tenant, token);
+      expect(sim.status).toBe(200);
+      expect(sim.json.vector_field).toBe('hybrid');
+      for (const p of sim.json.products) expect(Object.keys(p.score_sources)).toEqual(['description']);
+      const one = await similar({ anchor_product_ids: [anchor], limit: 3, vector_field: 'attributes' }, tenant, token);
+      expect(one.json.vector_field).toBe('attributes');
+      expect(Object.keys(one.json.products[0].score_sources)).toEqual(['attributes']);
+    },
+  );
 });
 
 describe('product search (extension)', () => {
@@ -480,16 +488,21 @@ describe('product search (extension)', () => {
 });
 
 describe('reindex (admin CLI)', () => {
-  test('when `reindex products` runs, then every product of every tenant is in the new index behind the alias and search answers as before', async () => {
-    const before = titles(await search({ query: 'espresso machine', limit: 3 }));
-    const res = await stack.catalogAdmin('reindex', 'products');
-    expect([res.code, res.stderr.replace(/\r?\n?reindex \|.*$/gm, '').trim()]).toEqual([0, '']);
-    expect(res.stdout.at(-1)).toMatch(/^Reindexed \d+ products into \S+ \(alias \S+\)/);
-    const total = Number(/Reindexed (\d+)/.exec(res.stdout.at(-1) as string)?.[1]);
-    expect(total).toBeGreaterThanOrEqual(2 * CATALOGUE.length);
-    expect(titles(await search({ query: 'espresso machine', limit: 3 }))).toEqual(before);
-    const sim = await similar({ anchor_product_ids: [id('shoe-trail')], limit: 3 });
-    expect(sim.status).toBe(200);
-    expect(sim.json.products).toHaveLength(3);
-  }, 60_000);
+  test(
+    'when `reindex products` runs, then every product of every tenant ' +
+      'is in the new index behind the alias and search answers as before',
+    async () => {
+      const before = titles(await search({ query: 'espresso machine', limit: 3 }));
+      const res = await stack.catalogAdmin('reindex', 'products');
+      expect([res.code, res.stderr.replace(/\r?\n?reindex \|.*$/gm, '').trim()]).toEqual([0, '']);
+      expect(res.stdout.at(-1)).toMatch(/^Reindexed \d+ products into \S+ \(alias \S+\)/);
+      const total = Number(/Reindexed (\d+)/.exec(res.stdout.at(-1) as string)?.[1]);
+      expect(total).toBeGreaterThanOrEqual(2 * CATALOGUE.length);
+      expect(titles(await search({ query: 'espresso machine', limit: 3 }))).toEqual(before);
+      const sim = await similar({ anchor_product_ids: [id('shoe-trail')], limit: 3 });
+      expect(sim.status).toBe(200);
+      expect(sim.json.products).toHaveLength(3);
+    },
+    60_000,
+  );
 });

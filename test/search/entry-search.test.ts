@@ -144,57 +144,65 @@ describe('search', () => {
 });
 
 describe('visibility in search', () => {
-  test("when an Agent searches, then restricted entries, other users' personal notes and other tenants' entries never come back", async () => {
-    const restricted = (
-      await create({
-        title: 'Marmalade recipe secret',
-        content: 'Secret marmalade with oranges.',
-        visibility: 'restricted',
-      })
-    ).id;
-    const mine = (
-      await stack.request(tenant, `${ENTRIES}/personal`, {
-        method: 'POST',
-        token: agent,
-        body: { title: 'My marmalade note', content: 'Orange marmalade idea.', category_id: category },
-      })
-    ).json.id;
-    const otherCat = (
-      await stack.request(other, '/api/knowledge/categories', {
-        method: 'POST',
-        token: otherAdmin,
-        body: { name: 'c' },
-      })
-    ).json.id;
-    const foreign = (
-      await create(
-        { title: 'Marmalade', content: 'Orange marmalade.', visibility: 'public' },
-        otherAdmin,
-        other,
-        otherCat,
-      )
-    ).id;
-    const asAdmin = await hitIds('orange marmalade');
-    expect(asAdmin).toContain(restricted);
-    expect(asAdmin).not.toContain(mine);
-    expect(asAdmin).not.toContain(foreign);
-    const asAgent = await hitIds('orange marmalade', agent);
-    expect(asAgent).toContain(mine);
-    expect(asAgent).not.toContain(restricted);
-    expect(asAgent).not.toContain(foreign);
-    const asAgentB = await hitIds('orange marmalade', agentB);
-    expect(asAgentB).not.toContain(mine);
-    expect(asAgentB).not.toContain(restricted);
-  });
+  test(
+    "when an Agent searches, then restricted entries, other users' " +
+      "personal notes and other tenants' entries never come back",
+    async () => {
+      const restricted = (
+        await create({
+          title: 'Marmalade recipe secret',
+          content: 'Secret marmalade with oranges.',
+          visibility: 'restricted',
+        })
+      ).id;
+      const mine = (
+        await stack.request(tenant, `${ENTRIES}/personal`, {
+          method: 'POST',
+          token: agent,
+          body: { title: 'My marmalade note', content: 'Orange marmalade idea.', category_id: category },
+        })
+      ).json.id;
+      const otherCat = (
+        await stack.request(other, '/api/knowledge/categories', {
+          method: 'POST',
+          token: otherAdmin,
+          body: { name: 'c' },
+        })
+      ).json.id;
+      const foreign = (
+        await create(
+          { title: 'Marmalade', content: 'Orange marmalade.', visibility: 'public' },
+          otherAdmin,
+          other,
+          otherCat,
+        )
+      ).id;
+      const asAdmin = await hitIds('orange marmalade');
+      expect(asAdmin).toContain(restricted);
+      expect(asAdmin).not.toContain(mine);
+      expect(asAdmin).not.toContain(foreign);
+      const asAgent = await hitIds('orange marmalade', agent);
+      expect(asAgent).toContain(mine);
+      expect(asAgent).not.toContain(restricted);
+      expect(asAgent).not.toContain(foreign);
+      const asAgentB = await hitIds('orange marmalade', agentB);
+      expect(asAgentB).not.toContain(mine);
+      expect(asAgentB).not.toContain(restricted);
+    },
+  );
 
-  test('when the index is stale (MongoDB says restricted, the index still says internal), then the hit is dropped on the way out', async () => {
-    const e = (await create({ title: 'Quokka care guide', content: 'Feeding quokkas leaves and grasses.' })).id;
-    expect(await hitIds('quokka', agent)).toContain(e);
-    // Changed behind the indexer's back: the index keeps "internal".
-    await conn.collection('knowledge_entries').updateOne({ _id: e as never }, { $set: { visibility: 'restricted' } });
-    expect(await hitIds('quokka', agent)).not.toContain(e);
-    expect(await hitIds('quokka', admin)).toContain(e);
-  });
+  test(
+    'when the index is stale (MongoDB says restricted, the index ' +
+      'still says internal), then the hit is dropped on the way out',
+    async () => {
+      const e = (await create({ title: 'Quokka care guide', content: 'Feeding quokkas leaves and grasses.' })).id;
+      expect(await hitIds('quokka', agent)).toContain(e);
+      // Changed behind the indexer's back: the index keeps "internal".
+      await conn.collection('knowledge_entries').updateOne({ _id: e as never }, { $set: { visibility: 'restricted' } });
+      expect(await hitIds('quokka', agent)).not.toContain(e);
+      expect(await hitIds('quokka', admin)).toContain(e);
+    },
+  );
 
   test("when an entry's visibility is lowered through the API, then the index follows and Agents find it", async () => {
     const e = (

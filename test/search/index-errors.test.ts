@@ -188,24 +188,28 @@ describe('documents the search index refuses', () => {
     expect(d!.index_error.message).toMatch(/^document_parsing_exception: .*zero magnitude/);
   });
 
-  test('when Elasticsearch refuses a product, then the upsert is acknowledged (embeddings pending) and the product carries index_error', async () => {
-    await poison(`${productText.title}\n${productText.description}`);
-    const created = await stack.request(tenant, '/api/knowledge/products?site_id=shop', {
-      method: 'POST',
-      token: admin,
-      body: { external_id: `lamp-${uid}`, ...productText, language: 'en' },
-    });
-    expect([created.status, created.headers['x-embeddings']]).toEqual([201, 'pending']);
-    productId = created.json.id;
-    const d = await until('the product index_error', async () =>
-      (await doc('products', productId))?.index_error ? doc('products', productId) : undefined,
-    );
-    expect(d).toMatchObject({ needs_index: false, indexed_version: 0, index_error: { version: 1 } });
-    await sleep(INTERVAL_MS * 3); // let a background pass that met the write settle
-    attempts.product = (await doc('products', productId))!.index_error.attempts;
-    expect([1, 2]).toContain(attempts.product);
-    expect(d!.index_error.message).toMatch(/^document_parsing_exception: .*zero magnitude/);
-  });
+  test(
+    'when Elasticsearch refuses a product, then the upsert is acknowledged ' +
+      '(embeddings pending) and the product carries index_error',
+    async () => {
+      await poison(`${productText.title}\n${productText.description}`);
+      const created = await stack.request(tenant, '/api/knowledge/products?site_id=shop', {
+        method: 'POST',
+        token: admin,
+        body: { external_id: `lamp-${uid}`, ...productText, language: 'en' },
+      });
+      expect([created.status, created.headers['x-embeddings']]).toEqual([201, 'pending']);
+      productId = created.json.id;
+      const d = await until('the product index_error', async () =>
+        (await doc('products', productId))?.index_error ? doc('products', productId) : undefined,
+      );
+      expect(d).toMatchObject({ needs_index: false, indexed_version: 0, index_error: { version: 1 } });
+      await sleep(INTERVAL_MS * 3); // let a background pass that met the write settle
+      attempts.product = (await doc('products', productId))!.index_error.attempts;
+      expect([1, 2]).toContain(attempts.product);
+      expect(d!.index_error.message).toMatch(/^document_parsing_exception: .*zero magnitude/);
+    },
+  );
 
   test('when the indexers run many passes, then the refused documents are not tried again', async () => {
     const before = [await doc('knowledge_entries', entryId), await doc('products', productId)];
@@ -223,7 +227,8 @@ describe('documents the search index refuses', () => {
     expect(entries).toHaveLength(2);
     expect(entries[0]).toMatch(
       new RegExp(
-        `^entries\\t${tenant}\\t${entryId}\\tversion 1\\tattempts ${attempts.entry}\\t\\d{4}-\\d\\d-\\d\\dT[^\\t]+\\tdocument_parsing_exception: `,
+        `^entries\\t${tenant}\\t${entryId}\\tversion 1\\tattempts ` +
+          `${attempts.entry}\\t\\d{4}-\\d\\d-\\d\\dT[^\\t]+\\tdocument_parsing_exception: `,
       ),
     );
     expect(entries[1]).toBe(`1 entries refused by the search index in tenant ${tenant}`);

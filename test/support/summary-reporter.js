@@ -19,7 +19,8 @@ class SummaryReporter {
       if (!kind) continue;
       const count = (status) => file.testResults.filter((t) => t.status === status).length;
       process.stdout.write(
-        `\n${kind === 'deploy' ? 'deploy' : 'container'} tests (${file.testFilePath.split(/[\\/]/).pop()}): ${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`,
+        `\n${kind === 'deploy' ? 'deploy' : 'container'} tests (${file.testFilePath.split(/[\\/]/).pop()}): ` +
+          `${count('passed')} passed, ${count('failed')} failed, ${count('pending')} skipped`,
       );
     }
     process.stdout.write(

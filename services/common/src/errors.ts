@@ -87,7 +87,10 @@ export const KIND_TO_GRPC: Record<ErrorKind, status> = {
   internal: status.INTERNAL,
 };
 
-/** gRPC status → HTTP status, as README.md ("Errors") states it: 422 for both argument codes, 409 for both conflict codes, 500 for codes with no HTTP meaning. */
+/**
+ * gRPC status → HTTP status, as README.md ("Errors") states it: 422 for both argument codes,
+ * 409 for both conflict codes, 500 for codes with no HTTP meaning.
+ */
 export function grpcToHttpStatus(code: status): number {
   switch (code) {
     case status.INVALID_ARGUMENT:

@@ -47,7 +47,10 @@ export function indexErrorLine(
       : doc.queued
         ? ' (queued)'
         : '';
-  return `${kind}\t${doc.tenant_id}\t${doc._id}\tversion ${e.version}${current}\tattempts ${e.attempts}\t${new Date(e.at).toISOString()}\t${e.message}`;
+  return (
+    `${kind}\t${doc.tenant_id}\t${doc._id}\tversion ${e.version}${current}` +
+    `\tattempts ${e.attempts}\t${new Date(e.at).toISOString()}\t${e.message}`
+  );
 }
 
 /**

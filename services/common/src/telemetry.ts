@@ -67,7 +67,8 @@ const metricReaders =
 export const DEFAULT_INSTRUMENTATIONS = 'http,koa,mongoose,mongodb';
 // runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
 if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
-  process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : ''}`;
+  const runtimeNode = metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : '';
+  process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS = `${DEFAULT_INSTRUMENTATIONS}${runtimeNode}`;
 }
 
 /**

@@ -74,7 +74,9 @@ function describe(error: ValueError): { msg: string; type: string } {
       return { msg: 'Input should be a valid list', type: 'list_type' };
     case ValueErrorType.ArrayMinItems:
       return {
-        msg: `List should have at least ${s.minItems} item${s.minItems === 1 ? '' : 's'} after validation, not ${(error.value as unknown[]).length}`,
+        msg:
+          `List should have at least ${s.minItems} item${s.minItems === 1 ? '' : 's'} ` +
+          `after validation, not ${(error.value as unknown[]).length}`,
         type: 'too_short',
       };
     case ValueErrorType.ArrayMaxItems:

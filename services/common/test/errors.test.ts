@@ -18,25 +18,29 @@ describe('gRPC status to HTTP, as README.md ("Errors") states it', () => {
     expect(grpcToHttpStatus(code)).toBe(http);
   });
 
-  test('when every error kind goes through gRPC and back, then the caller sees the status of its gRPC code (422 for the request-level kinds)', () => {
-    const expected = {
-      invalid: 422,
-      bad_request: 422,
-      payload_too_large: 422,
-      unsupported_media_type: 422,
-      unauthenticated: 401,
-      forbidden: 403,
-      not_found: 404,
-      conflict: 409,
-      precondition_failed: 412,
-      unavailable: 503,
-      deadline: 504,
-      internal: 500,
-    };
-    for (const [kind, http] of Object.entries(expected)) {
-      expect([kind, grpcToHttpStatus(KIND_TO_GRPC[kind as keyof typeof KIND_TO_GRPC])]).toEqual([kind, http]);
-    }
-  });
+  test(
+    'when every error kind goes through gRPC and back, then the caller ' +
+      'sees the status of its gRPC code (422 for the request-level kinds)',
+    () => {
+      const expected = {
+        invalid: 422,
+        bad_request: 422,
+        payload_too_large: 422,
+        unsupported_media_type: 422,
+        unauthenticated: 401,
+        forbidden: 403,
+        not_found: 404,
+        conflict: 409,
+        precondition_failed: 412,
+        unavailable: 503,
+        deadline: 504,
+        internal: 500,
+      };
+      for (const [kind, http] of Object.entries(expected)) {
+        expect([kind, grpcToHttpStatus(KIND_TO_GRPC[kind as keyof typeof KIND_TO_GRPC])]).toEqual([kind, http]);
+      }
+    },
+  );
 });
 
 describe('error kinds at the gateway', () => {

@@ -64,16 +64,29 @@ afterEach(() => {
 });
 
 describe('after a failed pass', () => {
-  test('when passes fail, then each next one waits interval×2^failures up to 16 intervals, and a success brings back the interval', async () => {
-    const failed = { failed: true };
-    const { startedAt, pass } = scriptedPass([failed, failed, failed, failed, failed, new Error('mongo away'), {}, {}]);
-    const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass });
-    loop.start();
-    await jest.advanceTimersByTimeAsync(6_400);
-    // Waits after each pass: 200, 400, 800, 1600, 1600 (capped), 1600 (a throw fails too), then 100.
-    expect(startedAt).toEqual([100, 300, 700, 1_500, 3_100, 4_700, 6_300, 6_400]);
-    await loop.stop();
-  });
+  test(
+    'when passes fail, then each next one waits interval×2^failures ' +
+      'up to 16 intervals, and a success brings back the interval',
+    async () => {
+      const failed = { failed: true };
+      const { startedAt, pass } = scriptedPass([
+        failed,
+        failed,
+        failed,
+        failed,
+        failed,
+        new Error('mongo away'),
+        {},
+        {},
+      ]);
+      const loop = indexerLoop({ name: 'test indexer', intervalMs: INTERVAL, logger: fakeLogger().logger, pass });
+      loop.start();
+      await jest.advanceTimersByTimeAsync(6_400);
+      // Waits after each pass: 200, 400, 800, 1600, 1600 (capped), 1600 (a throw fails too), then 100.
+      expect(startedAt).toEqual([100, 300, 700, 1_500, 3_100, 4_700, 6_300, 6_400]);
+      await loop.stop();
+    },
+  );
 
   test('when a long interval keeps failing, then the wait is capped at 30 s', async () => {
     const { startedAt, pass } = scriptedPass(Array.from({ length: 6 }, () => ({ failed: true })));

@@ -33,15 +33,19 @@ describe('db.query.text of MongoDB spans', () => {
     span.end();
   });
 
-  test("when the request is not sampled, when tracing is suppressed (under mongoose's span) or there is no span, then nothing is built", () => {
-    const notSampled = unsampled.startSpan('request');
-    expect(notSampled.isRecording()).toBe(false);
-    expect(under(notSampled)).toBe('');
-    const span = sampled.startSpan('mongoose');
-    expect(under(span, true)).toBe('');
-    span.end();
-    expect(under(undefined)).toBe('');
-  });
+  test(
+    'when the request is not sampled, when tracing is suppressed (under ' +
+      "mongoose's span) or there is no span, then nothing is built",
+    () => {
+      const notSampled = unsampled.startSpan('request');
+      expect(notSampled.isRecording()).toBe(false);
+      expect(under(notSampled)).toBe('');
+      const span = sampled.startSpan('mongoose');
+      expect(under(span, true)).toBe('');
+      span.end();
+      expect(under(undefined)).toBe('');
+    },
+  );
 
   test('when a command refers to itself, then it is written once and marked circular', () => {
     const span = sampled.startSpan('request');

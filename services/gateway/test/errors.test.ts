@@ -70,12 +70,16 @@ test('when the error is unauthenticated, then 401 asks for a bearer token', asyn
   expect(res.headers['www-authenticate']).toBe('Bearer realm="knowledge", error="invalid_token"');
 });
 
-test('when something unforeseen is thrown, then 500 carries neither its message nor its stack, and it is logged with the request id', async () => {
-  failWith(new TypeError('secret internals at /srv/x.ts:12'));
-  const res = await gw.request(CATEGORY, { token: 'kbt_500', headers: { 'X-Request-Id': 'req-500' } });
-  expect([res.status, res.text]).toEqual([500, '{"detail":"Internal server error"}']);
-  expect(gw.errors.at(-1)).toMatchObject({ request_id: 'req-500', status: 500, msg: 'request failed' });
-});
+test(
+  'when something unforeseen is thrown, then 500 carries neither ' +
+    'its message nor its stack, and it is logged with the request id',
+  async () => {
+    failWith(new TypeError('secret internals at /srv/x.ts:12'));
+    const res = await gw.request(CATEGORY, { token: 'kbt_500', headers: { 'X-Request-Id': 'req-500' } });
+    expect([res.status, res.text]).toEqual([500, '{"detail":"Internal server error"}']);
+    expect(gw.errors.at(-1)).toMatchObject({ request_id: 'req-500', status: 500, msg: 'request failed' });
+  },
+);
 
 test('when an internal AppError is raised, then the caller sees the generic 500 and only the log has its message', async () => {
   failWith(new AppError('internal', 'The knowledge service answered without an entry'));

@@ -61,43 +61,47 @@ describe('validation', () => {
 });
 
 describe('entries', () => {
-  test('when the knowledge service returns an entry, then unset optional fields are nulls, metadata an object, keys in the interface order', async () => {
-    gw.knowledge.GetEntry = () => entryMessage({ summary: 'Short' });
-    const res = await gw.request(`${ENTRIES}/${UUID}`);
-    expect(res.status).toBe(200);
-    expect(Object.keys(res.json)).toEqual([
-      'id',
-      'tenant_id',
-      'title',
-      'content',
-      'category_id',
-      'visibility',
-      'type',
-      'version',
-      'language',
-      'translation_group_id',
-      'source',
-      'source_reference',
-      'embedding_model',
-      'created_at',
-      'updated_at',
-      'summary',
-      'layer',
-      'tags',
-      'workspace_id',
-      'created_by_user_id',
-      'metadata',
-      'search_keywords',
-    ]);
-    expect(res.json).toMatchObject({
-      summary: 'Short',
-      layer: null,
-      source_reference: null,
-      workspace_id: null,
-      metadata: { a: 1 },
-    });
-    expect(res.headers.etag).toBe('"3"');
-  });
+  test(
+    'when the knowledge service returns an entry, then unset optional ' +
+      'fields are nulls, metadata an object, keys in the interface order',
+    async () => {
+      gw.knowledge.GetEntry = () => entryMessage({ summary: 'Short' });
+      const res = await gw.request(`${ENTRIES}/${UUID}`);
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.json)).toEqual([
+        'id',
+        'tenant_id',
+        'title',
+        'content',
+        'category_id',
+        'visibility',
+        'type',
+        'version',
+        'language',
+        'translation_group_id',
+        'source',
+        'source_reference',
+        'embedding_model',
+        'created_at',
+        'updated_at',
+        'summary',
+        'layer',
+        'tags',
+        'workspace_id',
+        'created_by_user_id',
+        'metadata',
+        'search_keywords',
+      ]);
+      expect(res.json).toMatchObject({
+        summary: 'Short',
+        layer: null,
+        source_reference: null,
+        workspace_id: null,
+        metadata: { a: 1 },
+      });
+      expect(res.headers.etag).toBe('"3"');
+    },
+  );
 
   test('when an entry is created, then 201 with its ETag and Location, and the input names every sent field', async () => {
     gw.knowledge.CreateEntry = () => entryMessage({ version: 1 });

@@ -41,23 +41,31 @@ describe('token check overlapping a read-only route', () => {
     expect(events).toEqual(['check started', 'check done', 'similar as Admin']);
   });
 
-  test('when a checked token comes again, then the route starts while the token is checked, and answers once the check agrees', async () => {
-    await gw.request(SIMILAR, { body: similarBody });
-    events.length = 0;
-    expect((await gw.request(SIMILAR, { body: similarBody })).status).toBe(200);
-    expect(events).toEqual(['check started', 'similar as Admin', 'check done']);
-  });
+  test(
+    'when a checked token comes again, then the route starts ' +
+      'while the token is checked, and answers once the check agrees',
+    async () => {
+      await gw.request(SIMILAR, { body: similarBody });
+      events.length = 0;
+      expect((await gw.request(SIMILAR, { body: similarBody })).status).toBe(200);
+      expect(events).toEqual(['check started', 'similar as Admin', 'check done']);
+    },
+  );
 
-  test('when the token was revoked since, then 401: the work started is not answered, and the next request waits for the check again', async () => {
-    await gw.request(SIMILAR, { body: similarBody });
-    identity = 'revoked';
-    const res = await gw.request(SIMILAR, { body: similarBody });
-    expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
-    identity = IDENTITY;
-    events.length = 0;
-    expect((await gw.request(SIMILAR, { body: similarBody })).status).toBe(200);
-    expect(events).toEqual(['check started', 'check done', 'similar as Admin']);
-  });
+  test(
+    'when the token was revoked since, then 401: the work started is ' +
+      'not answered, and the next request waits for the check again',
+    async () => {
+      await gw.request(SIMILAR, { body: similarBody });
+      identity = 'revoked';
+      const res = await gw.request(SIMILAR, { body: similarBody });
+      expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
+      identity = IDENTITY;
+      events.length = 0;
+      expect((await gw.request(SIMILAR, { body: similarBody })).status).toBe(200);
+      expect(events).toEqual(['check started', 'check done', 'similar as Admin']);
+    },
+  );
 
   test("when the token's identity changed since (another role), then the route runs again as the new identity", async () => {
     await gw.request(SIMILAR, { body: similarBody });

@@ -21,7 +21,8 @@ export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): Simi
   const config = loadConfig(SimilarityConfigSchema, env);
   if (config.EMBEDDING_PROVIDER === 'local' && !config.EMBEDDING_MODEL_DIR) {
     throw new ConfigError([
-      'EMBEDDING_MODEL_DIR: required when EMBEDDING_PROVIDER=local (a directory with model.onnx and tokenizer.json; `npm start` fills it in)',
+      'EMBEDDING_MODEL_DIR: required when EMBEDDING_PROVIDER=local (a ' +
+        'directory with model.onnx and tokenizer.json; `npm start` fills it in)',
     ]);
   }
   if (config.EMBEDDING_PROVIDER === 'openai' && !config.EMBEDDING_API_URL) {

@@ -59,27 +59,31 @@ describe('centroids', () => {
     ]);
   });
 
-  test('when hybrid weights one field 0 and another above 0, then the zero field gets no centroid and only anchors having a vector count', () => {
-    const anchors = [
-      { id: 'a', source: { vector_description: [1, 0], vector_properties: [0, 1] } },
-      { id: 'b', source: { vector_attributes: [1, 1] } },
-    ];
-    const weightOf = new Map([
-      ['a', 1],
-      ['b', 1],
-    ]);
-    const { centroids, used } = centroidsPerField(
-      anchors,
-      'hybrid',
-      { description: 1, properties: 0, attributes: 2 },
-      weightOf,
-    );
-    expect([...centroids.keys()]).toEqual(['description', 'attributes']);
-    expect([...used].sort()).toEqual(['a', 'b']);
-    const single = centroidsPerField(anchors, 'properties', noWeights, weightOf);
-    expect([...single.centroids.keys()]).toEqual(['properties']);
-    expect([...single.used]).toEqual(['a']);
-  });
+  test(
+    'when hybrid weights one field 0 and another above 0, then the zero ' +
+      'field gets no centroid and only anchors having a vector count',
+    () => {
+      const anchors = [
+        { id: 'a', source: { vector_description: [1, 0], vector_properties: [0, 1] } },
+        { id: 'b', source: { vector_attributes: [1, 1] } },
+      ];
+      const weightOf = new Map([
+        ['a', 1],
+        ['b', 1],
+      ]);
+      const { centroids, used } = centroidsPerField(
+        anchors,
+        'hybrid',
+        { description: 1, properties: 0, attributes: 2 },
+        weightOf,
+      );
+      expect([...centroids.keys()]).toEqual(['description', 'attributes']);
+      expect([...used].sort()).toEqual(['a', 'b']);
+      const single = centroidsPerField(anchors, 'properties', noWeights, weightOf);
+      expect([...single.centroids.keys()]).toEqual(['properties']);
+      expect([...single.used]).toEqual(['a']);
+    },
+  );
 });
 
 describe('field weights and exact scores', () => {
@@ -177,25 +181,29 @@ describe('collapsing, min_score and explain', () => {
 });
 
 describe('hybrid ranking', () => {
-  test('when keyword and vector halves are combined, then each clause is normalised by its best, a negative cosine counts 0, an exact hit comes first and the list is cut at the limit', () => {
-    const hits = rankHybrid(
-      {
-        keyword: [
-          { id: 'k', text: 10, keywords: 0 },
-          { id: 'w', text: 0, keywords: 4 },
-        ],
-        vector: [
-          { id: 'k', cosine: -0.3 },
-          { id: 'v', cosine: 0.5 },
-          { id: 'b', cosine: 0.5 },
-        ],
-        exact: ['v'],
-      },
-      3,
-    );
-    expect(hits.map((h) => h.id)).toEqual(['v', 'w', 'k']); // b (0.2) is past the limit
-    expect(hits[0]!.score_sources).toEqual({ keyword: 0, vector: 0.4 * 0.5, exact: 1 });
-    expect(hits[1]!.score).toBeCloseTo(0.6 * 0.6);
-    expect(hits[2]!.score_sources['vector']).toBe(0);
-  });
+  test(
+    'when keyword and vector halves are combined, then each clause is normalised by its best, ' +
+      'a negative cosine counts 0, an exact hit comes first and the list is cut at the limit',
+    () => {
+      const hits = rankHybrid(
+        {
+          keyword: [
+            { id: 'k', text: 10, keywords: 0 },
+            { id: 'w', text: 0, keywords: 4 },
+          ],
+          vector: [
+            { id: 'k', cosine: -0.3 },
+            { id: 'v', cosine: 0.5 },
+            { id: 'b', cosine: 0.5 },
+          ],
+          exact: ['v'],
+        },
+        3,
+      );
+      expect(hits.map((h) => h.id)).toEqual(['v', 'w', 'k']); // b (0.2) is past the limit
+      expect(hits[0]!.score_sources).toEqual({ keyword: 0, vector: 0.4 * 0.5, exact: 1 });
+      expect(hits[1]!.score).toBeCloseTo(0.6 * 0.6);
+      expect(hits[2]!.score_sources['vector']).toBe(0);
+    },
+  );
 });

@@ -229,8 +229,10 @@ export function catalogue(count: number, seed = 42): BenchProduct[] {
     const name = `${brand} ${KINDS[language][kind]} ${100 + Math.floor(rnd() * 900)}`;
     const description =
       language === 'en'
-        ? `The ${name} is ${traits.join(', ')} and made ${use}. Crafted from ${material} in ${colour}, it comes with free shipping and 30-day returns.`
-        : `Der ${name} ist ${traits.join(', ')} und gemacht ${use}. Aus ${material} in ${colour}, mit kostenlosem Versand und 30 Tagen Rückgaberecht.`;
+        ? `The ${name} is ${traits.join(', ')} and made ${use}. ` +
+          `Crafted from ${material} in ${colour}, it comes with free shipping and 30-day returns.`
+        : `Der ${name} ist ${traits.join(', ')} und gemacht ${use}. ` +
+          `Aus ${material} in ${colour}, mit kostenlosem Versand und 30 Tagen Rückgaberecht.`;
     const base: BenchProduct = {
       external_id: `bench-${i}`,
       title: name,
@@ -302,7 +304,10 @@ export function entries(count: number, seed = 7): BenchEntry[] {
     return {
       title: `${topic[0]!.toUpperCase()}${topic.slice(1)} for ${kind} #${i}`,
       summary: `How ${topic} works for ${kind}s.`,
-      content: `Customers often ask about ${topic} for ${kind}s. Our ${kind}s are ${trait}; ${pick(rnd, USES.en)} they need little maintenance. ${pick(rnd, BRANDS)} offers ${topic} support within ${1 + Math.floor(rnd() * 30)} days of purchase.`,
+      content:
+        `Customers often ask about ${topic} for ${kind}s. Our ${kind}s are ${trait}; ` +
+        `${pick(rnd, USES.en)} they need little maintenance. ` +
+        `${pick(rnd, BRANDS)} offers ${topic} support within ${1 + Math.floor(rnd() * 30)} days of purchase.`,
       language: 'en',
       tags: [topic, kind],
     };

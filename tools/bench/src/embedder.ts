@@ -36,7 +36,10 @@ function productTexts(count: number): string[] {
   const colours = ['black', 'white', 'red', 'navy blue', 'forest green'];
   return Array.from({ length: count }, (_, i) => {
     const extra = Array.from({ length: i % 6 }, (_, j) => traits[(i + j * 3) % traits.length]).join(', ');
-    return `Acme ${kinds[i % kinds.length]} model ${1000 + i} in ${colours[i % colours.length]}. ${traits[i % traits.length]}, ${extra || 'classic design'}. Free shipping and 30-day returns.`;
+    return (
+      `Acme ${kinds[i % kinds.length]} model ${1000 + i} in ${colours[i % colours.length]}. ` +
+      `${traits[i % traits.length]}, ${extra || 'classic design'}. Free shipping and 30-day returns.`
+    );
   });
 }
 

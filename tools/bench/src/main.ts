@@ -37,7 +37,10 @@ const QUERIES = env('BENCH_QUERIES', 300);
 const SECONDS = env('BENCH_SECONDS', 8);
 const SCALE = (process.env.BENCH_SCALE ?? '1000,10000').split(',').filter(Boolean).map(Number);
 const OUT = resolve(checkoutDir(), process.env.BENCH_OUT ?? 'bench-results');
-/** Products per bulk call, two calls in flight; a call answered 5xx (a deadline under load) is sent again, up to 3 times (upserts by external id are idempotent). */
+/**
+ * Products per bulk call, two calls in flight; a call answered 5xx (a deadline under load) is sent
+ * again, up to 3 times (upserts by external id are idempotent).
+ */
 const BULK = 250;
 
 const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
@@ -357,7 +360,8 @@ async function main(): Promise<void> {
       log(`loading products ${loaded}–${size} (cold embedding cache)`);
       const cold = await ingest(ctx, products.slice(loaded, size));
       log(
-        `  ${size - loaded} products in ${cold.seconds.toFixed(1)} s: ${cold.perSecond.toFixed(1)} products/s${bulkRetries ? ` (${bulkRetries} bulk calls sent again so far)` : ''}`,
+        `  ${size - loaded} products in ${cold.seconds.toFixed(1)} s: ${cold.perSecond.toFixed(1)} products/s` +
+          `${bulkRetries ? ` (${bulkRetries} bulk calls sent again so far)` : ''}`,
       );
       const tier: TierResult = {
         products: size,
@@ -493,7 +497,8 @@ async function mainTier(
   memory(ctx, report.memoryMiB);
 
   log(
-    `tracing cost: similar search at 8 clients, tracing off / on (default sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`,
+    'tracing cost: similar search at 8 clients, tracing off / on (default ' +
+      `sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`,
   );
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {

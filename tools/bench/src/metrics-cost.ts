@@ -69,14 +69,16 @@ async function main(): Promise<void> {
   }
   // The fastest round is the least disturbed by whatever else the machine runs.
   process.stdout.write(
-    `OTEL_METRICS_EXPORTER=${mode}: ${Math.min(...rounds).toFixed(0)} µs per HTTP request with one gRPC call, best of ${ROUNDS} rounds of ${REQUESTS} (all: ${rounds.map((r) => r.toFixed(0)).join(', ')})\n`,
+    `OTEL_METRICS_EXPORTER=${mode}: ${Math.min(...rounds).toFixed(0)} µs per HTTP request with one gRPC call, ` +
+      `best of ${ROUNDS} rounds of ${REQUESTS} (all: ${rounds.map((r) => r.toFixed(0)).join(', ')})\n`,
   );
   const records = 200_000;
   const started = process.hrtime.bigint();
   for (let i = 0; i < records; i++)
     recordRpcServerCall('/kb.knowledge.v1.KnowledgeService/ListCategories', i % 10 ? 'OK' : 'NOT_FOUND', 0.001);
   process.stdout.write(
-    `OTEL_METRICS_EXPORTER=${mode}: ${(Number(process.hrtime.bigint() - started) / records).toFixed(0)} ns per rpc.server.call.duration record\n`,
+    `OTEL_METRICS_EXPORTER=${mode}: ${(Number(process.hrtime.bigint() - started) / records).toFixed(0)} ` +
+      `ns per rpc.server.call.duration record\n`,
   );
   web.close();
   agent.destroy();

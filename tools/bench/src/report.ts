@@ -78,16 +78,24 @@ const ratio = (a: number | undefined, b: number | undefined) =>
 export function markdown(r: Report): string {
   const lines: string[] = [];
   lines.push(
-    `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`,
+    `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} ` +
+      `products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency ` +
+      `figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`,
   );
   lines.push('');
   lines.push(
-    '| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s (gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |',
+    '| what | gateway p50 / p99 ms | raw ES p50 / p99 ms | p50 ratio | p99 ratio | 1 client req/s ' +
+      '(gw / raw) | 8 clients req/s (gw / raw) | 8-client ratio | top-10 overlap | recall@10 gw (raw) |',
   );
   lines.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of r.rows as SimilarRowResult[]) {
     lines.push(
-      `| ${row.what} | ${f1(row.service.p50)} / ${f1(row.service.p99)} | ${f1(row.raw.p50)} / ${f1(row.raw.p99)} | ${ratio(row.service.p50, row.raw.p50)} | ${ratio(row.service.p99, row.raw.p99)} | ${row.service1 ? `${f1(row.service1.perSecond)} / ${f1(row.raw1?.perSecond)}` : '–'} | ${row.service8 ? `${f1(row.service8.perSecond)} / ${f1(row.raw8?.perSecond)}` : '–'} | ${row.service8 ? ratio(row.service8.perSecond, row.raw8?.perSecond) : '–'} | ${f3(row.overlap)} | ${f3(row.recall)}${row.rawRecall === undefined ? '' : ` (${f3(row.rawRecall)})`} |`,
+      `| ${row.what} | ${f1(row.service.p50)} / ${f1(row.service.p99)} | ${f1(row.raw.p50)} / ${f1(row.raw.p99)} ` +
+        `| ${ratio(row.service.p50, row.raw.p50)} | ${ratio(row.service.p99, row.raw.p99)} ` +
+        `| ${row.service1 ? `${f1(row.service1.perSecond)} / ${f1(row.raw1?.perSecond)}` : '–'} ` +
+        `| ${row.service8 ? `${f1(row.service8.perSecond)} / ${f1(row.raw8?.perSecond)}` : '–'} ` +
+        `| ${row.service8 ? ratio(row.service8.perSecond, row.raw8?.perSecond) : '–'} ` +
+        `| ${f3(row.overlap)} | ${f3(row.recall)}${row.rawRecall === undefined ? '' : ` (${f3(row.rawRecall)})`} |`,
     );
   }
   lines.push('');
@@ -96,7 +104,8 @@ export function markdown(r: Report): string {
   lines.push('|---|---|---|');
   if (cold)
     lines.push(
-      `| products, cold embedding cache (bulks of ${r.settings.bulk ?? 250}, 2 in flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`,
+      `| products, cold embedding cache (bulks of ${r.settings.bulk ?? 250}, 2 in ` +
+        `flight, until indexed) | ${f1(cold.perSecond)} | ${f1(cold.textsPerSecond)} |`,
     );
   if (warm)
     lines.push(
@@ -120,13 +129,17 @@ export function markdown(r: Report): string {
     const bare1 = r.embedder.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)!.textsPerSecond;
     lines.push('');
     lines.push(
-      `Ingest against the bare session at batch 1 (the service's batching): ${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`,
+      `Ingest against the bare session at batch 1 (the service's batching): ` +
+        `${f3(cold.textsPerSecond / bare1)} cold, ${f3((warm?.textsPerSecond ?? 0) / bare1)} warm.`,
     );
   }
   if (r.hops) {
     lines.push('');
     lines.push(
-      `Similar search (one anchor, description), ${r.hops.traces} requests traced one after another: median ${f1(r.hops.total)} ms end to end at the gateway, ${r.hops.spans} spans each. Per hop, the median of each span's self time (its duration less its children's), summed by hop; a gRPC hop is the client span less the server's (wire, framing, (de)serialisation, queueing):`,
+      `Similar search (one anchor, description), ${r.hops.traces} requests traced one after another: ` +
+        `median ${f1(r.hops.total)} ms end to end at the gateway, ${r.hops.spans} spans each. Per ` +
+        `hop, the median of each span's self time (its duration less its children's), summed by hop; a ` +
+        `gRPC hop is the client span less the server's (wire, framing, (de)serialisation, queueing):`,
     );
     lines.push('');
     lines.push('| hop | median ms |');
@@ -192,7 +205,8 @@ export function markdown(r: Report): string {
     lines.push('');
     const bare1 = r.embedder?.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)?.textsPerSecond;
     lines.push(
-      '| products | ingest of the tier: products/s cold (time) | its texts/s against the bare session | similar p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |',
+      '| products | ingest of the tier: products/s cold (time) | its texts/s against the bare session | similar ' +
+        'p50 gw / raw ms: 1 anchor | 3 anchors | 10 anchors | hybrid 1 anchor | similar 8 clients req/s gw / raw |',
     );
     lines.push('|---|---|---|---|---|---|---|---|');
     for (const t of r.tiers) {
@@ -203,7 +217,11 @@ export function markdown(r: Report): string {
       };
       const one = s('similar description, 1 anchor');
       lines.push(
-        `| ${t.products} | ${f1(t.ingestCold.perSecond)} (${t.ingestCold.products} in ${f1(t.ingestCold.seconds)} s) | ${bare1 ? `${f3((t.ingestCold.perSecond * 3) / bare1)}×` : '–'} | ${cell('similar description, 1 anchor')} | ${cell('similar description, 3 anchors')} | ${cell('similar description, 10 anchors')} | ${cell('similar hybrid, 1 anchor')} | ${one?.service8 ? `${f1(one.service8.perSecond)} / ${f1(one.raw8?.perSecond)}` : '–'} |`,
+        `| ${t.products} | ${f1(t.ingestCold.perSecond)} (${t.ingestCold.products} in ${f1(t.ingestCold.seconds)} s) ` +
+          `| ${bare1 ? `${f3((t.ingestCold.perSecond * 3) / bare1)}×` : '–'} ` +
+          `| ${cell('similar description, 1 anchor')} | ${cell('similar description, 3 anchors')} ` +
+          `| ${cell('similar description, 10 anchors')} | ${cell('similar hybrid, 1 anchor')} ` +
+          `| ${one?.service8 ? `${f1(one.service8.perSecond)} / ${f1(one.raw8?.perSecond)}` : '–'} |`,
       );
     }
   }

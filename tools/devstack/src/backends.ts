@@ -126,7 +126,8 @@ async function startMissing(
   const engine = await dockerEngineAnswers();
   if (engine) {
     log(
-      `A Docker engine answers: starting ${describe(need)} with testcontainers${persistent ? ' (data is not kept between runs in Docker)' : ''}.`,
+      `A Docker engine answers: starting ${describe(need)} with testcontainers` +
+        `${persistent ? ' (data is not kept between runs in Docker)' : ''}.`,
     );
     // An engine without a reachable image registry (podman on an offline machine) cannot
     // pull MongoDB or Elasticsearch; the local processes serve the same code paths.

@@ -9,7 +9,10 @@ import type { ProcessSpec } from './process-group';
 import { backendDir, startUntilReady, type LocalBackend, type LocalProcessOptions } from './local-backend';
 import { ELASTICSEARCH_USER, ensureSystemUser } from './system-user';
 
-/** Starts Elasticsearch from the unpacked distribution at `home`, on free loopback ports. (Long: most of it is the one process spec, read as a whole.) */
+/**
+ * Starts Elasticsearch from the unpacked distribution at `home`, on free loopback ports.
+ * (Long: most of it is the one process spec, read as a whole.)
+ */
 export async function startElasticsearchProcess(home: string, opts: LocalProcessOptions): Promise<LocalBackend> {
   const { log } = opts;
   const jdk = findElasticsearchJdk();

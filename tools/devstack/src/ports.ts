@@ -29,7 +29,8 @@ export function assertPortFree(port: number, what: string, host = LOOPBACK): Pro
       const why = err.code === 'EADDRINUSE' ? 'is already in use' : `cannot be opened (${err.code ?? err.message})`;
       reject(
         new Error(
-          `Port ${port} on ${host} ${why}; ${what} needs it. Stop whatever holds it (e.g. \`ss -ltnp 'sport = :${port}'\`) or choose another port.`,
+          `Port ${port} on ${host} ${why}; ${what} needs it. ` +
+            `Stop whatever holds it (e.g. \`ss -ltnp 'sport = :${port}'\`) or choose another port.`,
         ),
       );
     });

@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   if (running) {
     const url = (running.extra?.gatewayUrl as string | undefined) ?? 'its address';
     fail(
-      `the stack of this checkout is already running (pid ${running.owner.pid}) at ${url}. Stop it with Ctrl-C in its terminal, or kill ${running.owner.pid}.`,
+      `the stack of this checkout is already running (pid ${running.owner.pid}) at ` +
+        `${url}. Stop it with Ctrl-C in its terminal, or kill ${running.owner.pid}.`,
     );
   }
   await reapStale(log);

@@ -93,7 +93,8 @@ export async function reapStale(log: Log): Promise<void> {
     for (const p of state?.processes ?? []) {
       if (!groupAlive(p.pgid, p.marker)) continue;
       log(
-        `${p.name} (process group ${p.pgid}) is still running from an earlier run (pid ${state?.owner.pid}) that ended without stopping it; stopping it now.`,
+        `${p.name} (process group ${p.pgid}) is still running from an earlier run ` +
+          `(pid ${state?.owner.pid}) that ended without stopping it; stopping it now.`,
       );
       await stopGroup(p.pgid);
     }

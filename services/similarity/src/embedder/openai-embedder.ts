@@ -146,7 +146,8 @@ export class OpenAiEmbedder implements Embedder {
       }
       if (embedding.length !== this.dims) {
         throw new Error(
-          `embedding endpoint ${this.url} returned ${embedding.length}-dimensional vectors for model ${this.model}; configured dims ${this.dims}`,
+          `embedding endpoint ${this.url} returned ${embedding.length}-dimensional ` +
+            `vectors for model ${this.model}; configured dims ${this.dims}`,
         );
       }
       vectors[index] = l2Normalize(Float32Array.from(embedding));

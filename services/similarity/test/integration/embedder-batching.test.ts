@@ -25,10 +25,12 @@ const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum
 const texts = [
   'headphones',
   'Trail running shoes, waterproof, size 44',
-  'Der Globex Kochmesser 512 ist leicht, spülmaschinenfest und gemacht für Profiküchen. Aus Edelstahl in schwarz, mit kostenlosem Versand und 30 Tagen Rückgaberecht.',
+  'Der Globex Kochmesser 512 ist leicht, spülmaschinenfest und gemacht für Profiküchen. ' +
+    'Aus Edelstahl in schwarz, mit kostenlosem Versand und 30 Tagen Rückgaberecht.',
   'Acme office chair 300\ncolour: navy\nmaterial: wool\nsize: XL',
   Array.from({ length: 60 }, (_, i) => `feature ${i} of the deluxe espresso machine`).join('; '),
-  'The Hooli bluetooth speaker 731 is wireless, shock resistant and compact design and made for outdoor sports. Crafted from plastic in orange, it comes with free shipping and 30-day returns.',
+  'The Hooli bluetooth speaker 731 is wireless, shock resistant and compact design and made for ' +
+    'outdoor sports. Crafted from plastic in orange, it comes with free shipping and 30-day returns.',
   'USB-C',
 ];
 
@@ -44,21 +46,25 @@ beforeAll(async () => {
 afterAll(() => embedder.close());
 
 describe("the service's embedder, as configured by default", () => {
-  test('when a text is embedded alone or among texts of other lengths, in any position, then its vector is bit for bit the same', async () => {
-    const alone = new Map<string, string>();
-    for (const text of texts) alone.set(text, bits((await embedder.embed([text]))[0]));
+  test(
+    'when a text is embedded alone or among texts of other lengths, ' +
+      'in any position, then its vector is bit for bit the same',
+    async () => {
+      const alone = new Map<string, string>();
+      for (const text of texts) alone.set(text, bits((await embedder.embed([text]))[0]));
 
-    const together = await embedder.embed(texts);
-    const reversed = await embedder.embed([...texts].reverse());
-    // Each text between a very short and a very long one.
-    const sandwiched = await embedder.embed(texts.flatMap((t) => [texts[0]!, t, texts[4]!]));
+      const together = await embedder.embed(texts);
+      const reversed = await embedder.embed([...texts].reverse());
+      // Each text between a very short and a very long one.
+      const sandwiched = await embedder.embed(texts.flatMap((t) => [texts[0]!, t, texts[4]!]));
 
-    texts.forEach((text, i) => {
-      expect(bits(together[i])).toBe(alone.get(text));
-      expect(bits(reversed[texts.length - 1 - i])).toBe(alone.get(text));
-      expect(bits(sandwiched[3 * i + 1])).toBe(alone.get(text));
-    });
-  });
+      texts.forEach((text, i) => {
+        expect(bits(together[i])).toBe(alone.get(text));
+        expect(bits(reversed[texts.length - 1 - i])).toBe(alone.get(text));
+        expect(bits(sandwiched[3 * i + 1])).toBe(alone.get(text));
+      });
+    },
+  );
 
   test('when calls of different sizes are embedded at the same time, then every vector is the one its text has alone', async () => {
     const alone = await Promise.all(texts.map(async (t) => bits((await embedder.embed([t]))[0])));
@@ -73,21 +79,25 @@ describe("the service's embedder, as configured by default", () => {
     expect(bits(c[0])).toBe(alone[2]);
   });
 
-  test("when two indexing calls of the same size are embedded at once, then the first is answered after its own runs, not after both calls' (not interleaved), and a query sent then goes before the rest of the second", async () => {
-    const bulk = (tag: string) => Array.from({ length: 24 }, (_, i) => `${texts[i % texts.length]} ${tag}${i}`);
-    const order: string[] = [];
-    // The order of answers, not their times: a query sent when the first call is answered is
-    // answered before the second call only if most of the second's texts were still waiting
-    // (run by run in turn, the second would be one run from its end, and answered first).
-    const first = embedder.embed(bulk('a')).then(async () => {
-      order.push('first call');
-      await embedder.embed(['a search query']);
-      order.push('query');
-    });
-    const second = embedder.embed(bulk('b')).then(() => order.push('second call'));
-    await Promise.all([first, second]);
-    expect(order).toEqual(['first call', 'query', 'second call']);
-  });
+  test(
+    'when two indexing calls of the same size are embedded at once, then the first is answered after its own ' +
+      "runs, not after both calls' (not interleaved), and a query sent then goes before the rest of the second",
+    async () => {
+      const bulk = (tag: string) => Array.from({ length: 24 }, (_, i) => `${texts[i % texts.length]} ${tag}${i}`);
+      const order: string[] = [];
+      // The order of answers, not their times: a query sent when the first call is answered is
+      // answered before the second call only if most of the second's texts were still waiting
+      // (run by run in turn, the second would be one run from its end, and answered first).
+      const first = embedder.embed(bulk('a')).then(async () => {
+        order.push('first call');
+        await embedder.embed(['a search query']);
+        order.push('query');
+      });
+      const second = embedder.embed(bulk('b')).then(() => order.push('second call'));
+      await Promise.all([first, second]);
+      expect(order).toEqual(['first call', 'query', 'second call']);
+    },
+  );
 
   test('(why one text per run) when the quantized model runs texts as one padded batch, then their vectors do change', async () => {
     const padded = new OnnxEmbedder({ modelName: 'padded', dims: 384, ...modelFilesIn(modelDir), batchSize: 32 });

@@ -75,32 +75,36 @@ describe('indexing products', () => {
       expect(doc?._source?.[f]).toHaveLength(h.server.embedder.dims);
   });
 
-  test('when products are indexed searchable_later, then the call answers without a refresh; a call without it makes everything written searchable on return', async () => {
-    // No periodic refresh while this runs: what a search finds is only what a refresh made searchable.
-    await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: '-1' } });
-    try {
-      const t = `t-${randomUUID()}`;
-      const [later, now] = [randomUUID(), randomUUID()];
-      const searchable = async () =>
-        (await es.count({ index: productsAlias(), query: { term: { tenant_id: t } } })).count;
-      const res = await h.client.call('IndexProducts', {
-        caller: caller(t),
-        products: [product({ id: later, tenant_id: t })],
-        searchable_later: true,
-      });
-      expect(res.results).toEqual([{ id: later, status: 'indexed', embeddings: 'computed', error: '' }]);
-      expect((await getDoc(later))?._source?.['tenant_id']).toBe(t); // written (a realtime get sees it)
-      expect(await searchable()).toBe(0); // but not refreshed
-      await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: now, tenant_id: t })] });
-      expect(await searchable()).toBe(2);
-    } finally {
-      // null puts the setting back to Elasticsearch's default (the client's types do not say so).
-      await es.indices.putSettings({
-        index: productsAlias(),
-        settings: { refresh_interval: null as unknown as string },
-      });
-    }
-  });
+  test(
+    'when products are indexed searchable_later, then the call answers without ' +
+      'a refresh; a call without it makes everything written searchable on return',
+    async () => {
+      // No periodic refresh while this runs: what a search finds is only what a refresh made searchable.
+      await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: '-1' } });
+      try {
+        const t = `t-${randomUUID()}`;
+        const [later, now] = [randomUUID(), randomUUID()];
+        const searchable = async () =>
+          (await es.count({ index: productsAlias(), query: { term: { tenant_id: t } } })).count;
+        const res = await h.client.call('IndexProducts', {
+          caller: caller(t),
+          products: [product({ id: later, tenant_id: t })],
+          searchable_later: true,
+        });
+        expect(res.results).toEqual([{ id: later, status: 'indexed', embeddings: 'computed', error: '' }]);
+        expect((await getDoc(later))?._source?.['tenant_id']).toBe(t); // written (a realtime get sees it)
+        expect(await searchable()).toBe(0); // but not refreshed
+        await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: now, tenant_id: t })] });
+        expect(await searchable()).toBe(2);
+      } finally {
+        // null puts the setting back to Elasticsearch's default (the client's types do not say so).
+        await es.indices.putSettings({
+          index: productsAlias(),
+          settings: { refresh_interval: null as unknown as string },
+        });
+      }
+    },
+  );
 
   test('when an older version arrives after a newer one, then it is reported stale and the newer stays', async () => {
     const id = randomUUID();
@@ -211,19 +215,23 @@ describe('embedding cache', () => {
     }
   });
 
-  test('when a search is run, then its query text is not written to the embedding cache index (queries would grow it without bound)', async () => {
-    const indexed = `A unique kettle ${randomUUID()}`;
-    const query = `a query no document holds ${randomUUID()}`;
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id: randomUUID(), tenant_id: tenant, text_description: indexed })],
-    });
-    await h.client.call('SearchProducts', { caller: caller(tenant), query, limit: 5 });
-    const cache = h.server.indices.cacheIndex;
-    await es.indices.refresh({ index: cache });
-    const stored = await es.mget({ index: cache, ids: [textHash(indexed), textHash(query)] });
-    expect(stored.docs.map((d) => 'found' in d && d.found)).toEqual([true, false]);
-  });
+  test(
+    'when a search is run, then its query text is not written to the ' +
+      'embedding cache index (queries would grow it without bound)',
+    async () => {
+      const indexed = `A unique kettle ${randomUUID()}`;
+      const query = `a query no document holds ${randomUUID()}`;
+      await h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id: randomUUID(), tenant_id: tenant, text_description: indexed })],
+      });
+      await h.client.call('SearchProducts', { caller: caller(tenant), query, limit: 5 });
+      const cache = h.server.indices.cacheIndex;
+      await es.indices.refresh({ index: cache });
+      const stored = await es.mget({ index: cache, ids: [textHash(indexed), textHash(query)] });
+      expect(stored.docs.map((d) => 'found' in d && d.found)).toEqual([true, false]);
+    },
+  );
 
   test('when reuse_vectors is set and vectors are indexed, then they are kept (reused) even if the text changed', async () => {
     const id = randomUUID();
@@ -423,42 +431,46 @@ describe('indices and reindex', () => {
     expect(doc?._source?.['title']).toBe('Before reindex');
   });
 
-  test('when products change while a reindex runs, then the new index gets the change and an older copy from the reindex is stale', async () => {
-    const [changed, removed] = [randomUUID(), randomUUID()];
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [
-        product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
-        product({ id: removed, tenant_id: tenant, version: 1 }),
-      ],
-    });
-    const abandoned = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
-    const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
-    // A live write and a live delete during the reindex (no target_index: through the alias).
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })],
-    });
-    expect(
-      (await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] }))
-        .deleted,
-    ).toBe(1);
-    // The reindex then copies what it read from MongoDB before those changes.
-    const copy = await h.client.call('IndexProducts', {
-      caller: SYSTEM,
-      target_index: begun.index,
-      products: [
-        product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
-        product({ id: removed, tenant_id: tenant, version: 1 }),
-      ],
-    });
-    expect(copy.results.map((r) => r.status)).toEqual(['stale', 'stale']);
-    const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
-    expect(finished.removed_indices).toContain(abandoned.index);
-    expect(await es.indices.exists({ index: abandoned.index })).toBe(false);
-    expect((await getDoc(changed))?._source?.['title']).toBe('New title');
-    expect(await getDoc(removed)).toBeUndefined();
-  });
+  test(
+    'when products change while a reindex runs, then the new index ' +
+      'gets the change and an older copy from the reindex is stale',
+    async () => {
+      const [changed, removed] = [randomUUID(), randomUUID()];
+      await h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [
+          product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
+          product({ id: removed, tenant_id: tenant, version: 1 }),
+        ],
+      });
+      const abandoned = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+      const begun = await h.client.call('BeginReindex', { caller: SYSTEM, kind: 'products' });
+      // A live write and a live delete during the reindex (no target_index: through the alias).
+      await h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id: changed, tenant_id: tenant, version: 2, title: 'New title' })],
+      });
+      expect(
+        (await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id: removed, version: 2 }] }))
+          .deleted,
+      ).toBe(1);
+      // The reindex then copies what it read from MongoDB before those changes.
+      const copy = await h.client.call('IndexProducts', {
+        caller: SYSTEM,
+        target_index: begun.index,
+        products: [
+          product({ id: changed, tenant_id: tenant, version: 1, title: 'Old title' }),
+          product({ id: removed, tenant_id: tenant, version: 1 }),
+        ],
+      });
+      expect(copy.results.map((r) => r.status)).toEqual(['stale', 'stale']);
+      const finished = await h.client.call('FinishReindex', { caller: SYSTEM, kind: 'products', index: begun.index });
+      expect(finished.removed_indices).toContain(abandoned.index);
+      expect(await es.indices.exists({ index: abandoned.index })).toBe(false);
+      expect((await getDoc(changed))?._source?.['title']).toBe('New title');
+      expect(await getDoc(removed)).toBeUndefined();
+    },
+  );
 
   test('when reindex names a wrong kind or a foreign index, then it is INVALID_ARGUMENT', async () => {
     expect((await failure(h.client.call('BeginReindex', { caller: SYSTEM, kind: 'orders' }))).kind).toBe('invalid');

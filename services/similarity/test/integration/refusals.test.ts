@@ -47,31 +47,35 @@ const entry = (overrides: Record<string, unknown> & { id: string }) => ({
 });
 
 describe('long values', () => {
-  test('when a category and a brand are 40 KB, then the product is indexed, found by full text, and short values still filter exactly', async () => {
-    const [id, other] = [randomUUID(), randomUUID()];
-    const res = await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [
-        product({ id, tenant_id: tenant, title: 'Spade', category: long('gardentools'), brand: long('acmebrand') }),
-        product({ id: other, tenant_id: tenant, title: 'Rake', category: 'Garden', brand: 'Acme' }),
-      ],
-    });
-    expect(res.results.map((r) => [r.status, r.error])).toEqual([
-      ['indexed', ''],
-      ['indexed', ''],
-    ]);
-    expect((await source(productsAlias(), id))['category']).toBe(long('gardentools')); // stored whole
-    const found = await h.client.call('SearchProducts', { caller: caller(tenant), query: 'gardentools', limit: 5 });
-    expect(found.hits[0]?.id).toBe(id);
-    const filtered = await h.client.call('SearchProducts', {
-      caller: caller(tenant),
-      query: 'rake',
-      category: 'Garden',
-      brand: 'Acme',
-      limit: 5,
-    });
-    expect(filtered.hits.map((x) => x.id)).toEqual([other]);
-  });
+  test(
+    'when a category and a brand are 40 KB, then the product is ' +
+      'indexed, found by full text, and short values still filter exactly',
+    async () => {
+      const [id, other] = [randomUUID(), randomUUID()];
+      const res = await h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [
+          product({ id, tenant_id: tenant, title: 'Spade', category: long('gardentools'), brand: long('acmebrand') }),
+          product({ id: other, tenant_id: tenant, title: 'Rake', category: 'Garden', brand: 'Acme' }),
+        ],
+      });
+      expect(res.results.map((r) => [r.status, r.error])).toEqual([
+        ['indexed', ''],
+        ['indexed', ''],
+      ]);
+      expect((await source(productsAlias(), id))['category']).toBe(long('gardentools')); // stored whole
+      const found = await h.client.call('SearchProducts', { caller: caller(tenant), query: 'gardentools', limit: 5 });
+      expect(found.hits[0]?.id).toBe(id);
+      const filtered = await h.client.call('SearchProducts', {
+        caller: caller(tenant),
+        query: 'rake',
+        category: 'Garden',
+        brand: 'Acme',
+        limit: 5,
+      });
+      expect(filtered.hits.map((x) => x.id)).toEqual([other]);
+    },
+  );
 
   test('when an entry has a 40 KB tag, then it is indexed with every tag and the short tags are still terms', async () => {
     const id = randomUUID();
@@ -114,76 +118,88 @@ describe('long values', () => {
 });
 
 describe('documents Elasticsearch refuses', () => {
-  test('when one entry of a batch violates the mapping, then only it fails, with the type and reason, and the others are indexed', async () => {
-    const [good, bad] = [randomUUID(), randomUUID()];
-    const res = await h.client.call('IndexEntries', {
-      caller: caller(tenant),
-      entries: [entry({ id: good }), entry({ id: bad, updated_at: 'not a date' })],
-    });
-    expect(res.results[0]).toMatchObject({ id: good, status: 'indexed' });
-    expect(res.results[1]).toMatchObject({ id: bad, status: 'failed' });
-    expect(res.results[1]!.error).toMatch(/^document_parsing_exception: .*updated_at/);
-  });
+  test(
+    'when one entry of a batch violates the mapping, then only it ' +
+      'fails, with the type and reason, and the others are indexed',
+    async () => {
+      const [good, bad] = [randomUUID(), randomUUID()];
+      const res = await h.client.call('IndexEntries', {
+        caller: caller(tenant),
+        entries: [entry({ id: good }), entry({ id: bad, updated_at: 'not a date' })],
+      });
+      expect(res.results[0]).toMatchObject({ id: good, status: 'indexed' });
+      expect(res.results[1]).toMatchObject({ id: bad, status: 'failed' });
+      expect(res.results[1]!.error).toMatch(/^document_parsing_exception: .*updated_at/);
+    },
+  );
 
-  test('when a cached vector has no length, then Elasticsearch refuses the product (cosine needs a direction): failed, not UNAVAILABLE', async () => {
-    // The e2e tests use this to make Elasticsearch refuse a document written through the API.
-    const text = `Refused lamp ${randomUUID()}`;
-    const cache = aliasName(h.prefix, 'embeddings', h.server.embedder.model, h.server.embedder.dims);
-    await h.server.indices.ensureCache();
-    await es.index({
-      index: cache,
-      id: textHash(text),
-      document: {
-        model: h.server.embedder.model,
-        dims: h.server.embedder.dims,
-        embedding: { f32: toBase64(new Float32Array(h.server.embedder.dims)) },
-      },
-      refresh: true,
-    });
-    const id = randomUUID();
-    const res = await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, text_description: text })],
-    });
-    expect(res.results[0]).toMatchObject({ id, status: 'failed' });
-    expect(res.results[0]!.error).toMatch(/^document_parsing_exception: .*zero magnitude/);
-  });
+  test(
+    'when a cached vector has no length, then Elasticsearch refuses ' +
+      'the product (cosine needs a direction): failed, not UNAVAILABLE',
+    async () => {
+      // The e2e tests use this to make Elasticsearch refuse a document written through the API.
+      const text = `Refused lamp ${randomUUID()}`;
+      const cache = aliasName(h.prefix, 'embeddings', h.server.embedder.model, h.server.embedder.dims);
+      await h.server.indices.ensureCache();
+      await es.index({
+        index: cache,
+        id: textHash(text),
+        document: {
+          model: h.server.embedder.model,
+          dims: h.server.embedder.dims,
+          embedding: { f32: toBase64(new Float32Array(h.server.embedder.dims)) },
+        },
+        refresh: true,
+      });
+      const id = randomUUID();
+      const res = await h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [product({ id, tenant_id: tenant, text_description: text })],
+      });
+      expect(res.results[0]).toMatchObject({ id, status: 'failed' });
+      expect(res.results[0]!.error).toMatch(/^document_parsing_exception: .*zero magnitude/);
+    },
+  );
 });
 
 describe('indices made by an earlier release', () => {
-  test('when the alias points at an index whose keywords have no ignore_above, then the service updates the mapping at start and long values index', async () => {
-    const prefix = `old-${randomUUID().slice(0, 8)}`;
-    const { model, dims } = h.server.embedder;
-    const alias = aliasName(prefix, 'products', model, dims);
-    // The mapping as it was before ignore_above: keyword fields without a bound.
-    const old = JSON.parse(
-      JSON.stringify(productMappings(dims)).replaceAll(`,"ignore_above":${KEYWORD_IGNORE_ABOVE}`, ''),
-    );
-    const index = newIndexName(alias);
-    await es.indices.create({ index, mappings: old, aliases: { [alias]: {} } });
-    expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).not.toHaveProperty(
-      'ignore_above',
-    );
+  test(
+    'when the alias points at an index whose keywords have no ignore_above, ' +
+      'then the service updates the mapping at start and long values index',
+    async () => {
+      const prefix = `old-${randomUUID().slice(0, 8)}`;
+      const { model, dims } = h.server.embedder;
+      const alias = aliasName(prefix, 'products', model, dims);
+      // The mapping as it was before ignore_above: keyword fields without a bound.
+      const old = JSON.parse(
+        JSON.stringify(productMappings(dims)).replaceAll(`,"ignore_above":${KEYWORD_IGNORE_ABOVE}`, ''),
+      );
+      const index = newIndexName(alias);
+      await es.indices.create({ index, mappings: old, aliases: { [alias]: {} } });
+      expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).not.toHaveProperty(
+        'ignore_above',
+      );
 
-    const upgraded = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: prefix });
-    try {
-      expect(upgraded.server.indices.alias('products')).toBe(alias);
-      expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).toMatchObject({
-        type: 'keyword',
-        ignore_above: KEYWORD_IGNORE_ABOVE,
-      });
-      const id = randomUUID();
-      const res = await upgraded.client.call('IndexProducts', {
-        caller: caller(tenant),
-        products: [product({ id, tenant_id: tenant, category: long('legacy') })],
-      });
-      expect(res.results[0]).toMatchObject({ status: 'indexed', error: '' });
-      expect((await es.get({ index: alias, id }))._index).toBe(index);
-    } finally {
-      await upgraded.stop();
-      await es.indices.delete({ index, ignore_unavailable: true });
-    }
-  });
+      const upgraded = await startSimilarity({ ELASTICSEARCH_INDEX_PREFIX: prefix });
+      try {
+        expect(upgraded.server.indices.alias('products')).toBe(alias);
+        expect((await es.indices.getMapping({ index }))[index]!.mappings.properties?.['category']).toMatchObject({
+          type: 'keyword',
+          ignore_above: KEYWORD_IGNORE_ABOVE,
+        });
+        const id = randomUUID();
+        const res = await upgraded.client.call('IndexProducts', {
+          caller: caller(tenant),
+          products: [product({ id, tenant_id: tenant, category: long('legacy') })],
+        });
+        expect(res.results[0]).toMatchObject({ status: 'indexed', error: '' });
+        expect((await es.get({ index: alias, id }))._index).toBe(index);
+      } finally {
+        await upgraded.stop();
+        await es.indices.delete({ index, ignore_unavailable: true });
+      }
+    },
+  );
 });
 
 describe('a bulk request over Elasticsearch size limit', () => {

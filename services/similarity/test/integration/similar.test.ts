@@ -354,39 +354,51 @@ describe('similar products: anchors and bad input', () => {
 });
 
 describe('similar products: recall against brute force', () => {
-  test('when many anchor sets are searched at default settings, then recall@10 against the exact cosine ranking is at least 0.95', async () => {
-    const random = rng(42);
-    const recalls: number[] = [];
-    const hybridRecalls: number[] = [];
-    for (let run = 0; run < 80; run++) {
-      const n = 1 + Math.floor(random() * 3);
-      const anchors = [
-        ...new Set(Array.from({ length: n }, () => catalogue[Math.floor(random() * catalogue.length)]!.doc.id)),
-      ];
-      const weights = run % 3 === 0 ? anchors.map(() => 0.5 + random()) : anchors.map(() => 1);
-      const language = run % 2 === 0 ? 'en' : undefined;
-      const hybrid = run % 4 === 3;
-      const fieldWeights: Partial<Record<Field, number>> = hybrid
-        ? { description: 0.5, properties: 0.3, attributes: 0.2 }
-        : { description: 1 };
-      const expected = bruteForce(anchors, weights, fieldWeights, (p) => !language || p.doc.language === language, 10);
-      const res = await similar({
-        anchor_product_ids: anchors,
-        anchor_weights: run % 3 === 0 ? weights : [],
-        vector_field: hybrid ? 'hybrid' : 'description',
-        ...(hybrid ? { weights: { description: 0.5, properties: 0.3, attributes: 0.2 } } : {}),
-        ...(language ? { language } : {}),
-        limit: 10,
-      });
-      const got = new Set(res.hits.map((x) => x.id));
-      const recall = expected.filter((id) => got.has(id)).length / expected.length;
-      (hybrid ? hybridRecalls : recalls).push(recall);
-    }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    console.log(
-      `similar products recall@10 vs brute force: single field ${mean(recalls).toFixed(4)} over ${recalls.length} anchor sets, hybrid ${mean(hybridRecalls).toFixed(4)} over ${hybridRecalls.length} (catalogue of ${catalogue.length} products)`,
-    );
-    expect(mean(recalls)).toBeGreaterThanOrEqual(0.95);
-    expect(mean(hybridRecalls)).toBeGreaterThanOrEqual(0.95);
-  });
+  test(
+    'when many anchor sets are searched at default settings, then ' +
+      'recall@10 against the exact cosine ranking is at least 0.95',
+    async () => {
+      const random = rng(42);
+      const recalls: number[] = [];
+      const hybridRecalls: number[] = [];
+      for (let run = 0; run < 80; run++) {
+        const n = 1 + Math.floor(random() * 3);
+        const anchors = [
+          ...new Set(Array.from({ length: n }, () => catalogue[Math.floor(random() * catalogue.length)]!.doc.id)),
+        ];
+        const weights = run % 3 === 0 ? anchors.map(() => 0.5 + random()) : anchors.map(() => 1);
+        const language = run % 2 === 0 ? 'en' : undefined;
+        const hybrid = run % 4 === 3;
+        const fieldWeights: Partial<Record<Field, number>> = hybrid
+          ? { description: 0.5, properties: 0.3, attributes: 0.2 }
+          : { description: 1 };
+        const expected = bruteForce(
+          anchors,
+          weights,
+          fieldWeights,
+          (p) => !language || p.doc.language === language,
+          10,
+        );
+        const res = await similar({
+          anchor_product_ids: anchors,
+          anchor_weights: run % 3 === 0 ? weights : [],
+          vector_field: hybrid ? 'hybrid' : 'description',
+          ...(hybrid ? { weights: { description: 0.5, properties: 0.3, attributes: 0.2 } } : {}),
+          ...(language ? { language } : {}),
+          limit: 10,
+        });
+        const got = new Set(res.hits.map((x) => x.id));
+        const recall = expected.filter((id) => got.has(id)).length / expected.length;
+        (hybrid ? hybridRecalls : recalls).push(recall);
+      }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      console.log(
+        `similar products recall@10 vs brute force: single field ${mean(recalls).toFixed(4)} ` +
+          `over ${recalls.length} anchor sets, hybrid ${mean(hybridRecalls).toFixed(4)} ` +
+          `over ${hybridRecalls.length} (catalogue of ${catalogue.length} products)`,
+      );
+      expect(mean(recalls)).toBeGreaterThanOrEqual(0.95);
+      expect(mean(hybridRecalls)).toBeGreaterThanOrEqual(0.95);
+    },
+  );
 });

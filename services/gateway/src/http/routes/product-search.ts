@@ -11,7 +11,9 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
     operationId: 'searchProducts',
     summary: 'Search products by text',
     description:
-      'Hybrid keyword (BM25; search_keywords boosted above title; exact sku/gtin hits first) and vector search on the query embedding, with filters. Hits carry score_sources {keyword, vector}. Parents are left out when the tenant variant_strategy is children_only.',
+      'Hybrid keyword (BM25; search_keywords boosted above title; exact sku/gtin hits first) ' +
+      'and vector search on the query embedding, with filters. Hits carry score_sources ' +
+      '{keyword, vector}. Parents are left out when the tenant variant_strategy is children_only.',
     tag: 'search',
     readOnly: true,
     extension: true,

@@ -20,7 +20,12 @@ function productUpsertRoute(routes: RouteTable, backends: Backends): void {
     operationId: 'upsertProduct',
     summary: 'Create or upsert a product',
     description:
-      'site_id is the site uuid or slug (404 "Site not found"). With external_id, an existing product of the site is replaced (every writable field; omitted ones take their defaults; id and created_at kept) in one atomic write: 201 when created, 200 when updated. Prices and rating are kept exactly as sent (JSON numbers; strings are a 422) and answered as decimal strings. An unchanged sync_hash skips re-embedding. The answer does not wait for search indexing longer than a bound; indexing then catches up in the background.',
+      'site_id is the site uuid or slug (404 "Site not found"). With external_id, an existing ' +
+      'product of the site is replaced (every writable field; omitted ones take their defaults; ' +
+      'id and created_at kept) in one atomic write: 201 when created, 200 when updated. Prices ' +
+      'and rating are kept exactly as sent (JSON numbers; strings are a 422) and answered ' +
+      'as decimal strings. An unchanged sync_hash skips re-embedding. The answer does not wait ' +
+      'for search indexing longer than a bound; indexing then catches up in the background.',
     tag: 'products',
     query: SiteQuery,
     body: ProductCreate,
@@ -86,7 +91,9 @@ function productBulkRoute(routes: RouteTable, backends: Backends): void {
     operationId: 'bulkUpsertProducts',
     summary: 'Create or upsert many products of one site',
     description:
-      'Up to 1,000 products (each as in upsertProduct); more is a 422 and nothing is written. Each item is validated and written on its own: per item {index, status: created|updated|unchanged|error, id, embeddings: recomputed|skipped|pending, errors?}; a bad item does not stop the others.',
+      'Up to 1,000 products (each as in upsertProduct); more is a 422 and nothing is written. Each item ' +
+      'is validated and written on its own: per item {index, status: created|updated|unchanged|error, ' +
+      'id, embeddings: recomputed|skipped|pending, errors?}; a bad item does not stop the others.',
     tag: 'products',
     extension: true,
     query: SiteQuery,

@@ -12,7 +12,11 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
     operationId: 'searchSimilarProducts',
     summary: 'Products closest to the centroid of the anchor products',
     description:
-      "Anchors are product ids of the tenant; unknown ones are ignored, none left is a 404. vector_field defaults to the tenant setting default_vector_field; hybrid is a weighted sum over the fields (tenant hybrid_weights), score_sources gives each field's contribution. Anchors and exclude_product_ids are never returned; parents are left out when the tenant variant_strategy is children_only. Extensions: anchor_weights (one per anchor), min_score, collapse_variants, explain.",
+      'Anchors are product ids of the tenant; unknown ones are ignored, none left is a 404. vector_field ' +
+      'defaults to the tenant setting default_vector_field; hybrid is a weighted sum over the fields ' +
+      "(tenant hybrid_weights), score_sources gives each field's contribution. Anchors and " +
+      'exclude_product_ids are never returned; parents are left out when the tenant variant_strategy is ' +
+      'children_only. Extensions: anchor_weights (one per anchor), min_score, collapse_variants, explain.',
     tag: 'search',
     readOnly: true,
     body: SimilarSearch,

@@ -46,7 +46,8 @@ function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'createSite',
     summary: 'Create a site',
     description:
-      'Needs knowledge:write. The slug is unique per tenant (409 otherwise) and immutable. The first site of a tenant is its default; is_default: true makes the new site the default (the previous one stops being it).',
+      'Needs knowledge:write. The slug is unique per tenant (409 otherwise) and immutable. The first site of a ' +
+      'tenant is its default; is_default: true makes the new site the default (the previous one stops being it).',
     tag: 'sites',
     extension: true,
     body: SiteCreate,
@@ -63,7 +64,9 @@ function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'updateSite',
     summary: 'Update a site',
     description:
-      'Fields not sent keep their value; null clears domain and platform and leaves the other fields. is_default: true makes this the default site (the previous default stops being it); is_default: false on the default site is a 409 (make another site the default instead). The slug cannot be changed.',
+      'Fields not sent keep their value; null clears domain and platform and leaves the other fields. ' +
+      'is_default: true makes this the default site (the previous default stops being it); is_default: false ' +
+      'on the default site is a 409 (make another site the default instead). The slug cannot be changed.',
     tag: 'sites',
     params: Type.Object({ site_id: Uuid }),
     body: SiteUpdate,
@@ -79,7 +82,8 @@ function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'deleteSite',
     summary: 'Delete a site',
     description:
-      'Needs knowledge:admin. 409 while the site has products, and for the default site while other sites exist (make another one the default first).',
+      'Needs knowledge:admin. 409 while the site has products, and for the ' +
+      'default site while other sites exist (make another one the default first).',
     tag: 'sites',
     extension: true,
     params: Type.Object({ site_id: Uuid }),
