@@ -75,24 +75,33 @@ function app(service, appDir) {
     }
   }
   // The manifest stage carries the tools' package.json files only because `npm ci` checks every
-  // workspace against the lock; nothing of tools/ ships in a service image.
-  fs.rmSync(path.join(appDir, 'tools'), { recursive: true, force: true });
+  // workspace against the lock. Of tools/, only the admin CLI ships, in the knowledge image alone:
+  // the chart's bootstrap Job and an operator's one-off pod run it as `node /app/admin.js …`
+  // (the image has no shell). It needs the catalog's admin operations too.
+  const withAdmin = service === 'knowledge';
+  for (const tool of fs.readdirSync(path.join(appDir, 'tools'))) {
+    if (!(withAdmin && tool === 'admin')) fs.rmSync(path.join(appDir, 'tools', tool), { recursive: true, force: true });
+  }
+  if (withAdmin) {
+    fs.cpSync('/tmp/admin/tools/admin/dist', path.join(appDir, 'tools/admin/dist'), { recursive: true });
+    fs.cpSync('/tmp/admin/services/catalog/dist', path.join(appDir, 'services/catalog/dist'), { recursive: true });
+  } else {
+    fs.rmSync(path.join(appDir, 'tools'), { recursive: true, force: true });
+  }
   // Source maps and declarations of the project's own code are not read at run time.
-  for (const pkg of ['common', service]) {
-    for (const file of fs.readdirSync(path.join(appDir, 'services', pkg, 'dist'), { recursive: true })) {
-      if (/\.(d\.ts|d\.ts\.map|tsbuildinfo)$/.test(file)) fs.rmSync(path.join(appDir, 'services', pkg, 'dist', file));
+  const packages = [
+    'services/common',
+    `services/${service}`,
+    ...(withAdmin ? ['services/catalog', 'tools/admin'] : []),
+  ];
+  for (const pkg of packages) {
+    for (const file of fs.readdirSync(path.join(appDir, pkg, 'dist'), { recursive: true })) {
+      if (/\.(d\.ts|d\.ts\.map|tsbuildinfo)$/.test(file)) fs.rmSync(path.join(appDir, pkg, 'dist', file));
     }
   }
   fs.writeFileSync(path.join(appDir, 'main.js'), `'use strict';\nrequire('./services/${service}/dist/main.js');\n`);
-  if (service === 'knowledge' || service === 'catalog') {
-    // The service's admin CLI (knowledge: tenant create, tokens, reindex entries; catalog: products
-    // import, reindex products): the chart's bootstrap Job and an operator's one-off pod run it as
-    // `node /app/admin.js …`, since the image has no shell.
-    fs.writeFileSync(
-      path.join(appDir, 'admin.js'),
-      `'use strict';\nrequire('./services/${service}/dist/admin/cli.js').main().then((code) => process.exit(code));\n`,
-    );
-  }
+  if (withAdmin)
+    fs.writeFileSync(path.join(appDir, 'admin.js'), `'use strict';\nrequire('./tools/admin/dist/main.js');\n`);
   if (service === 'similarity') {
     const staged = path.resolve(__dirname, 'model');
     const files = ['model.onnx', 'tokenizer.json'];
