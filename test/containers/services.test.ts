@@ -167,17 +167,19 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
   });
 
   test(
-    'when the catalog image runs its admin CLI to reindex products, then ' +
+    'when the knowledge image runs the admin CLI to reindex products, then ' +
       'it exits 0 and similar search answers the same from the new index',
     async () => {
       const similar = () =>
         call('/search/similar', { method: 'POST', body: { anchor_product_ids: [ids[0]], limit: 2 } });
       const before = await similar();
-      // The image's own entry point for operators (no shell, no npm): the container's environment names MongoDB and the similarity service.
-      const { exitCode, output } = await execIn(started('catalog'), [
+      // The one image that carries the admin CLI (no shell, no npm): the knowledge container's
+      // environment names MongoDB and the similarity service; products are the catalog's operations.
+      const { exitCode, output } = await execIn(started('knowledge'), [
         '/usr/local/bin/node',
         '/app/admin.js',
         'reindex',
+        '--kind',
         'products',
       ]);
       expect({ exitCode, output }).toEqual({
