@@ -1,5 +1,6 @@
 // Four jest projects; `npx jest` runs them all, `--selectProjects <name>` one. `npm test` runs unit and
-// e2e, then containers and deploy in a second run (their drain timings need the CPU e2e would take).
+// e2e, then containers, then deploy, each in a run of its own (the container tests' drain timings need
+// the CPU that other workers would take).
 // --selectProjects (like --roots) takes every plain value after it, so the scripts follow it with
 // --config: `npm run test:unit -- <path pattern>` then filters as expected.
 //
