@@ -1,7 +1,7 @@
 /**
  * `@kb/common/mongo`: the data-access helpers of the services that own MongoDB collections
  * (knowledge, catalog). Apart from the main entry so that importing `@kb/common` never loads
- * mongoose: the gateway and the similarity service do not use MongoDB (test/storage-boundary.test.ts).
+ * mongoose: the gateway and the similarity service do not use MongoDB (test/operations/storage-boundary.test.ts).
  */
 export * from './connection';
 export * from './documents';

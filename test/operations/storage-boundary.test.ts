@@ -1,7 +1,8 @@
 /**
- * What a fresh Node process has loaded after requiring an entry point. The services without
- * MongoDB (gateway, similarity) load @kb/common's main entry and the telemetry preload, so
- * neither may load mongoose or the MongoDB driver: those are behind @kb/common/mongo.
+ * Storage stays in data-access: the services without MongoDB (gateway, similarity) load
+ * @kb/common's main entry and the telemetry preload, so none of them may load mongoose or the
+ * MongoDB driver; those are behind @kb/common/mongo. Each check starts a fresh Node process on
+ * the built packages, as an image starts its service.
  */
 import { execFileSync } from 'node:child_process';
 
@@ -34,5 +35,14 @@ describe('the storage boundary of @kb/common', () => {
 
   test('when the MongoDB entry is loaded, then mongoose is (the check above sees it)', () => {
     expect(packagesLoadedBy('@kb/common/mongo').has('mongoose')).toBe(true);
+  });
+});
+
+describe.each(['gateway', 'similarity'])('the %s service', (service) => {
+  test(`when the ${service} service is loaded as its image starts it, then neither mongoose nor the MongoDB driver is`, () => {
+    const loaded = packagesLoadedBy(`@kb/${service}`, telemetry);
+    expect(loaded.has('@grpc/grpc-js')).toBe(true);
+    expect(loaded.has('mongoose')).toBe(false);
+    expect(loaded.has('mongodb')).toBe(false);
   });
 });
