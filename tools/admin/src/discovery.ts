@@ -18,7 +18,8 @@ export function startState(): StartState | undefined {
   if (!cached) {
     let devstack: { readStartState(): StartState | undefined } | undefined;
     try {
-      devstack = require('@kb/devstack');
+      // The run-state module alone: the package's index would load the whole dev stack (testcontainers...).
+      devstack = require('@kb/devstack/dist/state');
     } catch (err) {
       if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
     }
