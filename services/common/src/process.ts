@@ -1,12 +1,24 @@
 import { createLogger, type Logger } from './logging';
 import { ConfigError } from './config';
 
+/**
+ * The shutdown budget, as the chart's `terminationGracePeriodSeconds` (20 s = 5 s preStop + this
+ * + margin) assumes it: in-flight calls get DRAIN_MS to finish, buffered spans TELEMETRY_FLUSH_MS,
+ * and the process exits by SHUTDOWN_BOUND_MS whatever happens.
+ */
+export const SHUTDOWN_BOUND_MS = 10_000;
+export const TELEMETRY_FLUSH_MS = 2_000;
+export const DRAIN_MS = SHUTDOWN_BOUND_MS - TELEMETRY_FLUSH_MS;
+
 /** Exports the spans still buffered (the preloaded SDK's, when there is one) before the process exits. */
 async function flushTelemetry(): Promise<void> {
   const shutdown = (globalThis as Record<symbol, unknown>)[Symbol.for('kb.shutdownTelemetry')];
   if (typeof shutdown !== 'function') return;
   // An unreachable collector must not hold the exit past the grace period.
-  await Promise.race([(shutdown as () => Promise<void>)(), new Promise((r) => setTimeout(r, 2_000).unref())]);
+  await Promise.race([
+    (shutdown as () => Promise<void>)(),
+    new Promise((r) => setTimeout(r, TELEMETRY_FLUSH_MS).unref()),
+  ]);
 }
 
 /**
@@ -19,7 +31,7 @@ export function handleProcessSignals(logger: Logger, stop: () => Promise<void>):
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => process.exit(1), SHUTDOWN_BOUND_MS);
     force.unref();
     stop()
       .then(flushTelemetry)

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { cachedReading, observeDependencies, type Logger } from '@kb/common';
+import { DRAIN_MS, cachedReading, observeDependencies, type Logger } from '@kb/common';
 import type { GatewayConfig } from './config';
 import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';
@@ -100,7 +100,8 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
         unobserve();
         server.close(() => resolve());
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5000).unref();
+        // In-flight calls (a bulk indexing inline can take seconds) get the whole drain window.
+        setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();
       }),
   };
 }
