@@ -78,12 +78,19 @@ export interface DocumentIndexerOptions<D extends DocumentVersion> {
 }
 
 /** How the background indexer reads and sends its queues. */
-export interface BackgroundOptions {
+export interface BackgroundOptions<D = unknown> {
   intervalMs: number;
   /** Documents per index call, and deletions read per pass. */
   batchSize: number;
   /** Calls of `batchSize` one pass reads (default 1). */
   callsPerPass?: number;
+  /**
+   * A call also ends before its documents' summed weight passes `maxBatchWeight` (a document
+   * heavier than that goes alone): entries weigh their content, which is split into passages and
+   * each passage embedded, so 200 entries at the content bound would be one call of ~25,000
+   * embeddings.
+   */
+  batchWeight?: { of: (d: D) => number; max: number };
   /** Calls in flight at once (default 1). */
   callsInFlight?: number;
   /** The deadline of a pass's index calls; else the client's. */
@@ -125,7 +132,7 @@ export interface DocumentIndexer<D extends DocumentVersion> {
     options?: { deadlineMs?: number; caller?: Caller },
   ): Promise<DocumentIndexOutcome>;
   /** The loop that catches up on the queues; one per indexer (a second call replaces the first's nudges). */
-  background(options: BackgroundOptions): BackgroundIndexer;
+  background(options: BackgroundOptions<D>): BackgroundIndexer;
   /** Writes left documents queued: the background indexer's next pass starts now, not at the end of its interval. */
   queued(): void;
 }
@@ -298,7 +305,7 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
       );
   }
 
-  function background(loopOptions: BackgroundOptions): BackgroundIndexer {
+  function background(loopOptions: BackgroundOptions<D>): BackgroundIndexer {
     const { batchSize } = loopOptions;
     const callsPerPass = loopOptions.callsPerPass ?? 1;
     const callsInFlight = loopOptions.callsInFlight ?? 1;
@@ -311,8 +318,7 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
      * of its documents through (a dependency away) stops further calls: the pass has failed.
      */
     async function indexInCalls(send: IndexCalls<D>, pending: D[]): Promise<{ done: number; failed: boolean }> {
-      const batches: D[][] = [];
-      for (let i = 0; i < pending.length; i += batchSize) batches.push(pending.slice(i, i + batchSize));
+      const batches = inBatches(pending, batchSize, loopOptions.batchWeight);
       let next = 0;
       let done = 0;
       let failed = false;
@@ -408,4 +414,23 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
     background,
     queued: () => nudge?.(),
   };
+}
+
+/** `docs` in order, in batches of at most `size` and (when given) at most `weight.max` summed weight, never empty. */
+export function inBatches<D>(docs: D[], size: number, weight?: { of: (d: D) => number; max: number }): D[][] {
+  const batches: D[][] = [];
+  let current: D[] = [];
+  let sum = 0;
+  for (const d of docs) {
+    const w = weight ? weight.of(d) : 0;
+    if (current.length > 0 && (current.length >= size || (weight && sum + w > weight.max))) {
+      batches.push(current);
+      current = [];
+      sum = 0;
+    }
+    current.push(d);
+    sum += w;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }

@@ -27,3 +27,5 @@ export * from './document-indexer';
 export * from './reindex';
 export * from './index-refusals';
 export * from './proto-fields';
+export * from './passages';
+export * from './text-analysis';

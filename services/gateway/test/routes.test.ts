@@ -248,13 +248,20 @@ describe('categories and search', () => {
     });
     const res = await gw.request('/api/knowledge/search/entries', { body: { query: 'returns' } });
     expect(res.json).toEqual([
-      { entry: expect.objectContaining({ id: UUID, metadata: { a: 1 } }), score: 0.5, score_sources: { keyword: 0.5 } },
+      {
+        entry: expect.objectContaining({ id: UUID, metadata: { a: 1 } }),
+        score: 0.5,
+        score_sources: { keyword: 0.5 },
+        passages: [],
+      },
     ]);
     expect(lastRequest('SearchEntries')).toEqual({
       caller: expect.any(Object),
       query: 'returns',
       limit: 10,
       types: [],
+      passages: 3,
+      min_relevance: 0,
     });
   });
 });

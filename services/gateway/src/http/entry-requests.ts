@@ -56,7 +56,14 @@ export function searchEntriesRequest(
     query: body.query,
     limit: body.limit ?? 10,
     types: body.types ?? [],
-    ...present({ category_id: body.category_id, language: body.language }),
+    ...(body.tags && body.tags.length > 0 ? { tags: body.tags } : {}),
+    ...present({
+      category_id: body.category_id,
+      language: body.language,
+      passages: body.passages,
+      min_relevance: body.min_relevance,
+      updated_after: body.updated_after,
+    }),
   };
 }
 

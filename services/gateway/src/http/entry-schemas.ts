@@ -170,15 +170,62 @@ export const EntrySearch = Type.Object(
     types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
     category_id: Type.Optional(Uuid),
     language: Type.Optional(Language),
+    passages: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 5, default: 3, description: 'Best passages per hit (0: none)' }),
+    ),
+    min_relevance: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        default: 0,
+        description: 'Leave out hits below this relevance; at 0.5 a question nothing answers gets an empty list',
+      }),
+    ),
+    site_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Entries assigned to this site (uuid or slug)' }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: FIELD_LIMITS.listItem }), {
+        maxItems: 20,
+        description: 'Entries with any of these tags',
+      }),
+    ),
+    updated_after: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Entries changed after this time (ISO 8601)' }),
+    ),
+    include_content: Type.Optional(
+      Type.Boolean({ default: true, description: 'false: hits carry their passages but not the whole content' }),
+    ),
   },
   { additionalProperties: false, $id: 'KnowledgeEntrySearch' },
 );
 
+export const EntryPassage = Type.Object(
+  {
+    text: Type.String({ description: 'entry.content.slice(start, end), at most 1,200 characters' }),
+    start: Type.Integer({ minimum: 0, description: 'Offset in the content, in UTF-16 code units' }),
+    end: Type.Integer({ minimum: 0 }),
+    score: Type.Number(),
+    highlights: Type.Array(Type.Object({ start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 0 }) }), {
+      description: 'Query terms inside text, as offsets into text',
+    }),
+  },
+  { $id: 'KnowledgeEntryPassage' },
+);
+
 export const EntrySearchHit = Type.Object(
   {
-    entry: Entry,
+    entry: Type.Composite([Type.Omit(Entry, ['content']), Type.Object({ content: Type.Optional(Content) })], {
+      description: 'The entry as stored now; content left out when include_content is false',
+    }),
     score: Type.Number(),
     score_sources: Type.Record(Type.String(), Type.Number()),
+    relevance: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Calibrated: at 0.5 and above the entry most likely answers the question',
+    }),
+    passages: Type.Array(EntryPassage, { description: 'The best passages, best first' }),
   },
   { $id: 'KnowledgeEntrySearchHit' },
 );

@@ -39,8 +39,21 @@ export const entryVersionJson = (v: knowledgeV1.EntryVersion__Output) =>
   view(EntryVersion, v, { entry: entryJson(requiredEntry(v.entry)) });
 export const translationJson = (t: knowledgeV1.Translation__Output) =>
   view(Translation, t, { entry: entryJson(requiredEntry(t.entry)) });
-export const entrySearchHitJson = (h: knowledgeV1.EntrySearchHit__Output) =>
-  view(EntrySearchHit, h, { entry: entryJson(requiredEntry(h.entry)) });
+/** A search hit; without `includeContent` its entry leaves the content out (the passages carry what answers). */
+export function entrySearchHitJson(h: knowledgeV1.EntrySearchHit__Output, includeContent = true) {
+  const { content, ...rest } = entryJson(requiredEntry(h.entry));
+  const entry = includeContent ? { ...rest, content } : rest;
+  return view(EntrySearchHit, h, {
+    entry,
+    passages: (h.passages ?? []).map((p) => ({
+      text: p.text,
+      start: p.start,
+      end: p.end,
+      score: p.score,
+      highlights: (p.highlights ?? []).map((s) => ({ start: s.start, end: s.end })),
+    })),
+  });
+}
 export const categoryJson = (c: knowledgeV1.Category__Output) => view(Category, c);
 export const siteKnowledgeJson = (r: knowledgeV1.AssignEntriesToSiteResponse__Output) => view(SiteKnowledgeResult, r);
 

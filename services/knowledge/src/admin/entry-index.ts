@@ -5,6 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   CLIENT_OPTIONS,
+  inBatches,
   indexErrorLine,
   reindex,
   similarityProto,
@@ -15,7 +16,8 @@ import {
 } from '@kb/common';
 import { entriesRepo } from '../data-access/entries-repo';
 import type { KnowledgeModels } from '../data-access/models';
-import { indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
+import { CONTENT_CHARS_PER_CALL, indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
+import type { Entry } from '../domain/types';
 
 /** A document the search index refused, as `indexErrorLine` prints it. */
 export type IndexErrorRow = Parameters<typeof indexErrorLine>[1];
@@ -73,7 +75,9 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
       page: (after, limit) => repo.allAfter(after, limit),
       indexPage: async (entries, targetIndex) => {
         const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
-        await indexEntries({ repo, logger: input.logger, similarity }, caller, entries, { targetIndex }, outcome);
+        const weight = { of: (e: Entry) => e.content.length, max: CONTENT_CHARS_PER_CALL };
+        for (const batch of inBatches(entries, entries.length, weight))
+          await indexEntries({ repo, logger: input.logger, similarity }, caller, batch, { targetIndex }, outcome);
         return { indexed: outcome.indexed.size, refused: outcome.refused.size };
       },
       requeueWrittenSince: (since) => repo.markChangedSince(since),

@@ -188,7 +188,9 @@ export function entriesRepo(models: KnowledgeModels) {
     async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
       const res = await EntryModel.updateOne(
         { tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } },
-        { $addToSet: { site_ids: siteId } },
+        // Queued for the index (the site filter of entry search reads site_ids there); the
+        // version stays: an assignment is not an edit of the entry.
+        { $addToSet: { site_ids: siteId }, $set: { index_pending: true } },
       );
       return res.modifiedCount === 1;
     },

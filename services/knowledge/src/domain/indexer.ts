@@ -35,6 +35,7 @@ export function entryDocument(e: Entry): similarityV1.EntryDocument {
     language: e.language,
     ...(e.layer !== null ? { layer: e.layer } : {}),
     updated_at: e.updated_at.toISOString(),
+    site_ids: e.site_ids ?? [],
   };
 }
 
@@ -112,6 +113,12 @@ export async function indexEntries(
 
 /** How many entries (and delete tombstones) one pass of the background indexer takes, in one call per tenant. */
 const BATCH = 200;
+/**
+ * Content characters per index call at most (an entry over it goes alone): the content is split
+ * into passages of up to 1,200 characters, each embedded, so this bounds a call to a few hundred
+ * embeddings and one bulk write well under Elasticsearch's request limit.
+ */
+export const CONTENT_CHARS_PER_CALL = 300_000;
 
 /**
  * Keeps the entries' search index in step with MongoDB (the rules: @kb/common documentIndexer).
@@ -128,7 +135,12 @@ export function entryIndexer(deps: {
   isUp: () => boolean;
 }) {
   const indexing = entryIndexing(deps);
-  const loop = indexing.background({ intervalMs: deps.intervalMs, batchSize: BATCH, storeUp: deps.isUp });
+  const loop = indexing.background({
+    intervalMs: deps.intervalMs,
+    batchSize: BATCH,
+    batchWeight: { of: (e) => e.content.length, max: CONTENT_CHARS_PER_CALL },
+    storeUp: deps.isUp,
+  });
   return {
     indexNow: async (entries: Entry[]) => (await indexing.indexNow(entries)).indexed,
     removeNow: (tombstones: { id: string; tenant_id: string; version: number }[]) => indexing.removeNow(tombstones),

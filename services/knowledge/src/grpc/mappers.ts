@@ -52,6 +52,11 @@ export function entrySearchRequest(req: knowledgeV1.SearchEntriesRequest__Output
     types: req.types,
     ...(req.category_id ? { category_id: req.category_id } : {}),
     ...(req.language ? { language: req.language } : {}),
+    ...(req.passages != null ? { passages: req.passages } : {}),
+    ...(req.min_relevance != null ? { min_relevance: req.min_relevance } : {}),
+    ...(req.site_id ? { site_id: req.site_id } : {}),
+    ...(req.tags?.length ? { tags: req.tags } : {}),
+    ...(req.updated_after ? { updated_after: req.updated_after } : {}),
   };
 }
 

@@ -12,6 +12,8 @@ import type { IndexResult } from '../domain/types';
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
 export type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
+/** A document that could not be prepared for the index (one of its texts refused by the embedder): failed, not written. */
+export type RefusedDoc = { id: string; refused: string };
 
 /** computed if any vector was embedded now, else cached if any came from the cache, else reused. */
 function embeddingsSummary(sources: VectorSource[]): string {
@@ -66,14 +68,14 @@ export async function bulkWrite(
   index: string,
   docs: BulkDoc[],
   alsoTo: string[] = [],
-  options: { requireAlias?: boolean; refresh?: boolean } = {},
+  options: { requireAlias?: boolean; refresh?: boolean; sameVersionReplaces?: boolean } = {},
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
   let res;
   try {
     res = await withElasticsearch(() =>
       es.bulk({
-        operations: indexOperations(index, docs, alsoTo, options.requireAlias === true),
+        operations: indexOperations(index, docs, alsoTo, options),
         refresh: options.refresh !== false,
       }),
     );
@@ -111,7 +113,17 @@ export async function bulkWrite(
   });
 }
 
-function indexOperations(index: string, docs: BulkDoc[], alsoTo: string[], requireAlias: boolean) {
+/**
+ * `sameVersionReplaces` (entries): external_gte, so the same version written again replaces the
+ * document. An entry's site assignments change without a new version (they are not part of its
+ * history) and must still reach the index; an older version never replaces a newer one either way.
+ */
+function indexOperations(
+  index: string,
+  docs: BulkDoc[],
+  alsoTo: string[],
+  { requireAlias, sameVersionReplaces }: { requireAlias?: boolean; sameVersionReplaces?: boolean },
+) {
   // require_alias: if the alias were gone, a write must fail rather than auto-create an index
   // with a guessed mapping under the alias's name.
   return [index, ...alsoTo].flatMap((target) =>
@@ -121,7 +133,7 @@ function indexOperations(index: string, docs: BulkDoc[], alsoTo: string[], requi
           _index: target,
           _id: d.id,
           version: d.version,
-          version_type: 'external' as const,
+          version_type: sameVersionReplaces ? ('external_gte' as const) : ('external' as const),
           ...(requireAlias && target === index ? { require_alias: true } : {}),
         },
       },

@@ -2,6 +2,10 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { ProductVectorField } from '@kb/common';
 export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
 export const ENTRY_VECTOR_PATH = 'vector';
+/** The nested passages of an entry and their fields (see entryMappings). */
+export const PASSAGES_PATH = 'passages';
+export const PASSAGE_VECTOR_PATH = 'passages.vector';
+export const PASSAGE_STEMS_PATH = 'passages.stems';
 
 /**
  * Single node: no replicas. exclude_source_vectors false keeps the vectors in _source responses
@@ -36,6 +40,12 @@ const vector = (dims: number): estypes.MappingProperty => ({
 export const KEYWORD_IGNORE_ABOVE = 8191;
 const keyword: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE };
 const text: estypes.MappingProperty = { type: 'text' };
+/**
+ * Text analysed in code (`analyzeText` of @kb/common: lower case, stop words out, Snowball stems,
+ * German compounds split), so only split at spaces here: the same in every cluster, with or
+ * without the analysis-common module.
+ */
+const stems: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace' };
 const keywordWithText: estypes.MappingProperty = {
   type: 'keyword',
   ignore_above: KEYWORD_IGNORE_ABOVE,
@@ -92,6 +102,23 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       updated_at: { type: 'date' },
       version: { type: 'long' },
       vector: vector(dims),
+      site_ids: keyword,
+      /** Title, summary, similarity_text and search_keywords as analyzeText gives them. */
+      stems,
+      /**
+       * The content split along its Markdown structure (splitPassages of @kb/common), one nested
+       * document per passage: where it sits in the content (UTF-16 offsets, read back through doc
+       * values), its stems (with its headings) and its own vector (title and headings as context).
+       */
+      passages: {
+        type: 'nested',
+        properties: {
+          start: { type: 'integer', index: false },
+          end: { type: 'integer', index: false },
+          stems,
+          vector: vector(dims),
+        },
+      },
     },
   };
 }

@@ -83,7 +83,7 @@ function visibilityQuery(v: similarityV1.EntryVisibilityFilter__Output): SearchF
   return { bool: { should, minimum_should_match: 1 } };
 }
 
-/** A tenant's entries the caller may see, of the given types, category and language. */
+/** A tenant's entries the caller may see, of the given types, category, language, site, tags (any of) and changed after a time. */
 export function entryFilter(
   tenantId: string,
   v: {
@@ -91,12 +91,18 @@ export function entryFilter(
     types: string[];
     category_id?: string | null;
     language?: string | null;
+    site_id?: string | null;
+    tags?: string[];
+    updated_after?: string | null;
   },
 ): SearchFilter {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { tenant_id: tenantId } }, visibilityQuery(v.visibility)];
   if (v.types.length > 0) filter.push({ terms: { type: v.types } });
   if (v.category_id) filter.push({ term: { category_id: v.category_id } });
   if (v.language) filter.push({ term: { language: v.language } });
+  if (v.site_id) filter.push({ term: { site_ids: v.site_id } });
+  if (v.tags && v.tags.length > 0) filter.push({ terms: { tags: v.tags } });
+  if (v.updated_after) filter.push({ range: { updated_at: { gt: v.updated_after } } });
   return { bool: { filter } };
 }
 
@@ -172,7 +178,7 @@ export async function hybridMatches(
 }
 
 /** One failed search of a multi-search as the error its own request would have thrown (an outage is UNAVAILABLE). */
-function multiSearchError(r: estypes.ErrorResponseBase): Error {
+export function multiSearchError(r: estypes.ErrorResponseBase): Error {
   const err = new errors.ResponseError({
     body: r,
     statusCode: r.status,

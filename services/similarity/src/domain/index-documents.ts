@@ -1,5 +1,5 @@
 import { AppError } from '@kb/common';
-import { bulkWrite, indexExists, type BulkDoc } from '../data-access/documents';
+import { bulkWrite, indexExists, type BulkDoc, type RefusedDoc } from '../data-access/documents';
 import type { IndexResult } from './types';
 import type { IndexKind } from '../data-access/index-names';
 import type { EmbeddingDeps, IndexDeps } from './deps';
@@ -77,9 +77,11 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
     targetIndex: string | null | undefined;
     tenantId: string | undefined;
     searchableLater?: boolean;
+    /** Writing the version the index holds again replaces it (see bulkWrite). */
+    sameVersionReplaces?: boolean;
   },
   check: (doc: D) => string | undefined,
-  prepare: (valid: D[], target: string) => Promise<BulkDoc[]>,
+  prepare: (valid: D[], target: string) => Promise<(BulkDoc | RefusedDoc)[]>,
 ): Promise<IndexResult[]> {
   const { kind, docs } = request;
   assertAtMostPerCall(docs, request.field);
@@ -87,9 +89,18 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
   const viaAlias = target === deps.indices.alias(kind);
   const alsoTo = viaAlias ? await deps.indices.pendingTargets(kind) : [];
   const { valid, results } = validDocuments(docs, request.tenantId, check);
-  const bulk = await prepare(valid, target);
+  const prepared = await prepare(valid, target);
+  const bulk: BulkDoc[] = [];
+  for (const d of prepared) {
+    if ('refused' in d) results.set(d.id, { id: d.id, status: 'failed', embeddings: '', error: d.refused });
+    else bulk.push(d);
+  }
   const written = await deps.indices.withAlias(kind, () =>
-    bulkWrite(deps.es, target, bulk, alsoTo, { requireAlias: viaAlias, refresh: !request.searchableLater }),
+    bulkWrite(deps.es, target, bulk, alsoTo, {
+      requireAlias: viaAlias,
+      refresh: !request.searchableLater,
+      sameVersionReplaces: request.sameVersionReplaces === true,
+    }),
   );
   for (const r of written) results.set(r.id, r);
   return docs.map((d) => results.get(d.id)!);

@@ -1,4 +1,5 @@
-import type { similarityV1 } from '@kb/common';
+import { AppError, analyzeText, splitPassages, type Passage, type similarityV1 } from '@kb/common';
+import type { BulkDoc, RefusedDoc } from '../data-access/documents';
 import { ENTRY_VECTOR_PATH } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
@@ -8,12 +9,21 @@ import type { EmbeddingDeps } from './deps';
 
 type Entry = similarityV1.EntryDocument__Output;
 
-/** The text an entry is embedded from: title, summary, content and similarity_text. */
+/** The text an entry as a whole is embedded from: title, summary, content and similarity_text (cut by the model). */
 function entryVectorText(e: Entry): string {
   return [e.title, e.summary, e.content, e.similarity_text]
     .map((s) => (s ?? '').trim())
     .filter((s) => s !== '')
     .join('\n\n');
+}
+
+/**
+ * The text a passage is embedded from: the entry's title and the passage's headings as context,
+ * then the passage. Unchanged text hits the (model, text) cache, so an update embeds only the
+ * passages whose text (or context) changed.
+ */
+export function passageVectorText(title: string, p: Passage): string {
+  return [title.trim(), p.headings.join(' › '), p.text].filter((s) => s !== '').join('\n');
 }
 
 // Whitespace-only text is what MongoDB may hold (the edge asks for at least one character):
@@ -24,8 +34,16 @@ function problem(e: Entry): string | undefined {
   return undefined;
 }
 
-/** The indexed form of an entry, with its vector when it has text. */
-function entrySource(e: Entry, vector: CachedVector | undefined): Record<string, unknown> {
+interface Prepared {
+  entry: Entry;
+  passages: Passage[];
+  vector: CachedVector | undefined;
+  passageVectors: CachedVector[];
+}
+
+/** The indexed form of an entry: its fields, its vector when it has text, and its passages. */
+function entrySource({ entry: e, passages, vector, passageVectors }: Prepared): Record<string, unknown> {
+  const language = e.language || null;
   return {
     tenant_id: e.tenant_id,
     visibility: e.visibility,
@@ -36,35 +54,84 @@ function entrySource(e: Entry, vector: CachedVector | undefined): Record<string,
     language: optional(e.language),
     layer: optional(e.layer),
     tags: e.tags,
+    site_ids: e.site_ids,
     title: e.title,
     summary: optional(e.summary),
     content: e.content,
     similarity_text: optional(e.similarity_text),
     search_keywords: e.search_keywords,
+    stems: analyzeText([e.title, e.summary, e.similarity_text, ...e.search_keywords].join('\n'), language),
     updated_at: optional(e.updated_at),
     version: Number(e.version),
     ...(vector ? { [ENTRY_VECTOR_PATH]: toStored(vector.vector) } : {}),
+    passages: passages.map((p, i) => ({
+      start: p.start,
+      end: p.end,
+      stems: analyzeText([...p.headings, p.text].join('\n'), language),
+      vector: toStored(passageVectors[i]!.vector),
+    })),
   };
 }
 
-/** IndexEntries: embeds (through the cache) and indexes entries with their version as the external version. */
+/** The embedder refused a text as it is (not: the embedder is away). */
+const isRefusal = (err: unknown) => err instanceof AppError && err.kind === 'invalid';
+
+/** The entries' documents: every entry and passage text embedded in one call (through the cache). */
+async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[]> {
+  const passagesOf = valid.map((e) => splitPassages(e.content));
+  const texts = valid.map(entryVectorText);
+  const passageTexts = valid.flatMap((e, i) => passagesOf[i]!.map((p) => passageVectorText(e.title, p)));
+  const embedded = await deps.cache.vectors([...texts.filter((t) => t !== ''), ...passageTexts]);
+  let next = 0;
+  const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
+  return valid.map((e, i) => {
+    const passageVectors = passagesOf[i]!.map(() => embedded[next++]!);
+    const all = [vectors[i], ...passageVectors].filter((v): v is CachedVector => v !== undefined);
+    return {
+      id: e.id,
+      version: Number(e.version),
+      sources: all.map((v) => v.origin),
+      doc: entrySource({ entry: e, passages: passagesOf[i]!, vector: vectors[i], passageVectors }),
+    };
+  });
+}
+
+/**
+ * IndexEntries: splits each entry's content into passages, embeds the entry and every passage
+ * (through the cache), and indexes them as one document with the entry's version as the
+ * external version, so an entry and its passages are replaced together or not at all.
+ */
 export function indexEntries(deps: EmbeddingDeps, req: similarityV1.IndexEntriesRequest__Output) {
   const { tenantId } = writeCaller(req.caller);
   return indexDocuments(
     deps,
-    { kind: 'entries', field: 'entries', docs: req.entries, targetIndex: req.target_index, tenantId },
+    {
+      kind: 'entries',
+      field: 'entries',
+      docs: req.entries,
+      targetIndex: req.target_index,
+      tenantId,
+      sameVersionReplaces: true,
+    },
     problem,
     async (valid) => {
-      const texts = valid.map(entryVectorText);
-      const embedded = await deps.cache.vectors(texts.filter((t) => t !== ''));
-      let next = 0;
-      const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
-      return valid.map((e, i) => ({
-        id: e.id,
-        version: Number(e.version),
-        sources: vectors[i] ? [vectors[i].origin] : [],
-        doc: entrySource(e, vectors[i]),
-      }));
+      try {
+        return await prepareAll(deps, valid);
+      } catch (err) {
+        if (!isRefusal(err)) throw err;
+      }
+      // The embedder refused a text: prepare the entries one at a time, so the one it belongs to
+      // fails (an index error the knowledge service records) and the others are indexed.
+      const out: (BulkDoc | RefusedDoc)[] = [];
+      for (const e of valid) {
+        try {
+          out.push(...(await prepareAll(deps, [e])));
+        } catch (err) {
+          if (!isRefusal(err)) throw err;
+          out.push({ id: e.id, refused: `embedding_refused: ${(err as Error).message}` });
+        }
+      }
+      return out;
     },
   );
 }

@@ -12,18 +12,26 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends): void 
     operationId: 'searchKnowledgeEntries',
     summary: 'Search knowledge entries',
     description:
-      'Hybrid keyword (BM25, search_keywords and title boosted) + vector search over the entries the caller may see; the entry embedding ' +
-      'is built from title, summary, content and similarity_text. Hits are re-checked against MongoDB, so a stale index never shows an ' +
-      'entry the caller may not see. limit 1-50, default 10.',
+      'Hybrid keyword (BM25, search_keywords and title boosted) + vector search over the passages of the entries the caller may see: ' +
+      "each entry's content is split along its Markdown structure and every passage embedded on its own. A hit is an entry with " +
+      'its best passages (passages 0-5, default 3; text === entry.content.slice(start, end), highlights mark the query terms) and a ' +
+      'calibrated relevance (0-1; at 0.5 and above the entry most likely answers). min_relevance leaves out weaker hits, so a ' +
+      'question nothing answers gets []. Filters: types, category_id, language, site_id (uuid or slug), tags (any of, at most 20), ' +
+      'updated_after. include_content false leaves the whole content out. Hits are re-checked against MongoDB, so a stale index ' +
+      'never shows an entry (or a passage of one) the caller may not see. limit 1-50, default 10.',
     tag: 'search',
     readOnly: true,
     extension: true,
     body: EntrySearch,
     responses: { 200: { description: 'Hits, best first', schema: Type.Array(EntrySearchHit) } },
-    handler: async ({ body, caller }) => ({
-      body: (await backends.knowledge.call('SearchEntries', searchEntriesRequest(caller, body))).hits.map(
-        entrySearchHitJson,
-      ),
-    }),
+    handler: async ({ body, caller }) => {
+      // A slug names the site as well as its uuid; an unknown site is a 404, as on every site route.
+      const site = body.site_id ? await backends.catalog.call('GetSite', { caller, site_id: body.site_id }) : undefined;
+      const res = await backends.knowledge.call('SearchEntries', {
+        ...searchEntriesRequest(caller, body),
+        ...(site ? { site_id: site.id } : {}),
+      });
+      return { body: res.hits.map((h) => entrySearchHitJson(h, body.include_content !== false)) };
+    },
   });
 }

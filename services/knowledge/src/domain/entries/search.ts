@@ -1,8 +1,12 @@
-import { SEARCH_DEFAULT_LIMIT, type Caller } from '@kb/common';
+import { AppError, inSpan, markTerms, SEARCH_DEFAULT_LIMIT, splitPassages, type Caller } from '@kb/common';
 import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
 import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
+import { coverageOf, relevanceOf } from './relevance';
+
+/** Passages per hit when the request names none. */
+export const DEFAULT_PASSAGES = 3;
 
 export interface EntrySearchRequest {
   query: string;
@@ -12,19 +16,43 @@ export interface EntrySearchRequest {
   types: string[];
   category_id?: string;
   language?: string;
+  /** 0-5; undefined: DEFAULT_PASSAGES. */
+  passages?: number;
+  /** 0-1; hits below it are left out (default 0). */
+  min_relevance?: number;
+  site_id?: string;
+  /** Any of. */
+  tags?: string[];
+  updated_after?: string;
+}
+
+/** A passage as answered: the text is entry.content.slice(start, end); highlights are offsets inside the text. */
+export interface EntryPassage {
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+  highlights: { start: number; end: number }[];
 }
 
 interface Hit {
   id: string;
   score: number;
   score_sources: Record<string, number>;
+  version?: number | string;
+  cosine?: number;
+  passages?: { start: number; end: number; score: number; cosine: number }[];
 }
 
 export interface EntrySearchHit {
   entry: Entry;
   score: number;
   score_sources: Record<string, number>;
+  relevance: number;
+  passages: EntryPassage[];
 }
+
+type Matched = { entry: Entry; hit: Hit };
 
 /** The hits, in the index's order, whose entry as stored now still matches the request and may be read. */
 export function stillMatching(
@@ -33,17 +61,76 @@ export function stillMatching(
   hits: Hit[],
   loaded: Entry[],
   now: number = Date.now(),
-): EntrySearchHit[] {
+): Matched[] {
   const byId = new Map(loaded.filter((e) => canSee(v, e)).map((e) => [e.id, e]));
+  const after = req.updated_after ? Date.parse(req.updated_after) : undefined;
   const matches = (e: Entry) =>
     (req.types.length === 0 || req.types.includes(e.type)) &&
     (!req.category_id || e.category_id === req.category_id) &&
     (!req.language || e.language === req.language) &&
+    (!req.site_id || (e.site_ids ?? []).includes(req.site_id)) &&
+    (!req.tags || req.tags.length === 0 || req.tags.some((t) => e.tags.includes(t))) &&
+    (after === undefined || e.updated_at.getTime() > after) &&
     !isExpired(e, now);
-  return hits.flatMap((h) => {
-    const e = byId.get(h.id);
-    return e && matches(e) ? [{ entry: e, score: h.score, score_sources: h.score_sources }] : [];
+  return hits.flatMap((hit) => {
+    const entry = byId.get(hit.id);
+    return entry && matches(entry) ? [{ entry, hit }] : [];
   });
+}
+
+/**
+ * The passages of a hit as the caller receives them, cut from the entry as stored now. The
+ * index's offsets are used only when it holds this very version (so `text` is always
+ * `content.slice(start, end)` of the entry answered); a hit indexed from another version has its
+ * passages chosen again from the stored content, by how many of the query's stems they hold.
+ */
+export function passagesFor(entry: Entry, hit: Hit, query: string, count: number): EntryPassage[] {
+  const content = entry.content;
+  const language = entry.language || null;
+  const fromIndex =
+    Number(hit.version) === entry.version && (hit.passages ?? []).every((p) => p.end <= content.length)
+      ? (hit.passages ?? []).map((p) => ({ start: p.start, end: p.end, score: p.score }))
+      : splitPassages(content)
+          .map((p) => ({ start: p.start, end: p.end, score: coverageOf(query, [p.text], language) }))
+          .sort((a, b) => b.score - a.score || a.start - b.start);
+  return fromIndex.slice(0, count).map((p) => {
+    const text = content.slice(p.start, p.end);
+    return { text, start: p.start, end: p.end, score: p.score, highlights: markTerms(text, query, language) };
+  });
+}
+
+/** A matched hit with its passages and calibrated relevance. */
+function answered({ entry, hit }: Matched, query: string, passages: number): EntrySearchHit {
+  const best = passagesFor(entry, hit, query, Math.max(1, passages));
+  const cosine = Math.max(0, hit.cosine ?? 0, ...(hit.passages ?? []).map((p) => p.cosine));
+  const coverage = coverageOf(query, [entry.title, ...best.map((p) => p.text)], entry.language || null);
+  return {
+    entry,
+    score: hit.score,
+    score_sources: hit.score_sources,
+    relevance: relevanceOf(Math.min(1, cosine), coverage),
+    passages: best.slice(0, passages),
+  };
+}
+
+/** Provenance attributes: at most this many hits and passages are named on the span. */
+const TRACED_HITS = 20;
+const TRACED_PASSAGES = 60;
+
+/** What an operator needs to see exactly which version of which passage a caller was given (bounded). */
+function provenance(hits: EntrySearchHit[]): Record<string, string[] | number[] | number> {
+  const shown = hits.slice(0, TRACED_HITS);
+  return {
+    'kb.retrieval.hits': hits.length,
+    'kb.retrieval.entry_ids': shown.map((h) => h.entry.id),
+    'kb.retrieval.entry_versions': shown.map((h) => h.entry.version),
+    'kb.retrieval.relevance': shown.map((h) => Number(h.relevance.toFixed(4))),
+    'kb.retrieval.passages': shown
+      .flatMap((h) =>
+        h.passages.map((p) => `${h.entry.id}@${h.entry.version}:${p.start}-${p.end}:${p.score.toFixed(4)}`),
+      )
+      .slice(0, TRACED_PASSAGES),
+  };
 }
 
 /** POST /search/entries: the similarity service ranks; MongoDB has the last word on what is shown. */
@@ -53,20 +140,43 @@ export async function searchEntries(
   req: EntrySearchRequest,
 ): Promise<EntrySearchHit[]> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
-  const res = await ctx.similarity.call('SearchEntries', {
-    caller: v.caller,
-    query: req.query,
-    limit: req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT,
-    visibility: searchFilter(v),
-    types: req.types,
-    ...(req.category_id ? { category_id: req.category_id } : {}),
-    ...(req.language ? { language: req.language } : {}),
+  const min = req.min_relevance ?? 0;
+  if (!(min >= 0 && min <= 1))
+    throw AppError.invalid([
+      { loc: ['min_relevance'], msg: 'min_relevance must be between 0 and 1', type: 'value_error' },
+    ]);
+  const passages = req.passages ?? DEFAULT_PASSAGES;
+  const limit = req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT;
+  const attributes = {
+    'gen_ai.operation.name': 'retrieval',
+    'gen_ai.data_source.id': 'knowledge-entries',
+    'gen_ai.request.top_k': limit,
+    'kb.retrieval.min_relevance': req.min_relevance ?? 0,
+  };
+  return inSpan('retrieval knowledge-entries', { attributes }, async (span) => {
+    const res = await ctx.similarity.call('SearchEntries', {
+      caller: v.caller,
+      query: req.query,
+      limit,
+      visibility: searchFilter(v),
+      types: req.types,
+      passages,
+      tags: req.tags ?? [],
+      ...(req.category_id ? { category_id: req.category_id } : {}),
+      ...(req.language ? { language: req.language } : {}),
+      ...(req.site_id ? { site_id: req.site_id } : {}),
+      ...(req.updated_after ? { updated_after: req.updated_after } : {}),
+    });
+    // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
+    // the caller read it as stored now, and does it still match the request).
+    const loaded = await ctx.entries.findManyOfTenant(
+      v.caller.tenant_id,
+      res.hits.map((h) => h.id),
+    );
+    const hits = stillMatching(v, req, res.hits, loaded)
+      .map((m) => answered(m, req.query, passages))
+      .filter((h) => h.relevance >= min);
+    span.setAttributes(provenance(hits));
+    return hits;
   });
-  // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
-  // the caller read it as stored now, and does it still match the request).
-  const loaded = await ctx.entries.findManyOfTenant(
-    v.caller.tenant_id,
-    res.hits.map((h) => h.id),
-  );
-  return stillMatching(v, req, res.hits, loaded);
 }

@@ -1,0 +1,139 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { withElasticsearch } from './es-errors';
+import { cosineOfScore, numCandidates } from './knn';
+import { PASSAGE_STEMS_PATH, PASSAGE_VECTOR_PATH, PASSAGES_PATH } from './mappings';
+import { multiSearchError, type SearchFilter } from './search-queries';
+
+/** A passage an inner hit named: where it sits in the indexed content, and its raw score there. */
+export interface PassageMatch {
+  start: number;
+  end: number;
+  /** BM25 of its stems (keyword inner hits) or its vector's cosine (kNN inner hits). */
+  score: number;
+}
+
+/** What the two searches of an entry search found, per entry, with the passages behind each. */
+export interface EntryMatches {
+  keyword: {
+    id: string;
+    version: number;
+    /** Raw BM25 of the named clauses: title/summary/similarity_text, entry stems, best passage, search_keywords. */
+    text: number;
+    stems: number;
+    passage: number;
+    keywords: number;
+    passages: PassageMatch[];
+  }[];
+  vector: { id: string; version: number; cosine: number; passages: PassageMatch[] }[];
+}
+
+/** Entry-level text fields (the query as written) beside the stems of title, summary, similarity_text and keywords. */
+export const ENTRY_TITLE_FIELDS = ['title^2', 'summary^1.5', 'similarity_text'];
+
+const passageInnerHits = (name: string, size: number): estypes.SearchInnerHits => ({
+  name,
+  size,
+  _source: false,
+  docvalue_fields: [`${PASSAGES_PATH}.start`, `${PASSAGES_PATH}.end`],
+});
+
+/**
+ * The two searches of an entry search as one multi-search (one round trip), both filtered inside
+ * the query and both reading nothing of _source:
+ * - keyword: BM25 of the query over the title fields and search_keywords, and of its stems over
+ *   the entry's stems and (nested, best passage counts) the passages' stems, the best
+ *   `passagesPerHit` passages as inner hits;
+ * - vector: kNN over the passages' vectors (an entry scores as its best passage), the best
+ *   `passagesPerHit` passages as inner hits.
+ */
+export function entrySearchBodies(q: {
+  query: string;
+  stems: string;
+  size: number;
+  passagesPerHit: number;
+  filter: SearchFilter;
+  queryVector: Float32Array;
+}): estypes.SearchSearchRequestBody[] {
+  const { query, stems, size, filter } = q;
+  const should: estypes.QueryDslQueryContainer[] = [
+    { multi_match: { query, fields: ENTRY_TITLE_FIELDS, type: 'best_fields', _name: 'text' } },
+    { match: { search_keywords: { query, _name: 'keywords' } } },
+  ];
+  if (stems !== '') {
+    should.push(
+      { match: { stems: { query: stems, _name: 'stems' } } },
+      {
+        nested: {
+          path: PASSAGES_PATH,
+          score_mode: 'max',
+          _name: 'passage',
+          query: { match: { [PASSAGE_STEMS_PATH]: { query: stems } } },
+          inner_hits: passageInnerHits('keyword', q.passagesPerHit),
+        },
+      },
+    );
+  }
+  return [
+    { size, _source: false, version: true, query: { bool: { filter: [filter], should, minimum_should_match: 1 } } },
+    {
+      size,
+      _source: false,
+      version: true,
+      knn: {
+        field: PASSAGE_VECTOR_PATH,
+        query_vector: Array.from(q.queryVector),
+        k: size,
+        num_candidates: numCandidates(size),
+        filter: [filter],
+        inner_hits: passageInnerHits('vector', q.passagesPerHit),
+      },
+    },
+  ];
+}
+
+type Hit = estypes.SearchHit<unknown>;
+
+function passagesOf(hit: Hit, name: string, score: (s: number | null | undefined) => number): PassageMatch[] {
+  const inner = hit.inner_hits?.[name]?.hits.hits ?? [];
+  return inner.flatMap((h) => {
+    const start = Number(h.fields?.[`${PASSAGES_PATH}.start`]?.[0]);
+    const end = Number(h.fields?.[`${PASSAGES_PATH}.end`]?.[0]);
+    return Number.isInteger(start) && Number.isInteger(end) && end > start
+      ? [{ start, end, score: score(h._score) }]
+      : [];
+  });
+}
+
+/** Runs entrySearchBodies against `index`; a failed search fails the call as its own request would. */
+export async function entryMatches(
+  es: Client,
+  index: string,
+  bodies: estypes.SearchSearchRequestBody[],
+): Promise<EntryMatches> {
+  const res = await withElasticsearch(() =>
+    es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [{}, body]) }),
+  );
+  const [keyword, vector] = res.responses.map((r) => {
+    if ('error' in r) throw multiSearchError(r);
+    return r.hits.hits;
+  });
+  const named = (h: Hit, name: string) =>
+    Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
+  return {
+    keyword: keyword!.map((h) => ({
+      id: h._id!,
+      version: Number(h._version ?? 0),
+      text: named(h, 'text'),
+      stems: named(h, 'stems'),
+      passage: named(h, 'passage'),
+      keywords: named(h, 'keywords'),
+      passages: passagesOf(h, 'keyword', (s) => s ?? 0),
+    })),
+    vector: vector!.map((h) => ({
+      id: h._id!,
+      version: Number(h._version ?? 0),
+      cosine: cosineOfScore(h._score),
+      passages: passagesOf(h, 'vector', cosineOfScore),
+    })),
+  };
+}
