@@ -1,0 +1,104 @@
+/**
+ * The previous whole-entry search, straight against Elasticsearch with the similarity service's
+ * own code: hybridMatches (BM25 over title, summary, content, similarity_text and search_keywords,
+ * kNN on the entry-level vector, one msearch), rankHybrid, the filter of entryFilter. The query
+ * vector comes from the service's embedder module on the same model files. Only the msearch is
+ * timed ("raw ES").
+ */
+import type { Client } from '@elastic/elasticsearch';
+import {
+  ENTRY_SEARCH,
+  entryFilter,
+  hybridMatches,
+  type SearchFields,
+} from '@kb/similarity/dist/data-access/search-queries';
+import { rankHybrid } from '@kb/similarity/dist/domain/hybrid-search';
+import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
+import { SEARCH_LIMIT } from './search';
+
+/**
+ * The whole-entry fields as the previous algorithm searched them. ENTRY_SEARCH is used when it
+ * still names these (so a boost tuned there is measured too); when it has moved on to passages,
+ * this copy keeps the baseline what it was.
+ */
+const WHOLE_ENTRY: SearchFields = {
+  textFields: ['title^2', 'summary^1.5', 'content', 'similarity_text'],
+  keywordField: 'search_keywords',
+  vectorField: 'vector',
+};
+
+export function wholeEntryFields(): { fields: SearchFields; fromService: boolean } {
+  const fromService =
+    ENTRY_SEARCH.vectorField === WHOLE_ENTRY.vectorField &&
+    ENTRY_SEARCH.keywordField === WHOLE_ENTRY.keywordField &&
+    [...ENTRY_SEARCH.textFields]
+      .map((f) => f.split('^')[0])
+      .sort()
+      .join() ===
+      [...WHOLE_ENTRY.textFields]
+        .map((f) => f.split('^')[0])
+        .sort()
+        .join();
+  return { fields: fromService ? ENTRY_SEARCH : WHOLE_ENTRY, fromService };
+}
+
+/** What the Admin token may see (the visibility filter the gateway builds for it). */
+const VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
+
+export interface BaselineHit {
+  id: string;
+  score: number;
+  score_sources: Record<string, number>;
+}
+
+export class WholeEntryBaseline {
+  private readonly fields = wholeEntryFields().fields;
+
+  constructor(
+    private readonly es: Client,
+    private readonly index: string,
+    private readonly tenantId: string,
+  ) {}
+
+  async search(query: string, language: string, vector: Float32Array): Promise<{ hits: BaselineHit[]; rawMs: number }> {
+    const filter = entryFilter(this.tenantId, {
+      visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
+      types: [],
+      language,
+    });
+    const t0 = performance.now();
+    const matches = await hybridMatches(this.es, {
+      index: this.index,
+      query: query.trim(),
+      size: Math.max(SEARCH_LIMIT * 3, 30),
+      limit: SEARCH_LIMIT,
+      filter,
+      fields: this.fields,
+      queryVector: vector,
+    });
+    const rawMs = performance.now() - t0;
+    const hits = rankHybrid(matches, SEARCH_LIMIT).map((h) => ({
+      id: h.id,
+      score: h.score,
+      score_sources: h.score_sources,
+    }));
+    return { hits, rawMs };
+  }
+}
+
+/** Query vectors from the similarity service's own embedder class, on the model the stack runs. */
+export async function embedQueries(
+  model: { name: string; dims: number; dir: string },
+  texts: string[],
+): Promise<Float32Array[]> {
+  const embedder = new OnnxEmbedder({ modelName: model.name, dims: model.dims, ...modelFilesIn(model.dir) });
+  try {
+    await embedder.ready();
+    const out: Float32Array[] = [];
+    // One text per call, as the service embeds a query.
+    for (const t of texts) out.push((await embedder.embed([t.trim()]))[0]!);
+    return out;
+  } finally {
+    await embedder.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The gateway as the evaluation drives it: a keep-alive JSON client (the benchmark's pattern,
+ * with a timeout per call) and entry search that falls back to the older request when the
+ * gateway does not know the passage fields yet.
+ */
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    what: string,
+  ) {
+    super(`${what}: ${status} ${body.slice(0, 500)}`);
+  }
+}
+
+export class Api {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+    private readonly timeoutMs = 60_000,
+  ) {}
+
+  async post<T = unknown>(path: string, body: unknown): Promise<T> {
+    const res = await fetch(`${this.baseUrl}/api/knowledge${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${this.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.text();
+    if (res.status < 200 || res.status > 299) throw new HttpError(res.status, text, `POST ${path}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+export interface Passage {
+  text: string;
+  start: number;
+  end: number;
+  score?: number;
+  highlights?: { start: number; end: number }[];
+}
+
+/** A hit as the runner keeps it: what the gateway sent, with passages [] and relevance undefined when absent. */
+export interface Hit {
+  entry: { id: string; version?: number; title?: string; content?: string };
+  score: number;
+  relevance: number | undefined;
+  score_sources: Record<string, number>;
+  passages: Passage[];
+}
+
+/** passages: the API with passages and relevance; fallback: `{query, limit, language}` only. */
+export type SearchMode = 'passages' | 'fallback';
+
+export const SEARCH_LIMIT = 10;
+export const PASSAGES = 3;
+
+/** A 422 that names a field the gateway does not know (TypeBox's additionalProperties: false). */
+const unknownField = (err: unknown) =>
+  err instanceof HttpError && err.status === 422 && /Extra inputs|passages|include_content/i.test(err.body);
+
+export class EntrySearch {
+  mode: SearchMode | undefined;
+
+  constructor(private readonly api: Api) {}
+
+  /** One search; `ms` is the round trip of the request whose answer is returned. */
+  async search(
+    query: string,
+    language: string,
+    options: { includeContent?: boolean } = {},
+  ): Promise<{ hits: Hit[]; ms: number }> {
+    const full = {
+      query,
+      limit: SEARCH_LIMIT,
+      passages: PASSAGES,
+      language,
+      include_content: options.includeContent ?? false,
+    };
+    const older = { query, limit: SEARCH_LIMIT, language };
+    if (this.mode !== 'fallback') {
+      try {
+        const answer = await this.timed(full);
+        this.mode ??= 'passages';
+        return answer;
+      } catch (err) {
+        if (this.mode === 'passages' || !unknownField(err)) throw err;
+        this.mode = 'fallback';
+      }
+    }
+    return this.timed(older);
+  }
+
+  private async timed(body: unknown): Promise<{ hits: Hit[]; ms: number }> {
+    const t0 = performance.now();
+    const raw = await this.api.post<unknown[]>('/search/entries', body);
+    const ms = performance.now() - t0;
+    return { hits: raw.map(toHit), ms };
+  }
+}
+
+function toHit(value: unknown): Hit {
+  const h = value as Partial<Hit> & { entry: Hit['entry'] };
+  return {
+    entry: h.entry,
+    score: Number(h.score ?? 0),
+    relevance: typeof h.relevance === 'number' ? h.relevance : undefined,
+    score_sources: h.score_sources ?? {},
+    passages: Array.isArray(h.passages) ? h.passages : [],
+  };
+}
