@@ -119,9 +119,10 @@ function oneKind(argv: string[], kind: 'entries' | 'products'): string[] {
 }
 
 export async function startStack(options: { env?: Record<string, string> } = {}): Promise<Stack> {
-  // Each test file: its own MongoDB database and its own Elasticsearch index names.
+  // Each test file: its own MongoDB database and its own Elasticsearch index names (unless the
+  // env names them: a second stack on the first one's data).
   const db = uniqueId('kbtest');
-  const mongoUri = databaseUri(db);
+  const mongoUri = options.env?.MONGODB_URI ?? databaseUri(db);
   const services = await startServices({ MONGODB_URI: mongoUri, ELASTICSEARCH_INDEX_PREFIX: db, ...options.env });
   const gateway = { port: services.gatewayPort };
   const baseUrl = `http://127.0.0.1:${gateway.port}`;

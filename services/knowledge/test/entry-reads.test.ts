@@ -1,5 +1,5 @@
 import { passagesFor, stillMatching } from '../src/domain/entries/search';
-import { coverageOf, relevanceOf } from '../src/domain/entries/relevance';
+import { coverageOf } from '../src/domain/entries/relevance';
 import { translationMembers } from '../src/domain/entries/translations';
 import { snapshotAccess } from '../src/domain/entries/versions';
 import { entry, viewer } from './support/fixtures';
@@ -118,20 +118,7 @@ describe('passages as the caller receives them', () => {
   });
 });
 
-describe('relevance', () => {
-  it('when cosine and coverage rise, then relevance rises within 0-1', () => {
-    expect(relevanceOf(0.1, 0)).toBeLessThan(relevanceOf(0.6, 0));
-    expect(relevanceOf(0.6, 0)).toBeLessThan(relevanceOf(0.6, 1));
-    for (const [c, v] of [
-      [0, 0],
-      [1, 1],
-      [0.5, 0.5],
-    ] as const) {
-      expect(relevanceOf(c, v)).toBeGreaterThanOrEqual(0);
-      expect(relevanceOf(c, v)).toBeLessThanOrEqual(1);
-    }
-  });
-
+describe('coverage', () => {
   it("when some of the query's stems occur in the texts, then coverage is their share", () => {
     expect(coverageOf('returned parcels', ['We return every parcel.'], 'en')).toBe(1);
     expect(coverageOf('returned bicycles', ['We return every parcel.'], 'en')).toBe(0.5);

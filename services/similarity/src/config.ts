@@ -13,6 +13,12 @@ export const SimilarityConfigSchema = Type.Object({
   EMBEDDING_DIMS: Type.Integer({ default: 384, minimum: 1, maximum: 4096 }),
   EMBEDDING_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   EMBEDDING_API_KEY: Type.Optional(Type.String()),
+  /**
+   * The languages the embedding model understands (ISO 639-1, comma-separated): entry search
+   * trusts vectors most for these and words most for the others. The local model is English only;
+   * a multilingual model through EMBEDDING_PROVIDER=openai would be e.g. `en,de,fr`.
+   */
+  EMBEDDING_LANGUAGES: Type.String({ default: 'en', pattern: '^[a-z]{2}(,[a-z]{2})*$' }),
   LOG_LEVEL: LogLevel,
 });
 export type SimilarityConfig = Static<typeof SimilarityConfigSchema>;

@@ -104,6 +104,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
           logger,
           embedder,
           provider: config.EMBEDDING_PROVIDER,
+          modelLanguages: config.EMBEDDING_LANGUAGES.split(','),
           es,
           indices,
           cache,

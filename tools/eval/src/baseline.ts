@@ -14,6 +14,8 @@ import {
 } from '@kb/similarity/dist/data-access/search-queries';
 import { rankHybrid } from '@kb/similarity/dist/domain/hybrid-search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
+import { entryMatches, entrySearchBodies } from '@kb/similarity/dist/data-access/passage-queries';
+import { queryStems } from '@kb/similarity/dist/domain/search-entries';
 import { SEARCH_LIMIT } from './search';
 
 /**
@@ -84,7 +86,30 @@ export class WholeEntryBaseline {
     }));
     return { hits, rawMs };
   }
+
+  /** The milliseconds of the service's own passage msearch for this question, straight against Elasticsearch. */
+  async passageQueryMs(query: string, language: string, vector: Float32Array): Promise<number> {
+    const filter = entryFilter(this.tenantId, {
+      visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
+      types: [],
+      language,
+    });
+    const bodies = entrySearchBodies({
+      query: query.trim(),
+      stems: queryStems(query.trim(), language),
+      size: Math.max(SEARCH_LIMIT * 3, 30),
+      passagesPerHit: PASSAGES_ASKED + 2,
+      filter,
+      queryVector: vector,
+    });
+    const t0 = performance.now();
+    await entryMatches(this.es, this.index, bodies);
+    return performance.now() - t0;
+  }
 }
+
+/** Passages per hit the eval asks for, and the extra inner hits the service reads per side. */
+const PASSAGES_ASKED = 3;
 
 /** Query vectors from the similarity service's own embedder class, on the model the stack runs. */
 export async function embedQueries(

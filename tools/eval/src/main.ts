@@ -242,6 +242,7 @@ async function evaluate(
         ...(factSpan ? { factSpan } : {}),
         ms,
         warmMs: NaN,
+        rawMs: NaN,
       },
       baseline: {
         rank: rankOf(
@@ -260,6 +261,7 @@ async function evaluate(
   log('latency: every question again, gateway and raw msearch in turn');
   for (const [i, q] of questions.entries()) {
     results[i]!.service.warmMs = (await search.search(q.question, q.language)).ms;
+    results[i]!.service.rawMs = await baseline.passageQueryMs(q.question, q.language, vectors[i]!);
     results[i]!.baseline.warmRawMs = (await baseline.search(q.question, q.language, vectors[i]!)).rawMs;
   }
   phase('latency');
@@ -323,7 +325,8 @@ async function evaluate(
       searchCold: latency(results.map((r) => r.service.ms)),
       rawEs: rawWarm,
       rawEsCold: latency(results.map((r) => r.baseline.rawMs)),
-      searchOverRawP50: searchWarm.p50 / rawWarm.p50,
+      rawPassages: latency(results.map((r) => r.service.rawMs)),
+      searchOverRawP50: searchWarm.p50 / latency(results.map((r) => r.service.rawMs)).p50,
     },
     offsets,
     calibration: calibration ?? null,

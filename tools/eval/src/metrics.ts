@@ -25,6 +25,8 @@ export interface QuestionResult {
     ms: number;
     /** Second, warm round trip of the same question (the latency figures use these). */
     warmMs: number;
+    /** The service's own passage msearch straight against Elasticsearch, warm (query vector precomputed). */
+    rawMs: number;
   };
   baseline: {
     rank: number | null;

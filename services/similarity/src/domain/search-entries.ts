@@ -8,12 +8,44 @@ import type { EmbeddingDeps } from './deps';
 export const MAX_PASSAGES = 5;
 export const MAX_FILTER_TAGS = 20;
 /**
- * Keyword and vector shares of an entry's score, and of a passage's. Passages give every part of
- * a long entry its own vector, so meaning weighs as much as the words here (products keep
- * KEYWORD_WEIGHT / VECTOR_WEIGHT). Tuned on `npm run eval` (docs/eval.md).
+ * How keyword and vector evidence mix, by whether the embedding model knows the question's
+ * language (measured with `npm run eval`, docs/eval.md):
+ * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): the vector carries meaning, so
+ *   it weighs most; BM25 counts as an absolute signal saturating at `saturation` (bm25 / (bm25 +
+ *   K)), not divided by the best in the list, so a weak keyword match stays weak.
+ * - `lexical` (a language the model does not know, e.g. German on the local English model): its
+ *   vectors say little, so the words weigh most, each clause relative to its best in the list.
  */
-export const ENTRY_KEYWORD_WEIGHT = 0.5;
-export const ENTRY_VECTOR_WEIGHT = 0.5;
+export interface FusionProfile {
+  keywordWeight: number;
+  /** BM25 at which keyword evidence is half way to 1; undefined: divided by the best in the list. */
+  saturation?: number;
+  /**
+   * Relevance = logistic(intercept + cosine × best passage cosine + keyword × score_sources.keyword
+   * + score × score), fitted on `npm run eval` so that 0.5 separates the answering entries of
+   * answerable questions from every hit of questions nothing answers as well as the signals allow
+   * (docs/eval.md, "Calibration").
+   */
+  relevance: { intercept: number; cosine: number; keyword: number; score: number };
+}
+export const SEMANTIC: FusionProfile = {
+  keywordWeight: 0.25,
+  saturation: 20,
+  relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
+};
+export const LEXICAL: FusionProfile = {
+  keywordWeight: 0.6,
+  relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
+};
+
+/** The calibrated relevance (0-1) of a hit with these signals. */
+export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
+  const r = profile.relevance;
+  return 1 / (1 + Math.exp(-(r.intercept + r.cosine * cosine + r.keyword * keyword + r.score * score)));
+}
+
+export const profileFor = (language: string | null | undefined, modelLanguages: readonly string[]) =>
+  !language || modelLanguages.includes(language.slice(0, 2).toLowerCase()) ? SEMANTIC : LEXICAL;
 
 export interface RankedPassage {
   start: number;
@@ -29,6 +61,8 @@ export interface RankedEntryHit {
   version: number;
   /** The best passage's cosine (0 when kNN did not find the entry): a signal on the model's own scale. */
   cosine: number;
+  /** 0-1, calibrated (FusionProfile.relevance): at 0.5 and above the entry most likely answers. */
+  relevance: number;
   passages: RankedPassage[];
 }
 
@@ -41,13 +75,20 @@ export function queryStems(query: string, language: string | null | undefined): 
 }
 
 /**
- * Keyword part: each clause's BM25 divided by its best in the list (title fields, entry stems and
- * best passage count as one text signal, their maximum; search_keywords on its own, as products
- * do), mixed TEXT_SHARE / KEYWORDS_SHARE. Vector part: the best passage's cosine, clipped at 0.
- * A passage scores the same way from its own BM25 (divided by the best passage BM25 in the
- * answer) and cosine; a hit keeps its `passagesPerHit` best.
+ * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
+ * stems and best passage count as one text signal (their maximum), search_keywords as another,
+ * mixed TEXT_SHARE / KEYWORDS_SHARE as products do. Vector part: the best passage's cosine,
+ * clipped at 0. A passage scores the same way from its own BM25 and cosine; a hit keeps its
+ * `passagesPerHit` best.
  */
-export function rankEntries(matches: EntryMatches, limit: number, passagesPerHit: number): RankedEntryHit[] {
+export function rankEntries(
+  matches: EntryMatches,
+  limit: number,
+  passagesPerHit: number,
+  profile: FusionProfile = SEMANTIC,
+): RankedEntryHit[] {
+  const kw = profile.keywordWeight;
+  const vw = 1 - kw;
   type Part = { keyword: number; vector: number; version: number; passages: Map<number, RankedPassage> };
   const parts = new Map<string, Part>();
   const part = (id: string, version: number) => {
@@ -61,21 +102,20 @@ export function rankEntries(matches: EntryMatches, limit: number, passagesPerHit
     if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, score: 0, cosine: 0 }));
     return r;
   };
-  const best = (xs: number[]) => Math.max(0, ...xs);
-  const norm = (x: number, top: number) => (top > 0 ? x / top : 0);
   const k = matches.keyword;
-  const tops = {
-    text: best(k.map((h) => h.text)),
-    stems: best(k.map((h) => h.stems)),
-    passage: best(k.map((h) => h.passage)),
-    keywords: best(k.map((h) => h.keywords)),
-    passageBm25: best(k.flatMap((h) => h.passages.map((x) => x.score))),
-  };
+  const best = (xs: number[]) => Math.max(0, ...xs);
+  const K = profile.saturation;
+  const signal = (top: number) => (x: number) => (K !== undefined ? x / (x + K) : top > 0 ? x / top : 0);
+  const text = signal(best(k.map((h) => h.text)));
+  const stems = signal(best(k.map((h) => h.stems)));
+  const inPassage = signal(best(k.map((h) => h.passage)));
+  const keywords = signal(best(k.map((h) => h.keywords)));
+  const passageBm25 = signal(best(k.flatMap((h) => h.passages.map((x) => x.score))));
   for (const h of k) {
     const p = part(h.id, h.version);
-    const text = Math.max(norm(h.text, tops.text), norm(h.stems, tops.stems), norm(h.passage, tops.passage));
-    p.keyword = TEXT_SHARE * text + KEYWORDS_SHARE * norm(h.keywords, tops.keywords);
-    for (const m of h.passages) passage(p, m).score += ENTRY_KEYWORD_WEIGHT * norm(m.score, tops.passageBm25);
+    const textual = Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
+    p.keyword = TEXT_SHARE * textual + KEYWORDS_SHARE * keywords(h.keywords);
+    for (const m of h.passages) passage(p, m).score += kw * passageBm25(m.score);
   }
   for (const h of matches.vector) {
     const p = part(h.id, h.version);
@@ -83,20 +123,22 @@ export function rankEntries(matches: EntryMatches, limit: number, passagesPerHit
     for (const m of h.passages) {
       const r = passage(p, m);
       r.cosine = Math.max(0, m.score);
-      r.score += ENTRY_VECTOR_WEIGHT * r.cosine;
+      r.score += vw * r.cosine;
     }
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
-    const score_sources = { keyword: ENTRY_KEYWORD_WEIGHT * p.keyword, vector: ENTRY_VECTOR_WEIGHT * p.vector };
+    const score_sources = { keyword: kw * p.keyword, vector: vw * p.vector };
     const passages = [...p.passages.values()]
       .sort((a, b) => b.score - a.score || a.start - b.start)
       .slice(0, passagesPerHit);
+    const score = score_sources.keyword + score_sources.vector;
     return {
       id,
-      score: score_sources.keyword + score_sources.vector,
+      score,
       score_sources,
       version: p.version,
       cosine: p.vector,
+      relevance: relevanceOf(profile, p.vector, score_sources.keyword, score),
       passages,
     };
   });
@@ -124,6 +166,7 @@ function checkedOptions(req: similarityV1.SearchEntriesRequest__Output) {
 export async function searchEntries(
   deps: EmbeddingDeps,
   req: similarityV1.SearchEntriesRequest__Output,
+  modelLanguages: readonly string[] = ['en'],
 ): Promise<RankedEntryHit[]> {
   const { tenantId, query, limit } = searchRequest(req);
   checkedOptions(req);
@@ -142,5 +185,5 @@ export async function searchEntries(
     queryVector: queryVector!.vector,
   });
   const matches = await entryMatches(deps.es, deps.indices.alias('entries'), bodies);
-  return rankEntries(matches, limit, passagesPerHit);
+  return rankEntries(matches, limit, passagesPerHit, profileFor(req.language, modelLanguages));
 }

@@ -16,6 +16,8 @@ export interface SimilarityDeps extends EmbeddingDeps {
   logger: Logger;
   embedder: Embedder;
   provider: string;
+  /** The languages the embedding model understands (EMBEDDING_LANGUAGES). */
+  modelLanguages?: readonly string[];
 }
 
 /**
@@ -61,7 +63,7 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
       deleted: await deleteDocuments(deps, 'entries', req),
     })),
     SearchEntries: unary(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({
-      hits: await searchEntries(deps, req),
+      hits: await searchEntries(deps, req, deps.modelLanguages),
     })),
     BeginReindex: unary(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) =>
       beginReindex(indices, req),

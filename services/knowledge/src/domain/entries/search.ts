@@ -3,7 +3,7 @@ import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
 import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
-import { coverageOf, relevanceOf } from './relevance';
+import { coverageOf } from './relevance';
 
 /** Passages per hit when the request names none. */
 export const DEFAULT_PASSAGES = 3;
@@ -40,7 +40,8 @@ interface Hit {
   score: number;
   score_sources: Record<string, number>;
   version?: number | string;
-  cosine?: number;
+  /** 0-1, calibrated by the similarity service. */
+  relevance?: number;
   passages?: { start: number; end: number; score: number; cosine: number }[];
 }
 
@@ -99,17 +100,14 @@ export function passagesFor(entry: Entry, hit: Hit, query: string, count: number
   });
 }
 
-/** A matched hit with its passages and calibrated relevance. */
+/** A matched hit with its passages and the relevance the similarity service calibrated. */
 function answered({ entry, hit }: Matched, query: string, passages: number): EntrySearchHit {
-  const best = passagesFor(entry, hit, query, Math.max(1, passages));
-  const cosine = Math.max(0, hit.cosine ?? 0, ...(hit.passages ?? []).map((p) => p.cosine));
-  const coverage = coverageOf(query, [entry.title, ...best.map((p) => p.text)], entry.language || null);
   return {
     entry,
     score: hit.score,
     score_sources: hit.score_sources,
-    relevance: relevanceOf(Math.min(1, cosine), coverage),
-    passages: best.slice(0, passages),
+    relevance: hit.relevance ?? 0,
+    passages: passagesFor(entry, hit, query, passages),
   };
 }
 

@@ -1,0 +1,78 @@
+import type { EntryMatches } from '../src/data-access/passage-queries';
+import { LEXICAL, profileFor, rankEntries, relevanceOf, SEMANTIC } from '../src/domain/search-entries';
+
+const keywordHit = (id: string, bm25: number, passages: [number, number, number][] = []) => ({
+  id,
+  version: 1,
+  text: bm25,
+  stems: bm25,
+  passage: bm25,
+  keywords: 0,
+  passages: passages.map(([start, end, score]) => ({ start, end, score })),
+});
+const vectorHit = (id: string, cosine: number, passages: [number, number, number][] = []) => ({
+  id,
+  version: 1,
+  cosine,
+  passages: passages.map(([start, end, score]) => ({ start, end, score })),
+});
+
+describe('entry fusion', () => {
+  test('when the question is in a language the model knows, then meaning outweighs a lone keyword match', () => {
+    const matches: EntryMatches = {
+      keyword: [keywordHit('words', 6)],
+      vector: [vectorHit('meaning', 0.62), vectorHit('words', 0.2)],
+    };
+    expect(rankEntries(matches, 10, 3, SEMANTIC).map((h) => h.id)).toEqual(['meaning', 'words']);
+    // The same evidence in a language the model does not know: the words decide.
+    expect(rankEntries(matches, 10, 3, LEXICAL).map((h) => h.id)).toEqual(['words', 'meaning']);
+  });
+
+  test('when passages come from both searches, then each hit keeps its best ones, best first, with their cosine', () => {
+    const matches: EntryMatches = {
+      keyword: [
+        keywordHit('a', 5, [
+          [0, 100, 5],
+          [300, 400, 1],
+        ]),
+      ],
+      vector: [
+        vectorHit('a', 0.7, [
+          [300, 400, 0.7],
+          [500, 600, 0.3],
+        ]),
+      ],
+    };
+    const [hit] = rankEntries(matches, 10, 2, SEMANTIC);
+    expect(hit!.passages.map((p) => p.start)).toEqual([300, 500]);
+    expect(rankEntries(matches, 10, 3, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 300, 500]);
+    expect(hit!.passages[0]!.cosine).toBeCloseTo(0.7);
+    expect(hit!.cosine).toBeCloseTo(0.7);
+    expect(hit!.version).toBe(1);
+  });
+
+  test('when the best passage is closer to the question, then relevance is higher, within 0-1, and 0.5 near the calibrated cosine', () => {
+    const at = (cos: number) => relevanceOf(SEMANTIC, cos, 0, 0);
+    expect(at(0.2)).toBeLessThan(0.2);
+    expect(at(0.39)).toBeCloseTo(0.5, 1);
+    expect(at(0.6)).toBeGreaterThan(0.85);
+    expect(at(1)).toBeLessThanOrEqual(1);
+    expect(relevanceOf(LEXICAL, 0.9, 0, 0.1)).toBeLessThan(relevanceOf(LEXICAL, 0.1, 0, 0.6));
+  });
+
+  test.each([
+    ['en', SEMANTIC],
+    ['en-GB', SEMANTIC],
+    [undefined, SEMANTIC],
+    ['de', LEXICAL],
+  ] as const)(
+    'when the question is in %s and the model knows English, then the %o profile ranks',
+    (language, profile) => {
+      expect(profileFor(language, ['en'])).toBe(profile);
+    },
+  );
+
+  test('when the model knows German too, then German questions are ranked by meaning', () => {
+    expect(profileFor('de', ['en', 'de'])).toBe(SEMANTIC);
+  });
+});
