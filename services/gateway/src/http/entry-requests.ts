@@ -64,6 +64,8 @@ export function searchEntriesRequest(
       min_relevance: body.min_relevance,
       updated_after: body.updated_after,
     }),
+    // Content left out on the way from the knowledge service too (up to 100,000 characters a hit).
+    ...(body.include_content === false ? { include_content: false } : {}),
   };
 }
 

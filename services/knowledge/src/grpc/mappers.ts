@@ -57,6 +57,7 @@ export function entrySearchRequest(req: knowledgeV1.SearchEntriesRequest__Output
     ...(req.site_id ? { site_id: req.site_id } : {}),
     ...(req.tags?.length ? { tags: req.tags } : {}),
     ...(req.updated_after ? { updated_after: req.updated_after } : {}),
+    ...(req.include_content === false ? { include_content: false } : {}),
   };
 }
 

@@ -24,6 +24,8 @@ export interface EntrySearchRequest {
   /** Any of. */
   tags?: string[];
   updated_after?: string;
+  /** false: the hits' entries come back with content '' (their passages are cut first); default true. */
+  include_content?: boolean;
 }
 
 /** A passage as answered: the text is entry.content.slice(start, end); highlights are offsets inside the text. */
@@ -101,9 +103,9 @@ export function passagesFor(entry: Entry, hit: Hit, query: string, count: number
 }
 
 /** A matched hit with its passages and the relevance the similarity service calibrated. */
-function answered({ entry, hit }: Matched, query: string, passages: number): EntrySearchHit {
+function answered({ entry, hit }: Matched, query: string, passages: number, withContent: boolean): EntrySearchHit {
   return {
-    entry,
+    entry: withContent ? entry : { ...entry, content: '' },
     score: hit.score,
     score_sources: hit.score_sources,
     relevance: hit.relevance ?? 0,
@@ -172,7 +174,7 @@ export async function searchEntries(
       res.hits.map((h) => h.id),
     );
     const hits = stillMatching(v, req, res.hits, loaded)
-      .map((m) => answered(m, req.query, passages))
+      .map((m) => answered(m, req.query, passages, req.include_content !== false))
       .filter((h) => h.relevance >= min);
     span.setAttributes(provenance(hits));
     return hits;
