@@ -5,6 +5,8 @@
  * answers, and the filters (site, tags, updated_after) and bounds hold.
  */
 import mongoose from 'mongoose';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
@@ -144,6 +146,28 @@ describe('passages of a long entry', () => {
     const top = (await hits({ query: 'gift wrap price' })).find((h) => h.entry.id === e.id)!;
     expect(top.entry.version).toBe(e.version + 1);
     for (const p of top.passages) expect(changed.slice(p.start, p.end)).toBe(p.text);
+  });
+});
+
+describe('provenance', () => {
+  test('when an entry search is answered, then a span names every entry version and passage given', async () => {
+    // The services run in this process: a tracer provider registered here sees their spans.
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    try {
+      const list = await hits({ query: 'ferry to the islands', passages: 2 });
+      const span = exporter.getFinishedSpans().find((s) => s.name === 'retrieval knowledge-entries');
+      expect(span).toBeDefined();
+      const a = span!.attributes;
+      expect(a['gen_ai.operation.name']).toBe('retrieval');
+      expect(a['kb.retrieval.entry_ids']).toEqual(list.map((h) => h.entry.id));
+      expect(a['kb.retrieval.entry_versions']).toEqual(list.map((h) => h.entry.version));
+      const given = list.flatMap((h) => h.passages.map((p) => `${h.entry.id}@${h.entry.version}:${p.start}-${p.end}:`));
+      const traced = (a['kb.retrieval.passages'] as string[]).map((t) => t.slice(0, t.lastIndexOf(':') + 1));
+      expect(traced).toEqual(given);
+    } finally {
+      trace.disable();
+    }
   });
 });
 

@@ -60,6 +60,19 @@ describe('entry fusion', () => {
     expect(relevanceOf(LEXICAL, 0.9, 0, 0.1)).toBeLessThan(relevanceOf(LEXICAL, 0.1, 0, 0.6));
   });
 
+  test("when the query matches one entry's search_keywords and another's meaning, then the curated entry ranks first", () => {
+    const curated = { ...keywordHit('curated', 2), keywords: 3 };
+    const matches: EntryMatches = {
+      keyword: [curated, keywordHit('titled', 4)],
+      vector: [vectorHit('titled', 0.6), vectorHit('curated', 0.45)],
+    };
+    for (const profile of [SEMANTIC, LEXICAL]) {
+      const [first] = rankEntries(matches, 10, 3, profile);
+      expect(first!.id).toBe('curated');
+      expect(first!.score_sources['keywords']).toBeGreaterThan(0);
+    }
+  });
+
   test.each([
     ['en', SEMANTIC],
     ['en-GB', SEMANTIC],

@@ -1,7 +1,7 @@
 import { AppError, analyzeText, type similarityV1 } from '@kb/common';
 import { entryFilter } from '../data-access/search-queries';
 import { entryMatches, entrySearchBodies, type EntryMatches, type PassageMatch } from '../data-access/passage-queries';
-import { byScoreThenId, KEYWORDS_SHARE, searchRequest, TEXT_SHARE } from './hybrid-search';
+import { byScoreThenId, searchRequest, TEXT_SHARE } from './hybrid-search';
 import type { EmbeddingDeps } from './deps';
 
 /** Passages a hit carries at most, and the tags a filter names at most. */
@@ -37,6 +37,13 @@ export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
 };
+
+/**
+ * A match in an entry's search_keywords (curated by its editor) adds this much to its score, in
+ * every profile, relative to the best such match in the list: the editor's explicit intent
+ * outranks a title or meaning match, as in product search.
+ */
+export const CURATED_KEYWORDS_WEIGHT = 0.3;
 
 /** The calibrated relevance (0-1) of a hit with these signals. */
 export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
@@ -76,10 +83,9 @@ export function queryStems(query: string, language: string | null | undefined): 
 
 /**
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
- * stems and best passage count as one text signal (their maximum), search_keywords as another,
- * mixed TEXT_SHARE / KEYWORDS_SHARE as products do. Vector part: the best passage's cosine,
- * clipped at 0. A passage scores the same way from its own BM25 and cosine; a hit keeps its
- * `passagesPerHit` best.
+ * stems and best passage count as one text signal (their maximum). Vector part: the best
+ * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT). A passage
+ * scores the same way from its own BM25 and cosine; a hit keeps its `passagesPerHit` best.
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -89,11 +95,17 @@ export function rankEntries(
 ): RankedEntryHit[] {
   const kw = profile.keywordWeight;
   const vw = 1 - kw;
-  type Part = { keyword: number; vector: number; version: number; passages: Map<number, RankedPassage> };
+  type Part = {
+    keyword: number;
+    curated: number;
+    vector: number;
+    version: number;
+    passages: Map<number, RankedPassage>;
+  };
   const parts = new Map<string, Part>();
   const part = (id: string, version: number) => {
     let p = parts.get(id);
-    if (!p) parts.set(id, (p = { keyword: 0, vector: 0, version, passages: new Map() }));
+    if (!p) parts.set(id, (p = { keyword: 0, curated: 0, vector: 0, version, passages: new Map() }));
     p.version = Math.max(p.version, version);
     return p;
   };
@@ -109,12 +121,14 @@ export function rankEntries(
   const text = signal(best(k.map((h) => h.text)));
   const stems = signal(best(k.map((h) => h.stems)));
   const inPassage = signal(best(k.map((h) => h.passage)));
-  const keywords = signal(best(k.map((h) => h.keywords)));
+  const topKeywords = best(k.map((h) => h.keywords));
+  const curated = (x: number) => (topKeywords > 0 ? x / topKeywords : 0);
   const passageBm25 = signal(best(k.flatMap((h) => h.passages.map((x) => x.score))));
   for (const h of k) {
     const p = part(h.id, h.version);
-    const textual = Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
-    p.keyword = TEXT_SHARE * textual + KEYWORDS_SHARE * keywords(h.keywords);
+    // TEXT_SHARE of the keyword half, as product search weighs its text fields beside search_keywords.
+    p.keyword = TEXT_SHARE * Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
+    p.curated = curated(h.keywords);
     for (const m of h.passages) passage(p, m).score += kw * passageBm25(m.score);
   }
   for (const h of matches.vector) {
@@ -127,18 +141,19 @@ export function rankEntries(
     }
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
-    const score_sources = { keyword: kw * p.keyword, vector: vw * p.vector };
+    const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * p.vector };
+    if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
     const passages = [...p.passages.values()]
       .sort((a, b) => b.score - a.score || a.start - b.start)
       .slice(0, passagesPerHit);
-    const score = score_sources.keyword + score_sources.vector;
+    const score = Object.values(score_sources).reduce((a, b) => a + b, 0);
     return {
       id,
       score,
       score_sources,
       version: p.version,
       cosine: p.vector,
-      relevance: relevanceOf(profile, p.vector, score_sources.keyword, score),
+      relevance: relevanceOf(profile, p.vector, score_sources['keyword']!, score),
       passages,
     };
   });
