@@ -24,6 +24,11 @@ export const PRODUCT_SEARCH: SearchFields = {
   exactFields: ['sku', 'gtin'],
 };
 
+/**
+ * Entries as one whole document each (the search before passages). The service searches passages
+ * now (passage-queries.ts); `npm run eval` runs this beside them as its whole-entry baseline, on
+ * the entry-level fields and vector the index still keeps.
+ */
 export const ENTRY_SEARCH: SearchFields = {
   textFields: ['title^2', 'summary^1.5', 'content', 'similarity_text'],
   keywordField: 'search_keywords',
