@@ -25,6 +25,7 @@ import {
   passageContains,
   passageHitRates,
   rankOf,
+  retrieval,
   retrievalByGroup,
   THRESHOLDS,
   type OffsetsCheck,
@@ -258,6 +259,29 @@ async function evaluate(
   }
   phase('questions');
 
+  // The same facts asked in their own words (the key span as the question): the other end of the
+  // scale from paraphrases, where keyword matching must carry the search.
+  log('asking every fact in its own words');
+  const ownWordsRanks: (number | null)[] = [];
+  const ownWordsPassageHits: boolean[] = [];
+  for (const q of questions) {
+    if (!q.key || !q.entrySlug) continue;
+    const { hits } = await search.search(q.key, q.language);
+    const rank = rankOf(
+      hits.map((h) => h.entry.id),
+      ids.get(q.entrySlug),
+    );
+    ownWordsRanks.push(rank);
+    if (rank !== null && rank <= 5 && search.mode === 'passages')
+      ownWordsPassageHits.push(passageContains(hits[rank - 1]!.passages, q.key));
+  }
+  const ownWords = {
+    retrieval: retrieval(ownWordsRanks),
+    passageHitRate:
+      ownWordsPassageHits.length > 0 ? ownWordsPassageHits.filter(Boolean).length / ownWordsPassageHits.length : null,
+  };
+  phase('own words');
+
   log('latency: every question again, gateway and raw msearch in turn');
   for (const [i, q] of questions.entries()) {
     results[i]!.service.warmMs = (await search.search(q.question, q.language)).ms;
@@ -320,6 +344,7 @@ async function evaluate(
       ...(withRelevance ? {} : { noAnswerByScore: noAnswer(results, (h) => h.score) }),
     },
     baseline: { retrieval: retrievalByGroup(results, 'baseline') },
+    ownWords,
     latency: {
       search: searchWarm,
       searchCold: latency(results.map((r) => r.service.ms)),

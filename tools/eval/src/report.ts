@@ -15,6 +15,8 @@ export interface Target {
 }
 
 export interface Report {
+  /** Every answerable fact asked with its key span as the question (en + de). */
+  ownWords: { retrieval: Retrieval; passageHitRate: number | null };
   startedAt: string;
   seconds: number;
   phases: Record<string, number>;
@@ -152,6 +154,27 @@ export function markdown(r: Report): string {
         f(b[k]?.recallAt10),
         f(b[k]?.mrrAt10),
       ]),
+    ),
+    '',
+  );
+  out.push(
+    '## Facts asked in their own words',
+    '',
+    'Every answerable fact asked again with its key span as the question (English and German together): the other end of the ' +
+      'scale from the paraphrases above, where keyword matching must carry the search.',
+    '',
+    table(
+      ['n', 'R@1', 'R@5', 'R@10', 'MRR@10', 'passage hit rate'],
+      [
+        [
+          String(r.ownWords.retrieval.n),
+          f(r.ownWords.retrieval.recallAt1),
+          f(r.ownWords.retrieval.recallAt5),
+          f(r.ownWords.retrieval.recallAt10),
+          f(r.ownWords.retrieval.mrrAt10),
+          r.ownWords.passageHitRate === null ? '–' : f(r.ownWords.passageHitRate),
+        ],
+      ],
     ),
     '',
   );
@@ -301,6 +324,8 @@ export function summary(r: Report): string {
         `${pad(f(s[k]!.recallAt10), 7)}${pad(f(s[k]!.mrrAt10), 7)}| ${pad(f(b[k]?.recallAt5), 17)}${f(b[k]?.mrrAt10)}`,
     ),
     '',
+    `facts in their own words: R@5 ${f(r.ownWords.retrieval.recallAt5)}, MRR@10 ${f(r.ownWords.retrieval.mrrAt10)}, ` +
+      `passage hit rate ${r.ownWords.passageHitRate === null ? '–' : f(r.ownWords.passageHitRate)}`,
     `latency p50/p95: search ${ms(r.latency.search.p50)} / ${ms(r.latency.search.p95)}, ` +
       `raw passage query ${ms(r.latency.rawPassages.p50)} / ${ms(r.latency.rawPassages.p95)} ` +
       `(ratio ${f(r.latency.searchOverRawP50, 2)}), ` +

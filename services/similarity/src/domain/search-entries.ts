@@ -9,28 +9,29 @@ export const MAX_PASSAGES = 5;
 export const MAX_FILTER_TAGS = 20;
 /**
  * How keyword and vector evidence mix, by whether the embedding model knows the question's
- * language (measured with `npm run eval`, docs/eval.md):
- * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): the vector carries meaning, so
- *   it weighs most; BM25 counts as an absolute signal saturating at `saturation` (bm25 / (bm25 +
- *   K)), not divided by the best in the list, so a weak keyword match stays weak.
+ * language (measured with `npm run eval`, docs/eval.md and docs/search.md):
+ * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): words and meaning weigh alike;
+ *   each BM25 clause is divided by its best in the list plus `damping`, so when even the best
+ *   keyword match is weak (a paraphrase) it stays weak, and a strong one (the question's own
+ *   words) counts fully.
  * - `lexical` (a language the model does not know, e.g. German on the local English model): its
  *   vectors say little, so the words weigh most, each clause relative to its best in the list.
  */
 export interface FusionProfile {
   keywordWeight: number;
-  /** BM25 at which keyword evidence is half way to 1; undefined: divided by the best in the list. */
-  saturation?: number;
+  /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
+  damping?: number;
   /**
    * Relevance = logistic(intercept + cosine × best passage cosine + keyword × score_sources.keyword
    * + score × score), fitted on `npm run eval` so that 0.5 separates the answering entries of
    * answerable questions from every hit of questions nothing answers as well as the signals allow
-   * (docs/eval.md, "Calibration").
+   * (docs/search.md, "Relevance").
    */
   relevance: { intercept: number; cosine: number; keyword: number; score: number };
 }
 export const SEMANTIC: FusionProfile = {
-  keywordWeight: 0.25,
-  saturation: 20,
+  keywordWeight: 0.5,
+  damping: 20,
   relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
 };
 export const LEXICAL: FusionProfile = {
@@ -116,8 +117,8 @@ export function rankEntries(
   };
   const k = matches.keyword;
   const best = (xs: number[]) => Math.max(0, ...xs);
-  const K = profile.saturation;
-  const signal = (top: number) => (x: number) => (K !== undefined ? x / (x + K) : top > 0 ? x / top : 0);
+  const damping = profile.damping ?? 0;
+  const signal = (top: number) => (x: number) => (top > 0 ? x / (top + damping) : 0);
   const text = signal(best(k.map((h) => h.text)));
   const stems = signal(best(k.map((h) => h.stems)));
   const inPassage = signal(best(k.map((h) => h.passage)));
