@@ -1,4 +1,11 @@
-import { assertEmbeddable, type Embedder, EmbedderUnavailableError, l2Normalize, requirePositiveInt } from './embedder';
+import {
+  assertEmbeddable,
+  type Embedder,
+  EmbedderInputError,
+  EmbedderUnavailableError,
+  l2Normalize,
+  requirePositiveInt,
+} from './embedder';
 
 export interface OpenAiEmbedderOptions {
   /** Server root, e.g. `http://127.0.0.1:8000` or `https://api.openai.com`; a trailing `/v1` is tolerated. */
@@ -105,8 +112,17 @@ export class OpenAiEmbedder implements Embedder {
         },
       );
     }
+    if (response.status === 400 || response.status === 413 || response.status === 422) {
+      // The endpoint refused these texts as they are (too long, bad characters): not the model's
+      // fault nor ours to retry. Which text is not said; callers that embed many texts for many
+      // documents find it by embedding each document's texts alone (index-entries.ts).
+      throw new EmbedderInputError(
+        `embedding endpoint ${this.url} refused the texts (${response.status}): ${errorMessage(body)}`,
+        -1,
+      );
+    }
     if (!response.ok) {
-      // Our request or configuration is wrong (bad key, unknown model, text too long); retrying will not help.
+      // Our configuration is wrong (bad key, unknown model); retrying will not help.
       throw new Error(
         `embedding endpoint ${this.url} rejected the request for model ${this.model} with ${response.status}: ${errorMessage(body)}`,
       );
