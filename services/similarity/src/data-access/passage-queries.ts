@@ -30,12 +30,13 @@ export interface EntryMatches {
 /** Entry-level text fields (the query as written) beside the stems of title, summary, similarity_text and keywords. */
 export const ENTRY_TITLE_FIELDS = ['title^2', 'summary^1.5', 'similarity_text'];
 
-const passageInnerHits = (name: string, size: number): estypes.SearchInnerHits => ({
-  name,
-  size,
-  _source: false,
-  docvalue_fields: [`${PASSAGES_PATH}.start`, `${PASSAGES_PATH}.end`],
-});
+/** The best `size` passages of a hit as inner hits (offsets from doc values); none asked, none read. */
+const passageInnerHits = (name: string, size: number): { inner_hits?: estypes.SearchInnerHits } =>
+  size > 0
+    ? {
+        inner_hits: { name, size, _source: false, docvalue_fields: [`${PASSAGES_PATH}.start`, `${PASSAGES_PATH}.end`] },
+      }
+    : {};
 
 /**
  * The two searches of an entry search as one multi-search (one round trip), both filtered inside
@@ -68,7 +69,7 @@ export function entrySearchBodies(q: {
           score_mode: 'max',
           _name: 'passage',
           query: { match: { [PASSAGE_STEMS_PATH]: { query: stems } } },
-          inner_hits: passageInnerHits('keyword', q.passagesPerHit),
+          ...passageInnerHits('keyword', q.passagesPerHit),
         },
       },
     );
@@ -85,7 +86,7 @@ export function entrySearchBodies(q: {
         k: size,
         num_candidates: numCandidates(size),
         filter: [filter],
-        inner_hits: passageInnerHits('vector', q.passagesPerHit),
+        ...passageInnerHits('vector', q.passagesPerHit),
       },
     },
   ];

@@ -189,14 +189,14 @@ export async function searchEntries(
   const filter = entryFilter(tenantId, { ...req, visibility: req.visibility! });
   await deps.indices.ensure('entries');
   const size = Math.max(limit * 3, 30);
-  // At least one passage per hit: the knowledge service reads relevance from the best one.
-  const passagesPerHit = Math.max(1, req.passages);
+  const passagesPerHit = req.passages;
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
   const bodies = entrySearchBodies({
     query,
     stems: queryStems(query, req.language),
     size,
-    passagesPerHit: passagesPerHit + 2,
+    // Two more per side than asked: the fusion picks the best of both sides' candidates.
+    passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
     filter,
     queryVector: queryVector!.vector,
   });

@@ -2,30 +2,9 @@
  * The German entries, written in German: seven topics, two or three entries each. Same shape as
  * entries-en.ts: [Satz, Schlüsselstelle, Frage] near the start, in the middle and near the end.
  */
-import type { EntrySpec, Fact } from './types';
+import { entriesIn, type EntrySpec } from './types';
 
-type F = [text: string, key: string, question: string];
-const fact = ([text, key, question]: F): Fact => ({ text, key, question });
-
-function entry(
-  slug: string,
-  topic: string,
-  title: string,
-  subject: string,
-  summary: string,
-  facts: [F, F, F],
-): EntrySpec {
-  return {
-    slug,
-    language: 'de',
-    topic,
-    title,
-    subject,
-    summary,
-    tags: [topic, subject.replace(/\s+/g, '-').toLowerCase()],
-    facts: [fact(facts[0]), fact(facts[1]), fact(facts[2])],
-  };
-}
+const entry = entriesIn('de');
 
 export const GERMAN_ENTRIES: EntrySpec[] = [
   // --- Versand --------------------------------------------------------------------------------

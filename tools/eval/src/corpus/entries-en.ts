@@ -4,30 +4,9 @@
  * first planted near the start, the second in the middle, the third near the end. The questions
  * paraphrase the facts and share at most two content words with them (checked by generate.ts).
  */
-import type { EntrySpec, Fact } from './types';
+import { entriesIn, type EntrySpec } from './types';
 
-type F = [text: string, key: string, question: string];
-const fact = ([text, key, question]: F): Fact => ({ text, key, question });
-
-function entry(
-  slug: string,
-  topic: string,
-  title: string,
-  subject: string,
-  summary: string,
-  facts: [F, F, F],
-): EntrySpec {
-  return {
-    slug,
-    language: 'en',
-    topic,
-    title,
-    subject,
-    summary,
-    tags: [topic, subject.replace(/\s+/g, '-').toLowerCase()],
-    facts: [fact(facts[0]), fact(facts[1]), fact(facts[2])],
-  };
-}
+const entry = entriesIn('en');
 
 export const ENGLISH_ENTRIES: EntrySpec[] = [
   // --- shipping -------------------------------------------------------------------------------

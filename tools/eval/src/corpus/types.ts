@@ -36,3 +36,28 @@ export interface Unanswerable {
   language: Language;
   question: string;
 }
+
+/** A fact as the data files write it: [sentence, key span, question]. */
+export type FactRow = [text: string, key: string, question: string];
+
+/** The entry-writing helper of entries-en.ts and entries-de.ts, for one language. */
+export function entriesIn(language: Language) {
+  const fact = ([text, key, question]: FactRow): Fact => ({ text, key, question });
+  return (
+    slug: string,
+    topic: string,
+    title: string,
+    subject: string,
+    summary: string,
+    facts: [FactRow, FactRow, FactRow],
+  ): EntrySpec => ({
+    slug,
+    language,
+    topic,
+    title,
+    subject,
+    summary,
+    tags: [topic, subject.replace(/\s+/g, '-').toLowerCase()],
+    facts: [fact(facts[0]), fact(facts[1]), fact(facts[2])],
+  });
+}

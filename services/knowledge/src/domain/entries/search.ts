@@ -88,6 +88,7 @@ export function stillMatching(
  * passages chosen again from the stored content, by how many of the query's stems they hold.
  */
 export function passagesFor(entry: Entry, hit: Hit, query: string, count: number): EntryPassage[] {
+  if (count <= 0) return [];
   const content = entry.content;
   const language = entry.language || null;
   const fromIndex =
