@@ -614,3 +614,43 @@ function splitLongBlock(content: string, block: Block, limits: Limits): Range[] 
   pieces.push([pos, end]);
   return pieces;
 }
+
+/** A sentence shorter than this joins the next one (a heading, a list marker, "Yes."). */
+const MIN_SENTENCE_CHARS = 40;
+/** A sentence longer than this is cut (at a space near the limit): a run-on line is not one vector. */
+const MAX_SENTENCE_CHARS = 400;
+
+/**
+ * The sentences of a passage's text, each at least MIN_SENTENCE_CHARS long where the text allows
+ * (shorter ones join the next) and at most MAX_SENTENCE_CHARS: cut at sentence ends and at line
+ * starts (headings, list items, table rows). For sentence vectors, which tell the passage that
+ * states a fact from same-topic passages around it better than the passage's own vector does.
+ */
+export function sentencesOf(text: string): string[] {
+  const cuts = [0];
+  for (let p = 1; p < text.length; p++) if (isSentenceStart(text, p) || isLineStart(text, p)) cuts.push(p);
+  cuts.push(text.length);
+  const out: string[] = [];
+  let pending = '';
+  for (let i = 0; i + 1 < cuts.length; i++) {
+    let piece = text.slice(cuts[i], cuts[i + 1]).trim();
+    while (piece.length > MAX_SENTENCE_CHARS) {
+      const space = piece.lastIndexOf(' ', MAX_SENTENCE_CHARS);
+      const at = space > MAX_SENTENCE_CHARS / 2 ? space : MAX_SENTENCE_CHARS;
+      out.push(`${pending}${pending ? ' ' : ''}${piece.slice(0, at).trim()}`.slice(0, MAX_SENTENCE_CHARS * 2));
+      pending = '';
+      piece = piece.slice(at).trim();
+    }
+    pending = pending ? `${pending} ${piece}` : piece;
+    if (pending.length >= MIN_SENTENCE_CHARS) {
+      out.push(pending);
+      pending = '';
+    }
+  }
+  if (pending) {
+    if (out.length > 0 && out[out.length - 1]!.length + pending.length < MAX_SENTENCE_CHARS)
+      out[out.length - 1] += ` ${pending}`;
+    else out.push(pending);
+  }
+  return out.filter((s) => s !== '');
+}

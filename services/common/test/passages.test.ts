@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_PASSAGE_CHARS, Passage, splitPassages } from '../src/passages';
+import { MAX_PASSAGE_CHARS, Passage, sentencesOf, splitPassages } from '../src/passages';
 
 /** What every split must hold: exact slices, the limit, trimmed edges, order, and full coverage. */
 function expectValidPassages(content: string, passages: Passage[], maxChars = MAX_PASSAGE_CHARS): void {
@@ -368,5 +368,30 @@ describe('splitPassages on generated Markdown', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('sentencesOf', () => {
+  test('when a passage has sentences, list items and a heading, then each sentence is one piece and short pieces join the next', () => {
+    const text =
+      '## Delivery\nParcels arrive three to five working days after they leave the warehouse. ' +
+      'Express parcels ordered by 11 am arrive the next day! Yes.\n- Tracking links come by email within the hour.';
+    expect(sentencesOf(text)).toEqual([
+      '## Delivery Parcels arrive three to five working days after they leave the warehouse.',
+      'Express parcels ordered by 11 am arrive the next day!',
+      'Yes. - Tracking links come by email within the hour.',
+    ]);
+  });
+
+  test('when text has no sentence ends, then pieces are at most 400 characters and keep every word', () => {
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`);
+    const pieces = sentencesOf(words.join(' '));
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(400);
+    expect(pieces.join(' ').split(' ')).toEqual(words);
+  });
+
+  test('when text is blank, then there are no sentences', () => {
+    expect(sentencesOf('   \n ')).toEqual([]);
   });
 });

@@ -44,11 +44,40 @@ describe('entry fusion', () => {
       ],
     };
     const [hit] = rankEntries(matches, 10, 2, SEMANTIC);
-    expect(hit!.passages.map((p) => p.start)).toEqual([300, 500]);
+    // 0-100, named by keywords alone, counts the weakest named cosine (0.3) for its meaning.
+    expect(hit!.passages.map((p) => p.start)).toEqual([300, 0]);
     expect(rankEntries(matches, 10, 3, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 300, 500]);
     expect(hit!.passages[0]!.cosine).toBeCloseTo(0.7);
     expect(hit!.cosine).toBeCloseTo(0.7);
     expect(hit!.version).toBe(1);
+  });
+
+  test('when a passage holds the sentence closest to the question, then it is chosen; entries rank as before', () => {
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [
+        vectorHit('a', 0.5, [
+          [0, 100, 0.5],
+          [100, 200, 0.45],
+        ]),
+        vectorHit('b', 0.4, [[0, 100, 0.4]]),
+      ],
+      sentence: [
+        vectorHit('a', 0.8, [
+          [100, 200, 0.8],
+          [0, 100, 0.3],
+        ]),
+        // An entry found by its sentences alone is not ranked on them.
+        vectorHit('c', 0.9, [[0, 100, 0.9]]),
+      ],
+    };
+    const hits = rankEntries(matches, 10, 2, SEMANTIC);
+    expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
+    expect(hits[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
+    expect(hits[0]!.passages[0]!.cosine).toBeCloseTo(0.45);
+    expect(hits[0]!.score).toBeCloseTo(rankEntries({ ...matches, sentence: undefined }, 10, 2, SEMANTIC)[0]!.score);
+    // Without sentence matches, the passages' own vectors decide.
+    expect(rankEntries({ ...matches, sentence: undefined }, 10, 2, SEMANTIC)[0]!.passages[0]!.start).toBe(0);
   });
 
   test('when the best passage is closer to the question, then relevance is higher, within 0-1, and 0.5 near the calibrated cosine', () => {

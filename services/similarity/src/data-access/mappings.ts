@@ -6,6 +6,9 @@ export const ENTRY_VECTOR_PATH = 'vector';
 export const PASSAGES_PATH = 'passages';
 export const PASSAGE_VECTOR_PATH = 'passages.vector';
 export const PASSAGE_STEMS_PATH = 'passages.stems';
+/** The nested sentence vectors of an entry's passages (see entryMappings). */
+export const SENTENCES_PATH = 'sentences';
+export const SENTENCE_VECTOR_PATH = 'sentences.vector';
 
 /**
  * Single node: no replicas. exclude_source_vectors false keeps the vectors in _source responses
@@ -116,6 +119,19 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
           start: { type: 'integer', index: false },
           end: { type: 'integer', index: false },
           stems,
+          vector: vector(dims),
+        },
+      },
+      /**
+       * Every sentence of every passage (sentencesOf of @kb/common), embedded alone: the offsets
+       * are its passage's. They choose an entry's passages (a fact is one sentence among
+       * same-topic ones, which the passage's own vector blurs); the entry is ranked by passages.
+       */
+      sentences: {
+        type: 'nested',
+        properties: {
+          start: { type: 'integer', index: false },
+          end: { type: 'integer', index: false },
           vector: vector(dims),
         },
       },

@@ -1,7 +1,13 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
-import { PASSAGE_STEMS_PATH, PASSAGE_VECTOR_PATH, PASSAGES_PATH } from './mappings';
+import {
+  PASSAGE_STEMS_PATH,
+  PASSAGE_VECTOR_PATH,
+  PASSAGES_PATH,
+  SENTENCE_VECTOR_PATH,
+  SENTENCES_PATH,
+} from './mappings';
 import { multiSearchError, type SearchFilter } from './search-queries';
 
 /** A passage an inner hit named: where it sits in the indexed content, and its raw score there. */
@@ -25,18 +31,23 @@ export interface EntryMatches {
     passages: PassageMatch[];
   }[];
   vector: { id: string; version: number; cosine: number; passages: PassageMatch[] }[];
+  /** Present when passages were asked for: the best sentences' cosines, as their passages (offsets). */
+  sentence?: { id: string; version: number; passages: PassageMatch[] }[];
 }
 
 /** Entry-level text fields (the query as written) beside the stems of title, summary, similarity_text and keywords. */
 export const ENTRY_TITLE_FIELDS = ['title^2', 'summary^1.5', 'similarity_text'];
 
-/** The best `size` passages of a hit as inner hits (offsets from doc values); none asked, none read. */
-const passageInnerHits = (name: string, size: number): { inner_hits?: estypes.SearchInnerHits } =>
-  size > 0
-    ? {
-        inner_hits: { name, size, _source: false, docvalue_fields: [`${PASSAGES_PATH}.start`, `${PASSAGES_PATH}.end`] },
-      }
-    : {};
+/** The best `size` passages (or sentences) of a hit as inner hits (offsets from doc values); none asked, none read. */
+const passageInnerHits = (
+  name: string,
+  size: number,
+  path = PASSAGES_PATH,
+): { inner_hits?: estypes.SearchInnerHits } =>
+  size > 0 ? { inner_hits: { name, size, _source: false, docvalue_fields: [`${path}.start`, `${path}.end`] } } : {};
+
+/** Sentences read per hit to choose its passages: enough to cover the passages of a long entry's best few. */
+export const SENTENCES_PER_HIT = 12;
 
 /**
  * The two searches of an entry search as one multi-search (one round trip), both filtered inside
@@ -89,16 +100,39 @@ export function entrySearchBodies(q: {
         ...passageInnerHits('vector', q.passagesPerHit),
       },
     },
+    // Which passages state it: the entries' best sentences (kNN over the sentence vectors).
+    ...(q.passagesPerHit > 0
+      ? [
+          {
+            size,
+            _source: false,
+            version: true,
+            knn: {
+              field: SENTENCE_VECTOR_PATH,
+              query_vector: Array.from(q.queryVector),
+              k: size,
+              num_candidates: numCandidates(size),
+              filter: [filter],
+              ...passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH),
+            },
+          } satisfies estypes.SearchSearchRequestBody,
+        ]
+      : []),
   ];
 }
 
 type Hit = estypes.SearchHit<unknown>;
 
-function passagesOf(hit: Hit, name: string, score: (s: number | null | undefined) => number): PassageMatch[] {
+function passagesOf(
+  hit: Hit,
+  name: string,
+  score: (s: number | null | undefined) => number,
+  path = PASSAGES_PATH,
+): PassageMatch[] {
   const inner = hit.inner_hits?.[name]?.hits.hits ?? [];
   return inner.flatMap((h) => {
-    const start = Number(h.fields?.[`${PASSAGES_PATH}.start`]?.[0]);
-    const end = Number(h.fields?.[`${PASSAGES_PATH}.end`]?.[0]);
+    const start = Number(h.fields?.[`${path}.start`]?.[0]);
+    const end = Number(h.fields?.[`${path}.end`]?.[0]);
     return Number.isInteger(start) && Number.isInteger(end) && end > start
       ? [{ start, end, score: score(h._score) }]
       : [];
@@ -114,7 +148,7 @@ export async function entryMatches(
   const res = await withElasticsearch(() =>
     es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [{}, body]) }),
   );
-  const [keyword, vector] = res.responses.map((r) => {
+  const [keyword, vector, sentence] = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);
     return r.hits.hits;
   });
@@ -136,5 +170,14 @@ export async function entryMatches(
       cosine: cosineOfScore(h._score),
       passages: passagesOf(h, 'vector', cosineOfScore),
     })),
+    ...(sentence
+      ? {
+          sentence: sentence.map((h) => ({
+            id: h._id!,
+            version: Number(h._version ?? 0),
+            passages: passagesOf(h, 'sentence', cosineOfScore, SENTENCES_PATH),
+          })),
+        }
+      : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { AppError, analyzeText, splitPassages, type Passage, type similarityV1 } from '@kb/common';
+import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
 import { ENTRY_VECTOR_PATH } from '../data-access/mappings';
 import { toStored } from '../data-access/vector-encoding';
@@ -34,15 +34,40 @@ function problem(e: Entry): string | undefined {
   return undefined;
 }
 
+/**
+ * Sentence vectors an entry has at most: an entry at the content bound has some 1,000 sentences,
+ * and Elasticsearch refuses a document of more than 10,000 nested objects. Past this, the last
+ * passages are chosen by their own vectors only.
+ */
+export const MAX_SENTENCE_VECTORS = 4000;
+
+/** Each passage's sentences (sentence vector texts), up to MAX_SENTENCE_VECTORS in all. */
+export function sentencesOfPassages(passages: Passage[]): string[][] {
+  let left = MAX_SENTENCE_VECTORS;
+  return passages.map((p) => {
+    const s = sentencesOf(p.text).slice(0, left);
+    left -= s.length;
+    return s;
+  });
+}
+
 interface Prepared {
   entry: Entry;
   passages: Passage[];
   vector: CachedVector | undefined;
   passageVectors: CachedVector[];
+  /** Per passage, its sentences' vectors. */
+  sentenceVectors: CachedVector[][];
 }
 
 /** The indexed form of an entry: its fields, its vector when it has text, and its passages. */
-function entrySource({ entry: e, passages, vector, passageVectors }: Prepared): Record<string, unknown> {
+function entrySource({
+  entry: e,
+  passages,
+  vector,
+  passageVectors,
+  sentenceVectors,
+}: Prepared): Record<string, unknown> {
   const language = e.language || null;
   return {
     tenant_id: e.tenant_id,
@@ -70,6 +95,9 @@ function entrySource({ entry: e, passages, vector, passageVectors }: Prepared): 
       stems: analyzeText([...p.headings, p.text].join('\n'), language),
       vector: toStored(passageVectors[i]!.vector),
     })),
+    sentences: passages.flatMap((p, i) =>
+      sentenceVectors[i]!.map((v) => ({ start: p.start, end: p.end, vector: toStored(v.vector) })),
+    ),
   };
 }
 
@@ -80,18 +108,24 @@ const isRefusal = (err: unknown) => err instanceof AppError && err.kind === 'inv
 async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[]> {
   const passagesOf = valid.map((e) => splitPassages(e.content));
   const texts = valid.map(entryVectorText);
+  const sentenceLists = passagesOf.map(sentencesOfPassages);
   const passageTexts = valid.flatMap((e, i) => passagesOf[i]!.map((p) => passageVectorText(e.title, p)));
-  const embedded = await deps.cache.vectors([...texts.filter((t) => t !== ''), ...passageTexts]);
+  const sentenceTexts = sentenceLists.flat(2);
+  const embedded = await deps.cache.vectors([...texts.filter((t) => t !== ''), ...passageTexts, ...sentenceTexts]);
   let next = 0;
   const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
+  const passageVectorsOf = passagesOf.map((ps) => ps.map(() => embedded[next++]!));
   return valid.map((e, i) => {
-    const passageVectors = passagesOf[i]!.map(() => embedded[next++]!);
-    const all = [vectors[i], ...passageVectors].filter((v): v is CachedVector => v !== undefined);
+    const passageVectors = passageVectorsOf[i]!;
+    const sentenceVectors = sentenceLists[i]!.map((ss) => ss.map(() => embedded[next++]!));
+    const all = [vectors[i], ...passageVectors, ...sentenceVectors.flat()].filter(
+      (v): v is CachedVector => v !== undefined,
+    );
     return {
       id: e.id,
       version: Number(e.version),
       sources: all.map((v) => v.origin),
-      doc: entrySource({ entry: e, passages: passagesOf[i]!, vector: vectors[i], passageVectors }),
+      doc: entrySource({ entry: e, passages: passagesOf[i]!, vector: vectors[i], passageVectors, sentenceVectors }),
     };
   });
 }

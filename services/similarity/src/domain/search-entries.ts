@@ -85,8 +85,13 @@ export function queryStems(query: string, language: string | null | undefined): 
 /**
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
  * stems and best passage count as one text signal (their maximum). Vector part: the best
- * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT). A passage
- * scores the same way from its own BM25 and cosine; a hit keeps its `passagesPerHit` best.
+ * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ *
+ * A passage scores the same way from its own BM25 and its meaning, where its meaning is the mean
+ * of its own vector's cosine and its best sentence's (when sentence matches are there): a fact is
+ * one sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
+ * that did not name the passage counts as its weakest named one. A hit keeps its
+ * `passagesPerHit` best.
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -96,12 +101,13 @@ export function rankEntries(
 ): RankedEntryHit[] {
   const kw = profile.keywordWeight;
   const vw = 1 - kw;
+  type Candidate = RankedPassage & { keyword: number; own?: number; sentence?: number };
   type Part = {
     keyword: number;
     curated: number;
     vector: number;
     version: number;
-    passages: Map<number, RankedPassage>;
+    passages: Map<number, Candidate>;
   };
   const parts = new Map<string, Part>();
   const part = (id: string, version: number) => {
@@ -112,7 +118,7 @@ export function rankEntries(
   };
   const passage = (p: Part, m: PassageMatch) => {
     let r = p.passages.get(m.start);
-    if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, score: 0, cosine: 0 }));
+    if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, score: 0, cosine: 0, keyword: 0 }));
     return r;
   };
   const k = matches.keyword;
@@ -130,21 +136,35 @@ export function rankEntries(
     // TEXT_SHARE of the keyword half, as product search weighs its text fields beside search_keywords.
     p.keyword = TEXT_SHARE * Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
     p.curated = curated(h.keywords);
-    for (const m of h.passages) passage(p, m).score += kw * passageBm25(m.score);
+    for (const m of h.passages) passage(p, m).keyword = passageBm25(m.score);
   }
+  const floorOwn = new Map<string, number>();
   for (const h of matches.vector) {
     const p = part(h.id, h.version);
     p.vector = Math.max(0, h.cosine);
+    for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
+    if (h.passages.length > 0) floorOwn.set(h.id, Math.max(0, Math.min(...h.passages.map((m) => m.score))));
+  }
+  const floorSentence = new Map<string, number>();
+  for (const h of matches.sentence ?? []) {
+    const p = parts.get(h.id);
+    if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
     for (const m of h.passages) {
       const r = passage(p, m);
-      r.cosine = Math.max(0, m.score);
-      r.score += vw * r.cosine;
+      r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
     }
+    if (h.passages.length > 0) floorSentence.set(h.id, Math.max(0, Math.min(...h.passages.map((m) => m.score))));
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * p.vector };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
+    const withSentences = floorSentence.has(id);
     const passages = [...p.passages.values()]
+      .map(({ start, end, keyword, own, sentence }): RankedPassage => {
+        const cosine = own ?? floorOwn.get(id) ?? 0;
+        const meaning = withSentences ? (cosine + (sentence ?? floorSentence.get(id)!)) / 2 : cosine;
+        return { start, end, cosine, score: kw * keyword + vw * meaning };
+      })
       .sort((a, b) => b.score - a.score || a.start - b.start)
       .slice(0, passagesPerHit);
     const score = Object.values(score_sources).reduce((a, b) => a + b, 0);
