@@ -3,11 +3,12 @@ import type { Logger } from './logging';
 
 /**
  * How often a dependency is probed and how long one probe may take. A refused connection fails
- * a probe at once; a frozen dependency (SIGSTOP, a hung host) is a probe that times out, so the
- * worst case from "gone" to "known down" is about interval + timeout × failuresToDown (≈ 2.5 s).
+ * a probe at once; a frozen dependency (SIGSTOP, a hung host) is a probe that times out, and a
+ * timed-out probe is followed by the next at once, so the worst case from "gone" to "known
+ * down" is interval + timeout × timeoutsToDown (2 s).
  */
 export const WATCH_INTERVAL_MS = 500;
-export const WATCH_TIMEOUT_MS = 1000;
+export const WATCH_TIMEOUT_MS = 750;
 /**
  * Consecutive timed-out probes before a dependency counts as down: one late answer (a busy
  * event loop, a garbage collection) is not an outage. A probe that fails outright (refused,
@@ -99,7 +100,9 @@ export class DependencyWatch {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.probeNow().finally(() => this.schedule()), this.intervalMs);
+    // A probe that just timed out is confirmed (or not) at once, not after another interval.
+    const delay = this.up && this.timeouts > 0 ? 0 : this.intervalMs;
+    this.timer = setTimeout(() => void this.probeNow().finally(() => this.schedule()), delay);
     this.timer.unref();
   }
 

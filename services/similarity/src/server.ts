@@ -10,7 +10,7 @@ import { tracedEmbedder } from './embedder/tracing';
 import { similarityServiceImpl } from './grpc/similarity-service';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
-/** The embedder's readiness; Elasticsearch has its own watch (every 0.5 s, bounded at 1 s). */
+/** The embedder's readiness; Elasticsearch has its own watch (every 0.5 s, bounded at 0.75 s). */
 const PROBE_INTERVAL_MS = 5000;
 
 export interface SimilarityServer {

@@ -115,7 +115,7 @@ export const unaryMapping =
       logger,
       method,
       requireUp
-        ? (request, call) => {
+        ? async (request, call) => {
             requireUp();
             return handler(request, call);
           }
