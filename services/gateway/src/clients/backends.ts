@@ -74,7 +74,14 @@ function backend<C extends grpc.Client>(
     logger,
     // Until the first probe (startGateway starts the watches) calls go through as they come.
     initiallyUp: true,
-    probe: async () => (await check('', 2 * WATCH_TIMEOUT_MS)) !== 'UNREACHABLE',
+    probe: () =>
+      new Promise<boolean>((resolve) => {
+        health.Check({ service: '' }, { deadline: new Date(Date.now() + 2 * WATCH_TIMEOUT_MS) }, (err) =>
+          // Any answer, even "no health service here", is a service that answers; only a
+          // transport failure (refused, reset, no answer) is one that is gone.
+          resolve(!err || (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED)),
+        );
+      }),
   });
   return {
     ...typedClient(name, client, deadlineMs),
