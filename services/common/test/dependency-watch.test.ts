@@ -95,6 +95,32 @@ describe('DependencyWatch', () => {
     }
   });
 
+  test('when this process stalls past the bound while the answer is already there, then it stays up', async () => {
+    let probes = 0;
+    const watch = new DependencyWatch({
+      name: 'MongoDB',
+      intervalMs: 10,
+      timeoutMs: 50,
+      // Each probe blocks the event loop for 200 ms (a long synchronous task elsewhere), and its
+      // answer is ready as soon as I/O runs again: the dependency never was slow.
+      probe: () =>
+        new Promise<boolean>((resolve) => {
+          probes += 1;
+          const until = Date.now() + 200;
+          while (Date.now() < until);
+          setImmediate(() => resolve(true));
+        }),
+    });
+    await watch.start();
+    try {
+      await sleep(1000);
+      expect(probes).toBeGreaterThanOrEqual(3);
+      expect(watch.isUp()).toBe(true);
+    } finally {
+      watch.stop();
+    }
+  });
+
   test('when a caller suspects the dependency, then it is probed at once rather than at the next tick', async () => {
     const dep = dependency();
     const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 60_000, timeoutMs: 50 });
