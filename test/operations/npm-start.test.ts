@@ -8,11 +8,11 @@
  * state so it never meets a developer's own `npm start`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '@kb/devstack';
+import { MONGO_JAVA_SERVER_VERSION, cacheDir as sharedCacheDir, freePort } from '@kb/devstack';
 import { httpRequest, uniqueId } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
@@ -27,10 +27,13 @@ const mongoUri = (() => {
 })();
 const baseEnv = () => ({ ...process.env, MONGODB_URI: mongoUri, KB_CACHE_DIR: cacheDir });
 
-function start(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function start(
+  port: number,
+  env: NodeJS.ProcessEnv = baseEnv(),
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let out = '';
   const child = spawn(process.execPath, [startJs], {
-    env: { ...baseEnv(), PORT: String(port) },
+    env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -128,3 +131,82 @@ test('when the port is taken, then npm start says so and exits non-zero', async 
     blocker.close();
   }
 }, 60_000);
+
+describe('supervision', () => {
+  // npm start runs its own MongoDB-compatible server here (no MONGODB_URI), so that killing it
+  // is a backend npm start started; Elasticsearch stays the run's. The server's jars and the
+  // model come from the run's cache (linked), its data lives in this test's cache folder.
+  const ownCache = mkdtempSync(path.join(tmpdir(), 'kb-supervise-test-'));
+  const shared = sharedCacheDir();
+  for (const name of [`mongo-java-server-${MONGO_JAVA_SERVER_VERSION}`, 'models'])
+    symlinkSync(path.join(shared, name), path.join(ownCache, name));
+  afterAll(() => rmSync(ownCache, { recursive: true, force: true }));
+
+  const pidsIn = (out: string, pattern: RegExp) => [...out.matchAll(pattern)].map((m) => Number(m[1]));
+
+  test(
+    'when a service is killed with -9, then npm start restarts it and it answers; when its MongoDB is killed, ' +
+      'it comes back with the data; Ctrl-C (SIGINT) then stops everything it started',
+    async () => {
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = { ...process.env, KB_CACHE_DIR: ownCache };
+      delete env.MONGODB_URI;
+      const run = start(port, env);
+      try {
+        await waitFor(() => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null, 150_000);
+        const token = /^(kbt_\S+)$/m.exec(run.output())?.[1] as string;
+        expect(token).toBeDefined();
+        const categories = () => httpRequest(port, 'localhost', '/api/knowledge/categories', { token });
+        expect((await categories()).status).toBe(200);
+
+        // kill -9 of a back service: restarted, said so, and the API answers again.
+        const knowledgePid = pidsIn(run.output(), /knowledge service started \(pid (\d+)\)/g)[0] as number;
+        const killed = Date.now();
+        process.kill(knowledgePid, 'SIGKILL');
+        await waitFor(() => /the knowledge service restarted \(pid \d+\)/.test(run.output()), 60_000);
+        expect(run.output()).toMatch(/the knowledge service was ended by SIGKILL; restarting in 1 s/);
+        let answer = await categories();
+        while (answer.status !== 200 && Date.now() - killed < 30_000) {
+          await new Promise((r) => setTimeout(r, 250));
+          answer = await categories();
+        }
+        expect(answer.status).toBe(200);
+        expect(answer.json.map((c: { name: string }) => c.name)).toContain('Getting started');
+        expect(run.child.exitCode).toBeNull();
+        process.stdout.write(`knowledge service back ${Date.now() - killed} ms after kill -9\n`);
+
+        // kill -9 of the MongoDB server npm start started: restarted on the same port, same data.
+        const mongoPid = pidsIn(run.output(), /MongoDB-compatible server ready on \S+ \(pid (\d+)\)/g)[0] as number;
+        expect(mongoPid).toBeGreaterThan(0);
+        const mongoKilled = Date.now();
+        process.kill(-mongoPid, 'SIGKILL');
+        await waitFor(() => /The MongoDB-compatible server restarted \(pid \d+\)/.test(run.output()), 90_000);
+        expect(run.output()).toMatch(/The MongoDB-compatible server was ended by SIGKILL; restarting in 1 s/);
+        answer = await categories();
+        while (answer.status !== 200 && Date.now() - mongoKilled < 60_000) {
+          await new Promise((r) => setTimeout(r, 250));
+          answer = await categories();
+        }
+        expect(answer.status).toBe(200);
+        expect(answer.json.map((c: { name: string }) => c.name)).toContain('Getting started');
+        process.stdout.write(`MongoDB back and served ${Date.now() - mongoKilled} ms after kill -9\n`);
+
+        // Ctrl-C: every process it started, first and restarted, is gone.
+        const out = run.output();
+        const pids = [
+          ...pidsIn(out, /service started \(pid (\d+)\)/g),
+          ...pidsIn(out, /restarted \(pid (\d+)\)/g),
+          ...pidsIn(out, /ready on \S+ \(pid (\d+)\)/g),
+        ];
+        expect(pids.length).toBe(4 + 2 + 1);
+        run.child.kill('SIGINT');
+        expect(await run.exited).toBe(0);
+        await waitFor(() => pids.every((pid) => !alive(pid)), 10_000);
+        expect(run.output()).toMatch(/stopped\.\n/);
+      } finally {
+        if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      }
+    },
+    300_000,
+  );
+});

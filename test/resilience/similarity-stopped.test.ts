@@ -2,9 +2,10 @@
  * "Stopped, not dead": the similarity service is frozen (SIGSTOP), so its port still accepts
  * connections and open connections stay up, but nothing answers. That is harder on callers
  * than a service that is down (refused connections fail fast; here only deadlines end a call).
- * While it is frozen, writes are acknowledged quickly, searches answer 503/504 within the
- * deadline, /readyz names the similarity service; once it resumes (SIGCONT) everything written
- * meanwhile becomes searchable.
+ * While it is frozen, writes are acknowledged quickly; once the gateway's watch has noticed
+ * (within about 2 s), searches answer 503 with Retry-After in well under a second and reads that
+ * do not need it keep working, /readyz names the similarity service; once it resumes (SIGCONT)
+ * everything written meanwhile becomes searchable.
  *
  * The similarity service runs as its own process (the built entry point, as in production) so
  * it can be stopped like the probe did; knowledge, catalog and the gateway run in-process,
@@ -166,19 +167,41 @@ const ids = (hits: { id?: string; entry?: { id: string } }[]) => hits.map((h) =>
 
 test(
   'when the similarity service is frozen, then writes are acknowledged, searches ' +
-    'answer 503/504 in time, /readyz names it; after it resumes everything is searchable',
+    'answer 503 at once, reads go on, /readyz names it; after it resumes everything is searchable',
   async () => {
     // Before: an entry and a product, searchable.
     const before = await request('/api/knowledge/knowledge-entries', {
       method: 'POST',
       body: entryBody('Walrus care', 'Walruses need cold water.'),
     });
-    expect(before.json.embedding_model).not.toBeNull();
+    expect(before.status).toBe(201);
     const anchor = await request('/api/knowledge/products?site_id=shop', {
       method: 'POST',
       body: productBody(0, 'Oak stool'),
     });
-    expect(anchor.headers['x-embeddings']).toBe('recomputed');
+    expect(anchor.status).toBe(201);
+    // Searchable (on a loaded machine the model's first embeddings can outlast the write's
+    // bound; the indexers then catch up within a pass or two).
+    expect(
+      (
+        await waitFor(
+          () => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'walrus' } }),
+          (r) => r.status === 200 && ids(r.json)[0] === before.json.id,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await waitFor(
+          () =>
+            request('/api/knowledge/search/similar', {
+              method: 'POST',
+              body: { anchor_product_ids: [anchor.json.id] },
+            }),
+          (r) => r.status === 200,
+        )
+      ).status,
+    ).toBe(200);
 
     child!.kill('SIGSTOP');
     try {
@@ -220,7 +243,15 @@ test(
       ]);
       process.stdout.write(`writes while frozen (ms): ${[...writes, edit].map((w) => w.ms).join(', ')}\n`);
 
-      // Searches: a clear 503/504 within the deadline, never a hang.
+      // Searches: once the gateway's watch has noticed (a bounded health check that times out
+      // twice), a 503 with Retry-After at once, not the deadline; reads that do not need the
+      // similarity service keep working.
+      const noticed = await waitFor(
+        () => timed(() => httpRequest(gateway.port, 'localhost', '/readyz')),
+        (r) => r.json?.checks?.similarity === 'unreachable',
+        5000,
+      );
+      expect(noticed.json.checks.similarity).toBe('unreachable');
       const searches = [
         await timed(() => request('/api/knowledge/search/entries', { method: 'POST', body: { query: 'narwhal' } })),
         await timed(() => request('/api/knowledge/search/products', { method: 'POST', body: { query: 'oak table' } })),
@@ -229,17 +260,27 @@ test(
         ),
       ];
       for (const s of searches) {
-        expect([503, 504]).toContain(s.status);
-        expect(s.json.detail).toMatch(/similarity/i);
-        expect(s.ms).toBeLessThan(GRPC_DEADLINE_MS + 1000);
+        expect([s.status, s.headers['retry-after'], s.json]).toEqual([
+          503,
+          '5',
+          { detail: 'The similarity service is unavailable' },
+        ]);
+        expect(s.ms).toBeLessThan(1000);
       }
       process.stdout.write(`searches while frozen: ${searches.map((s) => `${s.status} in ${s.ms} ms`).join(', ')}\n`);
+      const reads = [
+        await timed(() => request(`/api/knowledge/knowledge-entries/${before.json.id}`)),
+        await timed(() => request('/api/knowledge/knowledge-entries')),
+        await timed(() => request(`/api/knowledge/products/${anchor.json.id}`)),
+      ];
+      expect(reads.map((r) => r.status)).toEqual([200, 200, 200]);
+      for (const r of reads) expect(r.ms).toBeLessThan(1000);
 
       const ready = await timed(() => httpRequest(gateway.port, 'localhost', '/readyz'));
       expect(ready.status).toBe(503);
       expect(ready.json.checks.similarity).toBe('unreachable');
       expect(ready.json.detail).toMatch(/similarity unreachable/);
-      expect(ready.ms).toBeLessThan(3000);
+      expect(ready.ms).toBeLessThan(1000); // the watch knows: nobody waits on the frozen service
       expect((await httpRequest(gateway.port, 'localhost', '/healthz')).status).toBe(200);
     } finally {
       child!.kill('SIGCONT');

@@ -50,7 +50,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     services: [
       {
         definition: catalogProto().kb.catalog.v1.CatalogService.service,
-        implementation: catalogServiceImpl(deps, store.mapError),
+        implementation: catalogServiceImpl(deps, store.mapError, store.assertUp),
       },
     ],
     serviceNames: [CATALOG_SERVICE_NAME],

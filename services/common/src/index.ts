@@ -9,6 +9,7 @@ export * from './grpc/server';
 export * from './grpc/client';
 export * from './grpc/deadline';
 export * from './process';
+export * from './dependency-watch';
 export * from './contracts';
 export * from './api-token';
 export * from './grpc/typed-client';

@@ -7,7 +7,7 @@ runService(
   'gateway',
   () => loadGatewayConfig(),
   async (config, logger) => {
-    const backends = connectBackends(config);
+    const backends = connectBackends(config, logger);
     const gateway = await startGateway(config, backends, logger);
     return {
       async stop() {

@@ -75,6 +75,8 @@ export interface GatewayServer {
 
 export async function startGateway(config: GatewayConfig, backends: Backends, logger: Logger): Promise<GatewayServer> {
   const { app } = createGatewayApp(config, backends, logger);
+  // Each back service watched from here on: calls that need one known down answer 503 at once.
+  await backends.startWatching();
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -66,6 +66,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
       }),
     },
     store.mapError,
+    store.assertUp,
   );
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,

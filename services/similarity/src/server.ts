@@ -1,4 +1,4 @@
-import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
+import { DependencyWatch, WATCH_TIMEOUT_MS, type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
@@ -10,6 +10,7 @@ import { tracedEmbedder } from './embedder/tracing';
 import { similarityServiceImpl } from './grpc/similarity-service';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
+/** The embedder's readiness; Elasticsearch has its own watch (every 0.5 s, bounded at 0.75 s). */
 const PROBE_INTERVAL_MS = 5000;
 
 export interface SimilarityServer {
@@ -38,37 +39,48 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 }
 
 /**
- * Probes Elasticsearch and the embedder, publishing each as health "dependency:<name>"; the
- * service is SERVING when both are up. Creates the indices once Elasticsearch first answers.
+ * Watches Elasticsearch (a bounded cluster-health call every 0.5 s) and probes the embedder,
+ * publishing each as health "dependency:<name>"; the service is SERVING when both are up.
+ * Creates the indices once Elasticsearch first answers.
  */
 function dependencyProbe(
   server: Awaited<ReturnType<typeof startGrpcServer>>,
   deps: { es: ElasticsearchClient; indices: IndexManager; embedder: Embedder; logger: Logger },
-): () => Promise<void> {
+): { elasticsearch: DependencyWatch; probeEmbedder: () => Promise<void>; ensureIndices: () => Promise<boolean> } {
   const { es, indices, embedder, logger } = deps;
   const state = { elasticsearch: false, embedder: false };
   const publish = (dep: keyof typeof state, up: boolean) => {
-    if (state[dep] !== up) logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
+    if (dep === 'embedder' && state[dep] !== up)
+      logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
     state[dep] = up;
     server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
     server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
   };
-  let indicesCreated = false;
-  // Not traced: a probe every few seconds would be a trace every few seconds.
-  return () =>
-    untraced(async () => {
-      const esUp = await elasticsearchIsUp(es);
-      // Create the indices as soon as Elasticsearch answers; a failure is retried on first need.
-      if (esUp && !indicesCreated) {
-        indicesCreated = await indices.ensureAll().then(
-          () => true,
-          (err: Error) => {
-            logger.warn({ err: err.message }, 'could not create the indices yet');
-            return false;
-          },
-        );
-      }
-      publish('elasticsearch', esUp);
+  let indicesCreated: Promise<boolean> | undefined;
+  // Create the indices as soon as Elasticsearch answers; a failure is retried when it next comes up.
+  const ensureIndices = () =>
+    (indicesCreated ??= indices.ensureAll().then(
+      () => true,
+      (err: Error) => {
+        logger.warn({ err: err.message }, 'could not create the indices yet');
+        indicesCreated = undefined;
+        return false;
+      },
+    ));
+  // Not traced: a probe every half second would be a trace every half second.
+  const elasticsearch = new DependencyWatch({
+    name: 'Elasticsearch',
+    logger,
+    onChange: (up) => {
+      publish('elasticsearch', up);
+      if (up) void ensureIndices();
+    },
+    // The client's own bound is longer than the watch's, so a frozen cluster is a timed-out probe.
+    probe: () => untraced(() => elasticsearchIsUp(es, 2 * WATCH_TIMEOUT_MS)),
+  });
+  publish('elasticsearch', false);
+  const probeEmbedder = () =>
+    untraced(async () =>
       publish(
         'embedder',
         await embedder.ready().then(
@@ -78,8 +90,9 @@ function dependencyProbe(
             return false;
           },
         ),
-      );
-    });
+      ),
+    );
+  return { elasticsearch, probeEmbedder, ensureIndices };
 }
 
 /**
@@ -94,6 +107,8 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   );
   const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
   const cache = new EmbeddingCache(new EmbeddingStore(es, indices, embedder.model, embedder.dims), embedder);
+  // Set once the watch exists (below); the handlers only run after that.
+  let elasticsearchWatch: DependencyWatch | undefined;
   const server = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.SIMILARITY_GRPC_PORT,
@@ -108,15 +123,18 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
           es,
           indices,
           cache,
+          requireElasticsearch: () => elasticsearchWatch?.assertUp(),
         }),
       },
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],
   });
 
-  const probe = dependencyProbe(server, { es, indices, embedder, logger });
-  await probe();
-  const timer = setInterval(() => void probe(), PROBE_INTERVAL_MS);
+  const { elasticsearch, probeEmbedder, ensureIndices } = dependencyProbe(server, { es, indices, embedder, logger });
+  elasticsearchWatch = elasticsearch;
+  await Promise.all([elasticsearch.start(), probeEmbedder()]);
+  if (elasticsearch.isUp()) await ensureIndices();
+  const timer = setInterval(() => void probeEmbedder(), PROBE_INTERVAL_MS);
   timer.unref();
   server.setLive();
   logger.info({ port: server.port, model: embedder.model, dims: embedder.dims }, 'similarity service listening');
@@ -126,6 +144,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     indices,
     async stop() {
       clearInterval(timer);
+      elasticsearch.stop();
       await server.shutdown();
       await embedder.close();
       await es.close();

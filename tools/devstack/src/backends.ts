@@ -3,6 +3,7 @@ import { ensureArtifacts } from './artifacts';
 import { startElasticsearchProcess } from './elasticsearch-process';
 import { findElasticsearchJdk, findJava17 } from './java';
 import type { LocalBackend } from './local-backend';
+import type { Supervised } from './supervisor';
 import type { Log } from './log';
 import { startMongoProcess } from './mongo-process';
 import {
@@ -32,6 +33,8 @@ export interface Backends {
   trackProcess(p: TrackedProcess): void;
   /** Merges into the run state's `extra`, e.g. the gateway URL for the admin CLI. */
   recordExtra(extra: Record<string, unknown>): void;
+  /** The backends started here as local processes, for `npm start` to restart if they end (none otherwise). */
+  supervised: Supervised[];
   /** Stops what this call started and removes the run-state file. */
   stop(): Promise<void>;
 }
@@ -87,6 +90,7 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
     mongoUri: envMongo ?? (started.mongoUri as string),
     elasticsearchUrl: (envEs ?? (started.elasticsearchUrl as string)).replace(/\/+$/, ''),
     statePath,
+    supervised: started.supervised ?? [],
     trackProcess: tracker.addProcess,
     recordExtra: (extra) => {
       state.extra = { ...state.extra, ...extra };
@@ -103,7 +107,7 @@ export async function startBackends(opts: StartBackendsOptions): Promise<Backend
   return backends;
 }
 
-type Started = { mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> };
+type Started = { mongoUri?: string; elasticsearchUrl?: string; supervised?: Supervised[]; stop(): Promise<void> };
 
 /** One `npm start` per checkout: a second would fight the first over ports and state. */
 function refuseSecondStart(): void {
@@ -151,7 +155,7 @@ async function startMissing(
 async function startLocal(
   need: { mongo: boolean; elasticsearch: boolean },
   opts: { persistent: boolean; log: Log; tracker: RunTracker; startTimeoutMs?: number },
-): Promise<{ mongoUri?: string; elasticsearchUrl?: string; stop(): Promise<void> }> {
+): Promise<Started> {
   // Before any download or start, so a missing JDK is reported first and alone.
   if (need.elasticsearch) findElasticsearchJdk();
   if (need.mongo) findJava17();
@@ -170,7 +174,7 @@ async function startLocal(
     throw failures.length === 1 ? failures[0] : new Error(failures.map((f) => f.message).join('\n\n'));
   }
   const [mongo, es] = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
-  return { mongoUri: mongo?.url, elasticsearchUrl: es?.url, stop };
+  return { mongoUri: mongo?.url, elasticsearchUrl: es?.url, supervised: running.map((b) => b.supervised), stop };
 }
 
 function describe(need: { mongo: boolean; elasticsearch: boolean }): string {

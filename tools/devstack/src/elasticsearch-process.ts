@@ -64,7 +64,7 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
     marker,
     ...(user ?? {}),
   };
-  const stop = await startUntilReady({
+  const { stop, supervised } = await startUntilReady({
     what: 'Elasticsearch',
     spec,
     dir,
@@ -75,8 +75,10 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
     timeoutMs: 120_000,
     pollMs: 250,
   });
-  log(`Elasticsearch ready on ${url} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-  return { url, stop };
+  log(
+    `Elasticsearch ready on ${url} (pid ${supervised.current().pgid}) in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+  );
+  return { url, stop, supervised };
 }
 
 function chownTree(path: string, uid: number, gid: number): void {

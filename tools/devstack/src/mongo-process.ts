@@ -48,15 +48,18 @@ export async function startMongoProcess(libDir: string, opts: LocalProcessOption
     logFile: join(dir, 'mongo.out.log'),
     marker,
   };
-  const stop = await startUntilReady({
+  const { stop, supervised } = await startUntilReady({
     what: 'The MongoDB-compatible server',
     spec,
     dir,
     temporary,
     opts,
-    ready: (proc) => readFileSync(proc.logFile, 'utf8').includes('MongoServerMain ready on'),
+    ready: (proc, since) =>
+      readFileSync(proc.logFile).subarray(since).toString('utf8').includes('MongoServerMain ready on'),
     timeoutMs: 60_000,
   });
-  log(`MongoDB-compatible server ready on ${uri} in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-  return { url: uri, stop };
+  log(
+    `MongoDB-compatible server ready on ${uri} (pid ${supervised.current().pgid}) in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+  );
+  return { url: uri, stop, supervised };
 }

@@ -13,6 +13,8 @@ export interface ProcessSpec {
   marker: string;
   uid?: number;
   gid?: number;
+  /** Append to the log file rather than start it afresh (a restart). */
+  append?: boolean;
 }
 
 export interface RunningProcess {
@@ -33,7 +35,7 @@ const STOP_GRACE_MS = 8_000;
  * watchdog that ends the group if this Node process dies without stopping it.
  */
 export async function startProcess(spec: ProcessSpec): Promise<RunningProcess> {
-  const out = openSync(spec.logFile, 'w');
+  const out = openSync(spec.logFile, spec.append ? 'a' : 'w');
   const child = spawn(spec.command, spec.args, {
     cwd: spec.cwd,
     env: spec.env,

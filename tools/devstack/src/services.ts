@@ -3,6 +3,7 @@
  * preload, one process group each, logs in files), for `npm start` and `npm run bench`.
  */
 import { mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { checkoutDir } from './cache';
 import { freePort } from './ports';
@@ -29,6 +30,8 @@ export interface ServicesOptions {
 export interface RunningServices {
   children: RunningProcess[];
   grpcAddresses: { knowledge: string; catalog: string; similarity: string };
+  /** Starts a service again as it was first started (same ports, same settings); `children` holds the new process. */
+  restart(name: ServiceName): Promise<RunningProcess>;
   /** The gateway first (no new requests), then the back services. */
   stop(): Promise<void>;
 }
@@ -65,26 +68,31 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
   const stop = async () => {
     for (const name of [...SERVICES].reverse()) await children.find((c) => c.name === name)?.stop();
   };
+  const launch = async (name: ServiceName): Promise<RunningProcess> => {
+    // --title rewrites the process's command line to the title, which is then the marker a
+    // later run recognises it by.
+    const marker = `kb-${name}`;
+    return startProcess({
+      name,
+      command: process.execPath,
+      args: [
+        `--title=${marker}`,
+        ...(opts.nodeArgs?.(name) ?? []),
+        '--require',
+        telemetry,
+        join(checkoutDir(), 'services', name, 'dist', 'main.js'),
+      ],
+      env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
+      cwd: checkoutDir(),
+      logFile: join(opts.logDir, `${name}.log`),
+      marker,
+      // A restarted service's log goes on after the one that ended (the crash stays readable).
+      append: true,
+    });
+  };
   try {
     for (const name of SERVICES) {
-      // --title rewrites the process's command line to the title, which is then the marker a
-      // later run recognises it by.
-      const marker = `kb-${name}`;
-      const child = await startProcess({
-        name,
-        command: process.execPath,
-        args: [
-          `--title=${marker}`,
-          ...(opts.nodeArgs?.(name) ?? []),
-          '--require',
-          telemetry,
-          join(checkoutDir(), 'services', name, 'dist', 'main.js'),
-        ],
-        env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
-        cwd: checkoutDir(),
-        logFile: join(opts.logDir, `${name}.log`),
-        marker,
-      });
+      const child = await launch(name);
       children.push(child);
       opts.onStarted?.(child);
     }
@@ -93,7 +101,22 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     await stop();
     throw err;
   }
-  return { children, grpcAddresses, stop };
+  const restart = async (name: ServiceName): Promise<RunningProcess> => {
+    const child = await launch(name);
+    children.splice(
+      children.findIndex((c) => c.name === name),
+      1,
+      child,
+    );
+    // Up once its own health says so (the gateway's /readyz would also wait on the others).
+    const live = await waitUntil(() => child.exitReason() !== undefined || serviceAnswers(name, common), 60_000, 250);
+    if (!live || child.exitReason())
+      throw new Error(
+        `the ${name} service ${child.exitReason() ?? 'did not answer within 60 s'}; its log: ${child.logFile}`,
+      );
+    return child;
+  };
+  return { children, grpcAddresses, restart, stop };
 }
 
 /** Waits for the gateway's /readyz; a service that exits meanwhile fails the start with its log's path. */
@@ -117,4 +140,21 @@ async function waitForReady(children: RunningProcess[], port: number): Promise<v
     500,
   );
   if (!ready) throw new Error(`the services did not become ready within 120 s; last /readyz answer: ${last}`);
+}
+
+/** Whether a started service accepts connections: the gateway on its HTTP port, a back service on its gRPC port. */
+async function serviceAnswers(name: ServiceName, env: Record<string, string | undefined>): Promise<boolean> {
+  const port = Number(name === 'gateway' ? env.PORT : env[`${name.toUpperCase()}_GRPC_PORT` as 'KNOWLEDGE_GRPC_PORT']);
+  if (name === 'gateway') {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200;
+    } catch {
+      return false;
+    }
+  }
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => (socket.destroy(), resolve(false)));
+  });
 }

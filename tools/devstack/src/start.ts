@@ -13,7 +13,8 @@ import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
 import { assertPortFree } from './ports';
 import type { RunningProcess } from './process-group';
-import { SERVICES, startServices } from './services';
+import { SERVICES, startServices, type RunningServices } from './services';
+import { supervise, type Supervisor } from './supervisor';
 import { readStartState, reapStale } from './state';
 
 const DEMO_TENANT = 'demo';
@@ -51,14 +52,18 @@ async function main(): Promise<void> {
   backends.recordExtra({ mongoUri });
 
   const children: RunningProcess[] = [];
+  let services: RunningServices | undefined;
+  let supervisor: Supervisor | undefined;
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log('stopping…');
+    // No more restarts (one under way finishes first, so its process is stopped below too).
+    await supervisor?.stop();
     // The gateway first (no new requests), then the back services, then the backends.
     for (const name of [...SERVICES].reverse()) {
-      const child = children.find((c) => c.name === name);
+      const child = (services?.children ?? children).find((c) => c.name === name);
       await child?.stop();
     }
     await backends.stop();
@@ -69,7 +74,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stopAll(0));
 
   try {
-    const services = await startServices({
+    services = await startServices({
       mongoUri,
       elasticsearchUrl: backends.elasticsearchUrl,
       model,
@@ -89,16 +94,22 @@ async function main(): Promise<void> {
     await stopAll(1);
     return;
   }
-  // A service that dies takes the stack down with a message, rather than leaving it half up.
-  const watch = setInterval(() => {
-    const dead = children.find((c) => c.exitReason());
-    if (dead && !stopping) {
-      process.stderr.write(`\nnpm start: the ${dead.name} service ${dead.exitReason()}; its log: ${dead.logFile}\n`);
-      void stopAll(1);
-    }
-  }, 500);
-  // This interval is what keeps `npm start` running (the children are unref'd) until a signal.
-  void watch;
+  // A service or local backend that ends is started again (same ports, same data), with
+  // backoff, and the output says so. This interval is also what keeps `npm start` running
+  // (the children are unref'd) until a signal.
+  const up = services;
+  supervisor = supervise(
+    [
+      ...backends.supervised,
+      ...SERVICES.map((name) => ({
+        name: `the ${name} service`,
+        current: () => up.children.find((c) => c.name === name) as RunningProcess,
+        restart: () => up.restart(name),
+      })),
+    ],
+    log,
+    (item, proc) => backends.trackProcess({ name: proc.name, pgid: proc.pgid, marker: proc.marker }),
+  );
 
   const url = `http://localhost:${port}`;
   const { token, categoryId } = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`);

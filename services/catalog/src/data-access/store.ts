@@ -26,6 +26,8 @@ export function openCatalogStore(uri: string, logger: Logger, onChange: (up: boo
     mapError: mapMongoError,
     /** True while MongoDB is reachable (and the indexes exist). */
     isUp: () => mongo.isUp(),
+    /** Throws UNAVAILABLE at once while MongoDB is known down (every gRPC method needs it). */
+    assertUp: () => mongo.assertUp(),
     close: () => mongo.close(),
   };
 }

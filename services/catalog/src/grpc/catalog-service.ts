@@ -24,14 +24,16 @@ function decodeJson(text: string, loc: (string | number)[]): DecodedProduct {
 
 /**
  * Each method: decode the request, call one use case (which checks the caller's scope), map the
- * answer. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
+ * answer. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE);
+ * `requireUp` refuses every call at once while MongoDB is known down.
  */
 export function catalogServiceImpl(
   deps: CatalogDeps & { logger: Logger },
   mapError: ErrorMapper,
+  requireUp?: () => void,
 ): catalogV1.CatalogServiceHandlers {
   const { logger } = deps;
-  const unary = unaryMapping(mapError);
+  const unary = unaryMapping(mapError, requireUp);
   return {
     ListSites: unary(logger, 'ListSites', async (req: catalogV1.ListSitesRequest__Output) => ({
       sites: (await listSites(deps, requireCaller(req.caller))).map(siteMessage),

@@ -104,10 +104,24 @@ export type Unary = <Req extends { caller?: Caller__Output | null }, Res>(
   handler: UnaryHandler<Req, Res>,
 ) => grpc.handleUnaryCall<Req, Res>;
 
+/**
+ * `requireUp`, when given, runs before every handler: it throws (UNAVAILABLE) while a dependency
+ * every method needs is known down, so the call is refused at once instead of waiting on it.
+ */
 export const unaryMapping =
-  (mapError: ErrorMapper): Unary =>
+  (mapError: ErrorMapper, requireUp?: () => void): Unary =>
   (logger, method, handler) =>
-    unary(logger, method, handler, mapError);
+    unary(
+      logger,
+      method,
+      requireUp
+        ? async (request, call) => {
+            requireUp();
+            return handler(request, call);
+          }
+        : handler,
+      mapError,
+    );
 
 /**
  * Health name for a liveness probe: SERVING once the service has started (its slow start-up

@@ -1,11 +1,14 @@
 import mongoose, { type Connection } from 'mongoose';
 import { AppError } from '../errors';
 import type { Logger } from '../logging';
+import { DependencyWatch } from '../dependency-watch';
 
 export interface MongoHandle {
   readonly connection: Connection;
-  /** True while the driver can reach a server. */
+  /** True while MongoDB answers its ping (probed every 0.5 s with a 0.75 s bound) and the indexes exist. */
   isUp(): boolean;
+  /** Throws UNAVAILABLE ("MongoDB is unavailable") at once while MongoDB is known down. */
+  assertUp(): void;
   /** Whether the deployment supports multi-document transactions (a replica set or mongos). */
   supportsTransactions(): Promise<boolean>;
   close(): Promise<void>;
@@ -17,7 +20,9 @@ export interface MongoHandle {
  * clear "unavailable" instead of a hang. The first connect is retried in the background,
  * so the service starts (and says it is not ready) even when MongoDB is not reachable yet.
  * `prepare` (index creation) runs once after the first connect, before the service counts as up.
- * One closure: the connection events, the retrying open and the handle share the up/closed state.
+ * Whether it is up comes from a watch that pings it every 0.5 s with a 0.75 s bound (the driver's
+ * own monitor checks only every 10 s, so a dead server went unnoticed for up to 20 s) and from
+ * the driver's "disconnected" event, whichever comes first.
  */
 export function connectMongo(
   uri: string,
@@ -27,19 +32,22 @@ export function connectMongo(
   const { onChange, prepare } = options;
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
-  let up = false;
   let closed = false;
   let prepared = !prepare;
-  const setUp = (value: boolean) => {
-    if (value && !prepared) return;
-    if (value === up) return;
-    up = value;
-    logger.info({ dependency: 'mongodb', up }, up ? 'MongoDB reachable' : 'MongoDB not reachable');
-    onChange?.(up);
-  };
-  connection.on('connected', () => setUp(true));
-  connection.on('reconnected', () => setUp(true));
-  connection.on('disconnected', () => setUp(false));
+  const watch = new DependencyWatch({
+    name: 'MongoDB',
+    logger,
+    onChange,
+    probe: async () => {
+      const db = connection.db;
+      if (!prepared || !db) return false;
+      await db.admin().command({ ping: 1 });
+      return true;
+    },
+  });
+  connection.on('connected', () => watch.suspect());
+  connection.on('reconnected', () => watch.suspect());
+  connection.on('disconnected', () => watch.set(false, 'disconnected'));
 
   const open = async (): Promise<void> => {
     while (!closed) {
@@ -49,7 +57,7 @@ export function connectMongo(
           await prepare?.();
           prepared = true;
         }
-        setUp(true);
+        await watch.start();
         return;
       } catch (err) {
         logger.warn({ dependency: 'mongodb', err: (err as Error).message }, 'MongoDB connect failed; retrying');
@@ -62,7 +70,8 @@ export function connectMongo(
   let transactions: boolean | undefined;
   return {
     connection,
-    isUp: () => up,
+    isUp: () => watch.isUp(),
+    assertUp: () => watch.assertUp(),
     async supportsTransactions() {
       if (transactions !== undefined) return transactions;
       const db = connection.db;
@@ -79,6 +88,7 @@ export function connectMongo(
     },
     async close() {
       closed = true;
+      watch.stop();
       await connection.close().catch(() => undefined);
     },
   };

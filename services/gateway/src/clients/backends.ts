@@ -2,8 +2,11 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
+  AppError,
   CLIENT_OPTIONS,
+  DependencyWatch,
   LOADER_OPTIONS,
+  WATCH_TIMEOUT_MS,
   typedClient,
   type TypedClient,
   catalogProto,
@@ -13,6 +16,7 @@ import {
   type healthV1,
   type knowledgeV1,
   type similarityV1,
+  type Logger,
 } from '@kb/common';
 import type { GatewayConfig } from '../config';
 
@@ -28,29 +32,62 @@ function healthClient(address: string): HealthClient {
   return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
 }
 
+type BackName = 'knowledge' | 'catalog' | 'similarity';
+
+/**
+ * Calls that reach a second back service through the one called: refused at once while that
+ * one is known down too (a search needs the similarity service behind knowledge or catalog).
+ */
+const REACHES_THROUGH: Partial<Record<BackName, Record<string, BackName[]>>> = {
+  knowledge: { SearchEntries: ['similarity'] },
+  catalog: { SearchProducts: ['similarity'], SimilarProducts: ['similarity'] },
+};
+
 export interface BackendService<C extends grpc.Client> extends TypedClient<C> {
   readonly health: HealthClient;
+  /** Whether the service answers its health check (probed every 0.5 s, bounded at 0.75 s). */
+  readonly watch: DependencyWatch;
   /** grpc.health.v1 status of a health name ("" = the service, "dependency:x" = a dependency). */
   check(service: string, timeoutMs?: number): Promise<'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'UNREACHABLE'>;
 }
 
 function backend<C extends grpc.Client>(
-  name: string,
+  name: BackName,
   client: C,
   address: string,
   deadlineMs: number,
+  logger?: Logger,
 ): BackendService<C> {
   const health = healthClient(address);
+  const check: BackendService<C>['check'] = (service, timeoutMs = 1500) =>
+    new Promise((resolve) => {
+      health.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
+        if (err) resolve(err.code === grpc.status.NOT_FOUND ? 'UNKNOWN' : 'UNREACHABLE');
+        else resolve((res?.status as 'SERVING' | 'NOT_SERVING' | 'UNKNOWN') ?? 'UNKNOWN');
+      });
+    });
+  // Reachable is what matters here: a service that answers NOT_SERVING (its database is away)
+  // still answers each call at once with its own 503. Its check's own deadline is longer than
+  // the watch's bound, so a frozen service is a timed-out probe.
+  const watch = new DependencyWatch({
+    name: `the ${name} service`,
+    logger,
+    // Until the first probe (startGateway starts the watches) calls go through as they come.
+    initiallyUp: true,
+    probe: () =>
+      new Promise<boolean>((resolve) => {
+        health.Check({ service: '' }, { deadline: new Date(Date.now() + 2 * WATCH_TIMEOUT_MS) }, (err) =>
+          // Any answer, even "no health service here", is a service that answers; only a
+          // transport failure (refused, reset, no answer) is one that is gone.
+          resolve(!err || (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED)),
+        );
+      }),
+  });
   return {
     ...typedClient(name, client, deadlineMs),
     health,
-    check: (service, timeoutMs = 1500) =>
-      new Promise((resolve) => {
-        health.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
-          if (err) resolve(err.code === grpc.status.NOT_FOUND ? 'UNKNOWN' : 'UNREACHABLE');
-          else resolve((res?.status as 'SERVING' | 'NOT_SERVING' | 'UNKNOWN') ?? 'UNKNOWN');
-        });
-      }),
+    watch,
+    check,
   };
 }
 
@@ -58,11 +95,18 @@ export interface Backends {
   knowledge: BackendService<knowledgeV1.KnowledgeServiceClient>;
   catalog: BackendService<catalogV1.CatalogServiceClient>;
   similarity: BackendService<similarityV1.SimilarityServiceClient>;
+  /** Starts the health watches (resolves after each has probed once). */
+  startWatching(): Promise<void>;
   close(): void;
 }
 
-/** gRPC clients of the three back services (each with a health client on the same address). */
-export function connectBackends(config: GatewayConfig): Backends {
+/**
+ * gRPC clients of the three back services (each with a health client on the same address and
+ * a watch over it). While the watch says a service is down, a call that needs it (directly or
+ * through another service) is refused at once with 503 instead of waiting out its deadline; a
+ * call that fails as if the service were gone makes the watch probe at once.
+ */
+export function connectBackends(config: GatewayConfig, logger?: Logger): Backends {
   const creds = grpc.credentials.createInsecure();
   const k = new (knowledgeProto().kb.knowledge.v1.KnowledgeService)(config.KNOWLEDGE_GRPC_ADDR, creds, CLIENT_OPTIONS);
   const c = new (catalogProto().kb.catalog.v1.CatalogService)(config.CATALOG_GRPC_ADDR, creds, CLIENT_OPTIONS);
@@ -72,14 +116,33 @@ export function connectBackends(config: GatewayConfig): Backends {
     CLIENT_OPTIONS,
   );
   const backends = {
-    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS),
-    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS),
-    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS),
+    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
+    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
+    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
   };
+  for (const [name, b] of Object.entries(backends) as [BackName, BackendService<grpc.Client>][]) {
+    const call = b.call.bind(b);
+    (b as { call: typeof call }).call = async (method, request, options) => {
+      b.watch.assertUp();
+      for (const other of REACHES_THROUGH[name]?.[method] ?? []) backends[other].watch.assertUp();
+      try {
+        return await call(method, request, options);
+      } catch (err) {
+        if (err instanceof AppError && (err.kind === 'deadline' || err.kind === 'unavailable')) b.watch.suspect();
+        throw err;
+      }
+    };
+  }
+  let watching = false;
   return {
     ...backends,
+    async startWatching() {
+      watching = true;
+      await Promise.all(Object.values(backends).map((b) => b.watch.start()));
+    },
     close() {
       for (const b of Object.values(backends)) {
+        if (watching) b.watch.stop();
         b.client.close();
         b.health.close();
       }

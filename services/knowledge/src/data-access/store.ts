@@ -28,6 +28,8 @@ export function openKnowledgeStore(uri: string, logger: Logger, onChange: (up: b
     mapError: mapMongoError,
     /** True while MongoDB is reachable (and the indexes exist). */
     isUp: () => mongo.isUp(),
+    /** Throws UNAVAILABLE at once while MongoDB is known down (every gRPC method needs it). */
+    assertUp: () => mongo.assertUp(),
     close: () => mongo.close(),
   };
 }

@@ -26,11 +26,16 @@ interface Deps {
 /**
  * Thin gRPC adapters: decode the request, call one use case, map domain objects to messages. One
  * table rather than a file per handler: each handler is a line or two, and the table is the
- * service. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE).
+ * service. `mapError` turns what the storage throws into the error model (MongoDB not reachable: UNAVAILABLE);
+ * `requireUp` refuses every call at once while MongoDB is known down.
  */
-export function knowledgeServiceImpl(deps: Deps, mapError: ErrorMapper): knowledgeV1.KnowledgeServiceHandlers {
+export function knowledgeServiceImpl(
+  deps: Deps,
+  mapError: ErrorMapper,
+  requireUp?: () => void,
+): knowledgeV1.KnowledgeServiceHandlers {
   const { logger, authentication, categories, entries } = deps;
-  const unary = unaryMapping(mapError);
+  const unary = unaryMapping(mapError, requireUp);
   return {
     ResolveTenant: unary(logger, 'ResolveTenant', async (req: knowledgeV1.ResolveTenantRequest__Output) =>
       tenantMessage(

@@ -16,10 +16,13 @@ export function createElasticsearchClient(url: string): Client {
   });
 }
 
-/** True when the cluster answers its health API (GET / is not served by every distribution). */
-export async function elasticsearchIsUp(client: Client): Promise<boolean> {
+/**
+ * True when the cluster answers its health API within `timeoutMs` (GET / is not served by every
+ * distribution).
+ */
+export async function elasticsearchIsUp(client: Client, timeoutMs = 3000): Promise<boolean> {
   try {
-    const health = await client.cluster.health({ timeout: '2s' }, { requestTimeout: 3000, maxRetries: 0 });
+    const health = await client.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
     return health.status !== 'red';
   } catch {
     return false;

@@ -1,4 +1,4 @@
-import { type Logger, type similarityV1, unary } from '@kb/common';
+import { type Logger, type similarityV1, unary, unaryMapping } from '@kb/common';
 import type { IndexResult } from '../domain/types';
 import { deleteDocuments } from '../domain/delete-documents';
 import { describeModel } from '../domain/describe-model';
@@ -18,6 +18,8 @@ export interface SimilarityDeps extends EmbeddingDeps {
   provider: string;
   /** The languages the embedding model understands (EMBEDDING_LANGUAGES). */
   modelLanguages?: readonly string[];
+  /** Throws UNAVAILABLE while Elasticsearch is known down: the methods that need it answer at once. */
+  requireElasticsearch?: () => void;
 }
 
 /**
@@ -26,6 +28,8 @@ export interface SimilarityDeps extends EmbeddingDeps {
  */
 export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.SimilarityServiceHandlers {
   const { embedder, logger, indices } = deps;
+  // Everything but Embed and DescribeModel reads or writes an index.
+  const indexing = unaryMapping((err) => err, deps.requireElasticsearch);
   const embedded = (vectors: Float32Array[]) => ({
     model: embedder.model,
     dims: embedder.dims,
@@ -44,31 +48,31 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
     DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) =>
       describeModel(embedder, deps.provider, req),
     ),
-    IndexProducts: unary(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) =>
+    IndexProducts: indexing(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) =>
       indexed(await indexProducts(deps, req)),
     ),
-    DeleteProducts: unary(logger, 'DeleteProducts', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
+    DeleteProducts: indexing(logger, 'DeleteProducts', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
       deleted: await deleteDocuments(deps, 'products', req),
     })),
-    SimilarProducts: unary(logger, 'SimilarProducts', async (req: similarityV1.SimilarProductsRequest__Output) =>
+    SimilarProducts: indexing(logger, 'SimilarProducts', async (req: similarityV1.SimilarProductsRequest__Output) =>
       similarProducts(deps, req),
     ),
-    SearchProducts: unary(logger, 'SearchProducts', async (req: similarityV1.SearchProductsRequest__Output) => ({
+    SearchProducts: indexing(logger, 'SearchProducts', async (req: similarityV1.SearchProductsRequest__Output) => ({
       hits: await searchProducts(deps, req),
     })),
-    IndexEntries: unary(logger, 'IndexEntries', async (req: similarityV1.IndexEntriesRequest__Output) =>
+    IndexEntries: indexing(logger, 'IndexEntries', async (req: similarityV1.IndexEntriesRequest__Output) =>
       indexed(await indexEntries(deps, req)),
     ),
-    DeleteEntries: unary(logger, 'DeleteEntries', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
+    DeleteEntries: indexing(logger, 'DeleteEntries', async (req: similarityV1.DeleteDocumentsRequest__Output) => ({
       deleted: await deleteDocuments(deps, 'entries', req),
     })),
-    SearchEntries: unary(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({
+    SearchEntries: indexing(logger, 'SearchEntries', async (req: similarityV1.SearchEntriesRequest__Output) => ({
       hits: await searchEntries(deps, req, deps.modelLanguages),
     })),
-    BeginReindex: unary(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) =>
+    BeginReindex: indexing(logger, 'BeginReindex', async (req: similarityV1.BeginReindexRequest__Output) =>
       beginReindex(indices, req),
     ),
-    FinishReindex: unary(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) =>
+    FinishReindex: indexing(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) =>
       finished(await finishReindex(indices, req)),
     ),
   };

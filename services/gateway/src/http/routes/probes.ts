@@ -3,7 +3,7 @@ import type { Backends } from '../../clients/backends';
 import { RETRY_AFTER_SECONDS } from '../errors';
 
 /** What /readyz checks: each back service, and each dependency that service reports on. */
-const READINESS: { service: keyof Omit<Backends, 'close'>; dependencies: string[] }[] = [
+const READINESS: { service: keyof Omit<Backends, 'close' | 'startWatching'>; dependencies: string[] }[] = [
   { service: 'knowledge', dependencies: ['mongodb'] },
   { service: 'catalog', dependencies: ['mongodb'] },
   { service: 'similarity', dependencies: ['elasticsearch', 'embedder'] },
@@ -15,7 +15,8 @@ export async function readinessChecks(backends: Backends): Promise<Record<string
   await Promise.all(
     READINESS.map(async ({ service, dependencies }) => {
       const b = backends[service];
-      const self = await b.check('');
+      // A service the watch knows is gone is not asked again (a frozen one would hold /readyz).
+      const self = b.watch.isUp() ? await b.check('') : 'UNREACHABLE';
       checks[service] = self === 'UNREACHABLE' ? 'unreachable' : 'up';
       await Promise.all(
         dependencies.map(async (dep) => {

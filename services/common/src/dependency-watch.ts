@@ -1,0 +1,160 @@
+import { AppError } from './errors';
+import type { Logger } from './logging';
+
+/**
+ * How often a dependency is probed and how long one probe may take. A refused connection fails
+ * a probe at once; a frozen dependency (SIGSTOP, a hung host) is a probe that times out, and a
+ * timed-out probe is followed by the next at once, so the worst case from "gone" to "known
+ * down" is interval + timeout × timeoutsToDown (2 s).
+ */
+export const WATCH_INTERVAL_MS = 500;
+export const WATCH_TIMEOUT_MS = 750;
+/**
+ * Consecutive timed-out probes before a dependency counts as down: one late answer (a busy
+ * event loop, a garbage collection) is not an outage. A probe that fails outright (refused,
+ * reset, an explicit "not serving") counts at once.
+ */
+export const WATCH_TIMEOUTS_TO_DOWN = 2;
+
+/** A probe's verdict: true up; false or a thrown error down (the error says why, for the log). */
+export type Probe = () => Promise<boolean>;
+
+export interface DependencyWatchOptions {
+  /** What is watched, in the product's words: "MongoDB", "the similarity service". */
+  name: string;
+  probe: Probe;
+  logger?: Logger;
+  intervalMs?: number;
+  timeoutMs?: number;
+  timeoutsToDown?: number;
+  /** Called on every change of state (not on every probe). */
+  onChange?: (up: boolean) => void;
+  /** The state before the first probe has answered; default down (not ready until seen). */
+  initiallyUp?: boolean;
+}
+
+class ProbeTimeout extends Error {}
+class ProbeInconclusive extends Error {}
+/** A timer this late means the event loop was stalled here: the probe says nothing about the dependency. */
+const STALL_MS = 250;
+
+/**
+ * A health watch over one dependency: probes it on a timer with a bounded wait and keeps
+ * whether it is up, so a request that needs it can be refused at once (`assertUp`: 503, the
+ * caller retries later) instead of spending its whole deadline on a dependency known to be away.
+ * A caller that saw the dependency fail can ask for a probe now (`suspect`).
+ */
+export class DependencyWatch {
+  readonly name: string;
+  private up: boolean;
+  private timeouts = 0;
+  private timer?: NodeJS.Timeout;
+  private probing?: Promise<void>;
+  private stopped = false;
+  private readonly intervalMs: number;
+  private readonly timeoutMs: number;
+  private readonly timeoutsToDown: number;
+
+  constructor(private readonly options: DependencyWatchOptions) {
+    this.name = options.name;
+    this.up = options.initiallyUp ?? false;
+    this.intervalMs = options.intervalMs ?? WATCH_INTERVAL_MS;
+    this.timeoutMs = options.timeoutMs ?? WATCH_TIMEOUT_MS;
+    this.timeoutsToDown = options.timeoutsToDown ?? WATCH_TIMEOUTS_TO_DOWN;
+  }
+
+  isUp(): boolean {
+    return this.up;
+  }
+
+  /** Probes now and then every interval until `stop()`; resolves after the first probe. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.probeNow();
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** Throws a 503-kind AppError naming the dependency while it is known down. */
+  assertUp(): void {
+    if (!this.up) throw AppError.unavailable(`${capitalised(this.name)} is unavailable`);
+  }
+
+  /** Sets the state from outside (e.g. a driver's own "disconnected" event); the probes go on. */
+  set(up: boolean, reason?: string): void {
+    this.timeouts = 0;
+    this.change(up, reason);
+  }
+
+  /** A call to the dependency just failed in a way that suggests it is gone: probe now, not at the next tick. */
+  suspect(): void {
+    if (!this.stopped) void this.probeNow();
+  }
+
+  /** One probe (joined if one is running), bounded by the timeout. */
+  probeNow(): Promise<void> {
+    this.probing ??= this.runProbe().finally(() => (this.probing = undefined));
+    return this.probing;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    // A probe that just timed out is confirmed (or not) at once, not after another interval.
+    const delay = this.up && this.timeouts > 0 ? 0 : this.intervalMs;
+    this.timer = setTimeout(() => void this.probeNow().finally(() => this.schedule()), delay);
+    this.timer.unref();
+  }
+
+  private async runProbe(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const started = Date.now();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // A stalled event loop (a long synchronous task, a collection) fires this late, with the
+        // answer perhaps already waiting in the socket: let pending I/O run first, and do not
+        // count a wait that this process, not the dependency, made long.
+        const lag = Date.now() - started - this.timeoutMs;
+        setImmediate(() => reject(lag > STALL_MS ? new ProbeInconclusive() : new ProbeTimeout()));
+      }, this.timeoutMs);
+      timer.unref();
+    });
+    try {
+      const ok = await Promise.race([this.options.probe(), timeout]);
+      if (ok) {
+        this.timeouts = 0;
+        this.change(true);
+      } else {
+        this.timeouts = 0;
+        this.change(false, 'not serving');
+      }
+    } catch (err) {
+      if (err instanceof ProbeInconclusive) return;
+      if (err instanceof ProbeTimeout) {
+        this.timeouts += 1;
+        if (this.timeouts >= this.timeoutsToDown)
+          this.change(false, `no answer within ${this.timeoutMs} ms, ${this.timeouts} times`);
+      } else {
+        this.timeouts = 0;
+        this.change(false, (err as Error)?.message ?? String(err));
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private change(up: boolean, reason?: string): void {
+    if (up === this.up || this.stopped) return;
+    this.up = up;
+    this.options.logger?.[up ? 'info' : 'warn'](
+      { dependency: this.name, up, ...(reason ? { reason } : {}) },
+      up ? `${this.name} reachable` : `${this.name} not reachable`,
+    );
+    this.options.onChange?.(up);
+  }
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
