@@ -29,3 +29,4 @@ export * from './index-refusals';
 export * from './proto-fields';
 export * from './passages';
 export * from './text-analysis';
+export * from './oauth';

@@ -1,6 +1,17 @@
 import type Koa from 'koa';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { API_TOKEN_PREFIX, AppError, ROLES, SCOPES, sha256Hex, type Caller } from '@kb/common';
+import {
+  API_TOKEN_PREFIX,
+  AppError,
+  DEFAULT_JWT_ALGORITHMS,
+  DEFAULT_TENANT_CLAIM,
+  JWT_ALGORITHMS,
+  ROLES,
+  SCOPES,
+  jwksUrlProblem,
+  sha256Hex,
+  type Caller,
+} from '@kb/common';
 import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
 
@@ -102,14 +113,34 @@ export function authenticator(backends: Backends): Authenticator {
   return authenticate;
 }
 
+/**
+ * RFC 6750 section 2.1: `Bearer`, in any case (RFC 9110 11.1: the scheme is case-insensitive),
+ * exactly one space, then the b64token and nothing else. Any other spelling (two spaces, a tab,
+ * trailing text, another scheme) is refused rather than read generously: one token, one way to write it.
+ */
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
 function bearerToken(ctx: Koa.Context): string {
   const header = ctx.get('Authorization');
-  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
+  const match = BEARER.exec(header);
   if (!match)
     throw unauthenticated(
       header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token',
     );
   return match[1] as string;
+}
+
+/**
+ * The answer for an address that names no tenant: the same 401 a tenant gives a request with
+ * the same Authorization header and no valid token, so the answer does not tell which tenants exist.
+ */
+export function unknownTenantRefusal(ctx: Koa.Context): AppError {
+  try {
+    bearerToken(ctx);
+  } catch (err) {
+    return err as AppError;
+  }
+  return unauthenticated();
 }
 
 function callerOf(ctx: Koa.Context, tenant: Tenant, identity: Identity): Caller {
@@ -159,10 +190,19 @@ function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string
   return { auditSource, clientId };
 }
 
-/** An OAuth access token verified against the tenant's issuer and JWKS (one key set per JWKS URL, kept). */
+/**
+ * An OAuth access token verified against the tenant's issuer and JWKS (one key set per JWKS URL,
+ * kept): signed with one of the tenant's algorithms (asymmetric only), for the tenant's audience,
+ * and naming this tenant in its tenant claim, so a token another tenant's users get from a shared
+ * issuer is refused here. Settings the admin CLI would refuse (no audience, a JWKS over plain
+ * http to another host) accept no token at all.
+ */
 async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Promise<Identity> {
   const oauth = tenant.settings?.oauth;
-  if (!oauth?.jwks_url || !oauth.issuer) throw unauthenticated();
+  if (!oauth?.jwks_url || !oauth.issuer || !oauth.audience || jwksUrlProblem(oauth.jwks_url)) throw unauthenticated();
+  const allowed: readonly string[] = JWT_ALGORITHMS;
+  const configured = (oauth.algorithms ?? []).filter((a) => allowed.includes(a));
+  const algorithms = configured.length ? configured : [...DEFAULT_JWT_ALGORITHMS];
   let keySet = keySets.get(oauth.jwks_url);
   if (!keySet) {
     keySet = createRemoteJWKSet(new URL(oauth.jwks_url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
@@ -172,7 +212,8 @@ async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Pro
   try {
     ({ payload } = await jwtVerify(token, keySet, {
       issuer: oauth.issuer,
-      ...(oauth.audience ? { audience: oauth.audience } : {}),
+      audience: oauth.audience,
+      algorithms,
       requiredClaims: ['sub', 'exp'],
     }));
   } catch (err) {
@@ -183,6 +224,7 @@ async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Pro
     }
     throw unauthenticated();
   }
+  if (payload[oauth.tenant_claim || DEFAULT_TENANT_CLAIM] !== tenant.id) throw unauthenticated();
   return claimsIdentity(payload, oauth);
 }
 
