@@ -38,7 +38,7 @@ export function createGatewayApp(
   const router = new Router();
   const resolveTenant = tenantResolver(config, backends);
   const authenticate = authenticator(backends);
-  const limits = requestLimits(config);
+  const limits = requestLimits(config, authenticate.recognised);
 
   const routes = new RouteTable(
     router,

@@ -43,6 +43,12 @@ export interface Authenticator {
    * token not seen yet, one that failed since, a JWT (checked locally), or bad audit headers.
    */
   remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
+  /**
+   * The request carries an API token that was valid at its last check (in some tenant): lets a
+   * client through an address that others behind the same NAT got blocked. Not an oracle: a
+   * token becomes known only by passing a check, which a blocked address cannot ask for.
+   */
+  recognised(ctx: Koa.Context): boolean;
 }
 
 /** Equal identities: a read started with the remembered one may be answered. */
@@ -66,12 +72,24 @@ export function sameIdentity(a: Caller, b: Caller): boolean {
  */
 export function authenticator(backends: Backends): Authenticator {
   const keySets: KeySets = new Map();
-  const identities = new Map<string, Identity>();
-  const remember = (key: string, identity: Identity | undefined) => {
-    identities.delete(key);
-    if (!identity) return;
-    identities.set(key, identity);
+  // By token hash: a token belongs to one tenant.
+  const identities = new Map<string, { tenantId: string; identity: Identity }>();
+  const remember = (hash: string, tenantId: string, identity: Identity | undefined) => {
+    if (!identity) {
+      if (identities.get(hash)?.tenantId === tenantId) identities.delete(hash);
+      return;
+    }
+    identities.delete(hash);
+    identities.set(hash, { tenantId, identity });
     if (identities.size > REMEMBERED_MAX) identities.delete(identities.keys().next().value as string);
+  };
+  const apiTokenHash = (ctx: Koa.Context): string | undefined => {
+    try {
+      const token = bearerToken(ctx);
+      return token.startsWith(API_TOKEN_PREFIX) ? sha256Hex(token) : undefined;
+    } catch {
+      return undefined; // the check itself answers the error
+    }
   };
 
   const authenticate = async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
@@ -81,17 +99,16 @@ export function authenticator(backends: Backends): Authenticator {
     let identity: Identity;
     if (token.startsWith(API_TOKEN_PREFIX)) {
       const hash = sha256Hex(token);
-      const key = `${tenant.id}\n${hash}`;
       try {
         identity = await backends.knowledge.call('AuthenticateApiToken', {
           caller: { tenant_id: tenant.id, request_id: requestId },
           token_sha256: hash,
         });
       } catch (err) {
-        remember(key, undefined);
+        remember(hash, tenant.id, undefined);
         throw err;
       }
-      remember(key, identity);
+      remember(hash, tenant.id, identity);
     } else if (token.split('.').length === 3) {
       identity = await jwtIdentity(token, tenant, keySets);
     } else {
@@ -101,14 +118,18 @@ export function authenticator(backends: Backends): Authenticator {
   } as Authenticator;
 
   authenticate.remembered = (ctx, tenant) => {
+    const hash = apiTokenHash(ctx);
+    const known = hash ? identities.get(hash) : undefined;
+    if (known?.tenantId !== tenant.id) return undefined;
     try {
-      const token = bearerToken(ctx);
-      if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
-      const identity = identities.get(`${tenant.id}\n${sha256Hex(token)}`);
-      return identity ? callerOf(ctx, tenant, identity) : undefined;
+      return callerOf(ctx, tenant, known.identity);
     } catch {
       return undefined; // the check itself answers the error
     }
+  };
+  authenticate.recognised = (ctx) => {
+    const hash = apiTokenHash(ctx);
+    return hash !== undefined && identities.has(hash);
   };
   return authenticate;
 }

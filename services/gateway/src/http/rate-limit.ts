@@ -81,8 +81,9 @@ function expandIPv6(ip: string): string[] {
 export interface RequestLimits {
   /**
    * Middleware for the API: 429 for a client address that failed authentication too often in
-   * this minute (whatever it sends now, so a guess that happens to be right is not told apart),
-   * and every 401 below it counted against the address.
+   * this minute, whatever it sends now (a guess that happens to be right is not told apart),
+   * except an API token this gateway saw pass its check before (another client behind the
+   * same address); every 401 below it counted against the address.
    */
   failedAuthentications: Koa.Middleware;
   /** 429 when this caller has used up its requests of the minute: the tenant's limit, else the gateway's. */
@@ -98,7 +99,7 @@ export interface RequestLimits {
  * authentication, so a bogus or re-spelled token never gets a bucket of its own; and failed
  * authentications per minute per client address, checked before, so guessing is slow.
  */
-export function requestLimits(config: GatewayConfig): RequestLimits {
+export function requestLimits(config: GatewayConfig, recognised: (ctx: Koa.Context) => boolean): RequestLimits {
   const callers = new WindowCounter(config.RATE_LIMIT_MAX_KEYS);
   const addresses = new WindowCounter(config.RATE_LIMIT_MAX_KEYS);
   const maxFailures = config.AUTH_FAILURES_PER_MINUTE;
@@ -108,7 +109,7 @@ export function requestLimits(config: GatewayConfig): RequestLimits {
     if (maxFailures <= 0 || !limitedPath(ctx.path)) return next();
     const key = clientKey(ctx.ip);
     const seen = addresses.count(key);
-    if (seen.count >= maxFailures) throw limited(seen.resetAt);
+    if (seen.count >= maxFailures && !recognised(ctx)) throw limited(seen.resetAt);
     try {
       await next();
     } catch (err) {
