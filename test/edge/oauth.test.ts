@@ -58,7 +58,8 @@ beforeAll(async () => {
   const publicKey = await exportPublic(key);
   jwks = createServer((req, res) => {
     res.setHeader('Content-Type', 'application/json');
-    res.end(JSON.stringify({ keys: [publicKey] }));
+    // The same key for RS384 too: a token signed with it fails only where the tenant does not allow RS384.
+    res.end(JSON.stringify({ keys: [publicKey, { ...publicKey, alg: 'RS384' }] }));
   });
   await new Promise<void>((r) => jwks.listen(0, '127.0.0.1', r));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/.well-known/jwks.json`;
@@ -157,6 +158,16 @@ describe('OAuth hardening', () => {
     expect((await list(custom, token)).status).toBe(200);
     const withoutOrg = await sign({ role: 'Viewer', scope: 'knowledge:read', tenant_id: custom }, { alg: 'RS384' });
     expect((await list(custom, withoutOrg)).status).toBe(401);
+  });
+
+  test("when a subject's fresh JWTs (new jti each) go over the tenant's rate limit, then they share one caller's minute", async () => {
+    const limited = uniqueId('jwtlimit');
+    await stack.admin('tenant', 'create', limited);
+    await oauthSettings(limited, jwksUrl, 'rate_limit.requests_per_minute=2');
+    const fresh = (jti: string) => sign({ role: 'Viewer', scope: 'knowledge:read', tenant_id: limited, jti });
+    const statuses = [];
+    for (const jti of ['a', 'b', 'c']) statuses.push((await list(limited, await fresh(jti))).status);
+    expect(statuses).toEqual([200, 200, 429]);
   });
 
   test.each([
