@@ -29,7 +29,7 @@ const decide = (
 const ratio0 = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
 const alwaysOn = { OTEL_TRACES_SAMPLER: 'parentbased_always_on' };
 
-test("when an HTTP request carries a sampled traceparent and the ratio is 0, then it is not sampled (a client's flag does not force it)", () => {
+test("when an HTTP request carries a sampled traceparent and the ratio is 0, then it is not sampled (the client's flag is a wish)", () => {
   expect(decide(ratio0, remote(true))).toBe(SamplingDecision.NOT_RECORD);
 });
 
@@ -48,7 +48,7 @@ test("when a span's parent is in the same process, then it follows the parent", 
   expect(decide(alwaysOn, local(false), SpanKind.INTERNAL)).toBe(SamplingDecision.NOT_RECORD);
 });
 
-test('when HTTP requests with a sampled traceparent arrive at ratio 0.1, then about a tenth are sampled, whatever trace id the client picked', () => {
+test('when sampled traceparents arrive over HTTP at ratio 0.1, then a tenth are sampled, whatever trace id the client picked', () => {
   let n = 0;
   const sampler = new EdgeSampler(serviceSampler(ratio0), 0.1, () => (n++ % 10) / 10);
   const decisions = Array.from(

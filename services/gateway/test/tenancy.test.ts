@@ -88,7 +88,10 @@ describe('TENANT_MODE=host', () => {
       const [known, unknown] = [await ask('known.localhost'), await ask('nobody-here.localhost')];
       Object.assign(gw.knowledge, { ResolveTenant, AuthenticateApiToken });
       expect(unknown.status).toBe(401);
-      for (const res of [known, unknown]) (delete res.headers['x-request-id'], delete res.headers.date);
+      for (const res of [known, unknown]) {
+        delete res.headers['x-request-id'];
+        delete res.headers.date;
+      }
       expect([unknown.status, unknown.headers, unknown.text]).toEqual([known.status, known.headers, known.text]);
     },
   );
