@@ -14,11 +14,10 @@ import {
 } from '@kb/common';
 import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
+import { bearerToken, unauthenticated } from './bearer';
 
 const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
-
-const unauthenticated = (message = 'Invalid or expired token') => new AppError('unauthenticated', message);
 
 interface Identity {
   token_id: string;
@@ -132,36 +131,6 @@ export function authenticator(backends: Backends): Authenticator {
     return hash !== undefined && identities.has(hash);
   };
   return authenticate;
-}
-
-/**
- * RFC 6750 section 2.1: `Bearer`, in any case (RFC 9110 11.1: the scheme is case-insensitive),
- * exactly one space, then the b64token and nothing else. Any other spelling (two spaces, a tab,
- * trailing text, another scheme) is refused rather than read generously: one token, one way to write it.
- */
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
-
-function bearerToken(ctx: Koa.Context): string {
-  const header = ctx.get('Authorization');
-  const match = BEARER.exec(header);
-  if (!match)
-    throw unauthenticated(
-      header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token',
-    );
-  return match[1] as string;
-}
-
-/**
- * The answer for an address that names no tenant: the same 401 a tenant gives a request with
- * the same Authorization header and no valid token, so the answer does not tell which tenants exist.
- */
-export function unknownTenantRefusal(ctx: Koa.Context): AppError {
-  try {
-    bearerToken(ctx);
-  } catch (err) {
-    return err as AppError;
-  }
-  return unauthenticated();
 }
 
 function callerOf(ctx: Koa.Context, tenant: Tenant, identity: Identity): Caller {

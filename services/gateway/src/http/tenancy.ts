@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { AppError, type knowledgeV1 } from '@kb/common';
 import type { GatewayConfig } from '../config';
 import type { Backends } from '../clients/backends';
-import { unknownTenantRefusal } from './authentication';
+import { unknownTenantRefusal } from './bearer';
 
 export type Tenant = knowledgeV1.Tenant__Output;
 
