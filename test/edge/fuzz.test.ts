@@ -31,7 +31,7 @@ const started = Date.now();
 
 beforeAll(async () => {
   // The rate limit would answer 429 to a long run before the services are reached.
-  stack = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '10000000' } });
+  stack = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '10000000', AUTH_FAILURES_PER_MINUTE: '0' } });
   db = await mongoose.createConnection(stack.mongoUri).asPromise();
   admin = await stack.tenantWithToken(acme, 'Admin');
   const post = (path: string, body: unknown) =>

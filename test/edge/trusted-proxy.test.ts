@@ -11,7 +11,7 @@ describe('when the gateway does not trust a proxy (the default)', () => {
   const home = uniqueId('home');
   const other = uniqueId('other');
   beforeAll(async () => {
-    stack = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    stack = await startStack({ env: { AUTH_FAILURES_PER_MINUTE: '3' } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -27,7 +27,7 @@ describe('when the gateway does not trust a proxy (the default)', () => {
     expect(res.status).toBe(200);
   });
 
-  test('then X-Forwarded-For does not give a client a fresh rate-limit bucket', async () => {
+  test('then X-Forwarded-For does not give a client a fresh failed-authentication count', async () => {
     const statuses: number[] = [];
     for (let i = 1; i <= 4; i++) {
       statuses.push(
@@ -47,7 +47,7 @@ describe('when the gateway trusts one proxy (TRUST_PROXY=true, as the Helm chart
   const home = uniqueId('home');
   const other = uniqueId('other');
   beforeAll(async () => {
-    stack = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'true' } });
+    stack = await startStack({ env: { AUTH_FAILURES_PER_MINUTE: '3', TRUST_PROXY: 'true' } });
   });
   afterAll(async () => {
     await stack?.stop();

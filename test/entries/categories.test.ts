@@ -112,10 +112,11 @@ describe('tenant isolation', () => {
     expect(wrongTenant.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
-  test('when the address names no tenant, then 404', async () => {
+  test('when the address names no tenant, then 401 exactly as an unknown token (no tenant enumeration)', async () => {
     const res = await stack.request('no-such-tenant-xyz', '/api/knowledge/categories', { token: acmeAdmin });
-    expect(res.status).toBe(404);
-    expect(res.json).toEqual({ detail: 'Tenant not found' });
+    const unknown = await stack.request(globex, '/api/knowledge/categories', { token: 'kbt_000000000000_nope' });
+    expect(res.status).toBe(401);
+    expect([res.json, res.headers['www-authenticate']]).toEqual([unknown.json, unknown.headers['www-authenticate']]);
   });
 });
 

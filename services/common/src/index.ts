@@ -30,3 +30,4 @@ export * from './index-refusals';
 export * from './proto-fields';
 export * from './passages';
 export * from './text-analysis';
+export * from './oauth';

@@ -14,6 +14,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
 import { statementIfRecorded } from './tracing';
+import { serviceSampler } from './sampling';
 
 const exporting = Boolean(
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT ||
@@ -72,8 +73,9 @@ if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
 }
 
 /**
- * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests that arrive
- * without a sampled traceparent (a caller's sampled trace is always continued in full). Why a
+ * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests. A client's
+ * traceparent does not choose: its trace id is kept, but the request is sampled at the same
+ * ratio (sampling.ts); the services behind the gateway follow the gateway's decision. Why a
  * tenth, and what each setting costs, measured by `npm run bench`: README, "Sampling" and
  * "Performance".
  */
@@ -88,6 +90,7 @@ const sdk = disabled
   : new NodeSDK({
       ...(exporting ? {} : { spanProcessors: [dropSpans] }),
       ...(metricReaders ? { metricReaders } : {}),
+      sampler: serviceSampler(),
       instrumentations: [
         getNodeAutoInstrumentations({
           // File-system and DNS spans are noise for a request-serving service.

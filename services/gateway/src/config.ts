@@ -19,8 +19,8 @@ export const GatewayConfigSchema = Type.Object({
   DEFAULT_TENANT: Type.Optional(Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' })),
   DEFAULT_HOSTS: Type.String({ default: 'localhost,127.0.0.1,::1' }),
   /**
-   * Behind an ingress: take the host from X-Forwarded-Host and the client address (the rate
-   * limit's key without a token) from X-Forwarded-For. Off, both headers are ignored: any client
+   * Behind an ingress: take the host from X-Forwarded-Host and the client address (the key of
+   * the failed-authentication limit) from X-Forwarded-For. Off, both headers are ignored: any client
    * could send them.
    */
   TRUST_PROXY: Type.Boolean({ default: false }),
@@ -36,8 +36,15 @@ export const GatewayConfigSchema = Type.Object({
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */
   BODY_LIMIT_BYTES: Type.Integer({ default: 1048576, minimum: 1024 }),
-  /** Requests per minute per token (per client address without one); 0 switches the limit off. */
+  /**
+   * Requests per minute per authenticated caller (API token, or JWT subject) in its tenant,
+   * unless the tenant sets `rate_limit.requests_per_minute`; 0 switches the default off.
+   */
   RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 6000, minimum: 0 }),
+  /** Failed authentications (401s) per minute per client address before it gets 429 for the rest of the minute; 0: off. */
+  AUTH_FAILURES_PER_MINUTE: Type.Integer({ default: 100, minimum: 0 }),
+  /** Keys each limiter keeps (callers; client addresses); past it the least recently used is forgotten. */
+  RATE_LIMIT_MAX_KEYS: Type.Integer({ default: 100000, minimum: 100, maximum: 10000000 }),
   LOG_LEVEL: LogLevel,
 });
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;

@@ -6,8 +6,7 @@ import type { GatewayConfig } from './config';
 import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';
 import { requestId } from './http/request-id';
-import { jsonBody } from './http/body';
-import { rateLimit } from './http/rate-limit';
+import { requestLimits, type RequestLimits } from './http/rate-limit';
 import { tenantResolver } from './http/tenancy';
 import { authenticator, sameIdentity } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
@@ -24,24 +23,34 @@ import { productSearchRoutes } from './http/routes/product-search';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
-/** The Koa application: middleware order is request id → errors → rate limit → body → routes. */
+/**
+ * The Koa application: middleware order is request id → errors → failed-authentication limit →
+ * routes; each route resolves the tenant, authenticates, counts the caller's rate limit, and
+ * only then reads the body.
+ */
 export function createGatewayApp(
   config: GatewayConfig,
   backends: Backends,
   logger: Logger,
-): { app: Koa; openapi: () => unknown } {
+): { app: Koa; openapi: () => unknown; limits: RequestLimits } {
   const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.TRUST_PROXY_HOPS });
   app.silent = true; // errors are logged by errorHandler, with the request id
   const router = new Router();
   const resolveTenant = tenantResolver(config, backends);
   const authenticate = authenticator(backends);
+  const limits = requestLimits(config, authenticate.recognised);
 
-  const routes = new RouteTable(router, {
-    tenant: resolveTenant,
-    check: authenticate,
-    remembered: authenticate.remembered,
-    sameIdentity,
-  });
+  const routes = new RouteTable(
+    router,
+    {
+      tenant: resolveTenant,
+      check: authenticate,
+      remembered: authenticate.remembered,
+      sameIdentity,
+      admit: limits.admit,
+    },
+    config.BODY_LIMIT_BYTES,
+  );
   entryRoutes(routes, backends);
   entrySearchRoutes(routes, backends);
   siteKnowledgeRoutes(routes, backends);
@@ -60,11 +69,10 @@ export function createGatewayApp(
 
   app.use(requestId(logger));
   app.use(errorHandler(logger));
-  app.use(rateLimit(config.RATE_LIMIT_PER_MINUTE));
-  app.use(jsonBody(config.BODY_LIMIT_BYTES));
+  app.use(limits.failedAuthentications);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
-  return { app, openapi: document };
+  return { app, openapi: document, limits };
 }
 
 export interface GatewayServer {

@@ -28,15 +28,28 @@ describe('API tokens', () => {
     ]);
   });
 
-  test.each(['Basic dXNlcjpwdw==', 'Bearer', 'Bearer a b', 'Token kbt_x'])(
-    'when the header is "%s", then 401 says it is malformed',
-    async (header) => {
-      const res = await gw.request(CATEGORIES, { token: null, headers: { Authorization: header } });
-      expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([
-        401,
-        { detail: 'Malformed Authorization header: expected "Bearer <token>"' },
-        BEARER,
-      ]);
+  test.each([
+    'Basic dXNlcjpwdw==',
+    'Bearer',
+    'Bearer a b',
+    'Token kbt_x',
+    `Bearer  ${TOKEN}`,
+    `Bearer\t${TOKEN}`,
+    `Bearer ${TOKEN},x`,
+  ])('when the header is "%s", then 401 says it is malformed', async (header) => {
+    const res = await gw.request(CATEGORIES, { token: null, headers: { Authorization: header } });
+    expect([res.status, res.json, res.headers['www-authenticate']]).toEqual([
+      401,
+      { detail: 'Malformed Authorization header: expected "Bearer <token>"' },
+      BEARER,
+    ]);
+  });
+
+  test.each(['bearer', 'BEARER', 'bEaReR'])(
+    'when the scheme is written "%s", then it is the same Bearer scheme (RFC 9110: case-insensitive)',
+    async (scheme) => {
+      const res = await gw.request(CATEGORIES, { token: null, headers: { Authorization: `${scheme} ${TOKEN}` } });
+      expect(res.status).toBe(200);
     },
   );
 
@@ -106,9 +119,13 @@ describe('API tokens', () => {
 
 describe('OAuth access tokens', () => {
   const ISSUER = 'https://issuer.example';
+  const AUDIENCE = 'kb-api';
   let gw: TestGateway;
   let jwks: Server;
+  let jwksUrl: string;
   let privateKey: KeyLike;
+  // One object, changed in place: the gateway keeps the tenant it resolved for a few seconds.
+  const oauth: Record<string, unknown> = {};
 
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256');
@@ -118,26 +135,36 @@ describe('OAuth access tokens', () => {
       res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ keys: [jwk] })),
     );
     await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-    const jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
-    gw = await startGateway();
-    gw.knowledge.ResolveTenant = () => ({
-      ...TENANT,
-      settings: { oauth: { issuer: ISSUER, jwks_url: jwksUrl, role_claim: 'kb_role' } },
-    });
+    jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
+    // The tenant's settings as the knowledge service sends them (defaults filled in); read on every request.
+    gw = await startGateway({ AUTH_FAILURES_PER_MINUTE: '0' });
+    gw.knowledge.ResolveTenant = () => ({ ...TENANT, settings: { oauth } });
     gw.knowledge.ListCategories = () => ({ categories: [] });
+  });
+  beforeEach(() => {
+    for (const key of Object.keys(oauth)) delete oauth[key];
+    Object.assign(oauth, {
+      issuer: ISSUER,
+      jwks_url: jwksUrl,
+      audience: AUDIENCE,
+      role_claim: 'kb_role',
+      algorithms: ['RS256', 'ES256', 'EdDSA'],
+      tenant_claim: 'tenant_id',
+    });
   });
   afterAll(async () => {
     await gw.close();
     await new Promise((resolve) => jwks.close(resolve));
   });
 
-  const sign = (claims: Record<string, unknown>) =>
-    new SignJWT(claims)
+  const sign = (claims: Record<string, unknown>, audience: string | null = AUDIENCE) => {
+    const jwt = new SignJWT({ tenant_id: TENANT.id, ...claims })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(ISSUER)
       .setSubject('user-7')
-      .setExpirationTime('5m')
-      .sign(privateKey);
+      .setExpirationTime('5m');
+    return (audience === null ? jwt : jwt.setAudience(audience)).sign(privateKey);
+  };
 
   test("when a JWT of the tenant's issuer is sent, then the caller is built from its claims, unknown scopes left out", async () => {
     const token = await sign({
@@ -163,13 +190,64 @@ describe('OAuth access tokens', () => {
   });
 
   test('when the JWT is of another issuer, then the plain 401', async () => {
-    const token = await new SignJWT({ kb_role: 'Admin' })
+    const token = await new SignJWT({ kb_role: 'Admin', tenant_id: TENANT.id })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setAudience(AUDIENCE)
       .setIssuer('https://evil.example')
       .setSubject('x')
       .setExpirationTime('5m')
       .sign(privateKey);
     const res = await gw.request(CATEGORIES, { token });
+    expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
+  });
+
+  test.each([
+    ['no audience', () => sign({ kb_role: 'Admin' }, null)],
+    ['another audience', () => sign({ kb_role: 'Admin' }, 'other-api')],
+    ['no tenant claim', () => sign({ kb_role: 'Admin', tenant_id: undefined })],
+    ["another tenant's claim", () => sign({ kb_role: 'Admin', tenant_id: 'globex' })],
+    [
+      'the tenant id in another claim than the configured one',
+      () => sign({ kb_role: 'Admin', org: TENANT.id, tenant_id: 'x' }),
+    ],
+  ])('when the JWT has %s, then the plain 401', async (_label, make) => {
+    const res = await gw.request(CATEGORIES, { token: await make() });
+    expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
+  });
+
+  test('when the tenant names its own tenant claim, then that claim is the one checked', async () => {
+    oauth.tenant_claim = 'org';
+    expect((await gw.request(CATEGORIES, { token: await sign({ kb_role: 'Admin', org: TENANT.id }) })).status).toBe(
+      200,
+    );
+    expect((await gw.request(CATEGORIES, { token: await sign({ kb_role: 'Admin' }) })).status).toBe(401);
+  });
+
+  test("when the JWT's algorithm is not one the tenant allows, then 401 even with a valid signature", async () => {
+    const token = await sign({ kb_role: 'Admin' });
+    expect((await gw.request(CATEGORIES, { token })).status).toBe(200);
+    oauth.algorithms = ['ES256'];
+    expect((await gw.request(CATEGORIES, { token })).status).toBe(401);
+  });
+
+  test('when a JWT is signed with HS256 (the JWKS key read as a shared secret), then 401', async () => {
+    const token = await new SignJWT({ kb_role: 'Admin', tenant_id: TENANT.id })
+      .setProtectedHeader({ alg: 'HS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject('user-7')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode('a-secret-anyone-could-guess-32by'));
+    oauth.algorithms = ['HS256', 'RS256'];
+    expect((await gw.request(CATEGORIES, { token })).status).toBe(401);
+  });
+
+  test.each([
+    ['no audience', { audience: '' }],
+    ['a JWKS over plain http to another host', { jwks_url: 'http://issuer.example/jwks' }],
+  ])('when the stored settings have %s, then no JWT is accepted', async (_label, change) => {
+    Object.assign(oauth, change);
+    const res = await gw.request(CATEGORIES, { token: await sign({ kb_role: 'Admin' }) });
     expect([res.status, res.json]).toEqual([401, { detail: 'Invalid or expired token' }]);
   });
 });

@@ -1,5 +1,6 @@
 /** Reading a JSON body: what is refused before a route sees it, and with which status. */
-import { startGateway, type TestGateway } from './support/gateway';
+import { AppError } from '@kb/common';
+import { IDENTITY, startGateway, type TestGateway } from './support/gateway';
 
 let gw: TestGateway;
 const CATEGORIES = '/api/knowledge/categories';
@@ -55,7 +56,31 @@ test('when an object has the same key twice, then 400 names the key', async () =
   const before = gw.calls.length;
   const res = await gw.request(CATEGORIES, { body: '{"name":"a","sort_order":1,"name":"b"}' });
   expect([res.status, res.json]).toEqual([400, { detail: 'Malformed JSON body: duplicate key "name"' }]);
-  expect(gw.calls.slice(before)).toEqual([]);
+  // The token was checked first; nothing else reached a back service.
+  expect(gw.calls.slice(before).map((c) => c.method)).toEqual(['AuthenticateApiToken']);
+});
+
+test.each([
+  ['malformed JSON', { body: '{"name": "x",' }],
+  ['a key sent twice', { body: '{"name":"a","name":"b"}' }],
+  ['a body over the limit', { body: JSON.stringify({ name: 'x'.repeat(LIMIT) }) }],
+  ['another content type', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }],
+])('when %s comes without a valid token, then 401: the body is read only after authentication', async (_l, sent) => {
+  for (const token of [null, 'kbt_not_valid']) {
+    const before = gw.calls.length;
+    if (token)
+      gw.knowledge.AuthenticateApiToken = () => {
+        throw new AppError('unauthenticated', 'Invalid or expired token');
+      };
+    try {
+      const res = await gw.request(CATEGORIES, { ...sent, token });
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+    } finally {
+      gw.knowledge.AuthenticateApiToken = () => IDENTITY;
+    }
+    expect(gw.calls.slice(before).map((c) => c.method)).not.toContain('CreateCategory');
+  }
 });
 
 test('when the body is nested deeper than allowed, then 422 json_too_deep at the body', async () => {

@@ -1,12 +1,14 @@
 /** How every error leaves the gateway: one status and body per error kind, never a stack. */
 import { AppError } from '@kb/common';
-import { startGateway, UUID, type TestGateway } from './support/gateway';
+import { IDENTITY, startGateway, UUID, type TestGateway } from './support/gateway';
 
 let gw: TestGateway;
 const CATEGORY = `/api/knowledge/categories/${UUID}`;
 
 beforeAll(async () => {
   gw = await startGateway({ RATE_LIMIT_PER_MINUTE: '3' });
+  // Each test's token is a caller of its own, with a rate-limit window of its own.
+  gw.knowledge.AuthenticateApiToken = (req: { token_sha256: string }) => ({ ...IDENTITY, token_id: req.token_sha256 });
 });
 afterAll(() => gw.close());
 

@@ -53,16 +53,48 @@ describe('TENANT_MODE=host', () => {
     });
   });
 
-  test('when the host has no tenant, then 404 "Tenant not found"', async () => {
+  test('when the host has no tenant, then the 401 of a tenant for a token it does not know', async () => {
     gateway().knowledge.ResolveTenant = (req: { host?: string; tenant_id?: string }) => {
       if (req.host === 'unknown.example') throw AppError.notFound('Tenant not found');
       return { id: req.tenant_id ?? 'x', name: 'x', hosts: [], settings: {}, created_at: 'a' };
     };
     expect(await tenantFor(gateway(), { Host: 'unknown.example' })).toEqual({
-      status: 404,
-      detail: 'Tenant not found',
+      status: 401,
+      detail: 'Invalid or expired token',
     });
   });
+
+  test.each([
+    ['no Authorization header', null, undefined],
+    ['a malformed header', null, 'Basic dXNlcjpwdw=='],
+    ['an unknown token', 'kbt_000000000000_nope', undefined],
+  ])(
+    'when an unknown and a known tenant get %s, then both answer the same 401 (no tenant enumeration)',
+    async (_label, token, authorization) => {
+      const gw = gateway();
+      const { ResolveTenant, AuthenticateApiToken } = gw.knowledge;
+      gw.knowledge.ResolveTenant = (req: { tenant_id?: string }) => {
+        if (req.tenant_id !== 'known') throw AppError.notFound('Tenant not found');
+        return { id: 'known', name: 'Known', hosts: [], settings: {}, created_at: 'a' };
+      };
+      gw.knowledge.AuthenticateApiToken = () => {
+        throw new AppError('unauthenticated', 'Invalid or expired token');
+      };
+      const ask = (host: string) =>
+        gw.request(CATEGORIES, {
+          token,
+          headers: { Host: host, ...(authorization ? { Authorization: authorization } : {}) },
+        });
+      const [known, unknown] = [await ask('known.localhost'), await ask('nobody-here.localhost')];
+      Object.assign(gw.knowledge, { ResolveTenant, AuthenticateApiToken });
+      expect(unknown.status).toBe(401);
+      for (const res of [known, unknown]) {
+        delete res.headers['x-request-id'];
+        delete res.headers.date;
+      }
+      expect([unknown.status, unknown.headers, unknown.text]).toEqual([known.status, known.headers, known.text]);
+    },
+  );
 
   test('when X-Forwarded-Host is sent without TRUST_PROXY, then it is ignored', async () => {
     expect(await tenantFor(gateway(), { Host: 'beta.localhost', 'X-Forwarded-Host': 'gamma.localhost' })).toEqual({
@@ -81,7 +113,10 @@ describe('TENANT_MODE=host behind a trusted proxy', () => {
     ).toEqual({ status: 200, tenant: 'gamma' });
   });
 
-  test('when a default host is addressed and no default tenant is configured, then 404', async () => {
-    expect(await tenantFor(gateway(), { Host: 'localhost' })).toEqual({ status: 404, detail: 'Tenant not found' });
+  test('when a default host is addressed and no default tenant is configured, then 401 as for an unknown tenant', async () => {
+    expect(await tenantFor(gateway(), { Host: 'localhost' })).toEqual({
+      status: 401,
+      detail: 'Invalid or expired token',
+    });
   });
 });

@@ -56,3 +56,63 @@ describe('admin CLI assignments', () => {
     expect(() => applySettingAssignments(effectiveSettings({}), ['hybrid_weights.description=2'])).toThrow();
   });
 });
+
+describe('OAuth and rate-limit settings', () => {
+  const oauth = (jwks: string, extra: string[] = []) => [
+    'oauth.issuer=https://login.example/',
+    `oauth.jwks_url=${jwks}`,
+    'oauth.audience=kb-api',
+    ...extra,
+  ];
+
+  it('when nothing is set, then tokens need RS256, ES256 or EdDSA and a tenant_id claim, and the gateway default limit applies', () => {
+    expect(DEFAULT_TENANT_SETTINGS.oauth.algorithms).toEqual(['RS256', 'ES256', 'EdDSA']);
+    expect(DEFAULT_TENANT_SETTINGS.oauth.tenant_claim).toBe('tenant_id');
+    expect(DEFAULT_TENANT_SETTINGS.rate_limit.requests_per_minute).toBe(0);
+  });
+
+  it('when issuer, an https JWKS and audience are set with algorithms and a limit, then they are stored as given', () => {
+    const s = applySettingAssignments(
+      effectiveSettings({}),
+      oauth('https://login.example/jwks', ['oauth.algorithms=PS256, ES384', 'rate_limit.requests_per_minute=120']),
+    );
+    expect(s.oauth.algorithms).toEqual(['PS256', 'ES384']);
+    expect(s.rate_limit.requests_per_minute).toBe(120);
+  });
+
+  it.each(['http://127.0.0.1:8080/jwks', 'http://localhost/jwks', 'http://[::1]:9/jwks'])(
+    'when the JWKS is plain http on a loopback host (%s), then it is accepted for development',
+    (url) => {
+      expect(applySettingAssignments(effectiveSettings({}), oauth(url)).oauth.jwks_url).toBe(url);
+    },
+  );
+
+  it.each(['http://login.example/jwks', 'http://10.0.0.5/jwks', 'ftp://login.example/jwks', 'not a url'])(
+    'when the JWKS URL is %s, then it is refused without repeating it',
+    (url) => {
+      const message = invalid(oauth(url));
+      expect(message).toMatch(/^oauth\.jwks_url: /);
+      expect(message).not.toContain(url);
+    },
+  );
+
+  it('when the JWKS URL carries credentials, then it is refused without showing them', () => {
+    const message = invalid(oauth('https://user:s3cret@login.example/jwks'));
+    expect(message).toBe('oauth.jwks_url: must not carry credentials');
+  });
+
+  it('when OAuth is set without an audience, then it is refused', () => {
+    expect(invalid(['oauth.issuer=https://login.example/', 'oauth.jwks_url=https://login.example/jwks'])).toBe(
+      'OAuth needs issuer, jwks_url and audience together; not set: oauth.audience',
+    );
+  });
+
+  it.each(['HS256', 'none', ''])('when the algorithms name "%s", then they are refused', (alg) => {
+    expect(() => applySettingAssignments(effectiveSettings({}), [`oauth.algorithms=${alg}`])).toThrow();
+  });
+
+  it('when the limit is negative or not a number, then it is refused', () => {
+    expect(() => applySettingAssignments(effectiveSettings({}), ['rate_limit.requests_per_minute=-1'])).toThrow();
+    expect(() => applySettingAssignments(effectiveSettings({}), ['rate_limit.requests_per_minute=lots'])).toThrow();
+  });
+});

@@ -1,13 +1,23 @@
 import type Koa from 'koa';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { API_TOKEN_PREFIX, AppError, ROLES, SCOPES, sha256Hex, type Caller } from '@kb/common';
+import {
+  API_TOKEN_PREFIX,
+  AppError,
+  DEFAULT_JWT_ALGORITHMS,
+  DEFAULT_TENANT_CLAIM,
+  JWT_ALGORITHMS,
+  ROLES,
+  SCOPES,
+  jwksUrlProblem,
+  sha256Hex,
+  type Caller,
+} from '@kb/common';
 import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
+import { bearerToken, unauthenticated } from './bearer';
 
 const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
 const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
-
-const unauthenticated = (message = 'Invalid or expired token') => new AppError('unauthenticated', message);
 
 interface Identity {
   token_id: string;
@@ -32,6 +42,12 @@ export interface Authenticator {
    * token not seen yet, one that failed since, a JWT (checked locally), or bad audit headers.
    */
   remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
+  /**
+   * The request carries an API token that was valid at its last check (in some tenant): lets a
+   * client through an address that others behind the same NAT got blocked. Not an oracle: a
+   * token becomes known only by passing a check, which a blocked address cannot ask for.
+   */
+  recognised(ctx: Koa.Context): boolean;
 }
 
 /** Equal identities: a read started with the remembered one may be answered. */
@@ -55,12 +71,24 @@ export function sameIdentity(a: Caller, b: Caller): boolean {
  */
 export function authenticator(backends: Backends): Authenticator {
   const keySets: KeySets = new Map();
-  const identities = new Map<string, Identity>();
-  const remember = (key: string, identity: Identity | undefined) => {
-    identities.delete(key);
-    if (!identity) return;
-    identities.set(key, identity);
+  // By token hash: a token belongs to one tenant.
+  const identities = new Map<string, { tenantId: string; identity: Identity }>();
+  const remember = (hash: string, tenantId: string, identity: Identity | undefined) => {
+    if (!identity) {
+      if (identities.get(hash)?.tenantId === tenantId) identities.delete(hash);
+      return;
+    }
+    identities.delete(hash);
+    identities.set(hash, { tenantId, identity });
     if (identities.size > REMEMBERED_MAX) identities.delete(identities.keys().next().value as string);
+  };
+  const apiTokenHash = (ctx: Koa.Context): string | undefined => {
+    try {
+      const token = bearerToken(ctx);
+      return token.startsWith(API_TOKEN_PREFIX) ? sha256Hex(token) : undefined;
+    } catch {
+      return undefined; // the check itself answers the error
+    }
   };
 
   const authenticate = async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
@@ -70,17 +98,16 @@ export function authenticator(backends: Backends): Authenticator {
     let identity: Identity;
     if (token.startsWith(API_TOKEN_PREFIX)) {
       const hash = sha256Hex(token);
-      const key = `${tenant.id}\n${hash}`;
       try {
         identity = await backends.knowledge.call('AuthenticateApiToken', {
           caller: { tenant_id: tenant.id, request_id: requestId },
           token_sha256: hash,
         });
       } catch (err) {
-        remember(key, undefined);
+        remember(hash, tenant.id, undefined);
         throw err;
       }
-      remember(key, identity);
+      remember(hash, tenant.id, identity);
     } else if (token.split('.').length === 3) {
       identity = await jwtIdentity(token, tenant, keySets);
     } else {
@@ -90,26 +117,20 @@ export function authenticator(backends: Backends): Authenticator {
   } as Authenticator;
 
   authenticate.remembered = (ctx, tenant) => {
+    const hash = apiTokenHash(ctx);
+    const known = hash ? identities.get(hash) : undefined;
+    if (known?.tenantId !== tenant.id) return undefined;
     try {
-      const token = bearerToken(ctx);
-      if (!token.startsWith(API_TOKEN_PREFIX)) return undefined;
-      const identity = identities.get(`${tenant.id}\n${sha256Hex(token)}`);
-      return identity ? callerOf(ctx, tenant, identity) : undefined;
+      return callerOf(ctx, tenant, known.identity);
     } catch {
       return undefined; // the check itself answers the error
     }
   };
+  authenticate.recognised = (ctx) => {
+    const hash = apiTokenHash(ctx);
+    return hash !== undefined && identities.has(hash);
+  };
   return authenticate;
-}
-
-function bearerToken(ctx: Koa.Context): string {
-  const header = ctx.get('Authorization');
-  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
-  if (!match)
-    throw unauthenticated(
-      header ? 'Malformed Authorization header: expected "Bearer <token>"' : 'Missing bearer token',
-    );
-  return match[1] as string;
 }
 
 function callerOf(ctx: Koa.Context, tenant: Tenant, identity: Identity): Caller {
@@ -159,10 +180,19 @@ function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string
   return { auditSource, clientId };
 }
 
-/** An OAuth access token verified against the tenant's issuer and JWKS (one key set per JWKS URL, kept). */
+/**
+ * An OAuth access token verified against the tenant's issuer and JWKS (one key set per JWKS URL,
+ * kept): signed with one of the tenant's algorithms (asymmetric only), for the tenant's audience,
+ * and naming this tenant in its tenant claim, so a token another tenant's users get from a shared
+ * issuer is refused here. Settings the admin CLI would refuse (no audience, a JWKS over plain
+ * http to another host) accept no token at all.
+ */
 async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Promise<Identity> {
   const oauth = tenant.settings?.oauth;
-  if (!oauth?.jwks_url || !oauth.issuer) throw unauthenticated();
+  if (!oauth?.jwks_url || !oauth.issuer || !oauth.audience || jwksUrlProblem(oauth.jwks_url)) throw unauthenticated();
+  const allowed: readonly string[] = JWT_ALGORITHMS;
+  const configured = (oauth.algorithms ?? []).filter((a) => allowed.includes(a));
+  const algorithms = configured.length ? configured : [...DEFAULT_JWT_ALGORITHMS];
   let keySet = keySets.get(oauth.jwks_url);
   if (!keySet) {
     keySet = createRemoteJWKSet(new URL(oauth.jwks_url), { timeoutDuration: 3000, cooldownDuration: 30_000 });
@@ -172,7 +202,8 @@ async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Pro
   try {
     ({ payload } = await jwtVerify(token, keySet, {
       issuer: oauth.issuer,
-      ...(oauth.audience ? { audience: oauth.audience } : {}),
+      audience: oauth.audience,
+      algorithms,
       requiredClaims: ['sub', 'exp'],
     }));
   } catch (err) {
@@ -183,6 +214,7 @@ async function jwtIdentity(token: string, tenant: Tenant, keySets: KeySets): Pro
     }
     throw unauthenticated();
   }
+  if (payload[oauth.tenant_claim || DEFAULT_TENANT_CLAIM] !== tenant.id) throw unauthenticated();
   return claimsIdentity(payload, oauth);
 }
 

@@ -4,6 +4,7 @@ import { Kind, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { Value } from '@sinclair/typebox/value';
 import { AppError, assertValid, validationIssues, type Caller, type ValidationIssue } from '@kb/common';
 import type { Tenant } from './tenancy';
+import { readJsonBody } from './body';
 
 export const API_PREFIX = '/api/knowledge';
 
@@ -59,6 +60,8 @@ export interface Authentication {
   /** The caller the token proved last time, if it is remembered (no call). */
   remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
   sameIdentity(a: Caller, b: Caller): boolean;
+  /** Counts the request against the caller's rate limit; throws 429 past it. */
+  admit(tenant: Tenant, caller: Caller): void;
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -79,7 +82,8 @@ type Empty = TObject<{}>; // eslint-disable-line @typescript-eslint/no-empty-obj
  * declaration validates requests (FastAPI-style 422 on failure) and produces the OpenAPI
  * document, so the two cannot drift.
  *
- * Every request's token is checked before anything is answered. A read-only route (GET, or
+ * Every request's token is checked before anything is answered, and before its body is read or
+ * it counts against a rate limit (the caller's, once known). A read-only route (GET, or
  * `readOnly`) whose API token was checked before starts at once with the identity it had then,
  * while the token is checked again: the answer is sent only if the check gives the same
  * identity; a failed check answers its 401 and a changed identity runs the route again with
@@ -91,6 +95,7 @@ export class RouteTable {
   constructor(
     private readonly router: Router,
     private readonly auth: Authentication,
+    private readonly bodyLimitBytes: number,
   ) {}
 
   define<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = Empty>(
@@ -101,18 +106,27 @@ export class RouteTable {
     const readOnly = spec.method === 'get' || spec.readOnly === true;
     this.router[spec.method](spec.operationId, koaPath, async (ctx) => {
       const tenant = await this.auth.tenant(ctx);
-      const checked = this.auth.check(ctx, tenant);
+      const checked = settle(this.auth.check(ctx, tenant));
       const guess = readOnly ? this.auth.remembered(ctx, tenant) : undefined;
+      const limit = this.bodyLimitBytes;
       let result: RouteResult;
       if (guess) {
-        const attempt = settle(answer(spec, { ctx, tenant, caller: guess }));
-        const caller = await checked;
-        result = this.auth.sameIdentity(caller, guess)
-          ? unwrap(await attempt)
-          : await answer(spec, { ctx, tenant, caller });
+        // The guess is a caller this token proved before: it is counted now, the request
+        // starts, and the answer waits for the check.
+        const admitted = settle(Promise.resolve().then(() => this.auth.admit(tenant, guess)));
+        const attempt = settle(admitted.then(unwrap).then(() => answer(spec, { ctx, tenant, caller: guess }, limit)));
+        const caller = unwrap(await checked);
+        if (this.auth.sameIdentity(caller, guess)) result = unwrap(await attempt);
+        else {
+          await attempt;
+          this.auth.admit(tenant, caller);
+          result = await answer(spec, { ctx, tenant, caller }, limit);
+        }
       } else {
         // Authenticate first: an anonymous caller learns nothing from validation errors.
-        result = await answer(spec, { ctx, tenant, caller: await checked });
+        const caller = unwrap(await checked);
+        this.auth.admit(tenant, caller);
+        result = await answer(spec, { ctx, tenant, caller }, limit);
       }
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       ctx.status = result.status ?? 200;
@@ -125,7 +139,9 @@ export class RouteTable {
 async function answer<P extends TObject, Q extends TObject, B extends TSchema>(
   spec: RouteSpec<P, Q, B>,
   { ctx, tenant, caller }: { ctx: Koa.Context; tenant: Tenant; caller: Caller },
+  bodyLimitBytes: number,
 ): Promise<RouteResult> {
+  await readJsonBody(ctx, bodyLimitBytes);
   const params = spec.params ? assertValid(spec.params, { ...ctx.params }, ['path']) : {};
   const query = spec.query ? validQuery(spec.query, ctx.query) : {};
   let body: unknown = undefined;

@@ -1,12 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   AppError,
+  DEFAULT_JWT_ALGORITHMS,
+  DEFAULT_TENANT_CLAIM,
   DEFAULT_VECTOR_FIELD,
+  JWT_ALGORITHMS,
   ROLES,
   VECTOR_FIELD_CHOICES,
   VISIBILITY_LEVELS,
   WRITABLE_ENTRY_TYPES,
   assertValid,
+  jwksUrlProblem,
 } from '@kb/common';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -37,6 +41,17 @@ export const TenantSettingsSchema = Type.Object(
         role_claim: Type.String({ minLength: 1 }),
         scope_claim: Type.String({ minLength: 1 }),
         workspaces_claim: Type.String({ minLength: 1 }),
+        /** JWS algorithms accepted: asymmetric ones only (the keys come from a public JWKS). */
+        algorithms: Type.Array(literals(JWT_ALGORITHMS), { minItems: 1, uniqueItems: true }),
+        /** The claim that must equal the tenant's id, so that tenants sharing an issuer do not share tokens. */
+        tenant_claim: Type.String({ minLength: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    rate_limit: Type.Object(
+      {
+        /** Requests per minute per caller (API token, or JWT issuer and subject); 0: the gateway's RATE_LIMIT_PER_MINUTE. */
+        requests_per_minute: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
       },
       { additionalProperties: false },
     ),
@@ -64,7 +79,10 @@ export const DEFAULT_TENANT_SETTINGS: TenantSettings = {
     role_claim: 'role',
     scope_claim: 'scope',
     workspaces_claim: 'workspace_ids',
+    algorithms: [...DEFAULT_JWT_ALGORITHMS],
+    tenant_claim: DEFAULT_TENANT_CLAIM,
   },
+  rate_limit: { requests_per_minute: 0 },
 };
 
 /** Stored settings over the defaults (a tenant stores only what it changed). */
@@ -100,9 +118,11 @@ export function applySettingAssignments(current: TenantSettings, assignments: st
       );
     }
     let value: unknown = rawValue;
-    if (top === 'role_writable_types') value = rawValue === '' ? [] : rawValue.split(',').map((s) => s.trim());
+    const list = top === 'role_writable_types' || key === 'oauth.algorithms';
+    const numeric = top === 'hybrid_weights' || top === 'rate_limit';
+    if (list) value = rawValue === '' ? [] : rawValue.split(',').map((s) => s.trim());
     else if (rawValue === 'true' || rawValue === 'false') value = rawValue === 'true';
-    else if (top === 'hybrid_weights' && rawValue !== '' && !Number.isNaN(Number(rawValue))) value = Number(rawValue);
+    else if (numeric && rawValue !== '' && !Number.isNaN(Number(rawValue))) value = Number(rawValue);
     if (top === 'role_visibility_ceilings' || top === 'role_writable_types') {
       const role = path[1];
       if (!role || !(ROLES as readonly string[]).includes(role)) {
@@ -118,5 +138,22 @@ export function applySettingAssignments(current: TenantSettings, assignments: st
     }
     target[path[path.length - 1] as string] = value;
   }
-  return assertValid(TenantSettingsSchema, next, ['settings']);
+  const settings = assertValid(TenantSettingsSchema, next, ['settings']);
+  const problem = oauthProblem(settings.oauth);
+  if (problem) throw new AppError('invalid', problem);
+  return settings;
+}
+
+/**
+ * OAuth is on when an issuer, a JWKS URL or an audience is set, and then needs all three: a
+ * token is only accepted for this API (audience) from this issuer, with keys fetched safely.
+ */
+function oauthProblem(oauth: TenantSettings['oauth']): string | undefined {
+  const { issuer, jwks_url: jwksUrl, audience } = oauth;
+  if (!issuer && !jwksUrl && !audience) return undefined;
+  const missing = Object.entries({ issuer, jwks_url: jwksUrl, audience })
+    .filter(([, v]) => !v)
+    .map(([k]) => `oauth.${k}`);
+  if (missing.length) return `OAuth needs issuer, jwks_url and audience together; not set: ${missing.join(', ')}`;
+  return jwksUrlProblem(jwksUrl);
 }

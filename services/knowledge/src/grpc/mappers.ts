@@ -118,6 +118,7 @@ export function tenantMessage(t: Tenant): knowledgeV1.Tenant {
         Object.entries(s.role_writable_types).map(([role, types]) => [role, { values: types }]),
       ),
       oauth: s.oauth,
+      rate_limit: s.rate_limit,
     },
   };
 }
