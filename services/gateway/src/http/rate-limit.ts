@@ -80,10 +80,9 @@ function expandIPv6(ip: string): string[] {
 
 export interface RequestLimits {
   /**
-   * Middleware for the API: 429 for a client address that failed authentication too often in
-   * this minute, whatever it sends now (a guess that happens to be right is not told apart),
-   * except an API token this gateway saw pass its check before (another client behind the
-   * same address); every 401 below it counted against the address.
+   * Middleware for the API: a client address that failed authentication too often in this
+   * minute gets 429 for every further failure instead of 401; valid credentials are still served
+   * (another client behind the same address); every failure counted against the address.
    */
   failedAuthentications: Koa.Middleware;
   /** 429 when this caller has used up its requests of the minute: the tenant's limit, else the gateway's. */
@@ -109,11 +108,15 @@ export function requestLimits(config: GatewayConfig, recognised: (ctx: Koa.Conte
     if (maxFailures <= 0 || !limitedPath(ctx.path)) return next();
     const key = clientKey(ctx.ip);
     const seen = addresses.count(key);
-    if (seen.count >= maxFailures && !recognised(ctx)) throw limited(seen.resetAt);
+    // A blocked address that sends valid credentials is served (tokens are not guessable; another
+    // client behind the same address must not be locked out); its failures are 429, not 401.
+    const blocked = seen.count >= maxFailures && !recognised(ctx);
     try {
       await next();
     } catch (err) {
-      if (err instanceof AppError && err.kind === 'unauthenticated') addresses.add(key);
+      if (!(err instanceof AppError && err.kind === 'unauthenticated')) throw err;
+      const window = addresses.add(key);
+      if (blocked || window.count > maxFailures) throw limited(window.resetAt);
       throw err;
     }
   };
