@@ -5,6 +5,8 @@ import {
   GrpcAddress,
   LogLevel,
   Port,
+  SERVICE_AUTH_SETTINGS,
+  checkServiceAuthSecrets,
   defaultGrpcAddress,
   loadConfig,
 } from '@kb/common';
@@ -38,12 +40,15 @@ export const GatewayConfigSchema = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ default: 1048576, minimum: 1024 }),
   /** Requests per minute per token (per client address without one); 0 switches the limit off. */
   RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 6000, minimum: 0 }),
+  /** What its caller assertions to the back services are signed with. */
+  ...SERVICE_AUTH_SETTINGS,
   LOG_LEVEL: LogLevel,
 });
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const config = loadConfig(GatewayConfigSchema, env);
+  checkServiceAuthSecrets(config);
   if (config.TENANT_MODE === 'single' && !config.TENANT_ID) {
     throw new ConfigError(['TENANT_ID: required when TENANT_MODE=single (not set)']);
   }

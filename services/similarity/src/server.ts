@@ -1,4 +1,4 @@
-import { type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
+import { type Logger, serverAuthOf, similarityProto, startGrpcServer, untraced } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
@@ -112,6 +112,8 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
       },
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],
+    // A reindex replaces the index every tenant searches: the system credential's alone.
+    auth: serverAuthOf(config, 'similarity', logger, { systemOnly: ['BeginReindex', 'FinishReindex'] }),
   });
 
   const probe = dependencyProbe(server, { es, indices, embedder, logger });

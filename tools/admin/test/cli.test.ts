@@ -56,6 +56,7 @@ async function run(
     knowledge: () => record('knowledge', stubs.knowledge) as Promise<KnowledgeAdmin>,
     catalog: () => record('catalog', stubs.catalog) as Promise<CatalogAdmin>,
     similarityAddr: () => '127.0.0.1:1',
+    signer: () => undefined,
   };
   try {
     result.code = await runCommandLine(argv, ctx, (text) => (result.stdout += text));
@@ -66,7 +67,7 @@ async function run(
 }
 
 const program = buildProgram(
-  { out: () => undefined, stderr: process.stderr, knowledge: noBackend, catalog: noBackend, similarityAddr: () => '' },
+  { out: () => undefined, stderr: process.stderr, knowledge: noBackend, catalog: noBackend, similarityAddr: () => '', signer: () => undefined },
   () => undefined,
 );
 const commands = everyCommand(program);

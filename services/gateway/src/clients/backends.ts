@@ -4,6 +4,8 @@ import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   CLIENT_OPTIONS,
   LOADER_OPTIONS,
+  callerSigner,
+  type CallerSigner,
   typedClient,
   type TypedClient,
   catalogProto,
@@ -39,10 +41,11 @@ function backend<C extends grpc.Client>(
   client: C,
   address: string,
   deadlineMs: number,
+  sign: CallerSigner,
 ): BackendService<C> {
   const health = healthClient(address);
   return {
-    ...typedClient(name, client, deadlineMs),
+    ...typedClient(name, client, deadlineMs, sign),
     health,
     check: (service, timeoutMs = 1500) =>
       new Promise((resolve) => {
@@ -71,10 +74,12 @@ export function connectBackends(config: GatewayConfig): Backends {
     creds,
     CLIENT_OPTIONS,
   );
+  // Every call carries a caller assertion signed with the install's secret (the caller the token proved).
+  const sign = callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'gateway');
   const backends = {
-    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS),
-    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS),
-    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS),
+    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign),
+    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign),
+    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign),
   };
   return {
     ...backends,
