@@ -5,6 +5,7 @@
  * carrying the caller the call is made for. A second, separate secret signs the system
  * credential: the only assertion that may act for no tenant (reindex, the admin CLI).
  */
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTHeaderParameters } from 'jose';
@@ -62,10 +63,15 @@ export function fullCaller(caller: Partial<Caller> | null | undefined): Static<t
   };
 }
 
-const keyBytes = (secret: string) => new TextEncoder().encode(secret);
+// A KeyObject: jose then signs with node's HMAC directly, without importing a WebCrypto key per call.
+const keyOf = (secret: string) => createSecretKey(Buffer.from(secret, 'utf8'));
 
 /** Signs the assertion of one outgoing call. */
-export type CallerSigner = (call: { caller: Partial<Caller> | null | undefined; audience: string; method: string }) => Promise<string>;
+export type CallerSigner = (call: {
+  caller: Partial<Caller> | null | undefined;
+  audience: string;
+  method: string;
+}) => Promise<string>;
 
 /**
  * The signer of a process (`issuer`: the component it is, e.g. "gateway", logged by the callee).
@@ -73,8 +79,8 @@ export type CallerSigner = (call: { caller: Partial<Caller> | null | undefined; 
  * else with the service key (or the system key, in a process that holds only that one).
  */
 export function callerSigner(keys: ServiceAuthKeys, issuer: string): CallerSigner {
-  const service = keys.secret ? keyBytes(keys.secret) : undefined;
-  const system = keys.systemSecret ? keyBytes(keys.systemSecret) : undefined;
+  const service = keys.secret ? keyOf(keys.secret) : undefined;
+  const system = keys.systemSecret ? keyOf(keys.systemSecret) : undefined;
   if (!service && !system) throw new Error('callerSigner: neither SERVICE_AUTH_SECRET nor SERVICE_SYSTEM_SECRET given');
   return async ({ caller, audience, method }) => {
     const claim = fullCaller(caller);
@@ -87,7 +93,7 @@ export function callerSigner(keys: ServiceAuthKeys, issuer: string): CallerSigne
       .setAudience(audience)
       .setIssuedAt()
       .setExpirationTime(`${ASSERTION_LIFETIME_S}s`)
-      .sign(kid === 'system' ? (system as Uint8Array) : (service as Uint8Array));
+      .sign(kid === 'system' ? (system as KeyObject) : (service as KeyObject));
   };
 }
 
@@ -116,9 +122,9 @@ function refusal(err: unknown): AppError {
  * UNAUTHENTICATED AppError otherwise.
  */
 export function callerVerifier(keys: ServiceAuthKeys, audience: string) {
-  const byKid = new Map<string, Uint8Array>();
-  if (keys.secret) byKid.set('service', keyBytes(keys.secret));
-  if (keys.systemSecret) byKid.set('system', keyBytes(keys.systemSecret));
+  const byKid = new Map<string, KeyObject>();
+  if (keys.secret) byKid.set('service', keyOf(keys.secret));
+  if (keys.systemSecret) byKid.set('system', keyOf(keys.systemSecret));
   return async (token: string | undefined, method: string): Promise<VerifiedCaller> => {
     if (!token) throw unauthenticated('No caller assertion on the call');
     let verified;
