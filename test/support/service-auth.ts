@@ -8,10 +8,7 @@ import { CALLER_ASSERTION_METADATA_KEY, callerSigner, type Caller } from '@kb/co
 
 /** The test run's signer: the service key, and the system key for a caller without a tenant. */
 export const testSigner = () =>
-  callerSigner(
-    { secret: process.env.SERVICE_AUTH_SECRET, systemSecret: process.env.SERVICE_SYSTEM_SECRET },
-    'test',
-  );
+  callerSigner({ secret: process.env.SERVICE_AUTH_SECRET, systemSecret: process.env.SERVICE_SYSTEM_SECRET }, 'test');
 
 /** Metadata carrying a valid assertion for `caller` on `method` ("/kb.catalog.v1.CatalogService/SearchProducts") of `audience`. */
 export async function assertionMetadata(

@@ -109,7 +109,10 @@ export const BACK_SERVICE_AUTH_SETTINGS = {
  * The secrets' length and distinctness, checked at start-up (outside the schema, so that no
  * message can ever carry a secret's value): a ConfigError naming the variable.
  */
-export function checkServiceAuthSecrets(config: { SERVICE_AUTH_SECRET?: string; SERVICE_SYSTEM_SECRET?: string }): void {
+export function checkServiceAuthSecrets(config: {
+  SERVICE_AUTH_SECRET?: string;
+  SERVICE_SYSTEM_SECRET?: string;
+}): void {
   const problems: string[] = [];
   for (const name of ['SERVICE_AUTH_SECRET', 'SERVICE_SYSTEM_SECRET'] as const) {
     const value = config[name];
@@ -122,7 +125,10 @@ export function checkServiceAuthSecrets(config: { SERVICE_AUTH_SECRET?: string; 
 }
 
 /** The single-tenant install's tenant (TENANT_MODE=single), checked like the gateway checks it. */
-export function singleTenantOf(config: { TENANT_MODE: 'single' | 'host'; TENANT_ID?: string | undefined }): string | undefined {
+export function singleTenantOf(config: {
+  TENANT_MODE: 'single' | 'host';
+  TENANT_ID?: string | undefined;
+}): string | undefined {
   if (config.TENANT_MODE !== 'single') return undefined;
   if (!config.TENANT_ID) throw new ConfigError(['TENANT_ID: required when TENANT_MODE=single (not set)']);
   return config.TENANT_ID;

@@ -16,7 +16,7 @@ describe('caller assertion', () => {
   const verify = callerVerifier({ secret }, 'knowledge');
   const sign = callerSigner({ secret }, 'gateway');
 
-  test('when the gateway signs for a service and method, then that service verifies it and reads the caller, every field filled', async () => {
+  test('when the gateway signs for a service and method, then that service verifies it and reads the full caller', async () => {
     const token = await sign({ caller, audience: 'knowledge', method: METHOD });
     const verified = await verify(token, METHOD);
     expect(verified).toEqual({

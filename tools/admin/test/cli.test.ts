@@ -67,7 +67,14 @@ async function run(
 }
 
 const program = buildProgram(
-  { out: () => undefined, stderr: process.stderr, knowledge: noBackend, catalog: noBackend, similarityAddr: () => '', signer: () => undefined },
+  {
+    out: () => undefined,
+    stderr: process.stderr,
+    knowledge: noBackend,
+    catalog: noBackend,
+    similarityAddr: () => '',
+    signer: () => undefined,
+  },
   () => undefined,
 );
 const commands = everyCommand(program);

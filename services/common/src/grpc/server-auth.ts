@@ -3,7 +3,12 @@ import type { Caller } from '../caller';
 import { AppError, KIND_TO_GRPC } from '../errors';
 import type { Logger } from '../logging';
 import { recordRpcServerCall } from '../metrics';
-import { CALLER_ASSERTION_METADATA_KEY, callerVerifier, type ServiceAuthKeys, type VerifiedCaller } from './caller-assertion';
+import {
+  CALLER_ASSERTION_METADATA_KEY,
+  callerVerifier,
+  type ServiceAuthKeys,
+  type VerifiedCaller,
+} from './caller-assertion';
 
 /**
  * Trailing metadata of a call refused for its assertion: the caller (the gateway) then knows the
@@ -27,7 +32,12 @@ export interface ServerAuth {
 
 /** A back service's `ServerAuth` from its configuration (BACK_SERVICE_AUTH_SETTINGS, and SYSTEM_AUTH_SETTINGS where it reads them). */
 export function serverAuthOf(
-  config: { SERVICE_AUTH_SECRET: string; SERVICE_SYSTEM_SECRET?: string; TENANT_MODE: 'single' | 'host'; TENANT_ID?: string },
+  config: {
+    SERVICE_AUTH_SECRET: string;
+    SERVICE_SYSTEM_SECRET?: string;
+    TENANT_MODE: 'single' | 'host';
+    TENANT_ID?: string;
+  },
   audience: string,
   logger: Logger,
   rules: Pick<ServerAuth, 'systemOnly' | 'tenantless'> = {},
@@ -47,8 +57,7 @@ const OPEN_SERVICES = ['/grpc.health.v1.Health/'];
 /** The rules on a verified caller beyond its signature: tenant, system-only methods, single-tenant installs. */
 function admit(auth: ServerAuth, method: string, verified: VerifiedCaller): Caller {
   const { caller, system } = verified;
-  if (auth.systemOnly?.includes(method) && !system)
-    throw AppError.forbidden(`${method} needs the system credential`);
+  if (auth.systemOnly?.includes(method) && !system) throw AppError.forbidden(`${method} needs the system credential`);
   if (!caller.tenant_id && !system && !auth.tenantless?.includes(method))
     throw new AppError('unauthenticated', 'A call without a tenant needs the system credential');
   if (auth.tenantId !== undefined && caller.tenant_id && caller.tenant_id !== auth.tenantId)
@@ -71,9 +80,13 @@ export function callerAuthInterceptor(auth: ServerAuth): grpc.ServerInterceptor 
     const started = process.hrtime.bigint();
     let admitted: Promise<Caller | undefined> = Promise.resolve(undefined);
     const refuse = (err: unknown) => {
-      const known = err instanceof AppError ? err : new AppError('unauthenticated', 'The caller assertion is not valid');
+      const known =
+        err instanceof AppError ? err : new AppError('unauthenticated', 'The caller assertion is not valid');
       const code = KIND_TO_GRPC[known.kind];
-      auth.logger.warn({ method, code: grpc.status[code], reason: known.message, peer: call.getPeer() }, 'call refused');
+      auth.logger.warn(
+        { method, code: grpc.status[code], reason: known.message, peer: call.getPeer() },
+        'call refused',
+      );
       recordRpcServerCall(path, grpc.status[code], Number(process.hrtime.bigint() - started) / 1e9);
       const metadata = new grpc.Metadata();
       metadata.set(ASSERTION_REFUSED_METADATA_KEY, '1');

@@ -32,10 +32,7 @@ export function connect(port: number): SimilarityClient {
     new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
     60_000,
     // The test run's secrets (test/support/global-setup.ts): a caller without a tenant signs as the system.
-    callerSigner(
-      { secret: process.env.SERVICE_AUTH_SECRET, systemSecret: process.env.SERVICE_SYSTEM_SECRET },
-      'test',
-    ),
+    callerSigner({ secret: process.env.SERVICE_AUTH_SECRET, systemSecret: process.env.SERVICE_SYSTEM_SECRET }, 'test'),
   );
 }
 
