@@ -56,7 +56,8 @@ async function run(
     knowledge: () => record('knowledge', stubs.knowledge) as Promise<KnowledgeAdmin>,
     catalog: () => record('catalog', stubs.catalog) as Promise<CatalogAdmin>,
     similarityAddr: () => '127.0.0.1:1',
-    signer: () => undefined,
+    // The stubs call no service: any signer will do.
+    signer: () => async () => 'assertion',
   };
   try {
     result.code = await runCommandLine(argv, ctx, (text) => (result.stdout += text));
