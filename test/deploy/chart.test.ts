@@ -96,6 +96,8 @@ function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<stri
     MONGODB_URI: 'mongodb://db:27017/kb',
     ELASTICSEARCH_URL: 'http://es:9200',
     EMBEDDING_API_KEY: 'key',
+    SERVICE_AUTH_SECRET: 'a stand-in service secret, 32+ bytes',
+    SERVICE_SYSTEM_SECRET: 'a stand-in system secret, 32+ bytes',
   };
   for (const e of container.env ?? [])
     env[e.name] = e.valueFrom?.secretKeyRef ? (secretStandIns[e.name] ?? 'secret') : e.value;
@@ -540,6 +542,60 @@ describe('the Helm chart', () => {
       expect(notes).toContain('app.kubernetes.io/component=admin');
     },
   );
+});
+
+describe('the service-to-service secrets', () => {
+  const refs = (objects: K8sObject[], kind: string, name: string) =>
+    Object.fromEntries(
+      (find(objects, kind, name).spec.template.spec.containers[0].env as { name: string; valueFrom?: any }[])
+        .filter((e) => e.name.startsWith('SERVICE_'))
+        .map((e) => [e.name, e.valueFrom?.secretKeyRef]),
+    );
+
+  test(
+    'when no Secret is named, then the chart creates <release>-service-auth with two random values, every ' +
+      'component reads SERVICE_AUTH_SECRET from it and only similarity and the admin pod the system secret',
+    async () => {
+      const secret = find(rendered.acme, 'Secret', 'acme-service-auth');
+      const values = Object.values(secret.data ?? {}).map((v) => Buffer.from(v, 'base64').toString());
+      expect(Object.keys(secret.data ?? {}).sort()).toEqual(['service-secret', 'system-secret']);
+      expect(values.every((v) => Buffer.byteLength(v) >= 32)).toBe(true);
+      expect(new Set(values).size).toBe(2);
+      const service = { name: 'acme-service-auth', key: 'service-secret' };
+      const system = { name: 'acme-service-auth', key: 'system-secret' };
+      for (const c of ['gateway', 'knowledge', 'catalog'])
+        expect(refs(rendered.acme, 'Deployment', `acme-${c}`)).toEqual({ SERVICE_AUTH_SECRET: service });
+      expect(refs(rendered.acme, 'Deployment', 'acme-similarity')).toEqual({
+        SERVICE_AUTH_SECRET: service,
+        SERVICE_SYSTEM_SECRET: system,
+      });
+      const notes = acmeInstall.stdout.slice(acmeInstall.stdout.indexOf('NOTES:'));
+      const admin = JSON.parse(/--overrides='([^']+)'/.exec(notes)?.[1] as string).spec.containers[0];
+      expect(admin.env).toContainEqual({ name: 'SERVICE_SYSTEM_SECRET', valueFrom: { secretKeyRef: system } });
+      // A second render draws new values (an install keeps the cluster's through lookup).
+      const again = objectsOf(
+        await toolOutput(helm, ['template', 'acme', chart, '--namespace', 'tenants', '-f', examples.acme]),
+      );
+      expect(find(again, 'Secret', 'acme-service-auth').data).not.toEqual(secret.data);
+    },
+  );
+
+  test('when serviceAuth.existingSecret names one, then no Secret is rendered and every reference uses it', async () => {
+    const objects = objectsOf(
+      await toolOutput(helm, [
+        'template',
+        'initech',
+        chart,
+        '-f',
+        valuesFile('service-auth', { serviceAuth: { existingSecret: 'initech-auth', systemKey: 'sys' } }),
+      ]),
+    );
+    expect(byKind(objects, 'Secret')).toEqual([]);
+    expect(refs(objects, 'Deployment', 'initech-similarity')).toEqual({
+      SERVICE_AUTH_SECRET: { name: 'initech-auth', key: 'service-secret' },
+      SERVICE_SYSTEM_SECRET: { name: 'initech-auth', key: 'sys' },
+    });
+  });
 });
 
 describe('values the schema refuses', () => {

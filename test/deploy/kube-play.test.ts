@@ -57,7 +57,11 @@ const release = uniqueId('kp').replace('-', '');
 const tenant = uniqueId('deployed');
 const db = uniqueId('kbdeploy');
 const ports = {} as Record<Component, { port: number; metricsPort: number }>;
-const secrets = { mongodb: `${release}-mongodb`, elasticsearch: `${release}-elasticsearch` };
+const secrets = {
+  mongodb: `${release}-mongodb`,
+  elasticsearch: `${release}-elasticsearch`,
+  serviceAuth: `${release}-service-auth`,
+};
 let objects: KubeObject[] = [];
 let deployments: KubePlay | undefined;
 let bootstrap: KubePlay | undefined;
@@ -76,6 +80,8 @@ function values(): unknown {
     tenant: { id: tenant, host: `${tenant}.example.test` },
     mongodb: { existingSecret: secrets.mongodb, uriKey: 'uri' },
     elasticsearch: { existingSecret: secrets.elasticsearch, urlKey: 'url', indexPrefix: db },
+    // podman's secretKeyRef cannot read a `kind: Secret` of the YAML: the operator's own, as a podman secret.
+    serviceAuth: { existingSecret: secrets.serviceAuth },
     // The containers export their spans to this run's OTLP receiver, every trace kept.
     observability: { otlp: { endpoint: receiver.url, protocol: 'http/protobuf' }, sampling: { ratio: 1 } },
     logLevel: 'info',
@@ -154,6 +160,10 @@ suite(
       // The operator's Secrets, created before the install as the chart expects (never values).
       createSecret(secrets.mongodb, { uri: mongoUri() });
       createSecret(secrets.elasticsearch, { url: elasticsearch.url });
+      createSecret(secrets.serviceAuth, {
+        'service-secret': randomBytes(32).toString('base64url'),
+        'system-secret': randomBytes(32).toString('base64url'),
+      });
 
       const { helm } = await ensureHelm();
       const dir = mkdtempSync(path.join(tmpdir(), 'kb-values-'));
@@ -193,6 +203,7 @@ suite(
       bootstrap?.down();
       removeSecret(secrets.mongodb);
       removeSecret(secrets.elasticsearch);
+      removeSecret(secrets.serviceAuth);
       await elasticsearch?.down();
       await receiver?.close();
     }, 180_000);

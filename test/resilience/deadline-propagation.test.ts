@@ -9,6 +9,7 @@ import pino from 'pino';
 import { catalogProto, deadlineMs, similarityProto } from '@kb/common';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { uniqueId } from '../support/stack';
+import { assertionMetadata } from '../support/service-auth';
 
 const SIMILARITY_DEADLINE_MS = 30_000;
 const CALLER_DEADLINE_MS = 1_500;
@@ -57,10 +58,12 @@ afterAll(async () => {
 });
 
 const caller = { tenant_id: 'deadline', role: 'Admin', scopes: ['knowledge:read'], request_id: 'r1' };
-const search = (deadline: number) =>
-  new Promise<grpc.ServiceError | null>((resolve) =>
-    client.SearchProducts({ caller, query: 'chair', limit: 5 }, { deadline: new Date(deadline) }, (e) => resolve(e)),
+const search = async (deadline: number) => {
+  const metadata = await assertionMetadata(caller, 'catalog', '/kb.catalog.v1.CatalogService/SearchProducts');
+  return new Promise<grpc.ServiceError | null>((resolve) =>
+    client.SearchProducts({ query: 'chair', limit: 5 }, metadata, { deadline: new Date(deadline) }, (e) => resolve(e)),
   );
+};
 
 /** Slack for the time a call spends on the wire and in queues between hops (a CI run once saw 11 ms). */
 const TRANSIT_MS = 250;

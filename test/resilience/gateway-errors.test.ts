@@ -58,6 +58,7 @@ beforeAll(async () => {
     TENANT_MODE: 'host',
     GRPC_DEADLINE_MS: String(DEADLINE_MS),
     KNOWLEDGE_GRPC_ADDR: `127.0.0.1:${port}`,
+    SERVICE_AUTH_SECRET: process.env.SERVICE_AUTH_SECRET,
   });
   backends = connectBackends(config);
   gateway = await startGateway(config, backends, pino({ level: 'silent' }));

@@ -36,6 +36,13 @@ export async function testcontainers(): Promise<Testcontainers> {
   return loaded;
 }
 
+/** The test install's secrets (global-setup.ts) as a container of `service` gets them: the system one only in similarity. */
+function installSecrets(service: ImageService): Record<string, string> {
+  const secrets: Record<string, string> = { SERVICE_AUTH_SECRET: process.env.SERVICE_AUTH_SECRET as string };
+  if (service === 'similarity') secrets.SERVICE_SYSTEM_SECRET = process.env.SERVICE_SYSTEM_SECRET as string;
+  return secrets;
+}
+
 /**
  * The hardening a Kubernetes pod of this product gets: read-only root filesystem, every
  * capability dropped, no privilege escalation; nothing writable is mounted (not even /tmp), so a
@@ -56,7 +63,7 @@ export async function hardened(service: ImageService, env: Record<string, string
   }
   return new Hardened()
     .withNetworkMode('host')
-    .withEnvironment({ LOG_LEVEL: 'info', ...env })
+    .withEnvironment({ LOG_LEVEL: 'info', ...installSecrets(service), ...env })
     .withPullPolicy({ shouldPull: () => false });
 }
 

@@ -12,6 +12,7 @@
  * installed and not serving) and the images `npm run images` builds. Without them those tests are
  * skipped with the reason, unless KB_REQUIRE_CONTAINER_TESTS=1 (CI), where the run fails instead.
  */
+import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { IMAGE_SERVICES, NO_ENGINE_HELP, findDockerApi, imageName } from '@kb/deploy';
 import { ensureEmbeddingModel, startBackends } from '@kb/devstack';
@@ -39,6 +40,10 @@ async function startTestBackends(): Promise<void> {
   process.env.EMBEDDING_MODEL_DIR = model.dir;
   process.env.EMBEDDING_MODEL_NAME = model.name;
   process.env.EMBEDDING_DIMS = String(model.dims);
+  // The test install's secrets (docs/architecture.md, "Service-to-service authentication"): every
+  // service started by a test, in-process or as a process, reads them from the environment.
+  process.env.SERVICE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
+  process.env.SERVICE_SYSTEM_SECRET ||= randomBytes(32).toString('base64url');
   (globalThis as Globals).__kbBackends = backends;
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(

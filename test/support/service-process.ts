@@ -39,6 +39,8 @@ export function startServiceProcess(
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !TELEMETRY_VARIABLES.includes(key)),
   );
+  // The system credential is the similarity service's alone, as in the chart.
+  if (service !== 'similarity') delete inherited.SERVICE_SYSTEM_SECRET;
   const child = spawn(
     process.execPath,
     ['--require', TELEMETRY_PRELOAD, path.join(ROOT, 'services', service, 'dist', 'main.js')],

@@ -18,6 +18,10 @@ export interface Stack {
   baseUrl: string;
   port: number;
   mongoUri: string;
+  /** The back services' gRPC addresses (tests that call them directly). */
+  addresses: { knowledge: string; catalog: string; similarity: string };
+  /** The stack's Elasticsearch index prefix. */
+  indexPrefix: string;
   /**
    * Runs an admin CLI command against this stack's database; returns its stdout lines, throws
    * what it failed with. `index errors|retry` without --kind: entries only.
@@ -168,6 +172,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     baseUrl,
     port: gateway.port,
     mongoUri,
+    addresses: services.addresses,
+    indexPrefix: options.env?.ELASTICSEARCH_INDEX_PREFIX ?? db,
     admin,
     catalogAdmin,
     indexPending: () => services.indexPending(),

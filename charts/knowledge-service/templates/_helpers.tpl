@@ -14,6 +14,11 @@ gateway knowledge catalog similarity
 {{- printf "%s-%s" .root.Release.Name .name -}}
 {{- end -}}
 
+{{/* The Secret holding the service-to-service secrets: the operator's, or the one the chart creates. */}}
+{{- define "kb.serviceAuthSecretName" -}}
+{{- .Values.serviceAuth.existingSecret | default (printf "%s-service-auth" .Release.Name) -}}
+{{- end -}}
+
 {{- define "kb.tenantName" -}}
 {{- .Values.tenant.name | default .Values.tenant.id -}}
 {{- end -}}

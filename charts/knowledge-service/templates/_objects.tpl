@@ -23,12 +23,19 @@ automountServiceAccountToken: false
 - name: OTEL_EXPORTER_PROMETHEUS_PORT
   value: {{ .c.metricsPort | int | quote }}
 {{- end }}
+{{- $auth := include "kb.serviceAuthSecretName" .root }}
+- name: SERVICE_AUTH_SECRET
+  valueFrom:
+    secretKeyRef: {name: {{ $auth }}, key: {{ $v.serviceAuth.serviceKey }}}
 {{- if or (eq .name "knowledge") (eq .name "catalog") }}
 - name: MONGODB_URI
   valueFrom:
     secretKeyRef: {name: {{ $v.mongodb.existingSecret }}, key: {{ $v.mongodb.uriKey }}}
 {{- end }}
 {{- if eq .name "similarity" }}
+- name: SERVICE_SYSTEM_SECRET
+  valueFrom:
+    secretKeyRef: {name: {{ $auth }}, key: {{ $v.serviceAuth.systemKey }}}
 - name: ELASTICSEARCH_URL
   valueFrom:
     secretKeyRef: {name: {{ $v.elasticsearch.existingSecret }}, key: {{ $v.elasticsearch.urlKey }}}
@@ -47,6 +54,9 @@ automountServiceAccountToken: false
 {{/* Which Secret keys this component reads: a change of name or key rolls its pods. */}}
 {{- define "kb.secretRefs" -}}
 {{- $v := .root.Values -}}
+{{- if ne .name "bootstrap" -}}
+service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.serviceKey }} {{ if eq .name "similarity" }}{{ $v.serviceAuth.systemKey }}{{ end }}
+{{ end -}}
 {{- if or (eq .name "knowledge") (eq .name "catalog") (eq .name "bootstrap") -}}
 mongodb {{ $v.mongodb.existingSecret }}/{{ $v.mongodb.uriKey }}
 {{ end -}}

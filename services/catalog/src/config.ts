@@ -1,13 +1,25 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { INDEXING_SERVICE_SETTINGS, LogLevel, grpcServerSettings, loadConfig } from '@kb/common';
+import {
+  BACK_SERVICE_AUTH_SETTINGS,
+  INDEXING_SERVICE_SETTINGS,
+  LogLevel,
+  checkServiceAuthSecrets,
+  grpcServerSettings,
+  loadConfig,
+  singleTenantOf,
+} from '@kb/common';
 
 export const CatalogConfigSchema = Type.Object({
   ...INDEXING_SERVICE_SETTINGS,
   ...grpcServerSettings('catalog'),
+  ...BACK_SERVICE_AUTH_SETTINGS,
   LOG_LEVEL: LogLevel,
 });
 export type CatalogConfig = Static<typeof CatalogConfigSchema>;
 
 export function loadCatalogConfig(env: NodeJS.ProcessEnv = process.env): CatalogConfig {
-  return loadConfig(CatalogConfigSchema, env);
+  const config = loadConfig(CatalogConfigSchema, env);
+  checkServiceAuthSecrets(config);
+  singleTenantOf(config);
+  return config;
 }

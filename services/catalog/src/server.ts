@@ -2,7 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import {
   type Logger,
   CLIENT_OPTIONS,
+  callerSigner,
   catalogProto,
+  serverAuthOf,
   similarityProto,
   startGrpcServer,
   typedClient,
@@ -41,7 +43,12 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
     logger,
     sites,
     products,
-    similarity: typedClient('similarity', similarityClient, config.SIMILARITY_DEADLINE_MS),
+    similarity: typedClient(
+      'similarity',
+      similarityClient,
+      config.SIMILARITY_DEADLINE_MS,
+      callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'catalog'),
+    ),
     indexOnWriteMs: config.INDEX_ON_WRITE_MS,
   };
   grpcServer = await startGrpcServer({
@@ -54,6 +61,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
       },
     ],
     serviceNames: [CATALOG_SERVICE_NAME],
+    auth: serverAuthOf(config, 'catalog', logger),
   });
   report(store.isUp());
   // Also observes the backlog metrics until it stops.

@@ -78,3 +78,58 @@ export const INDEXING_SERVICE_SETTINGS = {
   /** How long a write waits for its own indexing before it answers anyway (it never fails the write; the indexer catches up). */
   INDEX_ON_WRITE_MS: Type.Integer({ default: 3000, minimum: 50 }),
 };
+
+/**
+ * SERVICE_AUTH_SECRET: the install's shared secret, which the gateway and the services sign and
+ * verify caller assertions with (docs/architecture.md, "Service-to-service authentication").
+ * Every service reads it; there is no default, so an install cannot run without one.
+ */
+export const SERVICE_AUTH_SETTINGS = {
+  SERVICE_AUTH_SECRET: Type.String({ description: 'at least 32 bytes, shared by the services of one install' }),
+};
+
+/** SERVICE_SYSTEM_SECRET: the system credential (reindex, the admin CLI); only the similarity service and the CLI read it. */
+export const SYSTEM_AUTH_SETTINGS = {
+  SERVICE_SYSTEM_SECRET: Type.Optional(Type.String({ description: 'at least 32 bytes, not SERVICE_AUTH_SECRET' })),
+};
+
+const TenantId = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' });
+
+/**
+ * What a back service authenticates its callers with: the secret, and TENANT_MODE / TENANT_ID
+ * (the gateway's settings of the same names): a single-tenant install refuses callers of other tenants.
+ */
+export const BACK_SERVICE_AUTH_SETTINGS = {
+  ...SERVICE_AUTH_SETTINGS,
+  TENANT_MODE: Type.Union([Type.Literal('single'), Type.Literal('host')], { default: 'host' }),
+  TENANT_ID: Type.Optional(TenantId),
+};
+
+/**
+ * The secrets' length and distinctness, checked at start-up (outside the schema, so that no
+ * message can ever carry a secret's value): a ConfigError naming the variable.
+ */
+export function checkServiceAuthSecrets(config: {
+  SERVICE_AUTH_SECRET?: string;
+  SERVICE_SYSTEM_SECRET?: string;
+}): void {
+  const problems: string[] = [];
+  for (const name of ['SERVICE_AUTH_SECRET', 'SERVICE_SYSTEM_SECRET'] as const) {
+    const value = config[name];
+    if (value !== undefined && Buffer.byteLength(value) < 32)
+      problems.push(`${name} must be at least 32 bytes (it is ${Buffer.byteLength(value)})`);
+  }
+  if (config.SERVICE_SYSTEM_SECRET !== undefined && config.SERVICE_SYSTEM_SECRET === config.SERVICE_AUTH_SECRET)
+    problems.push('SERVICE_SYSTEM_SECRET must differ from SERVICE_AUTH_SECRET');
+  if (problems.length) throw new ConfigError(problems);
+}
+
+/** The single-tenant install's tenant (TENANT_MODE=single), checked like the gateway checks it. */
+export function singleTenantOf(config: {
+  TENANT_MODE: 'single' | 'host';
+  TENANT_ID?: string | undefined;
+}): string | undefined {
+  if (config.TENANT_MODE !== 'single') return undefined;
+  if (!config.TENANT_ID) throw new ConfigError(['TENANT_ID: required when TENANT_MODE=single (not set)']);
+  return config.TENANT_ID;
+}

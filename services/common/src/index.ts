@@ -6,6 +6,8 @@ export * from './caller';
 export * from './validation';
 export * from './grpc/proto';
 export * from './grpc/server';
+export * from './grpc/caller-assertion';
+export * from './grpc/server-auth';
 export * from './grpc/client';
 export * from './grpc/deadline';
 export * from './process';

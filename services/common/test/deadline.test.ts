@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import {
   AppError,
   backgroundSpan,
+  callerSigner,
   createLogger,
   deadlineMs,
   servingCall,
@@ -61,6 +62,8 @@ beforeAll(async () => {
     'similarity',
     new (Service())(`127.0.0.1:${innerPort}`, grpc.credentials.createInsecure(), { interceptors: [recordDeadline] }),
     OWN_DEADLINE_MS,
+    // The inner server here is a bare grpc-js one: it reads no assertion.
+    callerSigner({ secret: 'a test secret of at least thirty-two bytes' }, 'test'),
   );
 
   outer = new grpc.Server();

@@ -5,6 +5,8 @@ import {
   GrpcAddress,
   LogLevel,
   Port,
+  SERVICE_AUTH_SETTINGS,
+  checkServiceAuthSecrets,
   defaultGrpcAddress,
   loadConfig,
 } from '@kb/common';
@@ -45,12 +47,15 @@ export const GatewayConfigSchema = Type.Object({
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ default: 100, minimum: 0 }),
   /** Keys each limiter keeps (callers; client addresses); past it the least recently used is forgotten. */
   RATE_LIMIT_MAX_KEYS: Type.Integer({ default: 100000, minimum: 100, maximum: 10000000 }),
+  /** What its caller assertions to the back services are signed with. */
+  ...SERVICE_AUTH_SETTINGS,
   LOG_LEVEL: LogLevel,
 });
 export type GatewayConfig = Static<typeof GatewayConfigSchema>;
 
 export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const config = loadConfig(GatewayConfigSchema, env);
+  checkServiceAuthSecrets(config);
   if (config.TENANT_MODE === 'single' && !config.TENANT_ID) {
     throw new ConfigError(['TENANT_ID: required when TENANT_MODE=single (not set)']);
   }

@@ -19,6 +19,7 @@ test('when the routes are declared, then the OpenAPI document is the committed o
     KNOWLEDGE_GRPC_ADDR: '127.0.0.1:1',
     CATALOG_GRPC_ADDR: '127.0.0.1:1',
     SIMILARITY_GRPC_ADDR: '127.0.0.1:1',
+    SERVICE_AUTH_SECRET: 'a unit-test secret of thirty-two bytes',
   });
   const { openapi } = createGatewayApp(config, {} as Backends, pino({ level: 'silent' }));
   const document = `${JSON.stringify(openapi(), null, 2)}\n`;

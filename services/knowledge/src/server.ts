@@ -1,6 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   CLIENT_OPTIONS,
+  callerSigner,
+  serverAuthOf,
   type Logger,
   knowledgeProto,
   similarityProto,
@@ -41,6 +43,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
       CLIENT_OPTIONS,
     ),
     config.SIMILARITY_DEADLINE_MS,
+    callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'knowledge'),
   );
   const { entries } = store;
   const indexer = entryIndexer({
@@ -73,6 +76,8 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
     port: config.KNOWLEDGE_GRPC_PORT,
     services: [{ definition: knowledgeProto().kb.knowledge.v1.KnowledgeService.service, implementation: impl }],
     serviceNames: [KNOWLEDGE_SERVICE_NAME],
+    // ResolveTenant: the gateway's lookup of the tenant a request is addressed to, before it knows one.
+    auth: serverAuthOf(config, 'knowledge', logger, { tenantless: ['ResolveTenant'] }),
   });
   const up = store.isUp();
   grpcServer.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');

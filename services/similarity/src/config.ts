@@ -1,11 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, LogLevel, grpcServerSettings, loadConfig } from '@kb/common';
+import {
+  BACK_SERVICE_AUTH_SETTINGS,
+  ConfigError,
+  LogLevel,
+  SYSTEM_AUTH_SETTINGS,
+  checkServiceAuthSecrets,
+  grpcServerSettings,
+  loadConfig,
+  singleTenantOf,
+} from '@kb/common';
 
 export const SimilarityConfigSchema = Type.Object({
   ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),
   /** Prefix of every index and alias name (several installs or test runs can share a cluster). */
   ELASTICSEARCH_INDEX_PREFIX: Type.String({ default: 'kb', pattern: '^[a-z0-9][a-z0-9_-]*$' }),
   ...grpcServerSettings('similarity'),
+  ...BACK_SERVICE_AUTH_SETTINGS,
+  /** Verifies the system credential; without it, calls without a tenant (reindex) are refused. */
+  ...SYSTEM_AUTH_SETTINGS,
   /** local: the ONNX model in EMBEDDING_MODEL_DIR; openai: an OpenAI-compatible /v1/embeddings endpoint. */
   EMBEDDING_PROVIDER: Type.Union([Type.Literal('local'), Type.Literal('openai')], { default: 'local' }),
   EMBEDDING_MODEL_DIR: Type.Optional(Type.String({ minLength: 1 })),
@@ -25,6 +37,8 @@ export type SimilarityConfig = Static<typeof SimilarityConfigSchema>;
 
 export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): SimilarityConfig {
   const config = loadConfig(SimilarityConfigSchema, env);
+  checkServiceAuthSecrets(config);
+  singleTenantOf(config);
   if (config.EMBEDDING_PROVIDER === 'local' && !config.EMBEDDING_MODEL_DIR) {
     throw new ConfigError([
       'EMBEDDING_MODEL_DIR: required when EMBEDDING_PROVIDER=local (a ' +

@@ -1,4 +1,12 @@
-import { DependencyWatch, WATCH_TIMEOUT_MS, type Logger, similarityProto, startGrpcServer, untraced } from '@kb/common';
+import {
+  DependencyWatch,
+  WATCH_TIMEOUT_MS,
+  type Logger,
+  serverAuthOf,
+  similarityProto,
+  startGrpcServer,
+  untraced,
+} from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
 import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
@@ -128,6 +136,8 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
       },
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],
+    // A reindex replaces the index every tenant searches: the system credential's alone.
+    auth: serverAuthOf(config, 'similarity', logger, { systemOnly: ['BeginReindex', 'FinishReindex'] }),
   });
 
   const { elasticsearch, probeEmbedder, ensureIndices } = dependencyProbe(server, { es, indices, embedder, logger });

@@ -12,7 +12,7 @@
 import mongoose from 'mongoose';
 import { Command, CommanderError } from 'commander';
 import { catalogAdmin } from '@kb/catalog';
-import { defaultGrpcAddress } from '@kb/common';
+import { defaultGrpcAddress, type CallerSigner } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { CliError, UsageError, type AdminContext } from './context';
 import { indexCommands } from './commands/index-errors';
@@ -96,6 +96,8 @@ export interface RunAdminOptions {
   similarityAddr?: string;
   /** The bound on the catalog's calls to the similarity service (default 30 s). */
   deadlineMs?: number;
+  /** Signs the calls to the similarity service. Default: SERVICE_SYSTEM_SECRET's signer. */
+  signer?: CallerSigner;
 }
 
 /**
@@ -108,6 +110,7 @@ export function runAdmin(argv: string[], options: RunAdminOptions): Promise<numb
     stderr: options.stderr ?? process.stderr,
     similarityAddr: () =>
       options.similarityAddr ?? (process.env.SIMILARITY_GRPC_ADDR || defaultGrpcAddress('similarity')),
+    signer: () => options.signer ?? discovery.signer(),
     ...(options.deadlineMs ? { deadlineMs: options.deadlineMs } : {}),
   });
   return runCommandLine(argv, ctx, (text) => {
@@ -156,6 +159,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<numb
     out: (line) => process.stdout.write(`${line}\n`),
     stderr: process.stderr,
     similarityAddr: () => discovery.similarityAddr(),
+    signer: () => discovery.signer(),
   });
   try {
     return await runCommandLine(argv, ctx, (text) => process.stdout.write(text));

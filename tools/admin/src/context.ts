@@ -1,3 +1,4 @@
+import type { CallerSigner } from '@kb/common';
 import type { CatalogAdmin } from '@kb/catalog';
 import type { KnowledgeAdmin } from '@kb/knowledge';
 
@@ -13,6 +14,11 @@ export interface AdminContext {
   catalog(): Promise<CatalogAdmin>;
   /** host:port of the similarity service, unless `--similarity` says otherwise. */
   similarityAddr(): string;
+  /**
+   * Signs the calls to the similarity service with the system credential (SERVICE_SYSTEM_SECRET,
+   * else the running stack's); undefined without one.
+   */
+  signer(): CallerSigner | undefined;
   /** The bound on the catalog's calls to the similarity service (default 30 s). */
   deadlineMs?: number;
 }
@@ -41,6 +47,18 @@ export class UsageError extends CliError {
     super(message, 2);
     this.name = 'UsageError';
   }
+}
+
+/** The signer, or a CliError saying where the system credential comes from. */
+export function systemSigner(ctx: AdminContext, command: string): CallerSigner {
+  const sign = ctx.signer();
+  if (!sign)
+    throw new CliError(
+      `${command} needs the system credential: set SERVICE_SYSTEM_SECRET (the install's Secret, key system-secret), ` +
+        'or run it next to a running `npm start` of this checkout',
+      2,
+    );
+  return sign;
 }
 
 export const KINDS = ['entries', 'products'] as const;

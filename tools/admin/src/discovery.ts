@@ -3,12 +3,12 @@
  * checkout (its run state, kept by @kb/devstack). The dev stack is a development tool: where
  * it is not installed (an image), only the environment and the defaults count.
  */
-import { defaultGrpcAddress } from '@kb/common';
+import { callerSigner, checkServiceAuthSecrets, defaultGrpcAddress, type CallerSigner } from '@kb/common';
 
 /** The part of @kb/devstack's RunState read here. */
 interface StartState {
   mongoUri?: string;
-  extra?: { mongoUri?: unknown; similarityGrpcAddr?: unknown };
+  extra?: { mongoUri?: unknown; similarityGrpcAddr?: unknown; serviceSystemSecret?: unknown };
 }
 
 let cached: { state: StartState | undefined } | undefined;
@@ -41,4 +41,16 @@ export function similarityAddr(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SIMILARITY_GRPC_ADDR) return env.SIMILARITY_GRPC_ADDR;
   const fromState = startState()?.extra?.similarityGrpcAddr;
   return typeof fromState === 'string' ? fromState : defaultGrpcAddress('similarity');
+}
+
+/**
+ * The admin CLI's signer: the system credential (SERVICE_SYSTEM_SECRET, else the running
+ * stack's), which the similarity service asks of a reindex; undefined without one.
+ */
+export function signer(env: NodeJS.ProcessEnv = process.env): CallerSigner | undefined {
+  const fromState = startState()?.extra?.serviceSystemSecret;
+  const systemSecret = env.SERVICE_SYSTEM_SECRET || (typeof fromState === 'string' ? fromState : undefined);
+  if (!systemSecret) return undefined;
+  checkServiceAuthSecrets({ SERVICE_SYSTEM_SECRET: systemSecret });
+  return callerSigner({ systemSecret }, 'admin');
 }

@@ -63,7 +63,8 @@ export function treeHelp(program: Command, width = 118): string {
     '',
     'Each command has its own --help (e.g. admin token create --help).',
     'Environment: MONGODB_URI (default: the running `npm start` of this checkout),',
-    "SIMILARITY_GRPC_ADDR (default: the running stack's similarity service, else its default address).",
+    "SIMILARITY_GRPC_ADDR (default: the running stack's similarity service, else its default address),",
+    "SERVICE_SYSTEM_SECRET (the system credential reindex needs; default: the running stack's).",
     'Exit codes: 0 done, 1 failed, 2 usage error.',
   );
   return lines.join('\n');

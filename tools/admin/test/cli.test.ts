@@ -56,6 +56,8 @@ async function run(
     knowledge: () => record('knowledge', stubs.knowledge) as Promise<KnowledgeAdmin>,
     catalog: () => record('catalog', stubs.catalog) as Promise<CatalogAdmin>,
     similarityAddr: () => '127.0.0.1:1',
+    // The stubs call no service: any signer will do.
+    signer: () => async () => 'assertion',
   };
   try {
     result.code = await runCommandLine(argv, ctx, (text) => (result.stdout += text));
@@ -66,7 +68,14 @@ async function run(
 }
 
 const program = buildProgram(
-  { out: () => undefined, stderr: process.stderr, knowledge: noBackend, catalog: noBackend, similarityAddr: () => '' },
+  {
+    out: () => undefined,
+    stderr: process.stderr,
+    knowledge: noBackend,
+    catalog: noBackend,
+    similarityAddr: () => '',
+    signer: () => undefined,
+  },
   () => undefined,
 );
 const commands = everyCommand(program);

@@ -269,7 +269,7 @@ async function searchRow(
 
 /** The embedder in the service (Embed over gRPC, uncached) against a bare session, on the same fresh texts. */
 async function embedderRows(ctx: Ctx, texts: string[]) {
-  const { similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/common');
+  const { callerSigner, similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/common');
   const grpc = await import('@grpc/grpc-js');
   const client = typedClient(
     'similarity',
@@ -279,6 +279,7 @@ async function embedderRows(ctx: Ctx, texts: string[]) {
       CLIENT_OPTIONS,
     ),
     120_000,
+    callerSigner({ secret: ctx.stack.services!.secrets.service }, 'bench'),
   );
   const caller = systemCaller('catalog', TENANT);
   const bare = await BareSession.open(ctx.stack.model);

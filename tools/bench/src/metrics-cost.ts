@@ -11,10 +11,19 @@
  * It also times one `rpc.server.call.duration` record on its own (no-op meter without the
  * exporter, the SDK's with it). BENCH_REQUESTS (default 3000) requests per round, 5 rounds.
  */
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { CLIENT_OPTIONS, knowledgeProto, recordRpcServerCall, startGrpcServer, typedClient, unary } from '@kb/common';
+import {
+  CLIENT_OPTIONS,
+  callerSigner,
+  knowledgeProto,
+  recordRpcServerCall,
+  startGrpcServer,
+  typedClient,
+  unary,
+} from '@kb/common';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS) || 3000;
 const ROUNDS = 5;
@@ -33,6 +42,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 async function main(): Promise<void> {
   const logger = pino({ level: 'silent' });
+  const secret = randomBytes(32).toString('base64url');
   const KnowledgeService = knowledgeProto().kb.knowledge.v1.KnowledgeService;
   const server = await startGrpcServer({
     host: '127.0.0.1',
@@ -44,11 +54,13 @@ async function main(): Promise<void> {
       },
     ],
     serviceNames: [],
+    auth: { audience: 'knowledge', keys: { secret }, logger },
   });
   const client = typedClient(
     'knowledge',
     new KnowledgeService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
     5000,
+    callerSigner({ secret }, 'bench'),
   );
   const web = http.createServer((_req, res) => {
     client.call('ListCategories', {}).then(

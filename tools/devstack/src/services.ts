@@ -2,6 +2,7 @@
  * The four services as processes, started the way `npm start` starts them (the OpenTelemetry
  * preload, one process group each, logs in files), for `npm start` and `npm run bench`.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -32,6 +33,8 @@ export interface RunningServices {
   grpcAddresses: { knowledge: string; catalog: string; similarity: string };
   /** Starts a service again as it was first started (same ports, same settings); `children` holds the new process. */
   restart(name: ServiceName): Promise<RunningProcess>;
+  /** The install's secrets: what the services sign with, and the system credential the similarity service verifies (the admin CLI's). */
+  secrets: { service: string; system: string };
   /** The gateway first (no new requests), then the back services. */
   stop(): Promise<void>;
 }
@@ -45,8 +48,16 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     catalog: `127.0.0.1:${grpcPorts.catalog}`,
     similarity: `127.0.0.1:${grpcPorts.similarity}`,
   };
+  // The install's secrets (docs/operations.md, "Service-to-service authentication"): the
+  // environment's, else new random ones for this run. Only the similarity service gets the system one.
+  const { SERVICE_SYSTEM_SECRET: givenSystemSecret, ...environment } = process.env;
+  const { SERVICE_SYSTEM_SECRET: systemSecret = givenSystemSecret || randomBytes(32).toString('base64url'), ...env } =
+    opts.env ?? {};
+  const serviceSecret =
+    env.SERVICE_AUTH_SECRET || environment.SERVICE_AUTH_SECRET || randomBytes(32).toString('base64url');
   const common = {
-    ...process.env,
+    ...environment,
+    SERVICE_AUTH_SECRET: serviceSecret,
     GRPC_HOST: '127.0.0.1',
     MONGODB_URI: opts.mongoUri,
     ELASTICSEARCH_URL: opts.elasticsearchUrl,
@@ -61,7 +72,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     SIMILARITY_GRPC_ADDR: grpcAddresses.similarity,
     PORT: String(opts.port),
     HOST: process.env.HOST ?? '127.0.0.1',
-    ...opts.env,
+    ...env,
   };
   const telemetry = require.resolve('@kb/common/dist/telemetry.js');
   const children: RunningProcess[] = [];
@@ -82,7 +93,11 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
         telemetry,
         join(checkoutDir(), 'services', name, 'dist', 'main.js'),
       ],
-      env: { ...common, OTEL_SERVICE_NAME: `kb-${name}` },
+      env: {
+        ...common,
+        ...(name === 'similarity' ? { SERVICE_SYSTEM_SECRET: systemSecret } : {}),
+        OTEL_SERVICE_NAME: `kb-${name}`,
+      },
       cwd: checkoutDir(),
       logFile: join(opts.logDir, `${name}.log`),
       marker,
@@ -116,7 +131,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
       );
     return child;
   };
-  return { children, grpcAddresses, restart, stop };
+  return { children, grpcAddresses, restart, secrets: { service: serviceSecret, system: systemSecret }, stop };
 }
 
 /** Waits for the gateway's /readyz; a service that exits meanwhile fails the start with its log's path. */

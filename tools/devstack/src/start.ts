@@ -87,8 +87,12 @@ async function main(): Promise<void> {
         log(`${child.name} service started (pid ${child.pgid})`);
       },
     });
-    // The catalog admin commands (products import, reindex) index through this address.
-    backends.recordExtra({ similarityGrpcAddr: services.grpcAddresses.similarity });
+    // The catalog admin commands (products import, reindex) index through this address, signed
+    // with this run's system credential (the state file is readable by its owner only).
+    backends.recordExtra({
+      similarityGrpcAddr: services.grpcAddresses.similarity,
+      serviceSystemSecret: services.secrets.system,
+    });
   } catch (err) {
     process.stderr.write(`\nnpm start: ${(err as Error).message}\n`);
     await stopAll(1);

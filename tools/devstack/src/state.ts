@@ -50,11 +50,11 @@ export function readRunState(file: string): RunState | undefined {
   }
 }
 
-/** Written to a temporary name and renamed, so a reader never sees half a file. */
+/** Written to a temporary name and renamed, so a reader never sees half a file; its owner's only (it may hold a secret). */
 export function writeRunState(file: string, state: RunState): void {
   mkdirSync(join(file, '..'), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file);
 }
 

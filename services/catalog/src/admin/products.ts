@@ -1,7 +1,7 @@
 /**
  * The catalog's administration (the admin CLI's `products import`, `index errors|retry --kind
  * products` and `reindex --kind products`), run in-process against MongoDB with the catalog's
- * own domain code. Indexing goes through the similarity service at `similarityAddr` when it is
+ * own domain code. Indexing goes through the similarity service at `similarity.address` when it is
  * given and answers; otherwise the products stay marked for the running catalog's background
  * indexer. No argument parsing and no wording here: the caller words the outcomes.
  */
@@ -14,6 +14,7 @@ import {
   similarityProto,
   systemCaller,
   typedClient,
+  type CallerSigner,
   type Logger,
   type ReindexResult,
 } from '@kb/common';
@@ -40,13 +41,13 @@ export interface CatalogRepos {
 /** The similarity service for one operation: used by `run`, closed after it. */
 async function withDeps<T>(
   repos: CatalogRepos,
-  similarityAddr: string | undefined,
+  similarity: { address: string; sign: CallerSigner } | undefined,
   deadlineMs: number,
   run: (deps: CatalogDeps) => Promise<T>,
 ): Promise<T> {
-  const client = similarityAddr
+  const client = similarity
     ? new (similarityProto().kb.similarity.v1.SimilarityService)(
-        similarityAddr,
+        similarity.address,
         grpc.credentials.createInsecure(),
         CLIENT_OPTIONS,
       )
@@ -55,7 +56,7 @@ async function withDeps<T>(
     return await run({
       logger: silentLogger,
       ...repos,
-      ...(client ? { similarity: typedClient('similarity', client, deadlineMs) } : {}),
+      ...(client && similarity ? { similarity: typedClient('similarity', client, deadlineMs, similarity.sign) } : {}),
       indexOnWriteMs: deadlineMs,
     });
   } finally {
@@ -73,8 +74,8 @@ export interface ImportProductsInput {
   site: SiteView;
   /** JSON lines: one product per non-blank line. */
   text: string;
-  /** host:port of the similarity service; absent: indexing is left to the running catalog. */
-  similarityAddr?: string;
+  /** host:port of the similarity service and what signs the calls to it; absent: indexing is left to the running catalog. */
+  similarity?: { address: string; sign: CallerSigner };
   /** The bound on each indexing call (default 30 s). */
   deadlineMs?: number;
   /** Before the first product: how many non-blank lines there are. */
@@ -105,7 +106,7 @@ export async function importProducts(repos: CatalogRepos, input: ImportProductsI
   input.onStart?.(lines.length);
   const counts = { created: 0, updated: 0, unchanged: 0, error: 0, recomputed: 0, skipped: 0, pending: 0 };
   const problems: ImportProductsResult['problems'] = [];
-  await withDeps(repos, input.similarityAddr, input.deadlineMs ?? 30_000, async (deps) => {
+  await withDeps(repos, input.similarity, input.deadlineMs ?? 30_000, async (deps) => {
     for (let start = 0; start < lines.length; start += BATCH) {
       const chunk = lines.slice(start, start + BATCH);
       const items = chunk.map((l) => productFromJsonText(l.text, []));
@@ -148,8 +149,8 @@ export function retryProductIndexErrors(
 }
 
 export interface ReindexProductsInput {
-  /** host:port of the similarity service. */
-  similarityAddr: string;
+  /** host:port of the similarity service and what signs the calls to it (the system credential: a reindex spans tenants). */
+  similarity: { address: string; sign: CallerSigner };
   /** The bound on the similarity service's calls other than indexing a page (default 30 s). */
   deadlineMs?: number;
   /** The new index has been created; `total`: how many products there are to write. */
@@ -163,7 +164,7 @@ export interface ReindexProductsInput {
  * this mapping. Anything else not indexed leaves the alias on the old index (no `finished`).
  */
 export function reindexProducts(repos: CatalogRepos, input: ReindexProductsInput): Promise<ReindexResult> {
-  return withDeps(repos, input.similarityAddr, input.deadlineMs ?? 30_000, (deps) =>
+  return withDeps(repos, input.similarity, input.deadlineMs ?? 30_000, (deps) =>
     reindex({
       kind: 'products',
       similarity: deps.similarity!,

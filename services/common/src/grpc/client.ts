@@ -4,6 +4,8 @@ import { ISSUES_METADATA_KEY } from './server';
 import { recordRpcClientCall } from '../metrics';
 import { outgoingDeadline } from './deadline';
 import { clientCallSpan } from './tracing';
+import { ASSERTION_REFUSED_METADATA_KEY } from './server-auth';
+import { CALLER_ASSERTION_METADATA_KEY, type CallerSigner } from './caller-assertion';
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
@@ -20,12 +22,13 @@ type UnaryMethod<Req, Res> = (
  * AppError of the matching kind, so the gateway can answer with the status README "Errors" gives. The
  * call is recorded in `rpc.client.call.duration` (method, status code). Made while serving a
  * call (`unary`), it ends no later than that call's deadline; with none left, it is not made.
+ * It carries the caller assertion `sign` makes for the request's caller, this service and method.
  */
-export function callUnary<Req, Res>(
+export async function callUnary<Req, Res>(
   client: grpc.Client,
   method: UnaryMethod<Req, Res>,
   request: Req,
-  options: { service: string; deadlineMs?: number },
+  options: { service: string; deadlineMs?: number; sign: CallerSigner },
 ): Promise<Res> {
   const deadline = outgoingDeadline(options.deadlineMs ?? DEFAULT_DEADLINE_MS);
   // The caller has stopped waiting: nobody would read the answer.
@@ -33,8 +36,10 @@ export function callUnary<Req, Res>(
     return Promise.reject(new AppError('deadline', `No time left to call the ${options.service} service`));
   // grpc-js puts the full path ("/kb.similarity.v1.SimilarityService/IndexProducts") on each generated method.
   const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
-  const started = process.hrtime.bigint();
   const metadata = new grpc.Metadata();
+  const caller = (request as { caller?: Parameters<CallerSigner>[0]['caller'] }).caller;
+  metadata.set(CALLER_ASSERTION_METADATA_KEY, await options.sign({ caller, audience: options.service, method: path }));
+  const started = process.hrtime.bigint();
   const endSpan = clientCallSpan(path, metadata);
   return new Promise<Res>((resolve, reject) => {
     method.call(client, request, metadata, { deadline: new Date(deadline) }, (err, response) => {
@@ -54,6 +59,10 @@ export function fromServiceError(err: grpc.ServiceError, service: string): AppEr
   const http = grpcToHttpStatus(err.code);
   const kind = HTTP_TO_KIND[http] ?? 'internal';
   if (kind === 'internal') return new AppError('internal', 'Internal error');
+  // The service refused this process's own proof (a secret that differs between services): an
+  // error of the install, not of the client's token, whose 401 would mislead it.
+  if (err.metadata?.get(ASSERTION_REFUSED_METADATA_KEY).length)
+    return new AppError('internal', `The ${service} service refused this install's caller assertion`);
   // A transport failure (the service is not reachable) says nothing the caller should see
   // beyond which service is missing; a service's own UNAVAILABLE names the dependency.
   if (kind === 'unavailable' && (!err.details || /No connection established|ECONNREFUSED|connect/i.test(err.details))) {

@@ -6,6 +6,7 @@ import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
 import { deadlineMs, servingCall } from './deadline';
 import { serverCallSpan } from './tracing';
+import { callerAuthInterceptor, type ServerAuth } from './server-auth';
 
 /**
  * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
@@ -151,7 +152,8 @@ class DependencyHealth extends HealthImplementation {
 }
 
 /**
- * Starts a gRPC server with the given services and grpc.health.v1. Health names: "" (the
+ * Starts a gRPC server with the given services and grpc.health.v1, every call but health
+ * authenticated by its caller assertion before any handler runs. Health names: "" (the
  * whole server: ready), the service's full name, "liveness" (started, see LIVENESS_HEALTH_NAME)
  * and one per dependency ("dependency:mongodb" …),
  * so the gateway's /readyz can say which dependency is down; the same states are the
@@ -162,9 +164,15 @@ export async function startGrpcServer(options: {
   port: number;
   services: { definition: grpc.ServiceDefinition; implementation: grpc.UntypedServiceImplementation }[];
   serviceNames: string[];
+  /** How callers prove they belong to the install (every call but health; server-auth.ts). */
+  auth: ServerAuth;
 }): Promise<GrpcServerHandle> {
   // channelz (grpc-js's per-call bookkeeping for its debug service) is off: nothing here serves it.
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.enable_channelz': 0 });
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
+    interceptors: [callerAuthInterceptor(options.auth)],
+  });
   const health = new DependencyHealth({ '': 'NOT_SERVING', [LIVENESS_HEALTH_NAME]: 'NOT_SERVING' });
   health.addToServer(server);
   const unobserve = observeDependencies(() => health.dependencies);

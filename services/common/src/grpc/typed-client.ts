@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { callUnary } from './client';
+import type { CallerSigner } from './caller-assertion';
 
 // The last overload of a generated client method is (argument, callback): read the types off it.
 export type RequestOf<M> = M extends (
@@ -29,7 +30,13 @@ export interface TypedClient<C extends grpc.Client> {
   close(): void;
 }
 
-export function typedClient<C extends grpc.Client>(name: string, client: C, deadlineMs: number): TypedClient<C> {
+/** `name`: the service called, the audience of the assertions `sign` makes for each call. */
+export function typedClient<C extends grpc.Client>(
+  name: string,
+  client: C,
+  deadlineMs: number,
+  sign: CallerSigner,
+): TypedClient<C> {
   return {
     name,
     client,
@@ -37,6 +44,7 @@ export function typedClient<C extends grpc.Client>(name: string, client: C, dead
       callUnary(client, (client as unknown as Record<string, never>)[method] as never, request, {
         service: name,
         deadlineMs: options?.deadlineMs ?? deadlineMs,
+        sign,
       }),
     close: () => client.close(),
   };

@@ -7,6 +7,8 @@ import {
   DependencyWatch,
   LOADER_OPTIONS,
   WATCH_TIMEOUT_MS,
+  callerSigner,
+  type CallerSigner,
   typedClient,
   type TypedClient,
   catalogProto,
@@ -56,6 +58,7 @@ function backend<C extends grpc.Client>(
   client: C,
   address: string,
   deadlineMs: number,
+  sign: CallerSigner,
   logger?: Logger,
 ): BackendService<C> {
   const health = healthClient(address);
@@ -84,7 +87,7 @@ function backend<C extends grpc.Client>(
       }),
   });
   return {
-    ...typedClient(name, client, deadlineMs),
+    ...typedClient(name, client, deadlineMs, sign),
     health,
     watch,
     check,
@@ -115,10 +118,12 @@ export function connectBackends(config: GatewayConfig, logger?: Logger): Backend
     creds,
     CLIENT_OPTIONS,
   );
+  // Every call carries a caller assertion signed with the install's secret (the caller the token proved).
+  const sign = callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'gateway');
   const backends = {
-    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
-    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
-    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, logger),
+    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
+    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
+    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
   };
   for (const [name, b] of Object.entries(backends) as [BackName, BackendService<grpc.Client>][]) {
     const call = b.call.bind(b);

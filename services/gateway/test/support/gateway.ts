@@ -94,6 +94,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     KNOWLEDGE_GRPC_ADDR: '127.0.0.1:1',
     CATALOG_GRPC_ADDR: '127.0.0.1:1',
     SIMILARITY_GRPC_ADDR: '127.0.0.1:1',
+    SERVICE_AUTH_SECRET: 'a unit-test secret of thirty-two bytes',
     ...env,
   });
   const logger: Logger = pino(

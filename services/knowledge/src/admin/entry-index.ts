@@ -11,6 +11,7 @@ import {
   similarityProto,
   systemCaller,
   typedClient,
+  type CallerSigner,
   type Logger,
   type ReindexResult,
 } from '@kb/common';
@@ -40,8 +41,8 @@ export function retryEntryIndexErrors(
 }
 
 export interface ReindexEntriesInput {
-  /** host:port of the similarity service. */
-  similarityAddr: string;
+  /** host:port of the similarity service and what signs the calls to it (the system credential: a reindex spans tenants). */
+  similarity: { address: string; sign: CallerSigner };
   /** Where a refusal met during the reindex is logged (error level). */
   logger: Logger;
   onBegun?(target: { index: string; alias: string }): void;
@@ -58,11 +59,12 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
   const similarity = typedClient(
     'similarity',
     new (similarityProto().kb.similarity.v1.SimilarityService)(
-      input.similarityAddr,
+      input.similarity.address,
       grpc.credentials.createInsecure(),
       CLIENT_OPTIONS,
     ),
     60_000,
+    input.similarity.sign,
   );
   const caller = systemCaller(INDEXER, '');
   const repo = entriesRepo(models);

@@ -5,7 +5,8 @@ const noCaller = () => new AppError('unauthenticated', 'No caller identity on th
 /**
  * Index*, Delete*, Begin/FinishReindex: a tenant's caller (needs knowledge:write, and may only
  * touch its own tenant's documents) or a system caller with an empty tenant_id (reindex and
- * catch-up run across tenants; documents carry their own tenant_id).
+ * catch-up run across tenants; documents carry their own tenant_id). A caller without a tenant
+ * gets here only with the system credential, and Begin/FinishReindex only for it (server-auth.ts).
  */
 export function writeCaller(caller: Caller | null | undefined): { caller: Caller; tenantId: string | undefined } {
   if (!caller) throw noCaller();

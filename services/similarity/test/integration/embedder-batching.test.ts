@@ -39,7 +39,11 @@ beforeAll(async () => {
   // What the service runs: its configuration's defaults, only the required settings given (the
   // Elasticsearch address is required but not contacted here).
   embedder = embedderFromConfig(
-    loadSimilarityConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:9', EMBEDDING_MODEL_DIR: modelDir }),
+    loadSimilarityConfig({
+      ELASTICSEARCH_URL: 'http://127.0.0.1:9',
+      EMBEDDING_MODEL_DIR: modelDir,
+      SERVICE_AUTH_SECRET: process.env.SERVICE_AUTH_SECRET,
+    }),
   );
   await embedder.ready();
 });

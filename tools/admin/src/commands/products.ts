@@ -35,11 +35,13 @@ export function productsCommands(ctx: AdminContext, setCode: (code: number) => v
         },
         Presets.shades_classic,
       );
+      // Without the system credential the products stay queued for the running catalog's indexer.
+      const sign = ctx.signer();
       const { lines, counts, problems } = await catalog.importProducts({
         tenantId: opts.tenant,
         site,
         text,
-        similarityAddr: ctx.similarityAddr(),
+        ...(sign ? { similarity: { address: ctx.similarityAddr(), sign } } : {}),
         ...(ctx.deadlineMs ? { deadlineMs: ctx.deadlineMs } : {}),
         onStart: (total) => bar.start(total, 0),
         onProgress: (done) => bar.update(done),

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { Presets, SingleBar } from 'cli-progress';
 import { defaultGrpcAddress, type Logger } from '@kb/common';
-import { kindsOf, UsageError, type AdminContext } from '../context';
+import { kindsOf, systemSigner, UsageError, type AdminContext } from '../context';
 import { kindOption, similarityAddress } from '../options';
 
 /** The CLI's stand-in for a service logger: a refusal met during a reindex is worth a line on stderr. */
@@ -19,7 +19,7 @@ async function reindexEntries(ctx: AdminContext, similarityAddr: string): Promis
   const result = await (
     await ctx.knowledge()
   ).reindexEntries({
-    similarityAddr,
+    similarity: { address: similarityAddr, sign: systemSigner(ctx, 'reindex') },
     logger: stderrLogger(ctx.stderr),
     onBegun: (target) => ctx.out(`Reindexing entries into ${target.index} (alias ${target.alias})`),
     onPage: (done) => ctx.out(`  ${done} entries`),
@@ -51,7 +51,7 @@ async function reindexProducts(ctx: AdminContext, similarityAddr: string): Promi
   const result = await (
     await ctx.catalog()
   ).reindexProducts({
-    similarityAddr,
+    similarity: { address: similarityAddr, sign: systemSigner(ctx, 'reindex') },
     ...(ctx.deadlineMs ? { deadlineMs: ctx.deadlineMs } : {}),
     onBegun: (target) => bar.start(target.total, 0),
     onPage: (done) => bar.update(done),

@@ -9,6 +9,7 @@ import {
   type AppError,
   CLIENT_OPTIONS,
   type commonV1,
+  callerSigner,
   similarityProto,
   typedClient,
   type similarityV1,
@@ -30,6 +31,8 @@ export function connect(port: number): SimilarityClient {
     'similarity',
     new Ctor(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_OPTIONS),
     60_000,
+    // The test run's secrets (test/support/global-setup.ts): a caller without a tenant signs as the system.
+    callerSigner({ secret: process.env.SERVICE_AUTH_SECRET, systemSecret: process.env.SERVICE_SYSTEM_SECRET }, 'test'),
   );
 }
 
