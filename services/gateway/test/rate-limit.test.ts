@@ -87,7 +87,7 @@ describe("a tenant's own limit", () => {
 describe('failed authentications per client address', () => {
   const gateway = useGateway({ AUTH_FAILURES_PER_MINUTE: '5' });
 
-  test('when an address sends varied bogus tokens past the limit, then 429 for each further failure, valid tokens still served', async () => {
+  test('when an address sends varied bogus tokens past the limit, then 429 per further failure, valid tokens served', async () => {
     const gw = gateway();
     gw.knowledge.ListCategories = () => ({ categories: [] });
     const colleague = 'kbt_colleague_behind_the_same_nat';
