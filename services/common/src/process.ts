@@ -77,7 +77,8 @@ export function runService<C extends { LOG_LEVEL: string }>(
     (err: Error) => {
       logger.fatal({ err: err.message }, `${name} failed to start`);
       process.stderr.write(`${name}: ${err.message}\n`);
-      process.exit(1);
+      // A setting found wrong only at start (a connection string the driver cannot parse) is still a configuration error.
+      process.exit(err instanceof ConfigError ? 2 : 1);
     },
   );
 }
