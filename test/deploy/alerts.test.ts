@@ -235,7 +235,7 @@ describe('the Grafana dashboard', () => {
     return JSON.parse(config.data['knowledge-service-acme.json'] as string);
   };
 
-  test('when enabled, then it is one dashboard for this release with RED panels for the gateway and the services and the indexer panels', () => {
+  test('when enabled, then it is one dashboard for this release: RED panels for the gateway and the services, and the indexer', () => {
     const d = dashboard();
     expect({ title: d.title, uid: d.uid }).toEqual({ title: 'Knowledge service: acme', uid: 'kb-acme' });
     const titles = d.panels
