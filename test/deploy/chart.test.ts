@@ -616,7 +616,7 @@ describe('secure defaults: a render with only the required values', () => {
     }
   });
 
-  test('when rendered, then egress is DNS plus what each component needs: only knowledge and catalog reach MongoDB, only similarity Elasticsearch', () => {
+  test('when rendered, then egress is DNS plus what each component needs (MongoDB: knowledge, catalog; Elasticsearch: similarity)', () => {
     const egressPorts = (c: string) =>
       new Set(
         find(rendered.required, 'NetworkPolicy', `initech-${c}`).spec.egress.flatMap(
