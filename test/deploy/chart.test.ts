@@ -106,8 +106,8 @@ function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<stri
 
 let helm = '';
 let kubectl = '';
-const rendered = {} as Record<'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork', K8sObject[]>;
-const kustomized = {} as Record<'base' | 'network-policies' | 'otel-collector' | 'example', K8sObject[]>;
+const rendered = {} as Record<'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork' | 'required', K8sObject[]>;
+const kustomized = {} as Record<'base' | 'otel-collector' | 'example', K8sObject[]>;
 let lint: ToolRun[] = [];
 let acmeInstall: ToolRun;
 let k8sFiles: Map<string, string>;
@@ -155,8 +155,8 @@ beforeAll(async () => {
     rendered.acmeAll,
     rendered.globexAll,
     rendered.hostNetwork,
+    rendered.required,
     kustomized.base,
-    kustomized['network-policies'],
     kustomized['otel-collector'],
     kustomized.example,
     lint,
@@ -176,8 +176,17 @@ beforeAll(async () => {
       'httpRoute.exposeProbes=true',
     ]),
     template('acme', ['-f', examples.acme, '--set', 'hostNetwork=true', '--set', 'listenAddress=127.0.0.1']),
+    template('initech', [
+      '--set',
+      'tenant.id=initech',
+      '--set',
+      'tenant.host=kb.initech.example',
+      '--set',
+      'mongodb.existingSecret=initech-mongodb',
+      '--set',
+      'elasticsearch.existingSecret=initech-elasticsearch',
+    ]),
     kustomize('base'),
-    kustomize('components/network-policies'),
     kustomize('components/otel-collector'),
     kustomize('overlays/example'),
     Promise.all(
@@ -598,6 +607,153 @@ describe('the service-to-service secrets', () => {
   });
 });
 
+describe('secure defaults: a render with only the required values', () => {
+  const peersOf = (policy: K8sObject, port: number) =>
+    (policy.spec.ingress ?? [])
+      .filter((r: { ports: { port: number }[] }) => r.ports.some((p) => p.port === port))
+      .flatMap((r: { from: unknown[] }) => r.from);
+  const labelsOf = (c: string) => ({
+    'app.kubernetes.io/name': 'knowledge-service',
+    'app.kubernetes.io/instance': 'initech',
+    'app.kubernetes.io/component': c,
+  });
+
+  test('when rendered, then NetworkPolicies deny everything but the traffic each component needs', () => {
+    const objects = rendered.required;
+    const policies = byKind(objects, 'NetworkPolicy');
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual([
+      'initech-admin',
+      'initech-catalog',
+      'initech-default-deny',
+      'initech-gateway',
+      'initech-knowledge',
+      'initech-similarity',
+    ]);
+    // The default deny picks every pod of the install, in both directions.
+    const deny = find(objects, 'NetworkPolicy', 'initech-default-deny');
+    expect(deny.spec).toEqual({
+      podSelector: {
+        matchLabels: { 'app.kubernetes.io/name': 'knowledge-service', 'app.kubernetes.io/instance': 'initech' },
+      },
+      policyTypes: ['Ingress', 'Egress'],
+    });
+    for (const p of podLabelsOf(objects))
+      expect({ pod: p.owner, denied: selects(deny.spec.podSelector, p.labels) }).toEqual({
+        pod: p.owner,
+        denied: true,
+      });
+
+    // Only the gateway reaches the back services' gRPC ports (similarity: also knowledge, catalog and the admin CLI).
+    for (const [c, port, callers] of [
+      ['knowledge', 50051, ['gateway']],
+      ['catalog', 50052, ['gateway']],
+      ['similarity', 50053, ['gateway', 'knowledge', 'catalog', 'admin']],
+    ] as const) {
+      const peers = peersOf(find(objects, 'NetworkPolicy', `initech-${c}`), port);
+      expect(peers).toEqual(callers.map((caller) => ({ podSelector: { matchLabels: labelsOf(caller) } })));
+    }
+    // The gateway: only from the ingress controller's namespace.
+    expect(peersOf(find(objects, 'NetworkPolicy', 'initech-gateway'), 8080)).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+    ]);
+    // /metrics (its own port): only the Prometheus pods of the monitoring namespace.
+    for (const [c, port] of [
+      ['gateway', 9464],
+      ['knowledge', 9465],
+      ['catalog', 9466],
+      ['similarity', 9467],
+    ] as const) {
+      expect(peersOf(find(objects, 'NetworkPolicy', `initech-${c}`), port)).toEqual([
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+          podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+        },
+      ]);
+    }
+  });
+
+  test('when rendered, then egress is DNS plus what each component needs (MongoDB: knowledge, catalog; Elasticsearch: similarity)', () => {
+    const egressPorts = (c: string) =>
+      new Set(
+        find(rendered.required, 'NetworkPolicy', `initech-${c}`).spec.egress.flatMap(
+          (r: { ports: { port: number }[] }) => r.ports.map((p) => p.port),
+        ),
+      );
+    const ports = Object.fromEntries(COMPONENTS.map((c) => [c, egressPorts(c)]));
+    for (const c of COMPONENTS) expect([c, ports[c]?.has(53)]).toEqual([c, true]);
+    expect(COMPONENTS.filter((c) => ports[c]?.has(27017))).toEqual(['knowledge', 'catalog']);
+    expect(COMPONENTS.filter((c) => ports[c]?.has(9200))).toEqual(['similarity']);
+    // The local embedder needs no egress; the gateway's 443 is for OAuth JWKS.
+    expect(COMPONENTS.filter((c) => ports[c]?.has(443))).toEqual(['gateway']);
+    expect(([...(ports.gateway ?? [])] as number[]).sort((a, b) => a - b)).toEqual([
+      53, 443, 4317, 4318, 50051, 50052, 50053,
+    ]);
+  });
+
+  test('when rendered, then the Ingress has TLS for every host, the certificate in <release>-gateway-tls', () => {
+    const ingress = find(rendered.required, 'Ingress', 'initech-gateway');
+    expect(ingress.spec.tls).toEqual([{ hosts: ['kb.initech.example'], secretName: 'initech-gateway-tls' }]);
+  });
+
+  test('when rendered, then /metrics is a port of its own, declared on every container and Service', () => {
+    for (const c of COMPONENTS) {
+      const deployment = find(rendered.required, 'Deployment', `initech-${c}`);
+      const ports = deployment.spec.template.spec.containers[0].ports.map(
+        (p: { name: string; containerPort: number }) => [p.name, p.containerPort],
+      );
+      const service = find(rendered.required, 'Service', `initech-${c}`).spec.ports.map(
+        (p: { name: string; port: number }) => [p.name, p.port],
+      );
+      expect(ports).toEqual(service);
+      const metrics = ports.find(([name]: [string]) => name === 'metrics');
+      const api = ports.find(([name]: [string]) => name !== 'metrics');
+      expect(metrics[1]).not.toBe(api[1]);
+      expect(environmentOf(rendered.required, deployment).OTEL_EXPORTER_PROMETHEUS_PORT).toBe(String(metrics[1]));
+    }
+  });
+});
+
+describe('plain HTTP only when asked for in writing', () => {
+  const refused: { when: string; patch: Record<string, unknown>; error: RegExp }[] = [
+    {
+      when: 'the Ingress has TLS turned off',
+      patch: { ingress: { tls: { enabled: false } } },
+      error:
+        /ingress\.tls\.enabled is false: the API \(bearer tokens included\) would be served over plain HTTP.*ingress\.tls\.insecureAllowHttp: true/,
+    },
+    {
+      when: "an HTTPRoute's parentRef names no listener",
+      patch: { ingress: { enabled: false }, httpRoute: { enabled: true, parentRefs: [{ name: 'shared' }] } },
+      error: /httpRoute\.parentRefs\[0\] \(shared\) names no sectionName.*httpRoute\.insecureAllowHttp: true/,
+    },
+  ];
+  test.each(refused)(
+    'when $when, then the render fails saying why and how to opt out',
+    async ({ when, patch, error }) => {
+      const r = await runTool(helm, ['template', 'initech', chart, '-f', valuesFile(when.replace(/\W+/g, '-'), patch)]);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(error) });
+    },
+  );
+
+  test.each([
+    ['ingress.tls.insecureAllowHttp', { ingress: { tls: { enabled: false, insecureAllowHttp: true } } }, 'Ingress'],
+    [
+      'httpRoute.insecureAllowHttp',
+      {
+        ingress: { enabled: false },
+        httpRoute: { enabled: true, parentRefs: [{ name: 'shared' }], insecureAllowHttp: true },
+      },
+      'HTTPRoute',
+    ],
+  ] as const)('when %s is set, then the route renders without TLS', async (key, patch, kind) => {
+    const objects = objectsOf(
+      await toolOutput(helm, ['template', 'initech', chart, ...API_VERSIONS, '-f', valuesFile(key, patch)]),
+    );
+    const route = find(objects, kind, 'initech-gateway');
+    expect(route.spec.tls).toBeUndefined();
+  });
+});
+
 describe('values the schema refuses', () => {
   const cases: { when: string; patch: Record<string, unknown>; error: string }[] = [
     {
@@ -706,12 +862,12 @@ describe('k8s/, rendered from the chart', () => {
     expect(kustomized.base.length).toBeGreaterThan(10);
     expect(await schemaErrors(all)).toEqual([]);
     expect(policyViolations(all)).toEqual([]);
+    // NetworkPolicies are on by default, in the base as in the chart.
     expect(
-      byKind(kustomized['network-policies'], 'NetworkPolicy')
+      byKind(kustomized.base, 'NetworkPolicy')
         .map((n) => n.metadata.name)
         .sort(),
     ).toEqual(['kb-admin', 'kb-catalog', 'kb-default-deny', 'kb-gateway', 'kb-knowledge', 'kb-similarity']);
-    expect(byKind(kustomized.base, 'NetworkPolicy')).toEqual([]);
   });
 
   test('when the example overlay is built, then the services send OTLP to the collector, which forwards to the configured backend', () => {

@@ -217,6 +217,11 @@ test(
       { documents: 0, age: 0 },
       { documents: 0, age: 0 },
     ]);
+    // Nothing was refused by the index: the index-error gauges are served, and 0.
+    expect([
+      gauge(await metricsOf('catalog'), 'kb_indexer_errors_documents', { kb_document_kind: 'products' }),
+      gauge(await metricsOf('knowledge'), 'kb_indexer_errors_documents', { kb_document_kind: 'entries' }),
+    ]).toEqual([0, 0]);
   },
   60_000,
 );

@@ -108,4 +108,32 @@ false, 0 and "" from the component (autoscaling.enabled: false over a default of
 {{- if and .Values.ingress.enabled .Values.httpRoute.enabled -}}
 {{- fail "ingress.enabled and httpRoute.enabled are both true: route the tenant's host with one of them" -}}
 {{- end -}}
+{{- /* Bearer tokens never cross a network in clear text unless an operator says so in writing. */ -}}
+{{- $tls := .Values.ingress.tls -}}
+{{- if and .Values.ingress.enabled (not $tls.enabled) (not $tls.insecureAllowHttp) -}}
+{{- fail "ingress.tls.enabled is false: the API (bearer tokens included) would be served over plain HTTP. Turn TLS on (ingress.tls.enabled: true, the certificate in ingress.tls.secretName), or accept plain HTTP explicitly with ingress.tls.insecureAllowHttp: true" -}}
+{{- end -}}
+{{- if and .Values.httpRoute.enabled (not .Values.httpRoute.insecureAllowHttp) -}}
+{{- range $i, $ref := .Values.httpRoute.parentRefs -}}
+{{- if not $ref.sectionName -}}
+{{- fail (printf "httpRoute.parentRefs[%d] (%s) names no sectionName: the route would attach to every listener of that Gateway, plain-HTTP ones included. Name its HTTPS listener (sectionName), or accept plain HTTP explicitly with httpRoute.insecureAllowHttp: true" $i $ref.name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $o := .Values.observability -}}
+{{- if and (or $o.alerts.enabled $o.dashboard.enabled) (not $o.metrics.enabled) -}}
+{{- fail "observability.alerts.enabled or observability.dashboard.enabled needs observability.metrics.enabled: they read the services' metrics" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The label matchers that pick this install's series in Prometheus (no braces): the namespace and
+the ServiceMonitor's job names (<release>-<component>), unless observability.alerts.seriesSelector.
+*/}}
+{{- define "kb.seriesSelector" -}}
+{{- with .Values.observability.alerts.seriesSelector -}}
+{{- . -}}
+{{- else -}}
+{{- printf "namespace=%q,job=~%q" .Release.Namespace (printf "%s-(%s)" .Release.Name (include "kb.componentNames" . | splitList " " | join "|")) -}}
+{{- end -}}
 {{- end -}}

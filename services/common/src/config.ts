@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 /** One line (what a container log or `kubectl logs` shows first), naming every bad variable once. */
@@ -10,9 +10,22 @@ export class ConfigError extends Error {
 }
 
 /**
+ * What a setting must be, in words, from its schema: the allowed values of a union of literals,
+ * else typebox's own message ("expected integer", "expected string to match '^mongodb…'"),
+ * which describes the schema and never carries the value.
+ */
+function expectation(property: TSchema | undefined, message: string): string {
+  const literals = (property?.anyOf as TSchema[] | undefined)?.map((s) => s.const as unknown);
+  if (literals?.length && literals.every((l) => typeof l === 'string' || typeof l === 'number'))
+    return `must be one of ${literals.join(', ')}`;
+  return message.replace(/^Expected/, 'expected');
+}
+
+/**
  * Reads a service's settings from environment variables, validated by one typebox schema.
  * Property names are the variable names. Values are converted (numbers, booleans) and
- * defaulted; any problem names the variable.
+ * defaulted; any problem names the variable and what it must be, never the value: a setting
+ * may carry a password (`MONGODB_URI`, `ELASTICSEARCH_URL`) and the message goes to the logs.
  */
 export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv = process.env): Static<T> {
   const raw: Record<string, unknown> = {};
@@ -29,7 +42,7 @@ export function loadConfig<T extends TObject>(schema: T, env: NodeJS.ProcessEnv 
     const problem =
       raw[name] === undefined
         ? 'is required (not set)'
-        : `${e.message.replace(/^Expected/, 'expected')} (got ${JSON.stringify(raw[name])})`;
+        : `${expectation(schema.properties[name], e.message)} (value not shown)`;
     byVariable.set(name, `${name} ${problem}`);
   }
   if (byVariable.size) throw new ConfigError([...byVariable.values()]);

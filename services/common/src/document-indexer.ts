@@ -4,8 +4,11 @@ import { indexErrorMessage, outageLog, type IndexedKind } from './index-errors';
 import { indexSplittingRefusals } from './index-refusals';
 import { indexerLoop, type IndexerPass } from './indexer-loop';
 import type { Logger } from './logging';
-import { observeIndexBacklog, type IndexBacklog } from './metrics';
+import { cachedReading, observeIndexBacklog, type IndexBacklog } from './metrics';
 import { backgroundSpan } from './tracing';
+
+/** How often a scrape may count the documents the index refused, at most. */
+const INDEX_ERRORS_MAX_AGE_MS = 60_000;
 
 /** A document version as the indexer's queues hold it: a write to index, or a deletion to apply. */
 export interface DocumentVersion {
@@ -378,8 +381,15 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
       start() {
         loop.start();
         const backlog = store.backlog?.bind(store);
-        if (backlog && !unobserve)
-          unobserve = observeIndexBacklog(kind, async () => (storeUp() ? backlog() : undefined));
+        if (backlog && !unobserve) {
+          // Refusals change rarely and their count is not served by an index: read at most once a minute.
+          const indexErrors = cachedReading(() => store.countIndexErrors(), INDEX_ERRORS_MAX_AGE_MS);
+          unobserve = observeIndexBacklog(kind, async () => {
+            if (!storeUp()) return undefined;
+            const [waiting, errors] = await Promise.all([backlog(), indexErrors()]);
+            return { ...waiting, ...(errors === undefined ? {} : { errors }) };
+          });
+        }
       },
       runOnce: loop.runOnce,
       async stop() {

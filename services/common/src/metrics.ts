@@ -147,6 +147,8 @@ export function observeDependencies(states: DependencyStates): () => void {
 export interface IndexBacklog {
   count: number;
   oldest: Date | null;
+  /** Documents the index refused as they are (`index_error`), out of the queue until fixed. */
+  errors?: number;
 }
 
 /** Age in seconds of the oldest waiting document at `nowMs`; 0 with none (never negative: clocks of writers differ). */
@@ -159,7 +161,8 @@ const BACKLOG_MAX_AGE_MS = 5_000;
 
 /**
  * `kb.indexer.backlog.documents` and `kb.indexer.backlog.oldest_age` (seconds) for one kind of
- * document (`kb.document.kind`: entries, products), over every tenant of the database. `read`
+ * document (`kb.document.kind`: entries, products), over every tenant of the database, and
+ * `kb.indexer.errors.documents` when the reading has `errors` (documents the index refused). `read`
  * runs at most every BACKLOG_MAX_AGE_MS, only when something scrapes; when it fails or answers
  * undefined (MongoDB down) nothing is observed, so the series are absent rather than stale.
  * Returns the unregistration.
@@ -180,6 +183,11 @@ export function observeIndexBacklog(
     unit: 's',
     valueType: ValueType.DOUBLE,
   });
+  const errors = meter.createObservableGauge('kb.indexer.errors.documents', {
+    description: 'Documents the search index refused as they are (index errors), all tenants; not in the backlog.',
+    unit: '{document}',
+    valueType: ValueType.INT,
+  });
   const reading = cachedReading(read, maxAgeMs);
   const attributes = { 'kb.document.kind': kind };
   const callback = async (result: {
@@ -189,7 +197,9 @@ export function observeIndexBacklog(
     if (!backlog) return;
     result.observe(documents, backlog.count, attributes);
     result.observe(oldestAge, backlogAgeSeconds(backlog.oldest, Date.now()), attributes);
+    if (backlog.errors !== undefined) result.observe(errors, backlog.errors, attributes);
   };
-  meter.addBatchObservableCallback(callback, [documents, oldestAge]);
-  return () => meter.removeBatchObservableCallback(callback, [documents, oldestAge]);
+  const instruments = [documents, oldestAge, errors];
+  meter.addBatchObservableCallback(callback, instruments);
+  return () => meter.removeBatchObservableCallback(callback, instruments);
 }

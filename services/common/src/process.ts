@@ -75,6 +75,12 @@ export function runService<C extends { LOG_LEVEL: string }>(
   start(config, logger).then(
     (service) => handleProcessSignals(logger, () => service.stop()),
     (err: Error) => {
+      // A setting found wrong only at start (a connection string the driver cannot parse) is
+      // still a configuration error: the same one line and exit code as one found at load.
+      if (err instanceof ConfigError) {
+        process.stderr.write(`${name}: ${err.message}\n`);
+        process.exit(2);
+      }
       logger.fatal({ err: err.message }, `${name} failed to start`);
       process.stderr.write(`${name}: ${err.message}\n`);
       process.exit(1);

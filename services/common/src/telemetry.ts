@@ -5,8 +5,8 @@
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but
  * nothing is exported. Metrics only when OTEL_METRICS_EXPORTER is set: `prometheus` serves
- * them on OTEL_EXPORTER_PROMETHEUS_HOST:OTEL_EXPORTER_PROMETHEUS_PORT (all interfaces, 9464)
- * at /metrics.
+ * them on OTEL_EXPORTER_PROMETHEUS_HOST:OTEL_EXPORTER_PROMETHEUS_PORT (default: where the service
+ * itself listens, HOST or GRPC_HOST, else loopback; 9464) at /metrics, a port of its own.
  */
 import type { IncomingMessage } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -32,6 +32,10 @@ const metricsExporters = process.env.OTEL_METRICS_EXPORTER.split(',')
   .filter(Boolean);
 const prometheus = metricsExporters.includes('prometheus');
 const prometheusPort = Number(process.env.OTEL_EXPORTER_PROMETHEUS_PORT) || PrometheusExporter.DEFAULT_OPTIONS.port;
+// The unauthenticated metrics port listens no wider than the service itself: the exporter's own
+// default is every interface, which on a developer's machine (services on 127.0.0.1) is more.
+if (prometheus && !process.env.OTEL_EXPORTER_PROMETHEUS_HOST)
+  process.env.OTEL_EXPORTER_PROMETHEUS_HOST = process.env.HOST || process.env.GRPC_HOST || '127.0.0.1';
 const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** One JSON line like the services' own (pino) lines: telemetry starts before any logger. */

@@ -113,3 +113,49 @@ describe('without a metrics SDK (the default, and every in-process test)', () =>
     expect(states).not.toHaveBeenCalled();
   });
 });
+
+describe('the backlog gauges, read by a metrics SDK', () => {
+  // A reader the test collects from by hand, as a Prometheus scrape would.
+  const { MeterProvider, MetricReader } =
+    jest.requireActual<typeof import('@opentelemetry/sdk-metrics')>('@opentelemetry/sdk-metrics');
+  class ScrapeReader extends MetricReader {
+    protected async onForceFlush(): Promise<void> {}
+    protected async onShutdown(): Promise<void> {}
+  }
+
+  async function scrape(read: () => Promise<{ count: number; oldest: Date | null; errors?: number } | undefined>) {
+    const reader = new ScrapeReader();
+    const provider = new MeterProvider({ readers: [reader] });
+    metrics.setGlobalMeterProvider(provider);
+    const stop = observeIndexBacklog('entries', read, 0);
+    try {
+      const { resourceMetrics } = await reader.collect();
+      return Object.fromEntries(
+        resourceMetrics.scopeMetrics
+          .flatMap((s) => s.metrics)
+          .flatMap((m) => m.dataPoints.map((p) => [`${m.descriptor.name} ${JSON.stringify(p.attributes)}`, p.value])),
+      );
+    } finally {
+      stop();
+      await provider.shutdown();
+      metrics.disable();
+    }
+  }
+
+  test('when the reading has index errors, then kb.indexer.errors.documents reports them beside the backlog', async () => {
+    const values = await scrape(async () => ({ count: 4, oldest: null, errors: 3 }));
+    expect(values).toEqual({
+      'kb.indexer.backlog.documents {"kb.document.kind":"entries"}': 4,
+      'kb.indexer.backlog.oldest_age {"kb.document.kind":"entries"}': 0,
+      'kb.indexer.errors.documents {"kb.document.kind":"entries"}': 3,
+    });
+  });
+
+  test('when the reading has no error count or fails, then that series is absent rather than 0', async () => {
+    expect(Object.keys(await scrape(async () => ({ count: 0, oldest: null })))).toEqual([
+      'kb.indexer.backlog.documents {"kb.document.kind":"entries"}',
+      'kb.indexer.backlog.oldest_age {"kb.document.kind":"entries"}',
+    ]);
+    expect(await scrape(async () => undefined)).toEqual({});
+  });
+});

