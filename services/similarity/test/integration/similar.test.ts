@@ -385,7 +385,7 @@ describe('similar products: bounds on the work and the answer', () => {
     }
   });
 
-  test('when min_score is above what any product outside the first round can score, then there is one kNN round, not a widening', async () => {
+  test('when min_score is above what any product outside the first round can score, then one kNN round answers', async () => {
     const anchorId = catalogue[0]!.doc.id;
     for (const vector_field of ['description', 'hybrid']) {
       const { res, rounds } = await roundsOf({
@@ -399,7 +399,7 @@ describe('similar products: bounds on the work and the answer', () => {
     }
   });
 
-  test('when collapsing leaves fewer families than the limit, then the widening stops at MAX_CANDIDATES (three rounds at most)', async () => {
+  test('when collapsing leaves fewer families than the limit, then widening stops at MAX_CANDIDATES', async () => {
     const variant = catalogue.find((p) => p.doc.is_variant)!;
     const { res, rounds } = await roundsOf({
       anchor_product_ids: [variant.doc.id],
