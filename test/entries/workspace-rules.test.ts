@@ -71,7 +71,7 @@ describe('the skill index shows workspace skills to members only', () => {
     expect((await as('member', `${ENTRIES}/${indexId}`)).json.content).toContain(SECRET);
   });
 
-  test('when a non-member lists, gets or reads history or translations of the index, then the workspace skill is on none of them', async () => {
+  test('when a non-member lists, gets or reads history or translations of the index, then none shows the workspace skill', async () => {
     const [listed] = (await as('outsider', `${ENTRIES}?type=skill_index`)).json;
     expect(skillIds(listed)).toEqual([open]);
     expect(listed.summary).toBe('1 skill');
