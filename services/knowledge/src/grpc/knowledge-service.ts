@@ -100,5 +100,8 @@ export function knowledgeServiceImpl(deps: Deps, mapError: ErrorMapper): knowled
       async (req: knowledgeV1.AssignEntriesToSiteRequest__Output) =>
         entries.assignSite(req.caller, req.site_id, req.entry_ids),
     ),
+    ForgetSite: unary(logger, 'ForgetSite', async (req: knowledgeV1.ForgetSiteRequest__Output) =>
+      entries.forgetSite(req.caller, req.site_id),
+    ),
   };
 }
