@@ -53,7 +53,7 @@ async function onCycles(): Promise<string[]> {
 }
 
 describe('concurrent category moves', () => {
-  test('when A is moved under B and B under A at the same time in many rounds, then at most one passes and no cycle is stored', async () => {
+  test('when A is moved under B and B under A at once in many rounds, then at most one passes and no cycle is stored', async () => {
     let bothPassed = 0;
     let onePassed = 0;
     for (let round = 0; round < ROUNDS; round++) {
