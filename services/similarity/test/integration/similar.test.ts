@@ -356,7 +356,7 @@ describe('similar products: anchors and bad input', () => {
 });
 
 describe('similar products: bounds on the work and the answer', () => {
-  /** Search queries the products index has answered so far (one per kNN round: one shard). */
+  /** Shard queries the products index has answered so far. */
   async function kNNRounds(): Promise<number> {
     const es = new Client({ node: ELASTICSEARCH_URL() });
     try {
@@ -366,10 +366,17 @@ describe('similar products: bounds on the work and the answer', () => {
       await es.close();
     }
   }
-  async function roundsOf(req: Partial<similarityV1.SimilarProductsRequest>) {
+  async function queriesOf(req: Partial<similarityV1.SimilarProductsRequest>) {
     const before = await kNNRounds();
     const res = await similar(req);
-    return { res, rounds: (await kNNRounds()) - before };
+    return { res, queries: (await kNNRounds()) - before };
+  }
+  /** kNN rounds of a request: its shard queries over those of a plain search (one round, whatever ES counts per round). */
+  async function roundsOf(req: Partial<similarityV1.SimilarProductsRequest>) {
+    const { queries: perRound } = await queriesOf({ anchor_product_ids: [catalogue[1]!.doc.id], limit: 10 });
+    expect(perRound).toBeGreaterThan(0);
+    const { res, queries } = await queriesOf(req);
+    return { res, rounds: queries / perRound };
   }
 
   test('when min_score is outside the cosine scale [-1, 1] or not a number, then it is INVALID_ARGUMENT naming min_score', async () => {
@@ -410,6 +417,7 @@ describe('similar products: bounds on the work and the answer', () => {
     });
     // 250 → 500 candidates, and the tenant-only pass of explain at the last size.
     expect(rounds).toBeLessThanOrEqual(3);
+    expect(Number.isInteger(rounds)).toBe(true);
     expect(res.hits.length).toBeLessThanOrEqual(50);
     // The explain answer is bounded too: a fixed set of counters, one small object per hit.
     const filtered = JSON.parse(res.filtered_json) as Record<string, number>;
