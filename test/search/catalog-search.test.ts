@@ -403,6 +403,18 @@ describe('similar search', () => {
     expect(cut.json.products.every((p: { score: number }) => p.score >= 0.99)).toBe(true);
   });
 
+  test('when min_score is outside the cosine scale [-1, 1] or not a number, then it is a 422 naming body.min_score', async () => {
+    for (const min_score of [1.01, -1.5, 1e300, '0.5', true]) {
+      const res = await similar({ anchor_product_ids: [id('shoe-trail')], min_score });
+      expect(res.status).toBe(422);
+      expect(res.json.detail[0].loc).toEqual(['body', 'min_score']);
+      expect(typeof res.json.detail[0].msg).toBe('string');
+    }
+    for (const min_score of [-1, 1, null]) {
+      expect((await similar({ anchor_product_ids: [id('shoe-trail')], min_score })).status).toBe(200);
+    }
+  });
+
   test('when a product is deleted, then it no longer comes back from similar search', async () => {
     const before = await similar({ anchor_product_ids: [id('jacket-rain')], limit: 50 });
     expect(before.json.products.map((p: { id: string }) => p.id)).toContain(id('jacket-down'));

@@ -27,3 +27,9 @@ export type VectorFieldChoice = (typeof VECTOR_FIELD_CHOICES)[number];
 
 /** Hits a product or entry search may ask for through the API. */
 export const SEARCH_MAX_LIMIT = 50;
+
+/**
+ * The range of a similar search's `min_score`: scores are on the cosine scale, [-1, 1], in every
+ * mode (hybrid weights are normalised), so a bound outside it is a mistake, never a filter.
+ */
+export const SIMILAR_MIN_SCORE_RANGE = { minimum: -1, maximum: 1 } as const;

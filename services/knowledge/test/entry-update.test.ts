@@ -49,6 +49,30 @@ describe('who may read the entry after an update', () => {
   });
 });
 
+describe('moving an entry into a workspace', () => {
+  it.each([true, false])(
+    'when only workspace_id is sent and the caller is not in that workspace (workspaces on: %s), then it is 403',
+    (on) => {
+      const v = viewer({ workspace_ids: ['w2'] }, { workspaces_enabled: on });
+      expect(refusal(() => accessChanges(v, entry(), input({ workspace_id: 'w1' })))).toMatchObject({
+        kind: 'forbidden',
+        message: 'Workspace entries can only be written by members of that workspace',
+      });
+      expect(accessChanges(v, entry(), input({ workspace_id: 'w2' }))).toEqual({ workspace_id: 'w2' });
+    },
+  );
+
+  it('when the workspace_id sent is the current one or null, then membership is not asked', () => {
+    const v = viewer({ workspace_ids: [] });
+    expect(accessChanges(v, entry({ workspace_id: 'w1' }), input({ workspace_id: 'w1' }))).toEqual({
+      workspace_id: 'w1',
+    });
+    expect(accessChanges(v, entry({ workspace_id: 'w1' }), input({ workspace_id: null }))).toEqual({
+      workspace_id: null,
+    });
+  });
+});
+
 describe('the text and metadata of an update', () => {
   const current = entry({ summary: 'old', tags: ['a'], layer: 'L1', type: 'memory' });
 

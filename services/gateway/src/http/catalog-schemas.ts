@@ -8,6 +8,7 @@ import {
   SEARCH_MAX_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
   SIMILAR_MAX_LIMIT,
+  SIMILAR_MIN_SCORE_RANGE,
   VECTOR_FIELD_CHOICES,
 } from '@kb/common';
 import { DateTime, Nullable, Uuid } from './schemas';
@@ -190,7 +191,14 @@ export const SimilarSearch = Type.Object(
         description: 'Extension: one non-negative weight per anchor, in the order of anchor_product_ids',
       }),
     ),
-    min_score: Type.Optional(Nullable(Type.Number({ description: 'Extension: hits scoring below are left out' }))),
+    min_score: Type.Optional(
+      Nullable(
+        Type.Number({
+          ...SIMILAR_MIN_SCORE_RANGE,
+          description: 'Extension: hits scoring below are left out (the cosine scale, -1 to 1)',
+        }),
+      ),
+    ),
     collapse_variants: Type.Optional(
       Type.Boolean({ default: false, description: 'Extension: at most one hit per parent family' }),
     ),

@@ -184,6 +184,32 @@ export function entriesRepo(models: KnowledgeModels) {
       );
     },
 
+    /**
+     * Records a deleted site (idempotent): from then on `siteDeleted` says so, and an
+     * assignment that read "not deleted" wrote before this, so the sweep after it sees it.
+     */
+    async markSiteDeleted(tenantId: string, siteId: string, now: Date): Promise<void> {
+      await models.DeletedSite.updateOne(
+        { tenant_id: tenantId, _id: siteId },
+        { $setOnInsert: { deleted_at: now } },
+        { upsert: true },
+      ).catch((err: unknown) => {
+        // Two deletes of one site at once: the other one inserted it.
+        if ((err as { code?: number } | null)?.code !== 11000) throw err;
+      });
+    },
+    async siteDeleted(tenantId: string, siteId: string): Promise<boolean> {
+      return (await models.DeletedSite.exists({ tenant_id: tenantId, _id: siteId })) !== null;
+    },
+    /** Takes a site off every entry of the tenant (queued for the index); how many changed. */
+    async removeSite(tenantId: string, siteId: string): Promise<number> {
+      const res = await EntryModel.updateMany(
+        { tenant_id: tenantId, site_ids: siteId },
+        { $pull: { site_ids: siteId }, $set: { index_pending: true } },
+      );
+      return res.modifiedCount;
+    },
+
     /** Records a site on an entry; true when its site list changed. */
     async addSite(tenantId: string, id: string, siteId: string): Promise<boolean> {
       const res = await EntryModel.updateOne(

@@ -22,6 +22,26 @@ export type CategoryDoc = Omit<Category, 'id'> & {
 
 export type EntryDoc = Omit<Entry, 'id'> & { _id: string };
 
+/**
+ * One per tenant (`_id` the tenant id): where moves of categories take turns, so that no two
+ * cycle checks run against the same tree (domain/categories/tree-lock.ts).
+ */
+export interface CategoryTreeDoc {
+  _id: string;
+  tenant_id: string;
+  /** The move under way: its token and when it began; null when none is. */
+  mover: { token: string; at: Date } | null;
+  /** Moves begun so far. */
+  version: number;
+}
+
+/** A site deleted in the catalog (`_id` the site id): never assigned again, swept from entries' site_ids. */
+export interface DeletedSiteDoc {
+  _id: string;
+  tenant_id: string;
+  deleted_at: Date;
+}
+
 /** `snapshot` is the entry as stored (an EntryDoc, `_id` included). */
 export type EntryVersionDoc = Omit<EntryVersion, 'id'> & { _id: string };
 
@@ -87,6 +107,16 @@ const categorySchema = tenantScopedSchema<CategoryDoc>(
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
+
+const categoryTreeSchema = tenantScopedSchema<CategoryTreeDoc>(
+  { mover: { type: Schema.Types.Mixed, default: null }, version: { type: Number, default: 0 } },
+  { collection: 'category_trees', versionKey: false, autoIndex: false },
+);
+
+const deletedSiteSchema = tenantScopedSchema<DeletedSiteDoc>(
+  { deleted_at: required(Date) },
+  { collection: 'deleted_sites', versionKey: false, autoIndex: false },
+);
 
 const entrySchema = tenantScopedSchema<EntryDoc>(
   {
@@ -159,6 +189,8 @@ export interface KnowledgeModels {
   Tenant: Model<TenantDoc>;
   ApiToken: Model<ApiTokenDoc>;
   Category: Model<CategoryDoc>;
+  CategoryTree: Model<CategoryTreeDoc>;
+  DeletedSite: Model<DeletedSiteDoc>;
   Entry: Model<EntryDoc>;
   EntryVersion: Model<EntryVersionDoc>;
   EntryTombstone: Model<EntryTombstoneDoc>;
@@ -170,6 +202,9 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
     Tenant: connection.models.Tenant ?? connection.model<TenantDoc>('Tenant', tenantSchema),
     ApiToken: connection.models.ApiToken ?? connection.model<ApiTokenDoc>('ApiToken', apiTokenSchema),
     Category: connection.models.Category ?? connection.model<CategoryDoc>('Category', categorySchema),
+    CategoryTree:
+      connection.models.CategoryTree ?? connection.model<CategoryTreeDoc>('CategoryTree', categoryTreeSchema),
+    DeletedSite: connection.models.DeletedSite ?? connection.model<DeletedSiteDoc>('DeletedSite', deletedSiteSchema),
     Entry: connection.models.Entry ?? connection.model<EntryDoc>('Entry', entrySchema),
     EntryVersion:
       connection.models.EntryVersion ?? connection.model<EntryVersionDoc>('EntryVersion', entryVersionSchema),

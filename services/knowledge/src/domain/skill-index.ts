@@ -4,7 +4,7 @@ import type { EntriesRepo } from '../data-access/entries-repo';
 import type { Transaction } from '../data-access/transactions';
 import type { Entry } from './types';
 import { newEntryRecord, nextUpdatedAt, tombstoneOf, versionRecord } from './entries/records';
-import { highestLevel } from './visibility';
+import { canSee, highestLevel, type Viewer } from './visibility';
 
 export interface SkillIndexItem {
   id: string;
@@ -14,6 +14,8 @@ export interface SkillIndexItem {
   category_id: string;
   language: string;
   visibility: string;
+  /** The skill's workspace, for workspace skills: only its members see the line. */
+  workspace_id?: string;
 }
 
 /** The index's Markdown: one line per skill, `- **<title>** (`<id>`): <trigger_description>`. */
@@ -33,6 +35,7 @@ export function skillIndexFields(skills: Entry[]) {
     category_id: s.category_id,
     language: s.language,
     visibility: s.visibility,
+    ...(s.workspace_id ? { workspace_id: s.workspace_id } : {}),
   }));
   return {
     content: skillIndexContent(items),
@@ -113,4 +116,26 @@ export async function rebuildSkillIndex(
   const updated = await entries.updateIfVersion(tenantId, existing.id, existing.version, set, tx);
   if (updated) await entries.addVersion(versionRecord(updated, 'update', system, now), tx);
   return updated;
+}
+
+/**
+ * The skill index as a viewer may read it: only the skills the viewer could read themselves
+ * (a workspace skill only for that workspace's members once workspaces are on; nothing above the
+ * viewer's ceiling), the content and summary written from those. Other entries, and an index
+ * whose every skill the viewer may read, are returned as they are. Applies to stored states too
+ * (the version history keeps the whole index of its day).
+ */
+export function skillIndexAsSeenBy<T extends { type?: unknown; metadata?: unknown }>(v: Viewer, e: T): T {
+  if (e.type !== 'skill_index') return e;
+  const items = ((e.metadata as { skills?: SkillIndexItem[] } | undefined)?.skills ?? []).filter(Boolean);
+  const seen = items.filter((i) =>
+    canSee(v, { visibility: i.visibility, owner_key: null, workspace_id: i.workspace_id ?? null }),
+  );
+  if (seen.length === items.length) return e;
+  return {
+    ...e,
+    metadata: { ...(e.metadata as object), skills: seen },
+    content: skillIndexContent(seen),
+    summary: `${seen.length} skill${seen.length === 1 ? '' : 's'}`,
+  };
 }

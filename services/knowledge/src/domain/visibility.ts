@@ -59,13 +59,15 @@ export function canSee(
   return by.visibilities.includes(e.visibility);
 }
 
+const WORKSPACE_MEMBERS_ONLY = 'Workspace entries can only be written by members of that workspace';
+
 /** 403 unless the viewer may write an entry with this visibility. */
 export function assertMayWriteVisibility(v: Viewer, visibility: string, workspaceId: string | null): void {
   if (visibility === 'personal') return;
   if (visibility === 'workspace') {
     if (v.workspacesEnabled) {
       if (!workspaceId || !v.caller.workspace_ids.includes(workspaceId)) {
-        throw AppError.forbidden('Workspace entries can only be written by members of that workspace');
+        throw AppError.forbidden(WORKSPACE_MEMBERS_ONLY);
       }
       return;
     }
@@ -75,6 +77,17 @@ export function assertMayWriteVisibility(v: Viewer, visibility: string, workspac
   }
   if (!v.levels.includes(visibility))
     throw AppError.forbidden(`Role ${v.caller.role} may not write visibility ${visibility}`);
+}
+
+/**
+ * 403 unless the viewer is a member of the workspace an entry is put into. Whether or not
+ * workspaces are enabled yet: once they are, an entry put into a foreign workspace would be
+ * hidden from its writer's team and shown to another (an entry moved there by a PUT alike).
+ */
+export function assertMayNameWorkspace(v: Viewer, workspaceId: string | null | undefined): void {
+  if (workspaceId && !v.caller.workspace_ids.includes(workspaceId)) {
+    throw AppError.forbidden(WORKSPACE_MEMBERS_ONLY);
+  }
 }
 
 /** The highest of a set of visibilities (the skill index is never more visible than its skills). */

@@ -105,5 +105,8 @@ export function knowledgeServiceImpl(
       async (req: knowledgeV1.AssignEntriesToSiteRequest__Output) =>
         entries.assignSite(req.caller, req.site_id, req.entry_ids),
     ),
+    ForgetSite: unary(logger, 'ForgetSite', async (req: knowledgeV1.ForgetSiteRequest__Output) =>
+      entries.forgetSite(req.caller, req.site_id),
+    ),
   };
 }

@@ -1,8 +1,10 @@
 import {
   AppError,
+  FIELD_LIMITS,
   PRODUCT_VECTOR_FIELDS,
   SIMILAR_DEFAULT_LIMIT,
   SIMILAR_MAX_LIMIT,
+  SIMILAR_MIN_SCORE_RANGE,
   VECTOR_FIELD_CHOICES,
   type ProductVectorField,
   type similarityV1,
@@ -22,11 +24,19 @@ import {
   scoreCandidate,
   selectHits,
   type Candidate,
+  unseenScoreCeiling,
   type FieldWeights,
 } from './similar-scoring';
 
 const MAX_ANCHORS = 100;
-const MAX_K = 1000;
+/**
+ * kNN neighbours per field of one round, at most: the bound on the work one request can cause
+ * (rounds of 50 → 200 → 500 at the most, each with num_candidates 2k; hybrid reads 3 × k hits
+ * with their vectors). 500 is 10× the largest limit: room for families collapsed away.
+ */
+export const MAX_CANDIDATES = 500;
+/** exclude_product_ids the service takes (the gateway's bound, plus the anchors the catalog adds). */
+const MAX_EXCLUDED = FIELD_LIMITS.excludeIds + MAX_ANCHORS;
 
 type Request = similarityV1.SimilarProductsRequest__Output;
 
@@ -66,8 +76,13 @@ function similarRequest(req: Request): {
   const requested = req.weights ?? { description: 0, properties: 0, attributes: 0 };
   if (!PRODUCT_VECTOR_FIELDS.every((f) => finiteNonNegative(requested[f])))
     throw invalid('weights', 'Weights must be non-negative numbers');
+  if (req.exclude_product_ids.length > MAX_EXCLUDED)
+    throw invalid('exclude_product_ids', `At most ${MAX_EXCLUDED} excluded products`);
   const minScore = req.min_score ?? undefined;
-  if (minScore !== undefined && !Number.isFinite(minScore)) throw invalid('min_score', 'min_score must be a number');
+  const { minimum, maximum } = SIMILAR_MIN_SCORE_RANGE;
+  // NaN fails both comparisons: checked as "not finite" first.
+  if (minScore !== undefined && (!Number.isFinite(minScore) || minScore < minimum || minScore > maximum))
+    throw invalid('min_score', `min_score must be a number between ${minimum} and ${maximum} (the cosine scale)`);
   return { limit, mode: mode as VectorFieldChoice, requested, minScore };
 }
 
@@ -110,9 +125,10 @@ async function searchCandidates(
 
 /**
  * Fetches more than `limit` when collapsing or min_score can drop hits, and widens (×4, up to
- * MAX_K) until `limit` is met or the index is exhausted. Hybrid ranks the union of per-field
- * neighbours by the weighted sum: a hit can be outside one field's top `limit`, so each field
- * contributes more candidates.
+ * MAX_CANDIDATES) until `limit` is met, the index is exhausted, or no product outside the
+ * round can reach min_score (a high min_score stops after one round). Hybrid ranks the union
+ * of per-field neighbours by the weighted sum: a hit can be outside one field's top `limit`, so
+ * each field contributes more candidates.
  */
 async function widenUntilLimit(
   deps: IndexDeps,
@@ -125,8 +141,10 @@ async function widenUntilLimit(
   let k = collapse || minScore !== undefined ? Math.max(base, limit * 5, 50) : base;
   let round = await searchCandidates(deps, plan, k, filter);
   let picked = selectHits(round.candidates, minScore, collapse);
-  while (picked.kept.length < limit && !round.exhausted && k < MAX_K) {
-    k = Math.min(MAX_K, k * 4);
+  const moreCanScore = () =>
+    minScore === undefined || unseenScoreCeiling(round.candidates, k, plan.weights) >= minScore;
+  while (picked.kept.length < limit && !round.exhausted && k < MAX_CANDIDATES && moreCanScore()) {
+    k = Math.min(MAX_CANDIDATES, k * 4);
     round = await searchCandidates(deps, plan, k, filter);
     picked = selectHits(round.candidates, minScore, collapse);
   }

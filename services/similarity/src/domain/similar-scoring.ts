@@ -91,6 +91,30 @@ export function scoreCandidate(
 /** A product's variant family: its parent, or itself. */
 export const family = (c: Candidate) => (c.source['parent_product_id'] as string | undefined) ?? c.id;
 
+/**
+ * The highest score a product outside this round could have: per field, no unseen product is
+ * closer than the k-th best cosine the round found for that field (kNN returns the nearest k),
+ * and with several fields a product may lack a field's vector (that part is then 0). When this
+ * ceiling is below min_score, fetching more candidates cannot add a hit.
+ */
+export function unseenScoreCeiling(
+  candidates: Candidate[],
+  k: number,
+  weights: Map<ProductVectorField, number>,
+): number {
+  const fields = [...weights.keys()];
+  let ceiling = 0;
+  for (const f of fields) {
+    const cosines = candidates
+      .map((c) => c.cosines[f])
+      .filter((x): x is number => x !== undefined)
+      .sort((a, b) => b - a);
+    const kth = cosines.length >= k ? cosines[k - 1]! : -1;
+    ceiling += weights.get(f)! * (fields.length > 1 ? Math.max(kth, 0) : kth);
+  }
+  return ceiling;
+}
+
 /** The candidates (best first) at or above minScore, one per family when collapsing, with what each rule dropped. */
 export function selectHits(
   candidates: Candidate[],

@@ -4,8 +4,10 @@
  * explain, and recall@10 of the kNN search against an exact brute-force cosine ranking.
  */
 import { randomUUID } from 'node:crypto';
+import { Client } from '@elastic/elasticsearch';
 import type { similarityV1 } from '@kb/common';
-import { caller, dot, failure, product, startSimilarity, type Harness } from './support/similarity';
+import { MAX_CANDIDATES } from '../../src/domain/similar-products';
+import { caller, dot, ELASTICSEARCH_URL, failure, product, startSimilarity, type Harness } from './support/similarity';
 import { generateCatalogue, rng, type CatalogueProduct } from './support/catalogue';
 
 let h: Harness;
@@ -350,6 +352,86 @@ describe('similar products: anchors and bad input', () => {
         )
       ).kind,
     ).toBe('forbidden');
+  });
+});
+
+describe('similar products: bounds on the work and the answer', () => {
+  /** Shard queries the products index has answered so far. */
+  async function kNNRounds(): Promise<number> {
+    const es = new Client({ node: ELASTICSEARCH_URL() });
+    try {
+      const stats = await es.indices.stats({ index: h.server.indices.alias('products'), metric: 'search' });
+      return stats._all.primaries?.search?.query_total ?? 0;
+    } finally {
+      await es.close();
+    }
+  }
+  async function queriesOf(req: Partial<similarityV1.SimilarProductsRequest>) {
+    const before = await kNNRounds();
+    const res = await similar(req);
+    return { res, queries: (await kNNRounds()) - before };
+  }
+  /** kNN rounds of a request: its shard queries over those of a plain search (one round, whatever ES counts per round). */
+  async function roundsOf(req: Partial<similarityV1.SimilarProductsRequest>) {
+    const { queries: perRound } = await queriesOf({ anchor_product_ids: [catalogue[1]!.doc.id], limit: 10 });
+    expect(perRound).toBeGreaterThan(0);
+    const { res, queries } = await queriesOf(req);
+    return { res, rounds: queries / perRound };
+  }
+
+  test('when min_score is outside the cosine scale [-1, 1] or not a number, then it is INVALID_ARGUMENT naming min_score', async () => {
+    const id = catalogue[0]!.doc.id;
+    for (const min_score of [1.0001, -1.5, 1e308, Number.NaN, Number.POSITIVE_INFINITY]) {
+      const err = await failure(similar({ anchor_product_ids: [id], min_score }));
+      expect(err.kind).toBe('invalid');
+      expect(err.issues?.[0]?.loc).toEqual(['min_score']);
+    }
+    for (const min_score of [-1, 1]) {
+      const res = await similar({ anchor_product_ids: [id], min_score });
+      for (const hit of res.hits) expect(hit.score).toBeGreaterThanOrEqual(min_score);
+    }
+  });
+
+  test('when min_score is above what any product outside the first round can score, then one kNN round answers', async () => {
+    const anchorId = catalogue[0]!.doc.id;
+    for (const vector_field of ['description', 'hybrid']) {
+      const { res, rounds } = await roundsOf({
+        anchor_product_ids: [anchorId],
+        vector_field,
+        limit: 50,
+        min_score: 0.999,
+      });
+      expect(rounds).toBe(1);
+      for (const hit of res.hits) expect(hit.score).toBeGreaterThanOrEqual(0.999);
+    }
+  });
+
+  test('when collapsing leaves fewer families than the limit, then widening stops at MAX_CANDIDATES', async () => {
+    const variant = catalogue.find((p) => p.doc.is_variant)!;
+    const { res, rounds } = await roundsOf({
+      anchor_product_ids: [variant.doc.id],
+      limit: 50,
+      collapse_variants: true,
+      min_score: -1,
+      explain: true,
+    });
+    // 250 → 500 candidates, and the tenant-only pass of explain at the last size.
+    expect(rounds).toBeLessThanOrEqual(3);
+    expect(Number.isInteger(rounds)).toBe(true);
+    expect(res.hits.length).toBeLessThanOrEqual(50);
+    // The explain answer is bounded too: a fixed set of counters, one small object per hit.
+    const filtered = JSON.parse(res.filtered_json) as Record<string, number>;
+    expect(Object.keys(filtered)).toHaveLength(7);
+    expect(filtered['collapsed']! + filtered['min_score']! + res.hits.length).toBeLessThanOrEqual(MAX_CANDIDATES);
+    for (const hit of res.hits) expect(hit.explanation_json.length).toBeLessThan(1000);
+  });
+
+  test('when more products are excluded than the bound, then it is INVALID_ARGUMENT and nothing is searched', async () => {
+    const before = await kNNRounds();
+    const exclude_product_ids = Array.from({ length: 1101 }, () => randomUUID());
+    const err = await failure(similar({ anchor_product_ids: [catalogue[0]!.doc.id], exclude_product_ids }));
+    expect(err.kind).toBe('invalid');
+    expect(await kNNRounds()).toBe(before);
   });
 });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { AppError } from '@kb/common';
 import type { Backends } from '../../clients/backends';
 import { created, type RouteTable } from '../route';
 import { createSiteRequest, updateSiteRequest } from '../catalog-requests';
@@ -83,13 +84,24 @@ function siteWriteRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'Delete a site',
     description:
       'Needs knowledge:admin. 409 while the site has products, and for the ' +
-      'default site while other sites exist (make another one the default first).',
+      'default site while other sites exist (make another one the default first). The site is taken off ' +
+      'every knowledge entry, and an assignment racing the delete is a 404 that leaves it on none.',
     tag: 'sites',
     extension: true,
     params: Type.Object({ site_id: Uuid }),
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ params, caller }) => {
-      await backends.catalog.call('DeleteSite', { caller, site_id: params.site_id });
+      // Entries' site_ids belong to the knowledge service: the site is taken off them once the
+      // catalog has deleted it, and again when a retried delete finds it gone (finishing a sweep
+      // that failed). Idempotent; decisions.md, "A deleted site on no entry".
+      const forget = () => backends.knowledge.call('ForgetSite', { caller, site_id: params.site_id });
+      try {
+        await backends.catalog.call('DeleteSite', { caller, site_id: params.site_id });
+      } catch (err) {
+        if (err instanceof AppError && err.kind === 'not_found') await forget();
+        throw err;
+      }
+      await forget();
       return { status: 204, body: null };
     },
   });

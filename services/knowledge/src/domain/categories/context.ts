@@ -2,6 +2,7 @@ import { AppError } from '@kb/common';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import { categoryGuard, type CategoryGuard } from '../category-guard';
+import { categoryTree, type CategoryTree } from './tree-lock';
 
 export interface CategoryContext {
   categories: CategoriesRepo;
@@ -10,6 +11,8 @@ export interface CategoryContext {
   asParent: CategoryGuard;
   /** The category a delete names: unknown is a 404. */
   asCategory: CategoryGuard;
+  /** Moves take turns per tenant, so no two cycle checks pass against the same tree. */
+  tree: CategoryTree;
 }
 
 export const parentNotFound = () =>
@@ -24,6 +27,7 @@ export function categoryContext(
     entries,
     asParent: categoryGuard(categories, parentNotFound),
     asCategory: categoryGuard(categories),
+    tree: categoryTree(categories),
   };
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, DEFAULT_ENTRY_SOURCE, DEFAULT_ENTRY_TYPE, DEFAULT_LANGUAGE, type Caller } from '@kb/common';
 import type { Entry } from '../types';
 import { assertMayWriteType, expiryOf, normaliseMetadata } from '../entry-types';
-import { assertMayWriteVisibility, ownerKey, readableBy, type Viewer } from '../visibility';
+import { assertMayNameWorkspace, assertMayWriteVisibility, ownerKey, readableBy, type Viewer } from '../visibility';
 import { assertCategoryExists, viewerFor, type EntryContext } from './context';
 import { field, languageTaken, parseMetadata, personalOffItsRoute, type EntryInput } from './input';
 import { newEntryRecord, tombstoneOf, versionRecord } from './records';
@@ -86,6 +86,7 @@ async function decide(ctx: EntryContext, v: Viewer, input: EntryInput, personal:
   const visibility = visibilityOfNew(input, personal, type);
   const workspaceId = personal ? null : (field(input, 'workspace_id') ?? null);
   assertMayWriteVisibility(v, visibility, workspaceId);
+  assertMayNameWorkspace(v, workspaceId);
   const categoryId = field(input, 'category_id') as string;
   await assertCategoryExists(ctx, v.caller.tenant_id, categoryId);
   const metadata = normaliseMetadata(type, parseMetadata(field(input, 'metadata_json')));

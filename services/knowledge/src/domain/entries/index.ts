@@ -1,5 +1,5 @@
 import type { Caller } from '@kb/common';
-import { assignSite } from './assign-site';
+import { assignSite, forgetSite } from './assign-site';
 import { entryContext, type EntryDeps } from './context';
 import { createEntry } from './create';
 import { getEntry } from './get';
@@ -34,6 +34,7 @@ export function entryUseCases(deps: EntryDeps) {
     translations: (caller: CallerIn, id: string) => entryTranslations(ctx, caller, id),
     search: (caller: CallerIn, req: EntrySearchRequest) => searchEntries(ctx, caller, req),
     assignSite: (caller: CallerIn, siteId: string, ids: string[]) => assignSite(ctx, caller, siteId, ids),
+    forgetSite: (caller: CallerIn, siteId: string) => forgetSite(ctx, caller, siteId),
   };
 }
 export type EntryUseCases = ReturnType<typeof entryUseCases>;

@@ -1,5 +1,6 @@
 import type { Caller } from '@kb/common';
 import type { Entry } from '../types';
+import { skillIndexAsSeenBy } from '../skill-index';
 import { readableBy } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { decodeCursor, encodeCursor, pageSize } from './paging';
@@ -35,5 +36,8 @@ export async function listEntries(
   });
   const shown = page.slice(0, limit);
   const last = shown[shown.length - 1];
-  return { entries: shown, ...(page.length > limit && last ? { nextCursor: encodeCursor(last) } : {}) };
+  return {
+    entries: shown.map((e) => skillIndexAsSeenBy(v, e)),
+    ...(page.length > limit && last ? { nextCursor: encodeCursor(last) } : {}),
+  };
 }

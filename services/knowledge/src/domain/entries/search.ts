@@ -1,6 +1,7 @@
 import { AppError, inSpan, markTerms, SEARCH_DEFAULT_LIMIT, splitPassages, type Caller } from '@kb/common';
 import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
+import { skillIndexAsSeenBy } from '../skill-index';
 import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { coverageOf } from './relevance';
@@ -79,6 +80,20 @@ export function stillMatching(
     const entry = byId.get(hit.id);
     return entry && matches(entry) ? [{ entry, hit }] : [];
   });
+}
+
+/**
+ * A skill-index hit as the viewer may read it (skills it may not read left out). When some were
+ * left out, the index's passages and offsets describe text the viewer does not get: passages are
+ * chosen again from what is left, and a hit that nothing left matches is dropped, so a query
+ * cannot tell whether a hidden skill says something.
+ */
+export function seenBy(v: Viewer, query: string, m: Matched): Matched[] {
+  const entry = skillIndexAsSeenBy(v, m.entry);
+  if (entry === m.entry) return [m];
+  if (coverageOf(query, [entry.title, entry.content], entry.language || null) === 0) return [];
+  const { version: _stored, ...hit } = m.hit;
+  return [{ entry, hit }];
 }
 
 /**
@@ -175,6 +190,7 @@ export async function searchEntries(
       res.hits.map((h) => h.id),
     );
     const hits = stillMatching(v, req, res.hits, loaded)
+      .flatMap((m) => seenBy(v, req.query, m))
       .map((m) => answered(m, req.query, passages, req.include_content !== false))
       .filter((h) => h.relevance >= min);
     span.setAttributes(provenance(hits));

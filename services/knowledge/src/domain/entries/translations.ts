@@ -1,5 +1,6 @@
 import type { Caller } from '@kb/common';
 import type { Entry } from '../types';
+import { skillIndexAsSeenBy } from '../skill-index';
 import { canSee, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { loadVisible } from './load';
@@ -17,7 +18,7 @@ export function translationMembers(v: Viewer, group: Entry[]): TranslationMember
   return group
     .filter((m) => canSee(v, m))
     .map((m) => ({
-      entry: m,
+      entry: skillIndexAsSeenBy(v, m),
       isSource: m === source,
       outdated: source !== null && m !== source && source.content_changed_at.getTime() > m.content_changed_at.getTime(),
     }));

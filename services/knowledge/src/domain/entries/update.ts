@@ -1,7 +1,7 @@
 import { AppError, type Caller } from '@kb/common';
 import type { Entry, EntryChanges } from '../types';
 import { expiryOf, normaliseMetadata } from '../entry-types';
-import { assertMayWriteVisibility, type Viewer } from '../visibility';
+import { assertMayNameWorkspace, assertMayWriteVisibility, type Viewer } from '../visibility';
 import { assertCategoryExists, viewerFor, type EntryContext } from './context';
 import { changedMeanwhile, field, parseMetadata, personalOffItsRoute, type EntryInput } from './input';
 import { loadForWrite } from './load';
@@ -29,6 +29,8 @@ export function accessChanges(v: Viewer, current: Entry, input: EntryInput): Cha
   }
   const workspaceId = field(input, 'workspace_id');
   if (workspaceId !== undefined) set.workspace_id = workspaceId;
+  // A PUT naming only workspace_id moves the entry too: into the caller's own workspaces only.
+  if (workspaceId !== undefined && workspaceId !== current.workspace_id) assertMayNameWorkspace(v, workspaceId);
   if (visibility != null) {
     assertMayWriteVisibility(v, visibility, set.workspace_id !== undefined ? set.workspace_id : current.workspace_id);
     set.visibility = visibility;

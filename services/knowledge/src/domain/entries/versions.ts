@@ -1,5 +1,6 @@
 import type { Caller } from '@kb/common';
 import type { EntryVersion } from '../types';
+import { skillIndexAsSeenBy } from '../skill-index';
 import { canSee } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import { loadVisible } from './load';
@@ -32,5 +33,7 @@ export async function entryVersions(
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   await loadVisible(ctx, v, id);
   const history = await ctx.entries.versions(v.caller.tenant_id, id);
-  return history.filter((h) => canSee(v, snapshotAccess(h)));
+  return history
+    .filter((h) => canSee(v, snapshotAccess(h)))
+    .map((h) => ({ ...h, snapshot: skillIndexAsSeenBy(v, h.snapshot) }));
 }
