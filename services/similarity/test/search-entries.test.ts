@@ -44,8 +44,7 @@ describe('entry fusion', () => {
       ],
     };
     const [hit] = rankEntries(matches, 10, 2, SEMANTIC);
-    // 0-100, named by keywords alone, counts the weakest named cosine (0.3) for its meaning.
-    expect(hit!.passages.map((p) => p.start)).toEqual([300, 0]);
+    expect(hit!.passages.map((p) => p.start)).toEqual([300, 500]);
     expect(rankEntries(matches, 10, 3, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 300, 500]);
     expect(hit!.passages[0]!.cosine).toBeCloseTo(0.7);
     expect(hit!.cosine).toBeCloseTo(0.7);

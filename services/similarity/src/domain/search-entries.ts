@@ -90,8 +90,8 @@ export function queryStems(query: string, language: string | null | undefined): 
  * A passage scores the same way from its own BM25 and its meaning, where its meaning is the mean
  * of its own vector's cosine and its best sentence's (when sentence matches are there): a fact is
  * one sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
- * that did not name the passage counts as its weakest named one. A hit keeps its
- * `passagesPerHit` best.
+ * that did not name the passage counts 0 for it (measured: better than its weakest named one). A
+ * hit keeps its `passagesPerHit` best.
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -138,14 +138,12 @@ export function rankEntries(
     p.curated = curated(h.keywords);
     for (const m of h.passages) passage(p, m).keyword = passageBm25(m.score);
   }
-  const floorOwn = new Map<string, number>();
   for (const h of matches.vector) {
     const p = part(h.id, h.version);
     p.vector = Math.max(0, h.cosine);
     for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
-    if (h.passages.length > 0) floorOwn.set(h.id, Math.max(0, Math.min(...h.passages.map((m) => m.score))));
   }
-  const floorSentence = new Map<string, number>();
+  const withSentences = new Set<string>();
   for (const h of matches.sentence ?? []) {
     const p = parts.get(h.id);
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
@@ -153,16 +151,15 @@ export function rankEntries(
       const r = passage(p, m);
       r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
     }
-    if (h.passages.length > 0) floorSentence.set(h.id, Math.max(0, Math.min(...h.passages.map((m) => m.score))));
+    if (h.passages.length > 0) withSentences.add(h.id);
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * p.vector };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
-    const withSentences = floorSentence.has(id);
     const passages = [...p.passages.values()]
       .map(({ start, end, keyword, own, sentence }): RankedPassage => {
-        const cosine = own ?? floorOwn.get(id) ?? 0;
-        const meaning = withSentences ? (cosine + (sentence ?? floorSentence.get(id)!)) / 2 : cosine;
+        const cosine = own ?? 0;
+        const meaning = withSentences.has(id) ? (cosine + (sentence ?? 0)) / 2 : cosine;
         return { start, end, cosine, score: kw * keyword + vw * meaning };
       })
       .sort((a, b) => b.score - a.score || a.start - b.start)
