@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { embeddingUrlProblem } from './embedder/openai-embedder';
 import {
   BACK_SERVICE_AUTH_SETTINGS,
   ConfigError,
@@ -48,5 +49,7 @@ export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): Simi
   if (config.EMBEDDING_PROVIDER === 'openai' && !config.EMBEDDING_API_URL) {
     throw new ConfigError(['EMBEDDING_API_URL: required when EMBEDDING_PROVIDER=openai (not set)']);
   }
+  const urlProblem = config.EMBEDDING_API_URL ? embeddingUrlProblem(config.EMBEDDING_API_URL) : undefined;
+  if (config.EMBEDDING_PROVIDER === 'openai' && urlProblem) throw new ConfigError([urlProblem]);
   return config;
 }

@@ -83,6 +83,9 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private async request(input: string[]): Promise<Float32Array[]> {
+    // Checked here too, not only in the service's configuration: the class may be built directly.
+    const refused = embeddingUrlProblem(this.url);
+    if (refused) throw new Error(refused);
     if (this.closing.signal.aborted) throw new EmbedderUnavailableError(`embedder ${this.model} is closed`);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.apiKey !== undefined) headers['authorization'] = `Bearer ${this.apiKey}`;
@@ -96,8 +99,9 @@ export class OpenAiEmbedder implements Embedder {
         body: JSON.stringify({ model: this.model, input }),
         signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), this.closing.signal]),
       });
-      body = await response.text();
+      body = await boundedText(response, MAX_RESPONSE_BYTES);
     } catch (err) {
+      if (err instanceof ResponseTooLarge) throw new Error(`embedding endpoint ${this.url} ${err.message}`);
       throw new EmbedderUnavailableError(`embedding endpoint ${this.url} did not answer: ${this.describe(err)}`, {
         cause: err,
       });
@@ -195,4 +199,55 @@ function errorMessage(body: string): string {
     // not JSON
   }
   return body.slice(0, 300) || '(empty body)';
+}
+
+/**
+ * The most an answer may hold: 256 texts of 4,096 dimensions as JSON numbers (~20 bytes each)
+ * with room to spare. A larger one is not an embedding answer; it is not read to the end.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+class ResponseTooLarge extends Error {}
+
+/** The body as text, refused past `limit` bytes (the endpoint is trusted for its vectors, not its size). */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw new ResponseTooLarge(`sent a response of ${declared} bytes (at most ${limit})`);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new ResponseTooLarge(`sent a response of over ${limit} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * Why an embedding endpoint URL may not be used, or undefined when it may: https, or http to a
+ * loopback host (a stand-in server in development and tests). Texts and the API key travel in it.
+ */
+export function embeddingUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'EMBEDDING_API_URL: must be an https URL (value not shown)';
+  }
+  if (parsed.protocol === 'https:') return undefined;
+  if (parsed.protocol === 'http:' && LOOPBACK.test(parsed.hostname)) return undefined;
+  return 'EMBEDDING_API_URL: must be https (http only for a loopback host)';
 }
