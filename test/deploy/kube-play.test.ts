@@ -18,7 +18,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { ensureHelm, findEngineCli } from '@kb/deploy';
+import { ensureHelm, findEngineCli, imageName } from '@kb/deploy';
 import { freePort } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import {
@@ -30,6 +30,7 @@ import {
   parseManifests,
   podman,
   removeSecret,
+  runState,
   waitForExit,
   type KubeObject,
 } from '../support/kube-play';
@@ -78,6 +79,8 @@ const machineValues = path.join(chart, 'examples/podman-local.yaml');
 function values(): unknown {
   return {
     tenant: { id: tenant, host: `${tenant}.example.test` },
+    // The images this run was given (KB_IMAGE_TAG, as the container tests read it; default local).
+    image: { tag: process.env.KB_IMAGE_TAG ?? 'local' },
     mongodb: { existingSecret: secrets.mongodb, uriKey: 'uri' },
     elasticsearch: { existingSecret: secrets.elasticsearch, urlKey: 'url', indexPrefix: db },
     // podman's secretKeyRef cannot read a `kind: Secret` of the YAML: the operator's own, as a podman secret.
@@ -256,7 +259,7 @@ suite(
           `MONGODB_URI=${mongoUri()}`,
           '--entrypoint',
           'node',
-          'localhost/kb-knowledge:local',
+          `localhost/${imageName('knowledge')}`,
           '/app/admin.js',
           'token',
           'create',
@@ -467,6 +470,79 @@ suite(
         for (const s of spans) expect([s.service, s.resource['kb.tenant']]).toEqual([s.service, tenant]);
       },
       60_000,
+    );
+
+    test(
+      'when the knowledge container is killed after an acknowledged write, then podman ' +
+        'restarts it, /readyz recovers and the write reads back intact',
+      async () => {
+        const category = await gateway('/categories', { method: 'POST', body: { name: 'Before the kill' } });
+        expect(category.status).toBe(201);
+        const body = {
+          title: 'Exchanges',
+          content: 'Within fourteen days, unworn, with the label attached.',
+          category_id: category.json.id,
+          visibility: 'internal',
+        };
+        const written = await gateway('/knowledge-entries', { method: 'POST', body });
+        expect(written.status).toBe(201);
+
+        const container = containerOf('knowledge');
+        const before = runState(container);
+        // The Deployment's restartPolicy (Always, the Kubernetes default) as podman applied it.
+        expect({ status: before.status, restartPolicy: before.restartPolicy }).toEqual({
+          status: 'running',
+          restartPolicy: 'always',
+        });
+        // A crash, as the OOM killer would do it: SIGKILL to the container's process from outside.
+        // (`podman kill` would not do: podman documents that a container stopped with
+        // `podman kill` or `podman stop` is not restarted, whatever its restart policy.)
+        process.kill(before.pid, 'SIGKILL');
+        const killedAt = Date.now();
+
+        const after = await waitFor(
+          async () => runState(container),
+          (s) => s.restartCount > before.restartCount && s.status === 'running',
+          30_000,
+        );
+        expect({ restarted: after.restartCount > before.restartCount, status: after.status }).toEqual({
+          restarted: true,
+          status: 'running',
+        });
+        expect(after.startedAt).not.toBe(before.startedAt);
+        expect(after.pid).not.toBe(before.pid);
+
+        const ready = await waitFor(
+          () =>
+            httpRequest(ports.gateway.port, 'localhost', '/readyz').then(
+              (r) => r.status,
+              () => 0,
+            ),
+          (status) => status === 200,
+          30_000,
+        );
+        expect(ready).toBe(200);
+        process.stderr.write(`[kube-play] knowledge killed; back and /readyz 200 after ${Date.now() - killedAt} ms\n`);
+
+        const read = await gateway(`/knowledge-entries/${written.json.id}`);
+        expect({ status: read.status, ...read.json }).toMatchObject({
+          status: 200,
+          id: written.json.id,
+          title: body.title,
+          content: body.content,
+          category_id: category.json.id,
+          version: 1,
+        });
+        const next = await gateway('/knowledge-entries', {
+          method: 'POST',
+          body: { ...body, title: 'After the restart' },
+        });
+        expect(next.status).toBe(201);
+        expect((await gateway(`/knowledge-entries/${next.json.id}`)).json).toMatchObject({
+          title: 'After the restart',
+        });
+      },
+      90_000,
     );
   },
 );

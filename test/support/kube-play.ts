@@ -134,3 +134,21 @@ export function inspect(container: string): {
     noNewPrivileges: (info.HostConfig.SecurityOpt ?? []).some((o: string) => /no-new-privileges/.test(o)),
   };
 }
+
+/** What podman knows of a container's runs: its state, how often it restarted, its current process. */
+export function runState(container: string): {
+  status: string;
+  restartCount: number;
+  startedAt: string;
+  pid: number;
+  restartPolicy: string;
+} {
+  const [info] = JSON.parse(mustPodman(['inspect', container])) as any[];
+  return {
+    status: info.State.Status,
+    restartCount: info.RestartCount,
+    startedAt: info.State.StartedAt,
+    pid: info.State.Pid,
+    restartPolicy: info.HostConfig.RestartPolicy?.Name ?? '',
+  };
+}
