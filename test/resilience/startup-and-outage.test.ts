@@ -10,9 +10,11 @@ import { grpcHealth } from '../support/containers';
 import { httpRequest, startServices, startStack, type Services } from '../support/stack';
 
 const root = path.resolve(__dirname, '../..');
+// Valid service secrets, so that each case's message is about its own variable.
+const SECRETS = { SERVICE_AUTH_SECRET: 'a'.repeat(40), SERVICE_SYSTEM_SECRET: 'b'.repeat(40) };
 const runService = (name: string, env: Record<string, string>) =>
   spawnSync(process.execPath, [path.join(root, 'services', name, 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...SECRETS, ...env },
     encoding: 'utf8',
     timeout: 20_000,
   });

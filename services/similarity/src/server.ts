@@ -66,8 +66,9 @@ function dependencyProbe(
   };
   let indicesCreated: Promise<boolean> | undefined;
   // Create the indices as soon as Elasticsearch answers; a failure is retried when it next comes up.
+  // Not traced either: start-up housekeeping, not a request.
   const ensureIndices = () =>
-    (indicesCreated ??= indices.ensureAll().then(
+    (indicesCreated ??= untraced(() => indices.ensureAll()).then(
       () => true,
       (err: Error) => {
         logger.warn({ err: err.message }, 'could not create the indices yet');
