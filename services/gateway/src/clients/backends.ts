@@ -47,7 +47,7 @@ const REACHES_THROUGH: Partial<Record<BackName, Record<string, BackName[]>>> = {
 
 export interface BackendService<C extends grpc.Client> extends TypedClient<C> {
   readonly health: HealthClient;
-  /** Whether the service answers its health check (probed every 0.5 s, bounded at 0.75 s). */
+  /** Whether the service answers its health check (probed every 0.25 s, bounded at 1 s). */
   readonly watch: DependencyWatch;
   /** grpc.health.v1 status of a health name ("" = the service, "dependency:x" = a dependency). */
   check(service: string, timeoutMs?: number): Promise<'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'UNREACHABLE'>;
