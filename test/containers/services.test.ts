@@ -175,13 +175,12 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       const before = await similar();
       // The one image that carries the admin CLI (no shell, no npm): the knowledge container's
       // environment names MongoDB and the similarity service; products are the catalog's operations.
-      const { exitCode, output } = await execIn(started('knowledge'), [
-        '/usr/local/bin/node',
-        '/app/admin.js',
-        'reindex',
-        '--kind',
-        'products',
-      ]);
+      // A reindex needs the system credential, which the admin Job gets and the service does not.
+      const { exitCode, output } = await execIn(
+        started('knowledge'),
+        ['/usr/local/bin/node', '/app/admin.js', 'reindex', '--kind', 'products'],
+        { SERVICE_SYSTEM_SECRET: process.env.SERVICE_SYSTEM_SECRET as string },
+      );
       expect({ exitCode, output }).toEqual({
         exitCode: 0,
         output: expect.stringMatching(/Reindexed 3 products into \S+ \(alias \S+\)/),

@@ -102,7 +102,8 @@ export async function runToExit(
   const client = await getContainerRuntimeClient();
   const container = await client.container.create({
     Image: imageName(service),
-    Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    // The install's secrets are valid, so the failure is the variable under test's.
+    Env: Object.entries({ ...installSecrets(service), ...env }).map(([k, v]) => `${k}=${v}`),
     HostConfig: { NetworkMode: 'host', ReadonlyRootfs: true, Tmpfs: { '/tmp': 'ro' }, CapDrop: ['ALL'] },
   });
   try {
@@ -143,8 +144,12 @@ export async function signalAndWait(running: RunningService, signal: string, tim
 }
 
 /** Runs a command inside a running container (no shell there: argv is run as is). */
-export async function execIn(running: RunningService, argv: string[]): Promise<{ exitCode: number; output: string }> {
-  const result = await running.container.exec(argv);
+export async function execIn(
+  running: RunningService,
+  argv: string[],
+  env: Record<string, string> = {},
+): Promise<{ exitCode: number; output: string }> {
+  const result = await running.container.exec(argv, { env });
   return { exitCode: result.exitCode, output: result.output };
 }
 
