@@ -2,7 +2,7 @@
  * The admin CLI in the exact forms scripts rely on, run as a process (`npm run admin -- …`
  * runs this same entry point), against the run's real MongoDB.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import mongoose from 'mongoose';
@@ -19,18 +19,23 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+// Asynchronous: the services of the stack run in this process, and a synchronous spawn would
+// stop their event loop (their health watches would then count live dependencies as down).
 function admin(...args: string[]) {
-  const result = spawnSync(process.execPath, [cli, ...args], {
-    env: { ...process.env, MONGODB_URI: stack.mongoUri },
-    encoding: 'utf8',
-    timeout: 30_000,
+  return new Promise<{ code: number | null; stdout: string; stderr: string; lastLine: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { env: { ...process.env, MONGODB_URI: stack.mongoUri }, encoding: 'utf8', timeout: 30_000 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout,
+          stderr,
+          lastLine: stdout.trimEnd().split('\n').at(-1) ?? '',
+        }),
+    );
   });
-  return {
-    code: result.status,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    lastLine: result.stdout.trimEnd().split('\n').at(-1) ?? '',
-  };
 }
 
 describe('admin CLI', () => {
@@ -38,11 +43,11 @@ describe('admin CLI', () => {
 
   test('when a tenant is created with a host, then that host addresses it', async () => {
     const host = `${tenant}.example.test`;
-    const created = admin('tenant', 'create', tenant, '--host', host);
+    const created = await admin('tenant', 'create', tenant, '--host', host);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout).toContain(`Created tenant ${tenant}`);
-    const token = admin('token', 'create', '--tenant', tenant, '--role', 'Viewer').lastLine;
+    const token = (await admin('token', 'create', '--tenant', tenant, '--role', 'Viewer')).lastLine;
     const { httpRequest } = await import('../support/stack');
     const res = await httpRequest(stack.port, host, '/api/knowledge/categories', { token });
     expect(res.status).toBe(200);
@@ -50,7 +55,7 @@ describe('admin CLI', () => {
 
   test('when a token is created, then the token alone is the last line of stdout and it works', async () => {
     const user = '5f0c9a7e-2b4d-4c6e-8f1a-3d5b7c9e1f20';
-    const out = admin(
+    const out = await admin(
       'token',
       'create',
       '--tenant',
@@ -78,15 +83,15 @@ describe('admin CLI', () => {
   });
 
   test('when a token is revoked by its id prefix, then it answers 401 afterwards', async () => {
-    const token = admin('token', 'create', '--tenant', tenant, '--role', 'Admin').lastLine;
+    const token = (await admin('token', 'create', '--tenant', tenant, '--role', 'Admin')).lastLine;
     const id = token.split('_')[1] as string;
-    const revoked = admin('token', 'revoke', '--tenant', tenant, id.slice(0, 6));
+    const revoked = await admin('token', 'revoke', '--tenant', tenant, id.slice(0, 6));
     expect(revoked.code).toBe(0);
     expect((await stack.request(tenant, '/api/knowledge/categories', { token })).status).toBe(401);
   });
 
-  test('when settings are changed, then they are validated, stored and shown', () => {
-    const out = admin(
+  test('when settings are changed, then they are validated, stored and shown', async () => {
+    const out = await admin(
       'tenant',
       'settings',
       '--tenant',
@@ -108,7 +113,7 @@ describe('admin CLI', () => {
       hybrid_weights: { description: 0.7 },
       role_writable_types: { Agent: ['knowledge', 'memory'] },
     });
-    const shown = JSON.parse(admin('tenant', 'settings', '--tenant', tenant).stdout);
+    const shown = JSON.parse((await admin('tenant', 'settings', '--tenant', tenant)).stdout);
     expect(shown).toEqual(settings);
   });
 
@@ -136,15 +141,15 @@ describe('admin CLI', () => {
       /Invalid setting/,
     ],
     [['fly', 'away'], /Unknown command/],
-  ])('when run with %j, then it fails with a clear message and a non-zero exit code', (args, message) => {
-    const out = admin(...(args as string[]).map((a) => (a === '__T__' ? tenant : a)));
+  ])('when run with %j, then it fails with a clear message and a non-zero exit code', async (args, message) => {
+    const out = await admin(...(args as string[]).map((a) => (a === '__T__' ? tenant : a)));
     expect(out.code).not.toBe(0);
     expect(out.stderr).toMatch(message);
     expect(out.stderr).not.toMatch(/\n\s+at /);
   });
 
-  test('when the tenant already exists, then creating it again fails', () => {
-    const out = admin('tenant', 'create', tenant);
+  test('when the tenant already exists, then creating it again fails', async () => {
+    const out = await admin('tenant', 'create', tenant);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/already exists/);
   });
@@ -157,7 +162,7 @@ describe('admin CLI', () => {
       const stored = () => db.collection('tenants').findOne({ _id: tenant as never });
       const before = await stored();
       expect(before).not.toBeNull();
-      const again = admin(
+      const again = await admin(
         'tenant',
         'create',
         tenant,
@@ -172,7 +177,7 @@ describe('admin CLI', () => {
       expect(await stored()).toEqual(before);
       await db.close();
       const fresh = uniqueId('boot');
-      const first = admin('tenant', 'create', fresh, '--if-missing');
+      const first = await admin('tenant', 'create', fresh, '--if-missing');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`Created tenant ${fresh}`);
     },
