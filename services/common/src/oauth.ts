@@ -33,19 +33,26 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Why a JWKS URL may not be used, or undefined when it may: https, or http to a loopback host.
- * Keys fetched over plain http from elsewhere could be swapped on the way, and with them
- * every token's signature. The message never repeats the URL.
+ * Why `value`, named `setting`, may not be fetched from, or undefined when it may: an https URL,
+ * or http to a loopback host (development, tests). What travels over plain http elsewhere can be
+ * read or swapped on the way. The message never repeats the URL.
  */
-export function jwksUrlProblem(value: string): string | undefined {
+export function insecureUrlProblem(setting: string, value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'oauth.jwks_url: not a URL';
+    return `${setting}: not a URL`;
   }
-  if (url.username || url.password) return 'oauth.jwks_url: must not carry credentials';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
-  return 'oauth.jwks_url: must be https (http only for a loopback host)';
+  return `${setting}: must be https (http only for a loopback host)`;
+}
+
+/** Why a JWKS URL may not be used (keys swapped on the way would swap every token's signature). */
+export function jwksUrlProblem(value: string): string | undefined {
+  const problem = insecureUrlProblem('oauth.jwks_url', value);
+  if (problem) return problem;
+  const url = new URL(value);
+  return url.username || url.password ? 'oauth.jwks_url: must not carry credentials' : undefined;
 }

@@ -12,6 +12,7 @@ describe('the OpenAI-compatible embedder endpoint', () => {
     ['http://embeddings.internal:8080/v1', 'EMBEDDING_API_URL: must be https (http only for a loopback host)'],
     ['http://127.0.0.1.example/v1', 'EMBEDDING_API_URL: must be https (http only for a loopback host)'],
     ['ftp://embeddings.example', 'EMBEDDING_API_URL: must be https (http only for a loopback host)'],
+    ['not a url', 'EMBEDDING_API_URL: not a URL'],
   ])('when the URL is %s, then it is %s', (url, problem) => {
     expect(embeddingUrlProblem(url)).toBe(problem);
   });

@@ -1,3 +1,4 @@
+import { insecureUrlProblem } from '@kb/common';
 import {
   assertEmbeddable,
   type Embedder,
@@ -234,20 +235,5 @@ async function boundedText(response: Response, limit: number): Promise<string> {
   return text + decoder.decode();
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
-
-/**
- * Why an embedding endpoint URL may not be used, or undefined when it may: https, or http to a
- * loopback host (a stand-in server in development and tests). Texts and the API key travel in it.
- */
-export function embeddingUrlProblem(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'EMBEDDING_API_URL: must be an https URL (value not shown)';
-  }
-  if (parsed.protocol === 'https:') return undefined;
-  if (parsed.protocol === 'http:' && LOOPBACK.test(parsed.hostname)) return undefined;
-  return 'EMBEDDING_API_URL: must be https (http only for a loopback host)';
-}
+/** Why an embedding endpoint URL may not be used: texts and the API key travel in it. */
+export const embeddingUrlProblem = (url: string) => insecureUrlProblem('EMBEDDING_API_URL', url);
