@@ -296,7 +296,7 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
 
   /**
    * Four bulk upserts of 15 new products each (each waits for its embeddings, so they last a
-   * while), SIGTERM to `target` 300 ms after they are sent; every call must be answered with
+   * while), SIGTERM to `target` once all four have reached the catalog; every call must be answered with
    * all its products created, and the process must exit 0 well within the grace period.
    */
   async function drainDuring(target: RunningService, gatewayPort: number, prefix: string): Promise<void> {
@@ -317,7 +317,23 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
         gatewayPort,
       ),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // SIGTERM once every call has reached the catalog (its first products are stored): a call
+    // still on its way through the gateway when the catalog drains is refused with 503, as it
+    // should be, and would test nothing here.
+    await eventually(
+      'every batch reached the catalog',
+      async () => {
+        const counts = await Promise.all(
+          [0, 1, 2, 3].map((b) =>
+            connection
+              .collection('products')
+              .countDocuments({ tenant_id: tenant, external_id: { $regex: `^${prefix}-${b}-` } }),
+          ),
+        );
+        return counts.every((n) => n > 0);
+      },
+      10_000,
+    );
     const t0 = Date.now();
     const exit = signalAndWait(target, 'SIGTERM');
     const answers = await Promise.all(batches);
