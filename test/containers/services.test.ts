@@ -340,7 +340,9 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     for (const a of answers) expect(a.json.results.every((r: { status: string }) => r.status === 'created')).toBe(true);
     expect(await exit).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // The process bounds its shutdown at 10 s (SHUTDOWN_BOUND_MS); the engine's kill and wait add
+    // their own latency on a busy machine. The pod's grace period is 20 s.
+    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(target.output()).toContain('shutting down');
     const stored = await connection
       .collection('products')
