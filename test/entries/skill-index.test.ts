@@ -168,12 +168,39 @@ describe('skill index', () => {
     expect(await theIndex()).toEqual(before);
   });
 
-  test('when a restricted skill exists, then the index is restricted too and an Agent cannot read it', async () => {
+  test('when a restricted skill exists, then an Agent reads the index without it, and a restricted-only index stays hidden', async () => {
+    const before = await theIndex();
     await skill('Secret', 'restricted trigger', admin, { visibility: 'restricted' });
     const index = await theIndex();
-    expect(index.visibility).toBe('restricted');
-    expect(await indexes(agent)).toEqual([]);
-    expect((await stack.request(tenant, `${ENTRIES}/${index.id}`, { token: agent })).status).toBe(404);
+    expect(index.content).toContain('Secret');
+    // As visible as its most visible skill: the Agent gets it, with only the skills it may read.
+    expect(index.visibility).toBe(before.visibility);
+    const [seen] = await indexes(agent);
+    expect(seen.content).not.toContain('Secret');
+    expect(seen.metadata.skills.map((s: { title: string }) => s.title)).not.toContain('Secret');
+    expect((await stack.request(tenant, `${ENTRIES}/${index.id}`, { token: agent })).json.content).not.toContain(
+      'Secret',
+    );
+    // A tenant whose only skill is restricted: its index is restricted, an Agent gets none.
+    const t = uniqueId('skills-restricted');
+    const token = await stack.tenantWithToken(t, 'Admin');
+    const cat = (await stack.request(t, '/api/knowledge/categories', { method: 'POST', token, body: { name: 'c' } }))
+      .json.id;
+    const created = await stack.request(t, ENTRIES, {
+      method: 'POST',
+      token,
+      body: {
+        title: 'Only',
+        content: 'c',
+        category_id: cat,
+        visibility: 'restricted',
+        type: 'skill',
+        metadata: { trigger_description: 'x' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const agentThere = await stack.token(t, 'Agent');
+    expect((await stack.request(t, `${ENTRIES}?type=skill_index`, { token: agentThere })).json).toEqual([]);
   });
 
   test('when skills are written concurrently, then the index ends up listing every one of them', async () => {
@@ -197,7 +224,7 @@ describe('skill index', () => {
         }),
       ),
     );
-    expect(created.every((r) => r.status === 201)).toBe(true);
+    expect(created.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.text}`))).toEqual(created.map(() => 201));
     const index = (await stack.request(t, `${ENTRIES}?type=skill_index`, { token })).json;
     expect(index).toHaveLength(1);
     expect(index[0].metadata.skills.map((s: { id: string }) => s.id).sort()).toEqual(

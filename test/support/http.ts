@@ -57,3 +57,27 @@ export function httpRequest(
     req.end();
   });
 }
+
+/**
+ * A fetch for clients that take one (the MCP SDK's transport) that sends every request to the
+ * gateway on 127.0.0.1 with the given Host header, as httpRequest does.
+ */
+export function hostFetch(port: number, host: string): typeof fetch {
+  return async (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const headers = Object.fromEntries(new Headers(init.headers).entries());
+    if (init.body !== undefined && init.body !== null && typeof init.body !== 'string')
+      throw new Error('hostFetch sends string bodies only');
+    const res = await httpRequest(port, host, url.pathname + url.search, {
+      method: init.method ?? 'GET',
+      headers,
+      ...(typeof init.body === 'string' ? { body: init.body } : {}),
+    });
+    const responseHeaders = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v !== undefined) responseHeaders.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    const empty = [101, 204, 205, 304].includes(res.status) || res.text === '';
+    return new Response(empty ? null : res.text, { status: res.status, headers: responseHeaders });
+  };
+}

@@ -20,6 +20,8 @@ import { siteRoutes } from './http/routes/sites';
 import { productRoutes } from './http/routes/products';
 import { similarSearchRoutes } from './http/routes/similar-search';
 import { productSearchRoutes } from './http/routes/product-search';
+import { mcpRoutes } from './http/mcp/endpoint';
+import { sessionCodec } from './http/mcp/session';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -64,6 +66,14 @@ export function createGatewayApp(
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));
   router.get(`${API_PREFIX}/openapi.json`, (ctx) => {
     ctx.body = document();
+  });
+  mcpRoutes(router, {
+    routes,
+    auth: { tenant: resolveTenant, check: authenticate, admit: limits.admit },
+    sessions: sessionCodec(config.SERVICE_AUTH_SECRET),
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    version: VERSION,
+    logger,
   });
   probeRoutes(router, backends);
 

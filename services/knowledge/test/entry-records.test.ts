@@ -39,13 +39,13 @@ describe('the skill index', () => {
   const skill = (id: string, more: Partial<Entry>) =>
     entry({ id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
 
-  it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most restricted", () => {
+  it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most visible one (each reader gets only theirs)", () => {
     const f = skillIndexFields([
       skill('s1', { title: 'One', category_id: 'c1', visibility: 'public' }),
       skill('s2', { title: 'Two', category_id: 'c2', visibility: 'restricted' }),
     ]);
     expect(f.content).toBe('# Skill index\n\n- **One** (`s1`): when s1\n- **Two** (`s2`): when s2');
-    expect(f).toMatchObject({ category_id: 'c1', visibility: 'restricted', summary: '2 skills' });
+    expect(f).toMatchObject({ category_id: 'c1', visibility: 'public', summary: '2 skills' });
     expect(f.metadata.skills.map((s) => s.examples)).toEqual([[], []]);
   });
 

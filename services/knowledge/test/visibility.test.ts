@@ -1,7 +1,7 @@
 import {
   assertMayWriteVisibility,
   canSee,
-  highestLevel,
+  lowestLevel,
   ownerKey,
   readableBy,
   searchFilter,
@@ -119,10 +119,11 @@ describe('one rule for MongoDB, the search index and loaded entries', () => {
 });
 
 describe('the skill index visibility', () => {
-  it('when skills have several visibilities, then the highest wins, personal and workspace counting as internal', () => {
-    expect(highestLevel(['public', 'community'])).toBe('community');
-    expect(highestLevel(['public', 'workspace'])).toBe('internal');
-    expect(highestLevel(['restricted', 'personal'])).toBe('restricted');
-    expect(highestLevel([])).toBe('internal');
+  it('when skills have several visibilities, then the lowest wins, personal and workspace counting as internal', () => {
+    expect(lowestLevel(['community', 'public'])).toBe('public');
+    expect(lowestLevel(['restricted', 'workspace'])).toBe('internal');
+    expect(lowestLevel(['restricted', 'personal'])).toBe('internal');
+    expect(lowestLevel(['restricted'])).toBe('restricted');
+    expect(lowestLevel([])).toBe('internal');
   });
 });

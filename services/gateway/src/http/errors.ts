@@ -22,10 +22,13 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw AppError.notFound('Not Found');
     } catch (err) {
-      const { status, body, headers } = err instanceof AppError ? appErrorReply(err) : foreignErrorReply(err);
+      const { status, body, headers } = errorReply(err);
       ctx.status = status;
       ctx.body = body;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+      // A door with a challenge of its own (MCP names its protected-resource metadata, RFC 9728).
+      const challenge = (ctx.state as { bearerChallenge?: string }).bearerChallenge;
+      if (status === 401 && challenge) ctx.set('WWW-Authenticate', challenge);
       if (status >= 500) {
         logger.error(
           { err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status },
@@ -34,6 +37,15 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       }
     }
   };
+}
+
+const errorReply = (err: unknown): ErrorReply =>
+  err instanceof AppError ? appErrorReply(err) : foreignErrorReply(err);
+
+/** The status and body REST answers an error with (for the MCP tools, which answer it inside a result). */
+export function restErrorBody(err: unknown): { status: number; body: { detail: unknown } } {
+  const { status, body } = errorReply(err);
+  return { status, body };
 }
 
 /** Every error the gateway raises itself or receives from a back service. */

@@ -133,6 +133,30 @@ export class RouteTable {
       ctx.body = result.body;
     });
   }
+
+  /**
+   * A declared route answered for an already authenticated and admitted caller, with its input
+   * given as values rather than read from the request (the MCP tools): the same schemas validate
+   * it (the same 422 issues) and the same handler answers, so no door reaches more than REST does.
+   */
+  async invoke(
+    operationId: string,
+    input: { params?: unknown; query?: unknown; body?: unknown },
+    who: { ctx: Koa.Context; tenant: Tenant; caller: Caller },
+  ): Promise<RouteResult> {
+    const spec = this.specs.find((s) => s.operationId === operationId);
+    if (!spec) throw new Error(`no route ${operationId}`);
+    const params = spec.params ? assertValid(spec.params, input.params ?? {}, ['path']) : {};
+    const query = spec.query ? assertValid(spec.query, input.query ?? {}, ['query']) : {};
+    const body = spec.body ? validBody(spec.body, input.body) : undefined;
+    return spec.handler({ params, query, body, ...who });
+  }
+}
+
+/** A JSON body as the route's schema types it (its defaults applied), or a 422 listing every problem. */
+function validBody<B extends TSchema>(schema: B, raw: unknown): Static<B> {
+  if (raw === undefined) throw AppError.invalid([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  return assertValid(schema, Value.Default(schema, structuredClone(raw)), ['body']);
 }
 
 /** The route's answer for this caller: the request validated, then its handler. */
@@ -144,12 +168,7 @@ async function answer<P extends TObject, Q extends TObject, B extends TSchema>(
   await readJsonBody(ctx, bodyLimitBytes);
   const params = spec.params ? assertValid(spec.params, { ...ctx.params }, ['path']) : {};
   const query = spec.query ? validQuery(spec.query, ctx.query) : {};
-  let body: unknown = undefined;
-  if (spec.body) {
-    body = ctx.request.body;
-    if (body === undefined) throw AppError.invalid([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
-    body = assertValid(spec.body, Value.Default(spec.body, structuredClone(body)), ['body']);
-  }
+  const body = spec.body ? validBody(spec.body, ctx.request.body) : undefined;
   return spec.handler({ params, query, body, caller, tenant, ctx } as HandlerInput<P, Q, B>);
 }
 

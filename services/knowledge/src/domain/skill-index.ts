@@ -4,7 +4,7 @@ import type { EntriesRepo } from '../data-access/entries-repo';
 import type { Transaction } from '../data-access/transactions';
 import type { Entry } from './types';
 import { newEntryRecord, nextUpdatedAt, tombstoneOf, versionRecord } from './entries/records';
-import { canSee, highestLevel, type Viewer } from './visibility';
+import { canSee, lowestLevel, type Viewer } from './visibility';
 
 export interface SkillIndexItem {
   id: string;
@@ -25,7 +25,10 @@ export function skillIndexContent(items: SkillIndexItem[]): string {
   );
 }
 
-/** What the index says, from every skill (oldest first): never more visible than its skills, in the oldest one's category. */
+/**
+ * What the index says, from every skill (oldest first), in the oldest one's category: as visible
+ * as its most visible skill (each reader gets only the skills they may read).
+ */
 export function skillIndexFields(skills: Entry[]) {
   const items: SkillIndexItem[] = skills.map((s) => ({
     id: s.id,
@@ -40,7 +43,7 @@ export function skillIndexFields(skills: Entry[]) {
   return {
     content: skillIndexContent(items),
     metadata: { skills: items },
-    visibility: highestLevel(items.map((i) => i.visibility)),
+    visibility: lowestLevel(items.map((i) => i.visibility)),
     category_id: skills[0]!.category_id,
     summary: `${items.length} skill${items.length === 1 ? '' : 's'}`,
   };

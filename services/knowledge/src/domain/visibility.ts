@@ -90,11 +90,13 @@ export function assertMayNameWorkspace(v: Viewer, workspaceId: string | null | u
   }
 }
 
-/** The highest of a set of visibilities (the skill index is never more visible than its skills). */
-export function highestLevel(visibilities: string[]): string {
-  let best = -1;
-  for (const v of visibilities) best = Math.max(best, rank(v === 'workspace' || v === 'personal' ? 'internal' : v));
-  return best < 0 ? 'internal' : (LEVELS[best] as string);
+/**
+ * The lowest of a set of visibilities: the skill index is visible to whoever may read one of its
+ * skills, and every read of it (skillIndexAsSeenBy) leaves out the skills the reader may not read.
+ */
+export function lowestLevel(visibilities: string[]): string {
+  const ranks = visibilities.map((v) => rank(v === 'workspace' || v === 'personal' ? 'internal' : v));
+  return ranks.length ? (LEVELS[Math.min(...ranks)] as string) : 'internal';
 }
 
 /** For the similarity service: the same rule as readableBy, in its contract's terms. */
