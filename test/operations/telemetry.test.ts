@@ -299,6 +299,69 @@ test(
   },
 );
 
+test(
+  'when an assistant calls an MCP tool with a sampled traceparent, then the trace continues it with an ' +
+    'execute_tool span naming the version of every entry it was given',
+  async () => {
+    const created = await request('/api/knowledge/knowledge-entries', {
+      method: 'POST',
+      body: {
+        title: 'Kettle warranty',
+        content: 'Kettles carry a two-year warranty; the receipt is the proof of purchase.',
+        category_id: category,
+        visibility: 'internal',
+        language: 'en',
+      },
+    });
+    expect(created.status).toBe(201);
+    const until = Date.now() + 30_000;
+    while ((await request(`/api/knowledge/knowledge-entries/${created.json.id}`)).json.embedding_model == null) {
+      if (Date.now() > until) throw new Error('the entry was not indexed within 30 s');
+      await sleep(200);
+    }
+    const sent = traceparent();
+    const res = await request('/api/knowledge/mcp', {
+      method: 'POST',
+      headers: { traceparent: sent.header, Accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'search_knowledge', arguments: { query: 'how long is the kettle warranty', limit: 3 } },
+      },
+    });
+    expect(res.status).toBe(200);
+    const hits = res.json.result.structuredContent.hits as { entry: { id: string; version: number } }[];
+    expect(hits.map((h) => h.entry.id)).toContain(created.json.id);
+
+    const tool = span('kb-gateway', 'execute_tool search_knowledge', 'INTERNAL');
+    const spans = await completeTrace(sent.traceId, [
+      tool,
+      grpcServer('kb-knowledge', 'kb.knowledge.v1.KnowledgeService/SearchEntries'),
+    ]);
+    const root = orphans(spans)[0]!;
+    expect([root.service, root.kind, root.parentSpanId, root.name]).toEqual([
+      'kb-gateway',
+      'SERVER',
+      sent.parentId,
+      'POST /api/knowledge/mcp',
+    ]);
+    const trace = new Trace(spans, sent.traceId);
+    const execute = trace.one(tool, 'execute_tool span');
+    expect(trace.under(execute, root)).toBe(true);
+    expect(execute.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'search_knowledge',
+      'gen_ai.tool.call.id': '7',
+      'mcp.method.name': 'tools/call',
+      'kb.mcp.entries.count': hits.length,
+    });
+    expect(execute.attributes['kb.mcp.entries']).toEqual(hits.map((h) => `${h.entry.id}@${h.entry.version}`));
+    // The search the tool made is a hop below the tool's span.
+    trace.hop(execute, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/SearchEntries');
+  },
+);
+
 /** The JSON log lines of a process that carry `request_id`. */
 async function logLines(proc: Process, requestId: string, min = 1): Promise<Record<string, unknown>[]> {
   const read = () =>
