@@ -20,6 +20,7 @@ import { siteRoutes } from './http/routes/sites';
 import { productRoutes } from './http/routes/products';
 import { similarSearchRoutes } from './http/routes/similar-search';
 import { productSearchRoutes } from './http/routes/product-search';
+import { apiDocsRoutes } from './http/routes/api-docs';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -65,6 +66,7 @@ export function createGatewayApp(
   router.get(`${API_PREFIX}/openapi.json`, (ctx) => {
     ctx.body = document();
   });
+  apiDocsRoutes(router);
   probeRoutes(router, backends);
 
   app.use(requestId(logger));
