@@ -22,6 +22,7 @@ import { similarSearchRoutes } from './http/routes/similar-search';
 import { productSearchRoutes } from './http/routes/product-search';
 import { mcpRoutes } from './http/mcp/endpoint';
 import { sessionCodec } from './http/mcp/session';
+import { apiDocsRoutes } from './http/routes/api-docs';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -75,6 +76,7 @@ export function createGatewayApp(
     version: VERSION,
     logger,
   });
+  apiDocsRoutes(router);
   probeRoutes(router, backends);
 
   app.use(requestId(logger));
