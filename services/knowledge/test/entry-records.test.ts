@@ -39,7 +39,7 @@ describe('the skill index', () => {
   const skill = (id: string, more: Partial<Entry>) =>
     entry({ id, type: 'skill', metadata: { trigger_description: `when ${id}` }, ...more });
 
-  it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most visible one (each reader gets only theirs)", () => {
+  it("when built from skills, then it lists each in order, in the oldest one's category, as visible as the most visible one", () => {
     const f = skillIndexFields([
       skill('s1', { title: 'One', category_id: 'c1', visibility: 'public' }),
       skill('s2', { title: 'Two', category_id: 'c2', visibility: 'restricted' }),
