@@ -43,21 +43,7 @@ export function mcpServer(operation: Operation, version: string, failed: (err: u
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: toolSchema(t.input) as { type: 'object' },
-      outputSchema: toolSchema(t.output) as { type: 'object' },
-      annotations: {
-        readOnlyHint: t.readOnly,
-        destructiveHint: false,
-        idempotentHint: t.readOnly,
-        openWorldHint: false,
-      },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
@@ -107,6 +93,21 @@ export function mcpServer(operation: Operation, version: string, failed: (err: u
   });
 
   return server;
+}
+
+let listed: ReturnType<typeof describeTools> | undefined;
+/** tools/list: the same for every caller and request, so written once. */
+const toolList = () => (listed ??= describeTools());
+
+function describeTools() {
+  return TOOLS.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: toolSchema(t.input) as { type: 'object' },
+    outputSchema: toolSchema(t.output) as { type: 'object' },
+    annotations: { readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.readOnly, openWorldHint: false },
+  }));
 }
 
 /**
