@@ -18,6 +18,7 @@ import type { DemoEntry } from './types';
 const API = '/api/knowledge';
 /** The bulk route takes up to 1,000; smaller calls let the catalog embed most of them inline. */
 const BULK_CHUNK = 50;
+const SITE_CHUNK = 4;
 
 export interface SeedOptions {
   /** The gateway, e.g. http://127.0.0.1:8080. */
@@ -87,7 +88,10 @@ export async function seedDemoData(options: SeedOptions): Promise<SeedResult> {
     const entries = await listEntries(api);
     const newEntries = await seedEntries(api, categories, entries, site, created, existing);
     const newNotes = await seedNotes(api, categories, entries, created, existing);
+    if (newEntries.length + newNotes.length > 0)
+      log(`demo data: ${newEntries.length} entries and ${newNotes.length} notes written (${since(started)})`);
     const products = await seedProducts(api, site, log);
+    if (products.ids.size > 0) log(`demo data: ${products.ids.size} products written (${since(started)})`);
     created.products = products.statuses.created ?? 0;
     existing.products = (products.statuses.updated ?? 0) + (products.statuses.unchanged ?? 0);
     const exampleProduct = await findExampleProduct(api, site, products.ids);
@@ -95,7 +99,7 @@ export async function seedDemoData(options: SeedOptions): Promise<SeedResult> {
     const waitMs = options.waitForIndexMs ?? 180_000;
     let indexed = true;
     if (waitMs > 0 && (newEntries.length + newNotes.length > 0 || products.pending.length > 0)) {
-      log(`waiting until the demo data is searchable (${products.pending.length} products still embedding)…`);
+      log(`demo data: waiting until it is searchable (${products.pending.length} products still embedding)…`);
       const until = Date.now() + waitMs;
       indexed = (await entriesIndexed(api, until)) && (await productsIndexed(api, products.pending, until));
     }
@@ -229,7 +233,13 @@ async function seedEntries(
   const forSite = DEMO_ENTRIES.filter((e) => e.site && made.includes(ids.get(e.key) as string)).map(
     (e) => ids.get(e.key) as string,
   );
-  if (forSite.length > 0) await api.ok('PUT', `${API}/sites/${site.id}/knowledge`, { entry_ids: forSite }, 200);
+  // A few at a time: each call indexes what it assigned before it answers, within the gateway's
+  // deadline. The assignment is idempotent, so a call that timed out is simply made again.
+  for (let k = 0; k < forSite.length; k += SITE_CHUNK)
+    await withRetry(
+      () => api.ok('PUT', `${API}/sites/${site.id}/knowledge`, { entry_ids: forSite.slice(k, k + SITE_CHUNK) }, 200),
+      /answered (503|504)/,
+    );
   return made;
 }
 
@@ -276,11 +286,13 @@ async function seedProducts(
   const pending: string[] = [];
   if (site.config?.demo_products === DEMO_PRODUCTS_VERSION) return { statuses, ids, pending };
   const products = demoProducts();
-  log(`writing ${products.length} demo products (first start: their embeddings take a while)…`);
+  log(`demo data: writing ${products.length} products (the first time, their embeddings take a while)…`);
   for (let k = 0; k < products.length; k += BULK_CHUNK) {
     const chunk = products.slice(k, k + BULK_CHUNK);
-    const res = await withRetry(() =>
-      api.ok<BulkResult>('POST', `${API}/products/bulk?site_id=${encodeURIComponent(site.id)}`, { products: chunk }, 200),
+    const res = await withRetry(
+      () =>
+        api.ok<BulkResult>('POST', `${API}/products/bulk?site_id=${encodeURIComponent(site.id)}`, { products: chunk }, 200),
+      /answered (503|504)/,
     );
     for (const r of res.results) {
       if (r.status === 'error' || !r.id)
@@ -356,14 +368,17 @@ async function productsIndexed(api: DemoApi, ids: string[], until: number): Prom
   return true;
 }
 
-/** One more try after a conflict or an unavailable service (a restart under way). */
-async function withRetry<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Tries again after an unavailable service (503: nothing was done). Idempotent calls (the bulk
+ * upsert, the site assignment) also retry a deadline (504: it may have been done).
+ */
+async function withRetry<T>(fn: () => Promise<T>, retryable = /answered 503/): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
-      if (attempt >= 3 || !/answered 503/.test((err as Error).message)) throw err;
-      await sleep(500 * attempt);
+      if (attempt >= 4 || !retryable.test((err as Error).message)) throw err;
+      await sleep(1000 * attempt);
     }
   }
 }
@@ -377,4 +392,5 @@ async function pool<T>(items: T[], size: number, fn: (item: T) => Promise<void>)
   );
 }
 
+const since = (t: number) => `${((Date.now() - t) / 1000).toFixed(1)} s`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
