@@ -10,7 +10,7 @@ import mongoose from 'mongoose';
 import { DEFAULT_GATEWAY_PORT } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel } from './artifacts';
-import { DEMO_QUESTION, seedDemoData, type SeedResult } from './demo';
+import { DEMO_QUESTION, seedDemoData, type SeedCounts, type SeedResult } from './demo';
 import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
 import { assertPortFree } from './ports';
@@ -228,9 +228,19 @@ async function prepareDemoTenant(
   }
   if (withDemo) {
     const demo = await seedDemoData({ gatewayUrl, token, tenant: DEMO_TENANT, log });
+    const names = {
+      categories: 'categories',
+      entries: 'entries',
+      notes: 'personal notes',
+      sites: 'sites',
+      products: 'products',
+    };
     const made = Object.entries(demo.created)
       .filter(([, n]) => n > 0)
-      .map(([what, n]) => `${n} ${what}`);
+      .map(
+        ([what, n]) =>
+          `${n} ${n === 1 ? names[what as keyof SeedCounts].replace(/ies$/, 'y').replace(/s$/, '') : names[what as keyof SeedCounts]}`,
+      );
     log(
       made.length > 0
         ? `demo data: created ${made.join(', ')} in ${(demo.ms / 1000).toFixed(1)} s`

@@ -21,14 +21,19 @@ export interface DemoApi {
 
 export function demoApi(gatewayUrl: string, token: string, tenant: string): DemoApi {
   const url = new URL(gatewayUrl);
-  if (url.protocol !== 'http:') throw new Error(`the demo seeder speaks plain http to a local gateway, not ${url.protocol}`);
+  if (url.protocol !== 'http:')
+    throw new Error(`the demo seeder speaks plain http to a local gateway, not ${url.protocol}`);
   const port = Number(url.port || 80);
   const host = `${tenant}.localhost:${port}`;
   const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
   const call = (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = { Host: host, Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      Host: host,
+      Authorization: `Bearer ${token}`,
+      Accept: 'application/json',
+    };
     if (payload !== undefined) {
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(payload));

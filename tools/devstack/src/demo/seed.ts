@@ -41,8 +41,9 @@ export interface SeedCounts {
 }
 
 export interface SeedResult {
+  /** Demo items this run wrote (products: those sent, once per data version). */
   created: SeedCounts;
-  /** Demo items found in place and left alone. */
+  /** Demo items found in place and left alone (products: not counted, they are not listed). */
   existing: SeedCounts;
   /** The bulk summaries of this run (empty when the products of this data version were already written). */
   productStatuses: Record<string, number>;
@@ -92,8 +93,9 @@ export async function seedDemoData(options: SeedOptions): Promise<SeedResult> {
       log(`demo data: ${newEntries.length} entries and ${newNotes.length} notes written (${since(started)})`);
     const products = await seedProducts(api, site, log);
     if (products.ids.size > 0) log(`demo data: ${products.ids.size} products written (${since(started)})`);
-    created.products = products.statuses.created ?? 0;
-    existing.products = (products.statuses.updated ?? 0) + (products.statuses.unchanged ?? 0);
+    // Products are sent once per data version, so every product sent is one this run wrote (a
+    // bulk call retried after a timeout answers "unchanged" for what its first try stored).
+    created.products = products.ids.size;
     const exampleProduct = await findExampleProduct(api, site, products.ids);
 
     const waitMs = options.waitForIndexMs ?? 180_000;
@@ -192,7 +194,8 @@ async function seedEntries(
       return;
     }
     const translationOf = e.translation_of ? ids.get(e.translation_of) : undefined;
-    if (e.translation_of && !translationOf) throw new Error(`demo data: ${e.key} translates ${e.translation_of}, unknown`);
+    if (e.translation_of && !translationOf)
+      throw new Error(`demo data: ${e.key} translates ${e.translation_of}, unknown`);
     const body = {
       title: e.title,
       content: e.content,
@@ -291,7 +294,12 @@ async function seedProducts(
     const chunk = products.slice(k, k + BULK_CHUNK);
     const res = await withRetry(
       () =>
-        api.ok<BulkResult>('POST', `${API}/products/bulk?site_id=${encodeURIComponent(site.id)}`, { products: chunk }, 200),
+        api.ok<BulkResult>(
+          'POST',
+          `${API}/products/bulk?site_id=${encodeURIComponent(site.id)}`,
+          { products: chunk },
+          200,
+        ),
       /answered (503|504)/,
     );
     for (const r of res.results) {
@@ -357,7 +365,8 @@ async function productsIndexed(api: DemoApi, ids: string[], until: number): Prom
         vector_field: 'description',
         limit: 1,
       });
-      const done = res.status === 200 ? new Set((res.json as { anchor_product_ids: string[] }).anchor_product_ids) : new Set();
+      const done =
+        res.status === 200 ? new Set((res.json as { anchor_product_ids: string[] }).anchor_product_ids) : new Set();
       still.push(...anchors.filter((id) => !done.has(id)));
     }
     waiting = still;

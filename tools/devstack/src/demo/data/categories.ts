@@ -10,7 +10,12 @@ export const DEMO_CATEGORIES: DemoCategory[] = [
   },
   { key: 'service', name: 'Customer service', description: 'Orders, delivery, returns and payment', sort_order: 1 },
   { key: 'orders', name: 'Orders & delivery', description: 'Shipping, tracking, click & collect', parent: 'service' },
-  { key: 'returns', name: 'Returns & warranty', description: 'Returns, refunds, repairs and claims', parent: 'service' },
+  {
+    key: 'returns',
+    name: 'Returns & warranty',
+    description: 'Returns, refunds, repairs and claims',
+    parent: 'service',
+  },
   { key: 'advice', name: 'Gear advice', description: 'Buying guides and care instructions', sort_order: 2 },
   { key: 'shelter', name: 'Tents & sleeping', description: 'Tents, sleeping bags and mats', parent: 'advice' },
   { key: 'footwear', name: 'Footwear', description: 'Hiking boots and trail shoes', parent: 'advice' },

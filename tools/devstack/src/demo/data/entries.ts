@@ -8,7 +8,7 @@ import { BOOTS_EN, RETURNS_EN, SHIPPING_EN, SLEEPING_BAGS_EN, TENTS_EN, WARRANTY
 import { RETURNS_DE, SHIPPING_DE, SLEEPING_BAGS_DE, TENTS_DE } from './articles-de';
 
 /** The banner's and the README's example question; its answer sits in the middle of the returns article. */
-export const DEMO_QUESTION = 'Can I still return a tent after camping in it for two nights?';
+export const DEMO_QUESTION = 'Can I return gear I already used outdoors?';
 /** A sentence of the passage that answers DEMO_QUESTION. */
 export const DEMO_ANSWER_SNIPPET = 'even after they have been used outdoors';
 
@@ -345,7 +345,8 @@ const skills: DemoEntry[] = [
     content:
       'Die Bestellung finden (Bestellnummer und E-Mail). Die Frist prüfen (30 Tage, 60 für Clubmitglieder, Weihnachtsverlängerung). Für benutzte Zelte, Schlafsäcke, Matten und Rucksäcke gilt das Draußen-getestet-Versprechen. Bei Größe oder Farbe einen Umtausch anbieten. Dann den Rückgabelink schicken und sagen, wann die Erstattung kommt (5 Werktage nach Prüfung).',
     metadata: {
-      trigger_description: 'Die Kundin oder der Kunde möchte etwas zurückschicken, umtauschen oder fragt nach der Erstattung',
+      trigger_description:
+        'Die Kundin oder der Kunde möchte etwas zurückschicken, umtauschen oder fragt nach der Erstattung',
       examples: ['Ich möchte meine Schuhe zurückgeben'],
     },
     tags: ['returns'],
@@ -409,8 +410,14 @@ const processes: DemoEntry[] = [
     metadata: {
       steps: [
         { title: 'Collect evidence', detail: 'Photos of the defect and the order number or receipt' },
-        { title: 'Check the purchase date', detail: 'Statutory warranty two years; brand guarantees see the warranty article' },
-        { title: 'Decide', detail: 'Warranty, goodwill (up to 50 EUR) or paid repair with a quote, within two working days' },
+        {
+          title: 'Check the purchase date',
+          detail: 'Statutory warranty two years; brand guarantees see the warranty article',
+        },
+        {
+          title: 'Decide',
+          detail: 'Warranty, goodwill (up to 50 EUR) or paid repair with a quote, within two working days',
+        },
         { title: 'Send the label', detail: 'Prepaid label for Germany and Austria; item cleaned and dry' },
         { title: 'Close the case', detail: 'Repair or replacement confirmed to the customer in writing' },
       ],
@@ -425,12 +432,19 @@ const processes: DemoEntry[] = [
     visibility: 'internal',
     language: 'de',
     title: 'Einen Gewährleistungsfall bearbeiten',
-    content: 'Wie das Serviceteam einen Gewährleistungs- oder Garantiefall vom ersten Kontakt bis zur Reparatur oder zum Ersatz bearbeitet.',
+    content:
+      'Wie das Serviceteam einen Gewährleistungs- oder Garantiefall vom ersten Kontakt bis zur Reparatur oder zum Ersatz bearbeitet.',
     metadata: {
       steps: [
         { title: 'Belege sammeln', detail: 'Fotos des Mangels und Bestellnummer oder Kassenbon' },
-        { title: 'Kaufdatum prüfen', detail: 'Gesetzliche Gewährleistung zwei Jahre; Herstellergarantien siehe Artikel' },
-        { title: 'Entscheiden', detail: 'Gewährleistung, Kulanz (bis 50 EUR) oder kostenpflichtige Reparatur mit Angebot' },
+        {
+          title: 'Kaufdatum prüfen',
+          detail: 'Gesetzliche Gewährleistung zwei Jahre; Herstellergarantien siehe Artikel',
+        },
+        {
+          title: 'Entscheiden',
+          detail: 'Gewährleistung, Kulanz (bis 50 EUR) oder kostenpflichtige Reparatur mit Angebot',
+        },
         { title: 'Etikett schicken', detail: 'Vorausbezahltes Etikett für Deutschland und Österreich' },
         { title: 'Fall abschließen', detail: 'Reparatur oder Ersatz schriftlich bestätigen' },
       ],
@@ -462,10 +476,14 @@ const processes: DemoEntry[] = [
     visibility: 'internal',
     language: 'en',
     title: 'Exchange a size or colour',
-    content: 'An exchange keeps the customer waiting as little as possible: the replacement ships on the first carrier scan.',
+    content:
+      'An exchange keeps the customer waiting as little as possible: the replacement ships on the first carrier scan.',
     metadata: {
       steps: [
-        { title: 'Reserve the replacement', detail: 'In the order system, size and colour confirmed with the customer' },
+        {
+          title: 'Reserve the replacement',
+          detail: 'In the order system, size and colour confirmed with the customer',
+        },
         { title: 'Send the return label' },
         { title: 'Ship on first scan', detail: 'The replacement leaves when the carrier scans the return' },
         { title: 'Settle the difference', detail: 'Refund or charge a price difference between variants' },

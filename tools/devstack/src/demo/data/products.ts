@@ -74,9 +74,19 @@ const FAMILIES: Family[] = [
       'A freestanding two-person dome tent for backpacking from spring to autumn. Two doors and two vestibules, a silnylon fly with 3,000 mm hydrostatic head and a mesh inner tent that pitches in under three minutes.',
       'Freistehendes Kuppelzelt für zwei Personen für Trekkingtouren von Frühling bis Herbst. Zwei Eingänge und zwei Apsiden, Außenzelt aus Silnylon mit 3.000 mm Wassersäule und Mesh-Innenzelt, in unter drei Minuten aufgebaut.',
     ],
-    attributes: { weight_g: 1350, persons: 2, season: '3-season', hydrostatic_head_fly_mm: 3000, poles: 'DAC aluminium' },
+    attributes: {
+      weight_g: 1350,
+      persons: 2,
+      season: '3-season',
+      hydrostatic_head_fly_mm: 3000,
+      poles: 'DAC aluminium',
+    },
     axis: COLOUR,
-    variants: [colour('green', 'Forest green', 'Waldgrün'), colour('sand', 'Sand', 'Sand'), colour('orange', 'Signal orange', 'Signalorange', 10)],
+    variants: [
+      colour('green', 'Forest green', 'Waldgrün'),
+      colour('sand', 'Sand', 'Sand'),
+      colour('orange', 'Signal orange', 'Signalorange', 10),
+    ],
     keywords: ['backpacking tent, two person tent, lightweight tent', 'Trekkingzelt, Zweipersonenzelt, leichtes Zelt'],
   },
   {
@@ -90,7 +100,13 @@ const FAMILIES: Family[] = [
       'The roomy three-person version of the Aurora: room for two adults and a child or for long trips with all bags inside. Silnylon fly with 3,000 mm, two large vestibules, freestanding on rock and platforms.',
       'Die geräumige Dreipersonen-Version des Aurora: Platz für zwei Erwachsene und ein Kind oder für lange Touren mit allem Gepäck innen. Silnylon-Außenzelt mit 3.000 mm, zwei große Apsiden, freistehend auf Fels und Plattformen.',
     ],
-    attributes: { weight_g: 1900, persons: 3, season: '3-season', hydrostatic_head_fly_mm: 3000, poles: 'DAC aluminium' },
+    attributes: {
+      weight_g: 1900,
+      persons: 3,
+      season: '3-season',
+      hydrostatic_head_fly_mm: 3000,
+      poles: 'DAC aluminium',
+    },
     axis: COLOUR,
     variants: [colour('green', 'Forest green', 'Waldgrün'), colour('sand', 'Sand', 'Sand')],
     keywords: ['family tent, three person tent', 'Familienzelt, Dreipersonenzelt'],
@@ -101,7 +117,10 @@ const FAMILIES: Family[] = [
     category: C.tents,
     name: ['Polar 3 four-season tunnel tent', 'Polar 3 Vierjahreszeiten-Tunnelzelt'],
     price: 1099,
-    short: ['Expedition tunnel tent for 3, fly-first pitching, snow flaps', 'Expeditions-Tunnelzelt für 3, Außenzelt zuerst, Schneelappen'],
+    short: [
+      'Expedition tunnel tent for 3, fly-first pitching, snow flaps',
+      'Expeditions-Tunnelzelt für 3, Außenzelt zuerst, Schneelappen',
+    ],
     description: [
       'A four-season tunnel tent for winter trips and the far north. Pitches fly first with the inner attached, stands up to storms with 12 guy points, and has snow flaps, a 5,000 mm floor and two vestibules big enough to cook in.',
       'Vierjahreszeiten-Tunnelzelt für Wintertouren und den hohen Norden. Wird mit eingehängtem Innenzelt Außenzelt zuerst aufgebaut, hält Stürmen mit 12 Abspannpunkten stand und hat Schneelappen, einen Boden mit 5.000 mm und zwei Apsiden zum Kochen.',
@@ -117,7 +136,10 @@ const FAMILIES: Family[] = [
     category: C.tents,
     name: ['Bivvy One trekking-pole shelter', 'Bivvy One Trekkingstock-Zelt'],
     price: 289,
-    short: ['Single-wall 1-person shelter pitched with a trekking pole, 690 g', 'Einwandiges Einpersonenzelt, mit Trekkingstock aufgebaut, 690 g'],
+    short: [
+      'Single-wall 1-person shelter pitched with a trekking pole, 690 g',
+      'Einwandiges Einpersonenzelt, mit Trekkingstock aufgebaut, 690 g',
+    ],
     description: [
       'An ultralight single-wall shelter for one, pitched with a trekking pole instead of tent poles. For thru-hikers who count every gram; needs practice and good pegs on windy sites.',
       'Ultraleichtes einwandiges Zelt für eine Person, das statt mit Zeltstangen mit einem Trekkingstock aufgebaut wird. Für Weitwanderer, die jedes Gramm zählen; braucht Übung und gute Heringe bei Wind.',
@@ -165,7 +187,10 @@ const FAMILIES: Family[] = [
     category: C.bags,
     name: ['Taiga 5 synthetic sleeping bag', 'Taiga 5 Kunstfaserschlafsack'],
     price: 159,
-    short: ['Synthetic mummy bag, comfort 5 °C, stays warm when damp', 'Kunstfaser-Mumienschlafsack, Komfort 5 °C, wärmt auch feucht'],
+    short: [
+      'Synthetic mummy bag, comfort 5 °C, stays warm when damp',
+      'Kunstfaser-Mumienschlafsack, Komfort 5 °C, wärmt auch feucht',
+    ],
     description: [
       'A synthetic-fill sleeping bag for canoe trips, wet climates and scout camps. Comfort 5 °C, limit 0 °C; keeps most of its warmth when damp, machine washable and dries in a few hours.',
       'Kunstfaserschlafsack für Kanutouren, feuchtes Klima und Pfadfinderlager. Komfort 5 °C, Limit 0 °C; behält feucht den Großteil seiner Wärme, ist waschmaschinenfest und trocknet in wenigen Stunden.',
@@ -201,7 +226,10 @@ const FAMILIES: Family[] = [
     category: C.mats,
     name: ['Ridge folding foam mat', 'Ridge faltbare Schaummatte'],
     price: 49,
-    short: ['Closed-cell foam mat, R 2.0, cannot puncture', 'Geschlossenzellige Schaummatte, R 2,0, kann nicht platzen'],
+    short: [
+      'Closed-cell foam mat, R 2.0, cannot puncture',
+      'Geschlossenzellige Schaummatte, R 2,0, kann nicht platzen',
+    ],
     description: [
       'A folding closed-cell foam mat that cannot puncture: sit mat at breaks, extra insulation under an air mat in winter, or the only mat for summer nights. R-value 2.0, folds like an accordion.',
       'Faltbare Schaummatte aus geschlossenzelligem Schaum, die nicht platzen kann: Sitzmatte in der Pause, Zusatzisolation unter der Luftmatte im Winter oder einzige Matte für Sommernächte. R-Wert 2,0, faltet wie eine Ziehharmonika.',
@@ -217,7 +245,10 @@ const FAMILIES: Family[] = [
     category: C.packs,
     name: ['Highline 48 trekking backpack', 'Highline 48 Trekkingrucksack'],
     price: 229,
-    short: ['48-litre trekking pack with adjustable back length', '48-Liter-Trekkingrucksack mit verstellbarer Rückenlänge'],
+    short: [
+      '48-litre trekking pack with adjustable back length',
+      '48-Liter-Trekkingrucksack mit verstellbarer Rückenlänge',
+    ],
     description: [
       'A 48-litre trekking backpack for hut tours and multi-day hikes. The back length adjusts in a minute, the hip belt carries up to 18 kg, and a front zip opens the main compartment like a suitcase.',
       'Trekkingrucksack mit 48 Litern für Hüttentouren und Mehrtageswanderungen. Die Rückenlänge lässt sich in einer Minute verstellen, der Hüftgurt trägt bis 18 kg, und ein Frontreißverschluss öffnet das Hauptfach wie einen Koffer.',
@@ -271,7 +302,10 @@ const FAMILIES: Family[] = [
     category: C.boots,
     name: ['Summit GTX trekking boot', 'Summit GTX Trekkingstiefel'],
     price: 259,
-    short: ['Category B leather trekking boot with waterproof membrane', 'Trekkingstiefel Kategorie B aus Leder mit wasserdichter Membran'],
+    short: [
+      'Category B leather trekking boot with waterproof membrane',
+      'Trekkingstiefel Kategorie B aus Leder mit wasserdichter Membran',
+    ],
     description: [
       'A category B trekking boot of nubuck leather with a waterproof membrane and a stiff Vibram sole for multi-day hikes with a heavy pack. Narrow heel, resolable.',
       'Trekkingstiefel der Kategorie B aus Nubukleder mit wasserdichter Membran und steifer Vibram-Sohle für Mehrtagestouren mit schwerem Rucksack. Schmale Ferse, neu besohlbar.',
@@ -319,7 +353,10 @@ const FAMILIES: Family[] = [
     category: C.trail,
     name: ['Trailrunner 4 trail running shoe', 'Trailrunner 4 Trailrunning-Schuh'],
     price: 149,
-    short: ['Grippy trail shoe with 5 mm lugs and rock plate', 'Griffiger Trailschuh mit 5-mm-Stollen und Steinschutzplatte'],
+    short: [
+      'Grippy trail shoe with 5 mm lugs and rock plate',
+      'Griffiger Trailschuh mit 5-mm-Stollen und Steinschutzplatte',
+    ],
     description: [
       'A trail running shoe with 5 mm lugs for mud and wet rock, a rock plate against sharp stones and a 6 mm drop. Runs about half a size large this season.',
       'Trailrunning-Schuh mit 5-mm-Stollen für Matsch und nassen Fels, einer Steinschutzplatte gegen spitze Steine und 6 mm Sprengung. Fällt in dieser Saison etwa eine halbe Größe größer aus.',
@@ -335,7 +372,10 @@ const FAMILIES: Family[] = [
     category: C.rain,
     name: ['Stormshell 3-layer rain jacket', 'Stormshell 3-Lagen-Regenjacke'],
     price: 329,
-    short: ['Waterproof breathable hardshell, 20,000 mm, pit zips', 'Wasserdichte atmungsaktive Hardshell, 20.000 mm, Achselreißverschlüsse'],
+    short: [
+      'Waterproof breathable hardshell, 20,000 mm, pit zips',
+      'Wasserdichte atmungsaktive Hardshell, 20.000 mm, Achselreißverschlüsse',
+    ],
     description: [
       'A 3-layer waterproof and breathable hardshell for storms above the tree line: 20,000 mm, a helmet-compatible hood, pit zips for ventilation and a PFC-free DWR finish.',
       'Wasserdichte und atmungsaktive 3-Lagen-Hardshell für Sturm oberhalb der Baumgrenze: 20.000 mm, helmtaugliche Kapuze, Belüftungsreißverschlüsse unter den Armen und PFC-freie Imprägnierung.',
@@ -453,7 +493,10 @@ const FAMILIES: Family[] = [
     category: C.cook,
     name: ['Titan pot', 'Titan-Topf'],
     price: 45,
-    short: ['Titanium pot with lid, fits a gas cartridge inside', 'Titantopf mit Deckel, eine Gaskartusche passt hinein'],
+    short: [
+      'Titanium pot with lid, fits a gas cartridge inside',
+      'Titantopf mit Deckel, eine Gaskartusche passt hinein',
+    ],
     description: [
       'A titanium pot with a lid and folding handles; a 100 g gas cartridge and a small stove fit inside.',
       'Topf aus Titan mit Deckel und Klappgriffen; eine 100-g-Gaskartusche und ein kleiner Kocher passen hinein.',
@@ -530,7 +573,16 @@ export const DEMO_EXAMPLE_PRODUCT = {
   title: 'Nordkamm Aurora 2 ultralight dome tent, Forest green',
 };
 
-const AVAILABILITY = ['in_stock', 'in_stock', 'in_stock', 'low_stock', 'in_stock', 'out_of_stock', 'in_stock', 'preorder'];
+const AVAILABILITY = [
+  'in_stock',
+  'in_stock',
+  'in_stock',
+  'low_stock',
+  'in_stock',
+  'out_of_stock',
+  'in_stock',
+  'preorder',
+];
 
 /** A stable number from a string (availability, ratings and GTINs vary but never change between runs). */
 function stable(text: string): number {
