@@ -201,6 +201,40 @@ describe('when the demo data is seeded into a fresh tenant', () => {
     expect(answer!.end).toBeLessThan(top!.entry.content.length - 500);
   });
 
+  test("then a German question is answered by the German article, and a site filter keeps to the shop's answers", async () => {
+    const res = await stack.request(tenant, `${API}/search/entries`, {
+      method: 'POST',
+      token: admin,
+      body: { query: 'Wie lange dauert der Versand in die Schweiz?', language: 'de', limit: 3, include_content: false },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json[0].entry.source_reference).toBe('demo:shipping/de');
+    const site = await stack.request(tenant, `${API}/search/entries`, {
+      method: 'POST',
+      token: admin,
+      body: { query: 'staff discount', site_id: 'outdoor-shop', include_content: false },
+    });
+    expect(site.status).toBe(200);
+    const references = (site.json as { entry: { source_reference: string } }[]).map((h) => h.entry.source_reference);
+    expect(references.length).toBeGreaterThan(0);
+    expect(references).not.toContain('demo:staff-discount/en');
+  });
+
+  test("then the README tour's look-ups find what it says: the returns article, the tent by its SKU", async () => {
+    const returns = await stack.request(tenant, `${API}/search/entries`, {
+      method: 'POST',
+      token: admin,
+      body: { query: 'return policy', language: 'en' },
+    });
+    expect(returns.json[0].entry.source_reference).toBe('demo:returns-policy/en');
+    const tent = await stack.request(tenant, `${API}/search/products`, {
+      method: 'POST',
+      token: admin,
+      body: { query: DEMO_EXAMPLE_PRODUCT.sku, language: 'en' },
+    });
+    expect(tent.json.products[0].id).toBe(first.exampleProduct.id);
+  });
+
   test('then similar products of a demo tent are its own family first, then other tents', async () => {
     const res = await stack.request(tenant, `${API}/search/similar`, {
       method: 'POST',
