@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 describe('when the demo data is seeded into a fresh tenant', () => {
-  test('then it holds every writable type (40+ entries), English and German with translations, tags and a nested category tree', async () => {
+  test('then it holds every writable type (40+ entries), English and German with translations, tags, a nested category tree', async () => {
     expect(first.indexed).toBe(true);
     const all = await entries(admin);
     const demo = all.filter((e) => e.source_reference?.startsWith('demo:') && e.visibility !== 'personal');

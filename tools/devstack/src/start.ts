@@ -172,23 +172,31 @@ function printWelcome({
   const kb = `${url}/api/knowledge`;
   const auth = `-H "Authorization: Bearer ${token}"`;
   const json = `-H "Content-Type: application/json"`;
+  /** One example call as a copyable curl line; a body makes it a JSON POST. */
+  const curl = (path: string, body?: object, headers: string[] = []) =>
+    [`  curl -s ${kb}${path} ${auth}`, ...(body ? [json, ...headers, `-d '${JSON.stringify(body)}'`] : [])].join(' ');
+  const mcpAccept = '-H "Accept: application/json, text/event-stream"';
   const tryThese = demo
-    ? `Try (the demo tenant holds an outdoor shop: docs/demo.md):
-  curl -s ${kb}/search/entries ${auth} ${json} -d '{"query": "${DEMO_QUESTION}", "limit": 3, "include_content": false}'
-  curl -s ${kb}/search/similar ${auth} ${json} -d '{"anchor_product_ids": ["${demo.exampleProduct.id}"], "language": "en", "limit": 5}'
-  curl -s ${kb}/mcp ${auth} ${json} -H "Accept: application/json, text/event-stream" -d '{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}'
-  curl -s ${kb}/categories ${auth}
-(the similar call's anchor is "${demo.exampleProduct.title}"; the MCP endpoint speaks Streamable HTTP to any MCP client with the same token)`
-    : `Try (no demo data: --no-demo or KB_DEMO_DATA=0):
-  curl -s ${kb}/categories ${auth}
-  curl -s ${kb}/categories/${categoryId} ${auth}`;
+    ? [
+        'Try (the demo tenant holds an outdoor shop: docs/demo.md):',
+        curl('/search/entries', { query: DEMO_QUESTION, limit: 3, include_content: false }),
+        curl('/search/similar', { anchor_product_ids: [demo.exampleProduct.id], language: 'en', limit: 5 }),
+        curl('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, [mcpAccept]),
+        curl('/categories'),
+        `(the similar call's anchor is "${demo.exampleProduct.title}";`,
+        ' the MCP endpoint speaks Streamable HTTP to any MCP client, with the same token)',
+      ].join('\n')
+    : ['Try (no demo data: --no-demo or KB_DEMO_DATA=0):', curl('/categories'), curl(`/categories/${categoryId}`)].join(
+        '\n',
+      );
+  const moreTokens = `npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent`;
   process.stdout.write(`
 Knowledge service running at ${kb} (ready in ${seconds} s; backends: ${backends.mode})
   MongoDB        ${mongoUri}
   Elasticsearch  ${backends.elasticsearchUrl}
   Service logs   ${join(runDir(), 'logs')}
 
-Admin token for tenant "${DEMO_TENANT}", user ${DEMO_USER_ID} (shown once; make more with npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent):
+Admin token for tenant "${DEMO_TENANT}", user ${DEMO_USER_ID} (shown once; make more with ${moreTokens}):
 ${token}
 
 ${tryThese}

@@ -1,3 +1,4 @@
+/* eslint-disable max-len -- demo prose: one paragraph per line, as Markdown keeps it (prettier cannot wrap strings) */
 /** Long multi-section articles (German translations of articles-en.ts). */
 
 export const RETURNS_DE = `# Rückgabe, Umtausch und Erstattung

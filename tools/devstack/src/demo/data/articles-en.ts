@@ -1,3 +1,4 @@
+/* eslint-disable max-len -- demo prose: one paragraph per line, as Markdown keeps it (prettier cannot wrap strings) */
 /** Long multi-section articles (English): what passage search is for. */
 
 export const RETURNS_EN = `# Returns, exchanges and refunds

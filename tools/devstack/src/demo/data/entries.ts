@@ -1,3 +1,4 @@
+/* eslint-disable max-len -- demo prose: one paragraph per line, as Markdown keeps it (prettier cannot wrap strings) */
 /**
  * The demo knowledge entries: every writable type, long articles, English and German with
  * translations, tags, and visibility from public to restricted (a Viewer sees the public and

@@ -1,3 +1,4 @@
+/* eslint-disable max-len -- demo prose: one paragraph per line, as Markdown keeps it (prettier cannot wrap strings) */
 import type { DemoNote } from '../types';
 
 /** Personal notes of the demo user (the user of the token npm start prints); only that user sees them. */

@@ -1,3 +1,4 @@
+/* eslint-disable max-len -- demo prose: one paragraph per line, as Markdown keeps it (prettier cannot wrap strings) */
 /**
  * The demo catalogue, generated from compact tables: product families (a parent product) ×
  * variants (size, colour, length…), each in English and German. A variant differs from its
