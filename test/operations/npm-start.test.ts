@@ -209,7 +209,8 @@ describe('supervision', () => {
       const run = start(port, env, ['--no-demo']);
       try {
         await waitFor(() => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null, 150_000);
-        expect(run.output()).not.toMatch(/demo data/);
+        expect(run.output()).not.toMatch(/\[start\] demo data/);
+        expect(run.output()).toContain('Try (no demo data: --no-demo or KB_DEMO_DATA=0)');
         const token = /^(kbt_\S+)$/m.exec(run.output())?.[1] as string;
         expect(token).toBeDefined();
         const categories = () => httpRequest(port, 'localhost', '/api/knowledge/categories', { token });
