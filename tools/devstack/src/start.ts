@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     url,
     port,
     ...prepared,
+    demoOff: withDemo ? 'it could not be written, see above' : '--no-demo or KB_DEMO_DATA=0',
     mongoUri,
     backends,
     seconds: ((Date.now() - started) / 1000).toFixed(1),
@@ -156,6 +157,7 @@ function printWelcome({
   token,
   categoryId,
   demo,
+  demoOff,
   mongoUri,
   backends,
   seconds,
@@ -165,6 +167,8 @@ function printWelcome({
   token: string;
   categoryId: string;
   demo: SeedResult | undefined;
+  /** Why there is no demo data, when there is none. */
+  demoOff: string;
   mongoUri: string;
   backends: Backends;
   seconds: string;
@@ -186,9 +190,7 @@ function printWelcome({
         `(the similar call's anchor is "${demo.exampleProduct.title}";`,
         ' the MCP endpoint speaks Streamable HTTP to any MCP client, with the same token)',
       ].join('\n')
-    : ['Try (no demo data: --no-demo or KB_DEMO_DATA=0):', curl('/categories'), curl(`/categories/${categoryId}`)].join(
-        '\n',
-      );
+    : [`Try (no demo data: ${demoOff}):`, curl('/categories'), curl(`/categories/${categoryId}`)].join('\n');
   const moreTokens = `npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent`;
   process.stdout.write(`
 Knowledge service running at ${kb} (ready in ${seconds} s; backends: ${backends.mode})
@@ -234,21 +236,11 @@ async function prepareDemoTenant(
   } finally {
     await connection.close();
   }
-  if (withDemo) {
-    const demo = await seedDemoData({ gatewayUrl, token, tenant: DEMO_TENANT, log });
-    const names = {
-      categories: 'categories',
-      entries: 'entries',
-      notes: 'personal notes',
-      sites: 'sites',
-      products: 'products',
-    };
-    const made = Object.entries(demo.created)
-      .filter(([, n]) => n > 0)
-      .map(
-        ([what, n]) =>
-          `${n} ${n === 1 ? names[what as keyof SeedCounts].replace(/ies$/, 'y').replace(/s$/, '') : names[what as keyof SeedCounts]}`,
-      );
+  const demo = withDemo ? await seedOrSayWhy(gatewayUrl, token) : undefined;
+  if (demo) {
+    const made = (Object.keys(COUNT_NAMES) as (keyof SeedCounts)[])
+      .filter((what) => demo.created[what] > 0)
+      .map((what) => `${demo.created[what]} ${COUNT_NAMES[what][demo.created[what] === 1 ? 0 : 1]}`);
     log(
       made.length > 0
         ? `demo data: created ${made.join(', ')} in ${(demo.ms / 1000).toFixed(1)} s`
@@ -268,6 +260,24 @@ async function prepareDemoTenant(
   });
   if (res.status !== 201) throw new Error(`could not create the demo category: ${res.status} ${await res.text()}`);
   return { token, categoryId: ((await res.json()) as { id: string }).id, demo: undefined };
+}
+
+const COUNT_NAMES: Record<keyof SeedCounts, [one: string, many: string]> = {
+  categories: ['category', 'categories'],
+  entries: ['entry', 'entries'],
+  notes: ['personal note', 'personal notes'],
+  sites: ['site', 'sites'],
+  products: ['product', 'products'],
+};
+
+/** The demo data; a failure is reported and the stack runs on without it (the next start tries again). */
+async function seedOrSayWhy(gatewayUrl: string, token: string): Promise<SeedResult | undefined> {
+  try {
+    return await seedDemoData({ gatewayUrl, token, tenant: DEMO_TENANT, log });
+  } catch (err) {
+    log(`demo data: not written (${(err as Error).message}); the next start tries again, --no-demo skips it`);
+    return undefined;
+  }
 }
 
 async function listCategories(gatewayUrl: string, token: string): Promise<{ id: string }[]> {
