@@ -1,7 +1,8 @@
 /**
- * `npm start` as a new user meets it: the stack comes up, prints a working token and two
- * example calls, the admin CLI finds the same backends with no flags, a second start and a
- * busy port are refused clearly, and SIGTERM stops everything it started.
+ * `npm start` as a new user meets it: the stack comes up with the demo data, prints a working
+ * token and example calls that answer from that data, the admin CLI finds the same backends with
+ * no flags, a second start and a busy port are refused clearly, SIGTERM stops everything it
+ * started, and the next start finds the demo data in place and creates nothing.
  *
  * It runs the same entry point `npm start` runs (after its build step), pointed at this test
  * run's backends through MONGODB_URI / ELASTICSEARCH_URL, with its own cache folder for run
@@ -30,9 +31,10 @@ const baseEnv = () => ({ ...process.env, MONGODB_URI: mongoUri, KB_CACHE_DIR: ca
 function start(
   port: number,
   env: NodeJS.ProcessEnv = baseEnv(),
+  args: string[] = [],
 ): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let out = '';
-  const child = spawn(process.execPath, [startJs], {
+  const child = spawn(process.execPath, [startJs, ...args], {
     env: { ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,58 +67,110 @@ function admin(env: NodeJS.ProcessEnv, ...args: string[]) {
 
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-test('when npm start runs, then the printed token and curl calls work, the admin CLI finds it, and SIGTERM stops everything', async () => {
-  const port = await freePort();
-  const run = start(port);
-  try {
-    await waitFor(() => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null, 90_000);
-    const out = run.output();
-    expect(out).toContain(`http://localhost:${port}/api/knowledge`);
+/** The example calls the banner prints: URL path, bearer token and JSON body (when it has one). */
+function printedCalls(out: string): { path: string; token: string; body?: unknown }[] {
+  return [...out.matchAll(/curl -s http:\/\/localhost:\d+(\S+) -H "Authorization: Bearer (\S+)"(.*)$/gm)].map(
+    ([, path, token, rest]) => {
+      const body = /-d '(.*)'/.exec(rest as string)?.[1];
+      return { path: path as string, token: token as string, ...(body ? { body: JSON.parse(body) as unknown } : {}) };
+    },
+  );
+}
 
-    // The two printed curl calls, made as printed (Host localhost is the demo tenant).
-    const token = /^(kbt_\S+)$/m.exec(out)?.[1] as string;
-    expect(token).toBeDefined();
-    const calls = [...out.matchAll(/curl -s (http:\/\/localhost:\d+(\S+)) -H "Authorization: Bearer (\S+)"/g)];
-    expect(calls).toHaveLength(2);
-    for (const [, , pathPart, bearer] of calls) {
-      expect(bearer).toBe(token);
-      const res = await httpRequest(port, `localhost:${port}`, pathPart as string, { token });
-      expect(res.status).toBe(200);
+test(
+  'when npm start runs, then the demo data is there, the printed token and calls answer from it, the admin CLI finds it, ' +
+    'SIGTERM stops everything, and the next start creates nothing',
+  async () => {
+    const port = await freePort();
+    const run = start(port);
+    try {
+      await waitFor(() => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null, 300_000);
+      const out = run.output();
+      expect(out).toContain(`http://localhost:${port}/api/knowledge`);
+      expect(out).toMatch(
+        /demo data: created 10 categories, 54 entries, 3 personal notes, 1 site, 206 products in [\d.]+ s/,
+      );
+      process.stdout.write(`${/demo data: created .*/.exec(out)?.[0]}\n`);
+
+      // The printed calls, made as printed (Host localhost is the demo tenant).
+      const token = /^(kbt_\S+)$/m.exec(out)?.[1] as string;
+      expect(token).toBeDefined();
+      const calls = printedCalls(out);
+      expect(calls.map((c) => c.path)).toEqual([
+        '/api/knowledge/search/entries',
+        '/api/knowledge/search/similar',
+        '/api/knowledge/mcp',
+        '/api/knowledge/categories',
+      ]);
+      expect(calls.every((c) => c.token === token)).toBe(true);
+      const made = async (i: number) => {
+        const { path: p, body } = calls[i]!;
+        return httpRequest(port, `localhost:${port}`, p, { token, ...(body ? { method: 'POST', body } : {}) });
+      };
+      const search = await made(0);
+      expect(search.status).toBe(200);
+      expect(search.json[0].entry.title).toBe('Returns, exchanges and refunds');
+      expect(search.json[0].passages[0].text).toContain('tried-outdoors promise');
+      const similar = await made(1);
+      expect(similar.status).toBe(200);
+      expect(similar.json.products.length).toBe(5);
+      expect(similar.json.products[0].external_id).toMatch(/^aurora-2-/);
+      // The MCP line is made by the MCP tests (test/edge/mcp*.test.ts); here: it is printed.
+      const categories = await made(3);
+      expect(categories.status).toBe(200);
+      expect(categories.json.map((c: { name: string }) => c.name)).toContain('Getting started');
+      expect((await httpRequest(port, 'localhost', calls[3]!.path)).status).toBe(401);
+
+      // The admin CLI of the same checkout reaches the same backends with no extra flags.
+      const env = { ...baseEnv() } as NodeJS.ProcessEnv;
+      delete env.MONGODB_URI;
+      const created = admin(env, 'token', 'create', '--tenant', 'demo', '--role', 'Viewer');
+      expect(created.stderr).toBe('');
+      expect(created.status).toBe(0);
+      const viewer = created.stdout.trimEnd().split('\n').at(-1) as string;
+      expect((await httpRequest(port, 'localhost', '/api/knowledge/categories', { token: viewer })).status).toBe(200);
+
+      // A second start of the same checkout is refused and says where the first one runs.
+      const second = start(await freePort());
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/already running \(pid \d+\)/);
+
+      // SIGTERM: everything it started is gone within a few seconds.
+      const pids = [...out.matchAll(/service started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+      expect(pids).toHaveLength(4);
+      const stopping = Date.now();
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(Date.now() - stopping).toBeLessThan(10_000);
+      await waitFor(() => pids.every((pid) => !alive(pid)), 5000);
+
+      const after = admin(env, 'token', 'create', '--tenant', 'demo', '--role', 'Viewer');
+      expect(after.status).toBe(2);
+      expect(after.stderr).toMatch(/no running stack/);
+    } finally {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
     }
-    const one = await httpRequest(port, 'localhost', calls[1]![2] as string, { token });
-    expect(one.json).toMatchObject({ tenant_id: 'demo', name: 'Getting started' });
-    expect((await httpRequest(port, 'localhost', calls[0]![2] as string)).status).toBe(401);
 
-    // The admin CLI of the same checkout reaches the same backends with no extra flags.
-    const env = { ...baseEnv() } as NodeJS.ProcessEnv;
-    delete env.MONGODB_URI;
-    const created = admin(env, 'token', 'create', '--tenant', 'demo', '--role', 'Viewer');
-    expect(created.stderr).toBe('');
-    expect(created.status).toBe(0);
-    const viewer = created.stdout.trimEnd().split('\n').at(-1) as string;
-    expect((await httpRequest(port, 'localhost', '/api/knowledge/categories', { token: viewer })).status).toBe(200);
-
-    // A second start of the same checkout is refused and says where the first one runs.
-    const second = start(await freePort());
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toMatch(/already running \(pid \d+\)/);
-
-    // SIGTERM: everything it started is gone within a few seconds.
-    const pids = [...out.matchAll(/service started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    expect(pids).toHaveLength(4);
-    const stopping = Date.now();
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-    expect(Date.now() - stopping).toBeLessThan(10_000);
-    await waitFor(() => pids.every((pid) => !alive(pid)), 5000);
-
-    const after = admin(env, 'token', 'create', '--tenant', 'demo', '--role', 'Viewer');
-    expect(after.status).toBe(2);
-    expect(after.stderr).toMatch(/no running stack/);
-  } finally {
-    if (run.child.exitCode === null) run.child.kill('SIGKILL');
-  }
-}, 150_000);
+    // The next start: the demo data is in place, nothing is created, and the new token (the same
+    // demo user) still sees the demo user's personal notes.
+    const again = start(await freePort());
+    try {
+      await waitFor(() => again.output().includes('Press Ctrl-C to stop.') || again.child.exitCode !== null, 120_000);
+      const out = again.output();
+      expect(out).toMatch(/demo data: in place, nothing to create \([\d.]+ s\)/);
+      process.stdout.write(`${/demo data: in place.*/.exec(out)?.[0]}\n`);
+      const port2 = Number(/http:\/\/localhost:(\d+)\/api\/knowledge/.exec(out)?.[1]);
+      const token = /^(kbt_\S+)$/m.exec(out)?.[1] as string;
+      const list = await httpRequest(port2, 'localhost', '/api/knowledge/knowledge-entries?limit=500', { token });
+      expect(list.json.filter((e: { visibility: string }) => e.visibility === 'personal')).toHaveLength(3);
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    } finally {
+      if (again.child.exitCode === null) again.child.kill('SIGKILL');
+    }
+  },
+  600_000,
+);
 
 test('when the port is taken, then npm start says so and exits non-zero', async () => {
   const blocker = createServer();
@@ -151,9 +205,12 @@ describe('supervision', () => {
       const port = await freePort();
       const env: NodeJS.ProcessEnv = { ...process.env, KB_CACHE_DIR: ownCache };
       delete env.MONGODB_URI;
-      const run = start(port, env);
+      // Without the demo data (the flag a user would pass): this test is about supervision.
+      const run = start(port, env, ['--no-demo']);
       try {
         await waitFor(() => run.output().includes('Press Ctrl-C to stop.') || run.child.exitCode !== null, 150_000);
+        expect(run.output()).not.toMatch(/\[start\] demo data/);
+        expect(run.output()).toContain('Try (no demo data: --no-demo or KB_DEMO_DATA=0)');
         const token = /^(kbt_\S+)$/m.exec(run.output())?.[1] as string;
         expect(token).toBeDefined();
         const categories = () => httpRequest(port, 'localhost', '/api/knowledge/categories', { token });

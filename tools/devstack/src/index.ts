@@ -23,3 +23,4 @@ export {
 } from './state';
 export { dockerEngineAnswers } from './testcontainers-backends';
 export type { Log } from './log';
+export * from './demo';

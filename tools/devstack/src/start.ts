@@ -1,14 +1,16 @@
 /**
  * `npm start`: the whole system on this machine. Fetches what is missing (first time only),
- * starts the backends and the four services, creates the `demo` tenant if absent, prints a
- * working Admin token and example calls, and runs until Ctrl-C or SIGTERM, then stops
- * everything it started.
+ * starts the backends and the four services, creates the `demo` tenant if absent and fills it
+ * with the demo data on first start (`--no-demo` or KB_DEMO_DATA=0: not), prints a working Admin
+ * token and example calls that answer from that data, and runs until Ctrl-C or SIGTERM, then
+ * stops everything it started.
  */
 import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { DEFAULT_GATEWAY_PORT } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel } from './artifacts';
+import { DEMO_QUESTION, seedDemoData, type SeedCounts, type SeedResult } from './demo';
 import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
 import { assertPortFree } from './ports';
@@ -18,6 +20,11 @@ import { supervise, type Supervisor } from './supervisor';
 import { readStartState, reapStale } from './state';
 
 const DEMO_TENANT = 'demo';
+/**
+ * The user the printed token acts for, the same on every start: the demo's personal notes are
+ * this user's, so each start's new token still sees them.
+ */
+export const DEMO_USER_ID = '0d3e5a1b-7c2f-4e8a-9b6d-2f4c8a1e3b57';
 /** The database the services use when the MongoDB address names none. */
 export const DATABASE = 'knowledge_service';
 
@@ -28,7 +35,14 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/** `npm start -- --no-demo` or KB_DEMO_DATA=0 (also false, no, off): the demo tenant stays as it is. */
+function demoDataWanted(): boolean {
+  if (process.argv.slice(2).includes('--no-demo')) return false;
+  return !/^(0|false|no|off)$/i.test(process.env.KB_DEMO_DATA ?? '');
+}
+
 async function main(): Promise<void> {
+  const withDemo = demoDataWanted();
   const port = Number(process.env.PORT ?? DEFAULT_GATEWAY_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     fail(`PORT must be a port number, got "${process.env.PORT}"`);
@@ -116,25 +130,34 @@ async function main(): Promise<void> {
   );
 
   const url = `http://localhost:${port}`;
-  const { token, categoryId } = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`);
+  let prepared: Awaited<ReturnType<typeof prepareDemoTenant>>;
+  try {
+    prepared = await prepareDemoTenant(mongoUri, `http://127.0.0.1:${port}`, withDemo);
+  } catch (err) {
+    process.stderr.write(`\nnpm start: ${(err as Error).message}\n`);
+    await stopAll(1);
+    return;
+  }
   backends.recordExtra({ gatewayUrl: url });
   printWelcome({
     url,
     port,
-    token,
-    categoryId,
+    ...prepared,
+    demoOff: withDemo ? 'it could not be written, see above' : '--no-demo or KB_DEMO_DATA=0',
     mongoUri,
     backends,
     seconds: ((Date.now() - started) / 1000).toFixed(1),
   });
 }
 
-/** What a new user reads first: where it runs, the token, calls to try. */
+/** What a new user reads first: where it runs, the token, calls to try (on the demo data when there is some). */
 function printWelcome({
   url,
   port,
   token,
   categoryId,
+  demo,
+  demoOff,
   mongoUri,
   backends,
   seconds,
@@ -143,31 +166,58 @@ function printWelcome({
   port: number;
   token: string;
   categoryId: string;
+  demo: SeedResult | undefined;
+  /** Why there is no demo data, when there is none. */
+  demoOff: string;
   mongoUri: string;
   backends: Backends;
   seconds: string;
 }): void {
+  const kb = `${url}/api/knowledge`;
+  const auth = `-H "Authorization: Bearer ${token}"`;
+  const json = `-H "Content-Type: application/json"`;
+  /** One example call as a copyable curl line; a body makes it a JSON POST. */
+  const curl = (path: string, body?: object, headers: string[] = []) =>
+    [`  curl -s ${kb}${path} ${auth}`, ...(body ? [json, ...headers, `-d '${JSON.stringify(body)}'`] : [])].join(' ');
+  const mcpAccept = '-H "Accept: application/json, text/event-stream"';
+  const tryThese = demo
+    ? [
+        'Try (the demo tenant holds an outdoor shop: docs/demo.md):',
+        curl('/search/entries', { query: DEMO_QUESTION, limit: 3, include_content: false }),
+        curl('/search/similar', { anchor_product_ids: [demo.exampleProduct.id], language: 'en', limit: 5 }),
+        curl('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, [mcpAccept]),
+        curl('/categories'),
+        `(the similar call's anchor is "${demo.exampleProduct.title}";`,
+        ' the MCP endpoint speaks Streamable HTTP to any MCP client, with the same token)',
+      ].join('\n')
+    : [`Try (no demo data: ${demoOff}):`, curl('/categories'), curl(`/categories/${categoryId}`)].join('\n');
+  const moreTokens = `npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent`;
   process.stdout.write(`
-Knowledge service running at ${url}/api/knowledge (ready in ${seconds} s; backends: ${backends.mode})
+Knowledge service running at ${kb} (ready in ${seconds} s; backends: ${backends.mode})
   MongoDB        ${mongoUri}
   Elasticsearch  ${backends.elasticsearchUrl}
   Service logs   ${join(runDir(), 'logs')}
 
-Admin token for tenant "${DEMO_TENANT}" (shown once; make more with npm run admin -- token create --tenant ${DEMO_TENANT} --role Agent):
+Admin token for tenant "${DEMO_TENANT}", user ${DEMO_USER_ID} (shown once; make more with ${moreTokens}):
 ${token}
 
-Try:
-  curl -s ${url}/api/knowledge/categories -H "Authorization: Bearer ${token}"
-  curl -s ${url}/api/knowledge/categories/${categoryId} -H "Authorization: Bearer ${token}"
+${tryThese}
 
 Other tenants answer at http://<tenant>.localhost:${port} (npm run admin -- tenant create <tenant>).
-OpenAPI: ${url}/api/knowledge/openapi.json   Readiness: ${url}/readyz
+API docs: ${kb}/docs   OpenAPI: ${kb}/openapi.json   Readiness: ${url}/readyz
 Press Ctrl-C to stop.
 `);
 }
 
-/** The demo tenant (created once, with one category) and a fresh Admin token for this run. */
-async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<{ token: string; categoryId: string }> {
+/**
+ * The demo tenant (created once), a fresh Admin token for this run (always the demo user), and
+ * the demo data (only what is missing), all but the tenant and token through the public API.
+ */
+async function prepareDemoTenant(
+  mongoUri: string,
+  gatewayUrl: string,
+  withDemo: boolean,
+): Promise<{ token: string; categoryId: string; demo: SeedResult | undefined }> {
   const connection = await mongoose.createConnection(mongoUri, { serverSelectionTimeoutMS: 10_000 }).asPromise();
   let token: string;
   try {
@@ -175,25 +225,65 @@ async function prepareDemoTenant(mongoUri: string, gatewayUrl: string): Promise<
     const tenant = await admin.createTenant({ id: DEMO_TENANT, name: 'Demo tenant', ifMissing: true });
     if (tenant.status === 'created') log(`created tenant "${DEMO_TENANT}"`);
     else if (tenant.status !== 'unchanged') throw new Error(`could not create the demo tenant: ${tenant.status}`);
-    const created = await admin.createToken({ tenantId: DEMO_TENANT, role: 'Admin', name: 'npm start' });
+    const created = await admin.createToken({
+      tenantId: DEMO_TENANT,
+      role: 'Admin',
+      userId: DEMO_USER_ID,
+      name: 'npm start',
+    });
     if (created.status !== 'created') throw new Error(`could not create the demo token: ${created.status}`);
     token = created.token;
   } finally {
     await connection.close();
   }
-  // Seeded through the public API, so the example calls have something to show.
-  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-  const categories = (await (await fetch(`${gatewayUrl}/api/knowledge/categories`, { headers })).json()) as {
-    id: string;
-  }[];
-  if (categories[0]) return { token, categoryId: categories[0].id };
+  const demo = withDemo ? await seedOrSayWhy(gatewayUrl, token) : undefined;
+  if (demo) {
+    const made = (Object.keys(COUNT_NAMES) as (keyof SeedCounts)[])
+      .filter((what) => demo.created[what] > 0)
+      .map((what) => `${demo.created[what]} ${COUNT_NAMES[what][demo.created[what] === 1 ? 0 : 1]}`);
+    log(
+      made.length > 0
+        ? `demo data: created ${made.join(', ')} in ${(demo.ms / 1000).toFixed(1)} s`
+        : `demo data: in place, nothing to create (${(demo.ms / 1000).toFixed(1)} s)`,
+    );
+    if (!demo.indexed) log('demo data: search indexing is still catching up; answers fill in over the next minutes');
+    const categories = await listCategories(gatewayUrl, token);
+    return { token, categoryId: categories[0]?.id ?? '', demo };
+  }
+  // Without the demo data: one category, so the example calls have something to show.
+  const categories = await listCategories(gatewayUrl, token);
+  if (categories[0]) return { token, categoryId: categories[0].id, demo: undefined };
   const res = await fetch(`${gatewayUrl}/api/knowledge/categories`, {
     method: 'POST',
-    headers,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name: 'Getting started', description: 'Created by npm start' }),
   });
   if (res.status !== 201) throw new Error(`could not create the demo category: ${res.status} ${await res.text()}`);
-  return { token, categoryId: ((await res.json()) as { id: string }).id };
+  return { token, categoryId: ((await res.json()) as { id: string }).id, demo: undefined };
+}
+
+const COUNT_NAMES: Record<keyof SeedCounts, [one: string, many: string]> = {
+  categories: ['category', 'categories'],
+  entries: ['entry', 'entries'],
+  notes: ['personal note', 'personal notes'],
+  sites: ['site', 'sites'],
+  products: ['product', 'products'],
+};
+
+/** The demo data; a failure is reported and the stack runs on without it (the next start tries again). */
+async function seedOrSayWhy(gatewayUrl: string, token: string): Promise<SeedResult | undefined> {
+  try {
+    return await seedDemoData({ gatewayUrl, token, tenant: DEMO_TENANT, log });
+  } catch (err) {
+    log(`demo data: not written (${(err as Error).message}); the next start tries again, --no-demo skips it`);
+    return undefined;
+  }
+}
+
+async function listCategories(gatewayUrl: string, token: string): Promise<{ id: string }[]> {
+  const res = await fetch(`${gatewayUrl}/api/knowledge/categories`, { headers: { Authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`could not list the demo categories: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { id: string }[];
 }
 
 /** The address with a database name, unless it already names one. */

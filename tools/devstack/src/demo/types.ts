@@ -1,0 +1,51 @@
+/** The shapes of the demo data: what tools/devstack/src/demo/data/ declares and the seeder writes. */
+
+export type Language = 'en' | 'de';
+export type WritableType = 'knowledge' | 'skill' | 'process' | 'glossary' | 'memory' | 'bootstrap';
+export type Visibility = 'public' | 'community' | 'internal' | 'restricted';
+
+export interface DemoCategory {
+  /** Stable key; other data refers to the category by it. */
+  key: string;
+  name: string;
+  description: string;
+  /** The parent's key; absent: top level. */
+  parent?: string;
+  sort_order?: number;
+}
+
+export interface DemoEntry {
+  /** Stable key: the entry's source_reference is `demo:<key>`, how a later start finds it. */
+  key: string;
+  category: string;
+  type: WritableType;
+  visibility: Visibility;
+  language: Language;
+  title: string;
+  content: string;
+  summary?: string;
+  tags?: string[];
+  metadata?: Record<string, unknown>;
+  search_keywords?: string[];
+  /** The key of the entry this one translates (same translation group). */
+  translation_of?: string;
+  /** Assigned to the demo site (customer-facing answers of the shop). */
+  site?: boolean;
+}
+
+export interface DemoNote {
+  key: string;
+  category: string;
+  title: string;
+  content: string;
+  language: Language;
+  tags?: string[];
+}
+
+/** A product body as POST /products/bulk takes it. */
+export interface DemoProduct {
+  external_id: string;
+  title: string;
+  language: Language;
+  [field: string]: unknown;
+}
