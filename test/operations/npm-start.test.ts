@@ -115,7 +115,15 @@ test(
       expect(similar.status).toBe(200);
       expect(similar.json.products.length).toBe(5);
       expect(similar.json.products[0].external_id).toMatch(/^aurora-2-/);
-      // The MCP line is made by the MCP tests (test/edge/mcp*.test.ts); here: it is printed.
+      // The MCP line, with the Accept header it prints: the seven tools.
+      const mcp = await httpRequest(port, `localhost:${port}`, calls[2]!.path, {
+        token,
+        method: 'POST',
+        body: calls[2]!.body,
+        headers: { Accept: 'application/json, text/event-stream' },
+      });
+      expect(mcp.status).toBe(200);
+      expect(mcp.json.result.tools.map((t: { name: string }) => t.name)).toContain('search_knowledge');
       const categories = await made(3);
       expect(categories.status).toBe(200);
       expect(categories.json.map((c: { name: string }) => c.name)).toContain('Getting started');
