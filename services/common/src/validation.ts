@@ -94,6 +94,10 @@ function describe(error: ValueError): { msg: string; type: string } {
       return { msg: 'This field may not be sent', type: 'extra_forbidden' };
     case ValueErrorType.Union:
       if (isLiteralUnion(s)) {
+        // A value the schema leaves out on purpose, with the reason (`refusals`, e.g. visibility
+        // personal off the personal route), rather than the bare list of what is allowed.
+        const refusal = (s.refusals as Record<string, string> | undefined)?.[String(error.value)];
+        if (refusal) return { msg: refusal, type: 'value_error' };
         return { msg: `Input should be ${quoteList(s.anyOf.map((l: TSchema) => l.const))}`, type: 'enum' };
       }
       return { msg: error.message, type: 'value_error' };
