@@ -120,6 +120,7 @@ function unwrapUnion(error: ValueError): ValueError {
   const sameType = candidates.find(
     (c) =>
       c.type !== ValueErrorType.Null &&
+      c.type !== ValueErrorType.Literal &&
       c.type !== ValueErrorType.String &&
       c.type !== ValueErrorType.Object &&
       c.type !== ValueErrorType.Array &&
@@ -132,11 +133,41 @@ function unwrapUnion(error: ValueError): ValueError {
   return typeError ?? error;
 }
 
+const ASTRAL = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/**
+ * The value as JSON Schema measures it: typebox counts a string's length in UTF-16 units, JSON
+ * Schema (and so the OpenAPI document and every client checking against it) in characters. Each
+ * character outside the BMP becomes one U+FFFD, which no schema here tells apart from it (not
+ * white space, not ASCII, in no pattern's class). The value itself when it has none (the usual case).
+ */
+function asCharacters(value: unknown): unknown {
+  let astral = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (!/[\uD800-\uDBFF]/.test(v)) return v;
+      astral = true;
+      return v.replace(ASTRAL, '\uFFFD');
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    // Values validated here are parsed JSON: every object is a plain one (of whichever realm).
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const shadow = walk(value);
+  return astral ? shadow : value;
+}
+
+/** Whether `value` satisfies `schema`, string lengths counted in characters as JSON Schema counts them. */
+export function isValid(schema: TSchema, value: unknown): boolean {
+  return Value.Check(schema, asCharacters(value));
+}
+
 /** Every problem of `value` against `schema`, in FastAPI's {loc, msg, type} shape (one per location). */
 export function validationIssues(schema: TSchema, value: unknown, prefix: (string | number)[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
-  for (const raw of Value.Errors(schema, value)) {
+  for (const raw of Value.Errors(schema, asCharacters(value))) {
     const error = unwrapUnion(raw);
     const loc = toLoc(prefix, error.path);
     const key = JSON.stringify(loc);
@@ -149,6 +180,6 @@ export function validationIssues(schema: TSchema, value: unknown, prefix: (strin
 
 /** Returns the value typed by the schema, or throws a 422-kind AppError listing every problem. */
 export function assertValid<T extends TSchema>(schema: T, value: unknown, prefix: (string | number)[]): Static<T> {
-  if (Value.Check(schema, value)) return value as Static<T>;
+  if (isValid(schema, value)) return value as Static<T>;
   throw AppError.invalid(validationIssues(schema, value, prefix));
 }

@@ -198,7 +198,12 @@ export const Translation = Type.Object(
 
 export const EntrySearch = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 1000 }),
+    query: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      pattern: '\\S',
+      description: 'At least one character that is not white space',
+    }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
     category_id: Type.Optional(Uuid),

@@ -99,7 +99,8 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'List knowledge entries',
     description:
       'Ordered by updated_at descending, then id. The visibility ceiling and personal ownership always apply. Expired memory entries ' +
-      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the Link rel="next" header.',
+      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the Link rel="next" header. ' +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422.',
     tag: TAG,
     query: EntryListQuery,
     responses: {
