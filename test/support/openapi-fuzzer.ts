@@ -159,7 +159,10 @@ export class Generator {
     const kind = kindOf(name);
     const known = kind ? [...this.pools[kind], ...(kind === 'site' ? this.pools.slug : [])].filter(fits) : [];
     const existing = known.length ? [{ arbitrary: fc.constantFrom(...known), weight: 4 }] : [];
-    if (s.format === 'uuid') return fc.oneof(...existing, { arbitrary: fc.uuid(), weight: 1 });
+    if (s.format === 'uuid') {
+      const ids = known.filter((v) => UUID.test(v));
+      return fc.oneof(...(ids.length ? [{ arbitrary: fc.constantFrom(...ids), weight: 4 }] : []), { arbitrary: fc.uuid(), weight: 1 });
+    }
     if (s.format === 'date-time')
       return fc
         .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })

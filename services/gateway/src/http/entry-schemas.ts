@@ -21,8 +21,8 @@ export const Visibility = literals(VISIBILITIES, {
   description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled',
 });
 /**
- * Visibility on the general create and update routes: personal is left out (a 422 naming the
- * personal route, the same message the knowledge service gives).
+ * Visibility on the general create route: personal is left out (a 422 naming the personal
+ * route, the same message the knowledge service gives).
  */
 const WritableVisibility = literals(
   VISIBILITIES.filter((v) => v !== 'personal'),
@@ -153,7 +153,12 @@ export const EntryUpdate = Type.Object(
     category_id: Type.Optional(Uuid),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
-    visibility: Type.Optional(WritableVisibility),
+    visibility: Type.Optional(
+      literals(VISIBILITIES, {
+        description:
+          'personal only on a personal note, which stays personal: another change from or to personal is a 409',
+      }),
+    ),
     metadata: Type.Optional(Metadata),
     ...sourceSearchAndPlacement,
     type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),

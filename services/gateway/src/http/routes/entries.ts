@@ -70,7 +70,8 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'updateKnowledgeEntry',
     summary: 'Update a knowledge entry',
     description:
-      'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type. ' +
+      'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type: ' +
+      "metadata that does not fit it (a rule JSON Schema cannot state here) is a 409 naming the problems. " +
       'The write is conditioned on the version read: a concurrent write makes it 409. With If-Match: "<version>" a mismatch is 412. ' +
       'Every change keeps the previous state in the version history.',
     tag: TAG,
@@ -78,7 +79,11 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     body: EntryUpdate,
     responses: {
       200: { description: 'The updated entry', schema: Entry, headers: ETAG },
-      409: { description: 'Changed concurrently (after this request read the entry)' },
+      409: {
+        description:
+          "Changed concurrently (after this request read the entry), metadata that does not fit the entry's type, " +
+          'or a visibility change from or to personal',
+      },
       412: { description: 'If-Match is not the current version (or not an entity tag)' },
     },
     handler: async ({ params, body, caller, ctx }) => {
