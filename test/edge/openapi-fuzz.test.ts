@@ -68,7 +68,9 @@ beforeAll(async () => {
   }
   for (const title of ['Trail shoe', 'Road shoe'])
     pools.product.push((await post('/products?site_id=shop', { title, language: 'en', external_id: title })).id);
-  process.stdout.write(`openapi-fuzz: seed ${SEED}, ${RUNS} runs per operation (KB_OPENAPI_FUZZ_SEED / KB_OPENAPI_FUZZ_RUNS)\n`);
+  process.stdout.write(
+    `openapi-fuzz: seed ${SEED}, ${RUNS} runs per operation (KB_OPENAPI_FUZZ_SEED / KB_OPENAPI_FUZZ_RUNS)\n`,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -95,12 +97,17 @@ const bodySchema = (op: Operation): Doc | undefined => op.op.requestBody?.conten
 
 /** A valid request for the operation, generated from its parameters and body schema. */
 function requestArbitrary(op: Operation): fc.Arbitrary<FuzzRequest> {
-  const path = fc.record(Object.fromEntries(params(op, 'path').map((p) => [p.name, gen.arbitrary(p.schema, 0, p.name)])));
-  const query = fc.record(Object.fromEntries(params(op, 'query').map((p) => [p.name, gen.arbitrary(p.schema, 0, p.name)])), {
-    requiredKeys: params(op, 'query')
-      .filter((p) => p.required)
-      .map((p) => p.name),
-  });
+  const path = fc.record(
+    Object.fromEntries(params(op, 'path').map((p) => [p.name, gen.arbitrary(p.schema, 0, p.name)])),
+  );
+  const query = fc.record(
+    Object.fromEntries(params(op, 'query').map((p) => [p.name, gen.arbitrary(p.schema, 0, p.name)])),
+    {
+      requiredKeys: params(op, 'query')
+        .filter((p) => p.required)
+        .map((p) => p.name),
+    },
+  );
   const headers = fc.record(
     Object.fromEntries(
       params(op, 'header')
@@ -187,7 +194,8 @@ function conformance(op: Operation, req: FuzzRequest, res: HttpResponse): void {
   const content = documented.content?.['application/json'];
   if (!content) return;
   const type = String(res.headers['content-type'] ?? '');
-  if (!/^application\/json\b/.test(type)) return finding('content_type_conformance', op, res, `content-type ${type || 'missing'}`, req);
+  if (!/^application\/json\b/.test(type))
+    return finding('content_type_conformance', op, res, `content-type ${type || 'missing'}`, req);
   const problem = validator.problem(content.schema, res.json);
   if (problem) finding('response_schema_conformance', op, res, `${problem}; body ${body}`, req);
 }
@@ -204,7 +212,13 @@ async function negative(op: Operation, req: FuzzRequest): Promise<void> {
   const res = await send(req);
   conformance(op, req, res);
   if (res.status < 500 && !NEGATIVE_OK.includes(res.status))
-    finding('negative_data_rejection', op, res, `invalid request answered ${res.status}: ${res.text.slice(0, 160)}`, req);
+    finding(
+      'negative_data_rejection',
+      op,
+      res,
+      `invalid request answered ${res.status}: ${res.text.slice(0, 160)}`,
+      req,
+    );
 }
 
 /** Requests that break one thing of a valid one: body, path, query or header. */
@@ -296,7 +310,13 @@ test('when every operation gets valid and invalid data, then every answer is doc
       if (res.status === 201 && kind && typeof res.json?.id === 'string') pools[kind].push(res.json.id);
     }
     const negatives = negativeRequests(op, valid[0]!);
-    const picked = sample(fc.shuffledSubarray(negatives, { minLength: Math.min(RUNS, negatives.length), maxLength: Math.min(RUNS, negatives.length) }), 1)[0]!;
+    const picked = sample(
+      fc.shuffledSubarray(negatives, {
+        minLength: Math.min(RUNS, negatives.length),
+        maxLength: Math.min(RUNS, negatives.length),
+      }),
+      1,
+    )[0]!;
     for (const req of picked) await negative(op, req);
   }
   expect(findings.slice(before)).toEqual([]);
@@ -305,17 +325,21 @@ test('when every operation gets valid and invalid data, then every answer is doc
 test('when a request has no token or a wrong one, then every operation answers 401 with WWW-Authenticate (ignored_auth)', async () => {
   const before = findings.length;
   for (const op of operations(doc)) {
-    const [req] = sample(requestArbitrary(op).filter((r) => !invalidity(op, r)), 1);
+    const [req] = sample(
+      requestArbitrary(op).filter((r) => !invalidity(op, r)),
+      1,
+    );
     for (const auth of [null, 'kbt_not-a-token']) {
       const res = await send(req!, auth);
       conformance(op, req!, res);
-      if (res.status !== 401) finding('ignored_auth', op, res, `expected 401 ${auth ? 'with a wrong token' : 'without a token'}`, req!);
+      if (res.status !== 401)
+        finding('ignored_auth', op, res, `expected 401 ${auth ? 'with a wrong token' : 'without a token'}`, req!);
     }
   }
   expect(findings.slice(before)).toEqual([]);
 }, 300_000);
 
-test('when a path gets a method it does not serve, then 405 with Allow listing exactly its methods; OPTIONS answers Allow (unsupported_method)', async () => {
+test('when a path gets a method it does not serve, then 405 with Allow naming exactly its methods (unsupported_method)', async () => {
   const before = findings.length;
   for (const [path, item] of Object.entries<Doc>(doc.paths)) {
     const declared = Object.keys(item);
@@ -334,7 +358,8 @@ test('when a path gets a method it does not serve, then 405 with Allow listing e
       const same = advertised.size === expected.size && [...expected].every((m) => advertised.has(m));
       if (method === 'options') {
         if (res.status >= 300 || !same) finding('allow_header_conformance', path, res, `OPTIONS Allow "${allow}"`, req);
-      } else if (res.status !== 405) finding('unsupported_method', path, res, `${method.toUpperCase()}: ${res.text.slice(0, 120)}`, req);
+      } else if (res.status !== 405)
+        finding('unsupported_method', path, res, `${method.toUpperCase()}: ${res.text.slice(0, 120)}`, req);
       else if (!same) finding('unsupported_method', path, res, `${method.toUpperCase()} Allow "${allow}"`, req);
     }
   }
@@ -355,7 +380,7 @@ const FLOWS = [
   { create: 'upsertProduct', get: 'getProduct', remove: 'deleteProduct', after: [] },
 ];
 
-test('when a resource is created, read, updated and deleted, then it is there until deleted and 404 after (ensure_resource_availability, use_after_free)', async () => {
+test('when a resource is created, read, updated and deleted, then it is there until deleted, 404 after (use_after_free)', async () => {
   const before = findings.length;
   const byId = new Map(operations(doc).map((o) => [o.operationId, o]));
   const opOf = (id: string) => {
@@ -366,7 +391,10 @@ test('when a resource is created, read, updated and deleted, then it is there un
   /** A valid request for `id` with the resource's own id in its path. */
   const aimed = (id: string, resource: string): FuzzRequest => {
     const op = opOf(id);
-    const [req] = sample(requestArbitrary(op).filter((r) => !invalidity(op, r)), 1);
+    const [req] = sample(
+      requestArbitrary(op).filter((r) => !invalidity(op, r)),
+      1,
+    );
     return { ...req!, headers: {}, path: op.path.replace(/\{\w+\}/g, resource) };
   };
   // The first phase's generated deletes may have taken the pools' resources: fresh ones.
@@ -378,7 +406,10 @@ test('when a resource is created, read, updated and deleted, then it is there un
   let completed = 0;
   for (const flow of FLOWS) {
     const create = opOf(flow.create);
-    const creations = sample(requestArbitrary(create).filter((r) => !invalidity(create, r)), SEQUENCES * 6).map((r) => ({ ...r, headers: {} }));
+    const creations = sample(
+      requestArbitrary(create).filter((r) => !invalidity(create, r)),
+      SEQUENCES * 6,
+    ).map((r) => ({ ...r, headers: {} }));
     let done = 0;
     const refused: string[] = [];
     for (const req of creations) {
@@ -390,10 +421,12 @@ test('when a resource is created, read, updated and deleted, then it is there un
       }
       const id = made.json.id as string;
       const location = String(made.headers.location ?? '');
-      if (!location.endsWith(`/${id}`)) finding('response_headers_conformance', create, made, `Location "${location}" does not name ${id}`, req);
+      if (!location.endsWith(`/${id}`))
+        finding('response_headers_conformance', create, made, `Location "${location}" does not name ${id}`, req);
       const get = aimed(flow.get, id);
       const read = await positive(opOf(flow.get), get);
-      if (read.status !== 200) finding('ensure_resource_availability', opOf(flow.get), read, `created with ${flow.create}, not readable`, get);
+      if (read.status !== 200)
+        finding('ensure_resource_availability', opOf(flow.get), read, `created with ${flow.create}, not readable`, get);
       if (flow.update) {
         const update = aimed(flow.update, id);
         await positive(opOf(flow.update), update);
@@ -403,7 +436,13 @@ test('when a resource is created, read, updated and deleted, then it is there un
       // A 409 the description names (the default site while others exist) leaves it in place.
       if (removed.status === 409) continue;
       if (removed.status !== 204) {
-        finding('stateful', opOf(flow.remove), removed, `delete of a fresh resource answered ${removed.status}`, remove);
+        finding(
+          'stateful',
+          opOf(flow.remove),
+          removed,
+          `delete of a fresh resource answered ${removed.status}`,
+          remove,
+        );
         continue;
       }
       for (const after of [flow.get, ...flow.after]) {
@@ -416,7 +455,13 @@ test('when a resource is created, read, updated and deleted, then it is there un
       done++;
     }
     if (done === 0)
-      finding('stateful', create, { status: 0 } as HttpResponse, `no generated create succeeded: ${refused.slice(0, 5).join(' | ')}`, creations[0]!);
+      finding(
+        'stateful',
+        create,
+        { status: 0 } as HttpResponse,
+        `no generated create succeeded: ${refused.slice(0, 5).join(' | ')}`,
+        creations[0]!,
+      );
     completed += done;
   }
   expect(findings.slice(before)).toEqual([]);

@@ -16,7 +16,6 @@ import fc from 'fast-check';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- JSON Schema is untyped data */
 type Schema = any;
 export type Doc = any;
 
@@ -161,7 +160,10 @@ export class Generator {
     const existing = known.length ? [{ arbitrary: fc.constantFrom(...known), weight: 4 }] : [];
     if (s.format === 'uuid') {
       const ids = known.filter((v) => UUID.test(v));
-      return fc.oneof(...(ids.length ? [{ arbitrary: fc.constantFrom(...ids), weight: 4 }] : []), { arbitrary: fc.uuid(), weight: 1 });
+      return fc.oneof(...(ids.length ? [{ arbitrary: fc.constantFrom(...ids), weight: 4 }] : []), {
+        arbitrary: fc.uuid(),
+        weight: 1,
+      });
     }
     if (s.format === 'date-time')
       return fc
@@ -245,10 +247,12 @@ export function mutations(gen: Generator, schema: Schema, value: unknown): { val
     }
     if (s.additionalProperties === false) out.push({ value: { ...obj, zz_unknown: 1 }, what: 'an unknown field' });
     if (s.propertyNames) {
-      for (const key of ['', 'a.b', '$where']) out.push({ value: { ...obj, [key]: 1 }, what: `the key ${JSON.stringify(key)}` });
+      for (const key of ['', 'a.b', '$where'])
+        out.push({ value: { ...obj, [key]: 1 }, what: `the key ${JSON.stringify(key)}` });
     }
     for (const [name, prop] of Object.entries<Schema>(s.properties ?? {})) {
-      for (const m of fieldMutations(gen, prop)) out.push({ value: { ...obj, [name]: m.value }, what: `${name}: ${m.what}` });
+      for (const m of fieldMutations(gen, prop))
+        out.push({ value: { ...obj, [name]: m.value }, what: `${name}: ${m.what}` });
     }
   }
   return out;
@@ -304,7 +308,8 @@ export function parameterMutations(gen: Generator, schema: Schema): { value: str
     if (s.format === 'uuid') out.push({ value: 'not-a-uuid', what: 'not a uuid' });
     if (Array.isArray(s.enum)) out.push({ value: 'zz-not-in-enum', what: 'not in the enum' });
     if (s.pattern) out.push({ value: 'has space!', what: `not matching ${s.pattern}` });
-    if (s.maxLength !== undefined && s.maxLength <= 500) out.push({ value: 'y'.repeat(s.maxLength + 1), what: 'too long' });
+    if (s.maxLength !== undefined && s.maxLength <= 500)
+      out.push({ value: 'y'.repeat(s.maxLength + 1), what: 'too long' });
   }
   return out;
 }

@@ -65,6 +65,6 @@ export function allowedMethods(router: Router): Koa.Middleware {
       return;
     }
     ctx.status = 405;
-    ctx.body = { detail: `Method ${ctx.method} not allowed; allowed: ${allow}` };
+    ctx.body = { detail: 'Method Not Allowed' };
   };
 }

@@ -28,7 +28,9 @@ const WritableVisibility = literals(
   VISIBILITIES.filter((v) => v !== 'personal'),
   {
     description: 'workspace is read as internal until workspaces_enabled; personal only through the personal route',
-    refusals: { personal: 'Personal entries can only be created through POST /api/knowledge/knowledge-entries/personal' },
+    refusals: {
+      personal: 'Personal entries can only be created through POST /api/knowledge/knowledge-entries/personal',
+    },
   },
 );
 export const EntryType = literals(ENTRY_TYPES);

@@ -155,7 +155,9 @@ function errorResponses(spec: AnySpec, { errorRef, validationRef }: ErrorSchemas
       'WWW-Authenticate': header('Bearer challenge'),
     }),
     403: error('Scope or role does not allow this (X-Scopes narrows the token scopes)'),
-    404: error('Not found: an unknown id, one of another tenant or hidden from the caller, or an unknown tenant address'),
+    404: error(
+      'Not found: an unknown id, one of another tenant or hidden from the caller, or an unknown tenant address',
+    ),
     ...(write ? { 409: error('Conflict with the current state (see the description)') } : {}),
     ...(spec.body ? { 413: error('Request body too large') } : {}),
     ...(spec.body ? { 415: error('Not application/json, or an unsupported Content-Encoding') } : {}),
@@ -214,7 +216,8 @@ const REQUEST_HEADERS: Json[] = [
   },
   {
     name: 'X-Audit-Source',
-    description: 'The channel recorded with every write (default api). Sent, it must match the pattern (422 otherwise).',
+    description:
+      'The channel recorded with every write (default api). Sent, it must match the pattern (422 otherwise).',
     schema: { type: 'string', pattern: AUDIT_SOURCE.source },
   },
   {

@@ -71,7 +71,7 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'Update a knowledge entry',
     description:
       'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type: ' +
-      "metadata that does not fit it (a rule JSON Schema cannot state here) is a 409 naming the problems. " +
+      'metadata that does not fit it (a rule JSON Schema cannot state here) is a 409 naming the problems. ' +
       'The write is conditioned on the version read: a concurrent write makes it 409. With If-Match: "<version>" a mismatch is 412. ' +
       'Every change keeps the previous state in the version history.',
     tag: TAG,
@@ -104,7 +104,8 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'List knowledge entries',
     description:
       'Ordered by updated_at descending, then id. The visibility ceiling and personal ownership always apply. Expired memory entries ' +
-      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the Link rel="next" header. ' +
+      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the ' +
+      'Link rel="next" header. ' +
       'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422.',
     tag: TAG,
     query: EntryListQuery,
