@@ -360,12 +360,12 @@ describe('category update', () => {
     expect(unchanged).toMatchObject({ name: 'A', parent_id: null });
   });
 
-  test("when the parent does not exist or is another tenant's, then 422; an unknown category is 404", async () => {
+  test("when the parent does not exist or is another tenant's, then 404 for the parent; an unknown category is 404", async () => {
     const a = (await create(acme, acmeAdmin, { name: 'A2' })).json;
     const theirs = (await create(globex, globexAdmin, { name: 'Theirs' })).json;
     for (const parent of ['2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', theirs.id]) {
       const res = await put(acme, acmeAdmin, a.id, { parent_id: parent });
-      expect(res.status).toBe(422);
+      expect([res.status, res.json]).toEqual([404, { detail: 'Parent category not found' }]);
     }
     expect((await put(acme, acmeAdmin, '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', { name: 'x' })).status).toBe(404);
     expect((await put(globex, globexAdmin, a.id, { name: 'x' })).status).toBe(404);

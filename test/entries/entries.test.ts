@@ -351,7 +351,8 @@ describe('personal notes', () => {
       expect((await put(id, { title: 'x' }, admin)).status).toBe(404);
       const own = await put(id, { title: 'still mine' }, agent);
       expect(own.status).toBe(200);
-      expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(422);
+      // A personal note stays personal: a conflict with what the entry is (409), not a bad body.
+      expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(409);
     },
   );
 

@@ -71,12 +71,13 @@ const EXACT =
   'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
 
 /**
- * A price (or a price filter) as a JSON number: 0, or a magnitude from 1e-15 up to (not
- * including) 1e34. Within these bounds any number written with a double's 17 significant digits
- * stays within the 34 digits written out that are kept exactly (1e-300 would need 300); JSON Schema
- * can state the bounds, the digit rule itself (for longer digit strings) only in words.
+ * A price (or a price filter) as a JSON number: 0, or a magnitude from 1e-18 up to (not
+ * including) 1e34. Within these bounds every number written with a double's 17 significant digits
+ * stays within the 34 digits written out that are kept exactly (17 zeros after the point, then 17
+ * digits; 1e-300 would need 300); JSON Schema can state the bounds, the digit rule itself (for
+ * longer digit strings) only in words.
  */
-const SMALLEST = 1e-15;
+const SMALLEST = 1e-18;
 const BEYOND = 1e34;
 export const exactNumber = (largest?: number) =>
   Type.Union(
@@ -91,7 +92,7 @@ export const exactNumber = (largest?: number) =>
       Type.Null(),
     ],
     {
-      description: `${EXACT}; 0 or a magnitude from 1e-15 ${largest === undefined ? 'up to, not including, 1e34' : `to ${largest}`}`,
+      description: `${EXACT}; 0 or a magnitude from 1e-18 ${largest === undefined ? 'up to, not including, 1e34' : `to ${largest}`}`,
     },
   );
 
