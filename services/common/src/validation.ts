@@ -70,6 +70,12 @@ function describe(error: ValueError): { msg: string; type: string } {
     case ValueErrorType.IntegerMaximum:
     case ValueErrorType.NumberMaximum:
       return { msg: `Input should be less than or equal to ${s.maximum}`, type: 'less_than_equal' };
+    case ValueErrorType.IntegerExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMinimum:
+      return { msg: `Input should be greater than ${s.exclusiveMinimum}`, type: 'greater_than' };
+    case ValueErrorType.IntegerExclusiveMaximum:
+    case ValueErrorType.NumberExclusiveMaximum:
+      return { msg: `Input should be less than ${s.exclusiveMaximum}`, type: 'less_than' };
     case ValueErrorType.Array:
       return { msg: 'Input should be a valid list', type: 'list_type' };
     case ValueErrorType.ArrayMinItems:
