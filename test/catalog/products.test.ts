@@ -260,11 +260,12 @@ describe('products', () => {
   );
 
   test('when a decimal needs more than 34 digits written out, then 422 naming the field and nothing is stored', async () => {
+    // 34 digits written out, each within the documented magnitudes (0, or 1e-18 up to 1e34).
     const ok = {
-      price_current: `0.${'0'.repeat(33)}1`,
+      price_current: `0.${'0'.repeat(17)}${'1'.repeat(17)}`,
       price_msrp: `1${'0'.repeat(33)}`,
       price_special: `${'9'.repeat(20)}.${'9'.repeat(14)}`,
-      rating_average: `0.${'0'.repeat(33)}1`,
+      rating_average: `0.${'0'.repeat(17)}${'1'.repeat(17)}`,
     };
     const accepted = await upsert(
       `{"title":"Wide","language":"de",${Object.entries(ok)

@@ -196,12 +196,6 @@ describe('bad input', () => {
     ['a fractional sort_order', { name: 'n', sort_order: 1.5 }, ['body', 'sort_order'], 'int_type'],
     ['a malformed parent_id', { name: 'n', parent_id: 'abc' }, ['body', 'parent_id'], 'uuid_parsing'],
     ['an unknown field', { name: 'n', colour: 'red' }, ['body', 'colour'], 'extra_forbidden'],
-    [
-      'a parent that does not exist',
-      { name: 'n', parent_id: '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99' },
-      ['body', 'parent_id'],
-      'value_error',
-    ],
   ])('when the body has %s, then 422 naming the field and nothing is written', async (_label, body, loc, type) => {
     const before = (await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json.length;
     const res = await create(acme, acmeAdmin, body);
@@ -211,6 +205,14 @@ describe('bad input', () => {
     );
     const after = (await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json.length;
     expect(after).toBe(before);
+  });
+
+  test('when the parent does not exist, then 404 "Parent category not found" and nothing is written', async () => {
+    const before = (await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json.length;
+    const res = await create(acme, acmeAdmin, { name: 'n', parent_id: '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99' });
+    expect(res.status).toBe(404);
+    expect(res.json).toEqual({ detail: 'Parent category not found' });
+    expect((await stack.request(acme, '/api/knowledge/categories', { token: acmeAdmin })).json).toHaveLength(before);
   });
 
   test('when a name is exactly 200 characters, then it is accepted', async () => {
@@ -358,12 +360,12 @@ describe('category update', () => {
     expect(unchanged).toMatchObject({ name: 'A', parent_id: null });
   });
 
-  test("when the parent does not exist or is another tenant's, then 422; an unknown category is 404", async () => {
+  test("when the parent does not exist or is another tenant's, then 404 for the parent; an unknown category is 404", async () => {
     const a = (await create(acme, acmeAdmin, { name: 'A2' })).json;
     const theirs = (await create(globex, globexAdmin, { name: 'Theirs' })).json;
     for (const parent of ['2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', theirs.id]) {
       const res = await put(acme, acmeAdmin, a.id, { parent_id: parent });
-      expect(res.status).toBe(422);
+      expect([res.status, res.json]).toEqual([404, { detail: 'Parent category not found' }]);
     }
     expect((await put(acme, acmeAdmin, '2b1e9d4c-8a6f-4e0b-9f51-3c7d2a1b0e99', { name: 'x' })).status).toBe(404);
     expect((await put(globex, globexAdmin, a.id, { name: 'x' })).status).toBe(404);

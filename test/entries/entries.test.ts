@@ -279,9 +279,11 @@ describe('update', () => {
     expect(noModel((await get(e.id)).json)).toEqual(noModel(e));
   });
 
-  test('when metadata is sent, then it is validated against the stored type', async () => {
+  test('when metadata is sent, then it is validated against the stored type (409 naming the problem otherwise)', async () => {
     const p = (await post({ ...base(), type: 'process', metadata: { steps: [{ title: 'a' }] } })).json;
-    expect((await put(p.id, { metadata: { trigger_description: 'x' } })).status).toBe(422);
+    const refused = await put(p.id, { metadata: { trigger_description: 'x' } });
+    expect(refused.status).toBe(409);
+    expect(refused.json.detail).toContain('process');
     const ok = await put(p.id, { metadata: { steps: [{ title: 'b' }] } });
     expect(ok.status).toBe(200);
     expect(ok.json.metadata).toEqual({ steps: [{ title: 'b' }] });
@@ -349,7 +351,8 @@ describe('personal notes', () => {
       expect((await put(id, { title: 'x' }, admin)).status).toBe(404);
       const own = await put(id, { title: 'still mine' }, agent);
       expect(own.status).toBe(200);
-      expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(422);
+      // A personal note stays personal: a conflict with what the entry is (409), not a bad body.
+      expect((await put(id, { visibility: 'internal' }, agent)).status).toBe(409);
     },
   );
 

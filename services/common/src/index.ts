@@ -22,6 +22,7 @@ export * from './parent-guard';
 export * from './limits';
 export * from './search-defaults';
 export * from './entry-vocabulary';
+export * from './entry-metadata';
 export * from './json-shape';
 export * from './metrics';
 export * from './tracing';

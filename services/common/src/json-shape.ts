@@ -74,7 +74,7 @@ export function keyIssues(value: unknown, loc: (string | number)[] = ['body'], d
     issues.push({ loc, msg: `Object should have at most ${JSON_LIMITS.maxKeys} keys`, type: 'too_many_keys' });
   }
   for (const key of keys) {
-    if (key.length > JSON_LIMITS.maxKeyLength) {
+    if ([...key].length > JSON_LIMITS.maxKeyLength) {
       issues.push({
         loc: [...loc, key],
         msg: `Key should have at most ${JSON_LIMITS.maxKeyLength} characters`,

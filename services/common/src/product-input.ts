@@ -70,14 +70,37 @@ function productFields<P extends TSchema, R extends TSchema>(price: P, rating: R
 const EXACT =
   'Kept exactly as sent (Decimal128), answered in plain digits; at most 34 digits written out (integer and fractional together), else 422';
 
+/**
+ * A price (or a price filter) as a JSON number: 0, or a magnitude from 1e-18 up to (not
+ * including) 1e34. Within these bounds every number written with a double's 17 significant digits
+ * stays within the 34 digits written out that are kept exactly (17 zeros after the point, then 17
+ * digits; 1e-300 would need 300); JSON Schema can state the bounds, the digit rule itself (for
+ * longer digit strings) only in words.
+ */
+const SMALLEST = 1e-18;
+const BEYOND = 1e34;
+export const exactNumber = (largest?: number) =>
+  Type.Union(
+    [
+      Type.Literal(0),
+      Type.Number(
+        largest === undefined
+          ? { minimum: SMALLEST, exclusiveMaximum: BEYOND }
+          : { minimum: SMALLEST, maximum: largest },
+      ),
+      ...(largest === undefined ? [Type.Number({ exclusiveMinimum: -BEYOND, maximum: -SMALLEST })] : []),
+      Type.Null(),
+    ],
+    {
+      description: `${EXACT}; 0 or a magnitude from 1e-18 ${largest === undefined ? 'up to, not including, 1e34' : `to ${largest}`}`,
+    },
+  );
+
 /** The product body of the HTTP interface (published in the OpenAPI document under this $id). */
-export const ProductCreate = Type.Object(
-  productFields(
-    Nullable(Type.Number({ description: EXACT })),
-    Nullable(Type.Number({ ...RATING_BOUNDS, description: EXACT })),
-  ),
-  { additionalProperties: false, $id: 'ProductCreate' },
-);
+export const ProductCreate = Type.Object(productFields(exactNumber(), exactNumber(RATING_BOUNDS.maximum)), {
+  additionalProperties: false,
+  $id: 'ProductCreate',
+});
 export type ProductCreate = Static<typeof ProductCreate>;
 
 const ExactDecimal = Nullable(Type.String({ pattern: DECIMAL_CHECK_PATTERN }));

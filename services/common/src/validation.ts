@@ -70,6 +70,12 @@ function describe(error: ValueError): { msg: string; type: string } {
     case ValueErrorType.IntegerMaximum:
     case ValueErrorType.NumberMaximum:
       return { msg: `Input should be less than or equal to ${s.maximum}`, type: 'less_than_equal' };
+    case ValueErrorType.IntegerExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMinimum:
+      return { msg: `Input should be greater than ${s.exclusiveMinimum}`, type: 'greater_than' };
+    case ValueErrorType.IntegerExclusiveMaximum:
+    case ValueErrorType.NumberExclusiveMaximum:
+      return { msg: `Input should be less than ${s.exclusiveMaximum}`, type: 'less_than' };
     case ValueErrorType.Array:
       return { msg: 'Input should be a valid list', type: 'list_type' };
     case ValueErrorType.ArrayMinItems:
@@ -94,6 +100,10 @@ function describe(error: ValueError): { msg: string; type: string } {
       return { msg: 'This field may not be sent', type: 'extra_forbidden' };
     case ValueErrorType.Union:
       if (isLiteralUnion(s)) {
+        // A value the schema leaves out on purpose, with the reason (`refusals`, e.g. visibility
+        // personal off the personal route), rather than the bare list of what is allowed.
+        const refusal = (s.refusals as Record<string, string> | undefined)?.[String(error.value)];
+        if (refusal) return { msg: refusal, type: 'value_error' };
         return { msg: `Input should be ${quoteList(s.anyOf.map((l: TSchema) => l.const))}`, type: 'enum' };
       }
       return { msg: error.message, type: 'value_error' };
@@ -116,6 +126,7 @@ function unwrapUnion(error: ValueError): ValueError {
   const sameType = candidates.find(
     (c) =>
       c.type !== ValueErrorType.Null &&
+      c.type !== ValueErrorType.Literal &&
       c.type !== ValueErrorType.String &&
       c.type !== ValueErrorType.Object &&
       c.type !== ValueErrorType.Array &&
@@ -128,11 +139,41 @@ function unwrapUnion(error: ValueError): ValueError {
   return typeError ?? error;
 }
 
+const ASTRAL = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/**
+ * The value as JSON Schema measures it: typebox counts a string's length in UTF-16 units, JSON
+ * Schema (and so the OpenAPI document and every client checking against it) in characters. Each
+ * character outside the BMP becomes one U+FFFD, which no schema here tells apart from it (not
+ * white space, not ASCII, in no pattern's class). The value itself when it has none (the usual case).
+ */
+function asCharacters(value: unknown): unknown {
+  let astral = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      if (!/[\uD800-\uDBFF]/.test(v)) return v;
+      astral = true;
+      return v.replace(ASTRAL, '\uFFFD');
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    // Values validated here are parsed JSON: every object is a plain one (of whichever realm).
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const shadow = walk(value);
+  return astral ? shadow : value;
+}
+
+/** Whether `value` satisfies `schema`, string lengths counted in characters as JSON Schema counts them. */
+export function isValid(schema: TSchema, value: unknown): boolean {
+  return Value.Check(schema, asCharacters(value));
+}
+
 /** Every problem of `value` against `schema`, in FastAPI's {loc, msg, type} shape (one per location). */
 export function validationIssues(schema: TSchema, value: unknown, prefix: (string | number)[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
-  for (const raw of Value.Errors(schema, value)) {
+  for (const raw of Value.Errors(schema, asCharacters(value))) {
     const error = unwrapUnion(raw);
     const loc = toLoc(prefix, error.path);
     const key = JSON.stringify(loc);
@@ -145,6 +186,6 @@ export function validationIssues(schema: TSchema, value: unknown, prefix: (strin
 
 /** Returns the value typed by the schema, or throws a 422-kind AppError listing every problem. */
 export function assertValid<T extends TSchema>(schema: T, value: unknown, prefix: (string | number)[]): Static<T> {
-  if (Value.Check(schema, value)) return value as Static<T>;
+  if (isValid(schema, value)) return value as Static<T>;
   throw AppError.invalid(validationIssues(schema, value, prefix));
 }

@@ -11,6 +11,7 @@ import { tenantResolver } from './http/tenancy';
 import { authenticator, sameIdentity } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
+import { allowedMethods } from './http/allowed-methods';
 import { entryRoutes } from './http/routes/entries';
 import { entrySearchRoutes } from './http/routes/entry-search';
 import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
@@ -83,7 +84,7 @@ export function createGatewayApp(
   app.use(errorHandler(logger));
   app.use(limits.failedAuthentications);
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(allowedMethods(router));
   return { app, openapi: document, limits };
 }
 

@@ -13,13 +13,13 @@ describe('who may read the entry after an update', () => {
     });
   });
 
-  it('when visibility personal is sent, then it is 422 naming the personal route', () => {
+  it('when visibility personal is sent to a shared entry, then it is 409 naming the personal route', () => {
     expect(refusal(() => accessChanges(viewer(), entry(), input({ visibility: 'personal' }))).message).toContain(
       'POST /api/knowledge/knowledge-entries/personal',
     );
   });
 
-  it('when a personal note is given another visibility, then it is 422: it stays personal', () => {
+  it('when a personal note is given another visibility, then it is 409: it stays personal', () => {
     expect(
       refusal(() => accessChanges(viewer(), entry({ visibility: 'personal' }), input({ visibility: 'internal' })))
         .message,
@@ -92,12 +92,12 @@ describe('the text and metadata of an update', () => {
     expect(contentChanges(current, input({ title: null, content: null }))).toEqual({});
   });
 
-  it('when metadata is sent, then it is checked against the entry type and sets the expiry', () => {
+  it('when metadata is sent, then it is checked against the entry type (409 when it does not fit) and sets the expiry', () => {
     expect(contentChanges(current, input({ metadata_json: '{"expires_at":"2030-01-01T00:00:00Z"}' }))).toEqual({
       metadata: { expires_at: '2030-01-01T00:00:00.000Z' },
       expires_at: new Date('2030-01-01T00:00:00.000Z'),
     });
-    expect(refusal(() => contentChanges(current, input({ metadata_json: '{"steps":[]}' }))).kind).toBe('invalid');
+    expect(refusal(() => contentChanges(current, input({ metadata_json: '{"steps":[]}' }))).kind).toBe('conflict');
   });
 
   it('when metadata is not JSON, then it is 422 at body.metadata', () => {

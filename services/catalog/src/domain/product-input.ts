@@ -1,9 +1,9 @@
-import { Value } from '@sinclair/typebox/value';
 import {
   AppError,
   jsonShapeProblem,
   keyIssues,
   numberToken,
+  isValid,
   ProductInput,
   RATING_BOUNDS,
   tooDeepIssue,
@@ -20,7 +20,7 @@ export { ProductInput } from '@kb/common';
  * (representable; rating within RATING_BOUNDS, on the exact value the schema sees as a string).
  */
 export function productIssues(value: unknown, prefix: (string | number)[]): ValidationIssue[] {
-  if (!Value.Check(ProductInput, value)) return validationIssues(ProductInput, value, prefix);
+  if (!isValid(ProductInput, value)) return validationIssues(ProductInput, value, prefix);
   const keys = keyIssues(value, prefix);
   if (keys.length) return keys.slice(0, 20);
   const issues: ValidationIssue[] = [];

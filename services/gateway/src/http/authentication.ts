@@ -16,8 +16,8 @@ import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
 import { bearerToken, unauthenticated } from './bearer';
 
-const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
-const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
+export const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
+export const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
 
 interface Identity {
   token_id: string;
@@ -157,7 +157,9 @@ function effectiveScopes(ctx: Koa.Context, granted: string[]): string[] {
 
 /** Who the audit trail names as the writer's tool: X-Audit-Source (default api) and X-Client-Id, both checked. */
 function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string } {
-  const auditSource = ctx.get('X-Audit-Source') || 'api';
+  // Sent, even empty, it must match (as documented); absent is the default.
+  const sentSource = ctx.headers['x-audit-source'] !== undefined;
+  const auditSource = sentSource ? ctx.get('X-Audit-Source') : 'api';
   if (!AUDIT_SOURCE.test(auditSource)) {
     throw AppError.invalid([
       {
@@ -168,11 +170,11 @@ function auditHeaders(ctx: Koa.Context): { auditSource: string; clientId: string
     ]);
   }
   const clientId = ctx.get('X-Client-Id');
-  if (clientId && !CLIENT_ID.test(clientId)) {
+  if (ctx.headers['x-client-id'] !== undefined && !CLIENT_ID.test(clientId)) {
     throw AppError.invalid([
       {
         loc: ['header', 'x-client-id'],
-        msg: 'String should have at most 200 printable characters',
+        msg: "String should match pattern '^[\\x21-\\x7e]{1,200}$' (1 to 200 printable ASCII characters, no spaces)",
         type: 'string_pattern_mismatch',
       },
     ]);

@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
   AppError,
+  isValid,
   DEFAULT_LANGUAGE,
   DEFAULT_VECTOR_FIELD,
   SEARCH_DEFAULT_LIMIT,
@@ -74,7 +75,7 @@ export function bulkItems(
   const sent: { index: number; json: string }[] = [];
   body.products.forEach((item, index) => {
     const withDefaults = item && typeof item === 'object' ? Value.Default(ProductCreate, structuredClone(item)) : item;
-    if (!Value.Check(ProductCreate, withDefaults)) {
+    if (!isValid(ProductCreate, withDefaults)) {
       refused[index] = validationIssues(ProductCreate, withDefaults, ['body', 'products', index]);
       return;
     }

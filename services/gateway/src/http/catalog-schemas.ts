@@ -4,6 +4,7 @@ import {
   DECIMAL_PATTERN,
   DEFAULT_LANGUAGE,
   FIELD_LIMITS,
+  exactNumber,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
@@ -43,7 +44,8 @@ export const SiteCreate = Type.Object(
   {
     slug: Type.String({
       pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
-      description: 'Lowercase letters, digits and hyphens; unique per tenant; immutable',
+      description: 'Lowercase letters, digits and hyphens, not shaped like a uuid; unique per tenant (409); immutable',
+      not: { format: 'uuid' },
     }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     domain: Type.Optional(Str({ maxLength: FIELD_LIMITS.url })),
@@ -226,15 +228,20 @@ export const SimilarSearchResponse = Type.Object(
 
 export const ProductSearch = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 1000 }),
+    query: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      pattern: '\\S',
+      description: 'At least one character that is not white space',
+    }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     site_id: Type.Optional(Str({ maxLength: FILTER_LIMITS.site_id, description: 'uuid or slug' })),
     language: Type.Optional(Str({ maxLength: FILTER_LIMITS.language })),
     brand: Type.Optional(Str({ maxLength: FILTER_LIMITS.brand })),
     category: Type.Optional(Str({ maxLength: FILTER_LIMITS.category })),
     availability: Type.Optional(Str({ maxLength: FILTER_LIMITS.availability })),
-    price_min: Type.Optional(Nullable(Type.Number())),
-    price_max: Type.Optional(Nullable(Type.Number())),
+    price_min: Type.Optional(exactNumber()),
+    price_max: Type.Optional(exactNumber()),
   },
   { additionalProperties: false, $id: 'ProductSearch' },
 );

@@ -1,8 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import {
   ENTRY_SOURCES,
   ENTRY_TYPES,
   FIELD_LIMITS,
+  METADATA_SCHEMAS,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   VISIBILITIES,
@@ -18,6 +20,19 @@ const literals = (values: readonly string[], options: Record<string, unknown> = 
 export const Visibility = literals(VISIBILITIES, {
   description: 'personal only through the personal route; workspace is read as internal until workspaces_enabled',
 });
+/**
+ * Visibility on the general create route: personal is left out (a 422 naming the personal
+ * route, the same message the knowledge service gives).
+ */
+const WritableVisibility = literals(
+  VISIBILITIES.filter((v) => v !== 'personal'),
+  {
+    description: 'workspace is read as internal until workspaces_enabled; personal only through the personal route',
+    refusals: {
+      personal: 'Personal entries can only be created through POST /api/knowledge/knowledge-entries/personal',
+    },
+  },
+);
 export const EntryType = literals(ENTRY_TYPES);
 export const Source = literals(ENTRY_SOURCES);
 
@@ -28,6 +43,26 @@ const Language = Type.String({ minLength: 2, maxLength: 5 });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), {
   description: 'validated against the schema of the entry type',
 });
+
+const ofType = (type: string) => ({ properties: { type: { const: type } }, required: ['type'] });
+
+/**
+ * What JSON Schema can say of a create that depends on its type (OpenAPI only; the knowledge
+ * service checks the same): visibility is required except for memory (default internal), and
+ * metadata follows the type's schema (required where an empty one would fail, e.g. process steps).
+ */
+const typeRules: Record<string, unknown>[] = [
+  { if: ofType('memory'), else: { required: ['visibility'] } },
+  ...Object.entries(METADATA_SCHEMAS)
+    .filter(([type]) => type !== 'knowledge' && type !== 'skill_index')
+    .map(([type, schema]: [string, TSchema]) => ({
+      if: ofType(type),
+      then: {
+        properties: { metadata: schema },
+        ...(Value.Check(schema, Value.Default(schema, {})) ? {} : { required: ['metadata'] }),
+      },
+    })),
+];
 /** tags and search_keywords: bounded items (the interface leaves them open). */
 const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems });
 // Bounds the interface leaves open (README "Limits").
@@ -77,7 +112,7 @@ export const EntryCreate = Type.Object(
     title: Title,
     content: Content,
     category_id: Uuid,
-    visibility: Type.Optional(Visibility),
+    visibility: Type.Optional(WritableVisibility),
     summary: Type.Optional(Nullable(Summary)),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
@@ -93,7 +128,7 @@ export const EntryCreate = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, $id: 'KnowledgeEntryCreate' },
+  { additionalProperties: false, $id: 'KnowledgeEntryCreate', allOf: typeRules },
 );
 
 export const PersonalEntryCreate = Type.Object(
@@ -120,7 +155,12 @@ export const EntryUpdate = Type.Object(
     category_id: Type.Optional(Uuid),
     layer: Type.Optional(Layer),
     tags: Type.Optional(Strings),
-    visibility: Type.Optional(Visibility),
+    visibility: Type.Optional(
+      literals(VISIBILITIES, {
+        description:
+          'personal only on a personal note, which stays personal: another change from or to personal is a 409',
+      }),
+    ),
     metadata: Type.Optional(Metadata),
     ...sourceSearchAndPlacement,
     type: Type.Optional(Type.Never({ description: 'the type is immutable; sending it is a 422' })),
@@ -165,7 +205,12 @@ export const Translation = Type.Object(
 
 export const EntrySearch = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 1000 }),
+    query: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      pattern: '\\S',
+      description: 'At least one character that is not white space',
+    }),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
     category_id: Type.Optional(Uuid),

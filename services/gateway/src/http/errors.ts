@@ -60,8 +60,9 @@ function appErrorReply(err: AppError): ErrorReply {
 }
 
 /**
- * The last resort, for errors thrown by the libraries in the chain: the router's 405 and 501,
- * the rate limiter's 429 (with its Retry-After), and anything unforeseen. They carry an HTTP
+ * The last resort, for errors thrown by the libraries in the chain (405s are answered by
+ * allowed-methods.ts, never thrown): the rate limiter's 429 (with its Retry-After), a body
+ * reader's error, and anything unforeseen. They carry an HTTP
  * status and an `expose` flag; the message is shown only when it is meant for the client, and
  * anything that is not a 4xx is a 500.
  */

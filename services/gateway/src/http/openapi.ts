@@ -1,7 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteSpec } from './route';
 import { API_PREFIX } from './route';
+import { JSON_LIMITS, SCOPES } from '@kb/common';
 import { ErrorResponse, ValidationErrorResponse } from './schemas';
+import { AUDIT_SOURCE, CLIENT_ID } from './authentication';
 
 type Json = Record<string, unknown>;
 
@@ -30,15 +32,55 @@ function converter(components: Record<string, unknown>) {
         ...pick(s, ['description', 'default']),
       };
     }
+    if (isFreeForm(s)) return { $ref: '#/components/schemas/JsonObject', ...pick(s, ['description']) };
     const out: Json = {};
     for (const [k, v] of Object.entries(s)) {
-      if (k === '$id') continue;
+      if (k === '$id' || k === 'refusals') continue;
       out[k] = convert(v);
     }
     return out;
   };
   return convert;
 }
+
+/** A typebox Record(String, Unknown): an object of any keys (metadata, config, attributes). */
+function isFreeForm(s: Json): boolean {
+  const pattern = s.patternProperties as Json | undefined;
+  return s.type === 'object' && !!pattern && Object.keys(pattern).length === 1 && isAny(Object.values(pattern)[0]);
+}
+const isAny = (s: unknown) => !!s && typeof s === 'object' && Object.keys(s).length === 0;
+
+/**
+ * What every JSON body may hold inside its free-form objects, as body.ts checks it before any
+ * schema: keys of 1-128 characters, none empty, starting with `$`, or holding `.` or a control
+ * character (MongoDB operators and paths, Elasticsearch object paths); at most 200 keys per
+ * object; nesting at most 32 levels deep (the body counted), which JSON Schema cannot state.
+ */
+function jsonComponents(): Json {
+  const key = { type: 'string', minLength: 1, maxLength: JSON_LIMITS.maxKeyLength, pattern: KEY_PATTERN };
+  return {
+    JsonValue: {
+      description: `Any JSON value; objects inside follow JsonObject's key rules; at most ${JSON_LIMITS.maxDepth} levels deep in all.`,
+      type: ['null', 'boolean', 'number', 'string', 'array', 'object'],
+      items: { $ref: '#/components/schemas/JsonValue' },
+      maxProperties: JSON_LIMITS.maxKeys,
+      propertyNames: key,
+      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+    },
+    JsonObject: {
+      description:
+        `A free-form object: at most ${JSON_LIMITS.maxKeys} keys, each 1-${JSON_LIMITS.maxKeyLength} characters, ` +
+        'not starting with "$" and without "." or control characters (422 otherwise, at the key), the same for ' +
+        `every object nested inside; at most ${JSON_LIMITS.maxDepth} levels deep, the body counted.`,
+      type: 'object',
+      maxProperties: JSON_LIMITS.maxKeys,
+      propertyNames: key,
+      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+    },
+  };
+}
+/** body.ts's BAD_KEY, stated positively. */
+const KEY_PATTERN = '^[^$.\\x00-\\x1f\\x7f][^.\\x00-\\x1f\\x7f]*$';
 
 function pick(o: Json, keys: string[]): Json {
   return Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
@@ -50,14 +92,15 @@ type AnySpec = RouteSpec<any, any, any>;
 
 /** The OpenAPI 3.1 document of the declared routes, with their schemas as named components. */
 export function buildOpenApi(specs: RouteSpec<never, never, never>[] | AnySpec[], info: { version: string }): Json {
-  const components: Record<string, unknown> = {};
+  const components: Record<string, unknown> = jsonComponents();
   const convert = converter(components);
-  const errors = errorResponses(convert);
+  const errorRef = convert(ErrorResponse);
+  const validationRef = convert(ValidationErrorResponse);
   const paths: Record<string, Json> = {};
   for (const spec of specs as AnySpec[]) {
     const path = API_PREFIX + spec.path;
     paths[path] ??= {};
-    paths[path]![spec.method] = operation(spec, convert, errors);
+    paths[path]![spec.method] = operation(spec, convert, { errorRef, validationRef });
   }
   return {
     openapi: '3.1.0',
@@ -65,7 +108,10 @@ export function buildOpenApi(specs: RouteSpec<never, never, never>[] | AnySpec[]
       title: 'Knowledge service',
       version: info.version,
       description:
-        'Tenant-scoped knowledge for a support and commerce assistant. Routes marked x-extension go beyond the published interface.',
+        'Tenant-scoped knowledge for a support and commerce assistant. Routes marked x-extension go beyond the published interface. ' +
+        'Every response carries X-Request-Id. A method a path does not serve is a 405 with Allow listing the ones it does; ' +
+        'OPTIONS answers 204 with Allow. An id that does not exist, belongs to another tenant or is hidden from the caller is a 404. ' +
+        'Query integers and booleans are read in plain spelling only (decimal digits; true or false): anything else is a 422.',
     },
     servers: [{ url: '/' }],
     paths,
@@ -78,34 +124,72 @@ export function buildOpenApi(specs: RouteSpec<never, never, never>[] | AnySpec[]
   };
 }
 
-/** The error answers every route can give, the same for all. */
-function errorResponses(convert: Convert): Json {
-  const errorRef = convert(ErrorResponse);
-  const validationRef = convert(ValidationErrorResponse);
-  const errorResponse = (description: string, schema: unknown = errorRef) => ({
+interface ErrorSchemas {
+  errorRef: unknown;
+  validationRef: unknown;
+}
+
+const header = (description: string, schema: Json = { type: 'string' }, required = true): Json => ({
+  description,
+  required,
+  schema,
+});
+const REQUEST_ID = header('The request id (the one sent, when valid; else a new one)');
+const RETRY_AFTER = header('Seconds to wait before retrying', { type: 'string', pattern: '^[0-9]+$' });
+
+/**
+ * The error answers of one operation: the ones every route can give (authentication, scopes,
+ * unknown ids or tenant address, validation of parameters and headers, rate limit, a dependency
+ * down), those of a body (malformed JSON, too large, not JSON) and of a write (conflicts).
+ */
+function errorResponses(spec: AnySpec, { errorRef, validationRef }: ErrorSchemas): Json {
+  const error = (description: string, headers: Json = {}, schema: unknown = errorRef) => ({
     description,
+    headers: { 'X-Request-Id': REQUEST_ID, ...headers },
     content: { 'application/json': { schema } },
   });
+  const write = spec.method !== 'get' && spec.readOnly !== true;
   return {
-    401: errorResponse('Missing, malformed, expired, revoked or wrong-tenant token'),
-    403: errorResponse('Scope or role does not allow this'),
-    404: errorResponse('Not found (or not visible to the caller)'),
-    422: errorResponse('Validation error', validationRef),
-    429: errorResponse('Rate limited; retry after the Retry-After seconds'),
-    503: errorResponse('A dependency is down; retry after the Retry-After seconds'),
+    ...(spec.body ? { 400: error('Malformed JSON body (or a key sent twice)') } : {}),
+    401: error('Missing, malformed, expired, revoked or wrong-tenant token', {
+      'WWW-Authenticate': header('Bearer challenge'),
+    }),
+    403: error('Scope or role does not allow this (X-Scopes narrows the token scopes)'),
+    404: error(
+      'Not found: an unknown id, one of another tenant or hidden from the caller, or an unknown tenant address',
+    ),
+    ...(write ? { 409: error('Conflict with the current state (see the description)') } : {}),
+    ...(spec.body ? { 413: error('Request body too large') } : {}),
+    ...(spec.body ? { 415: error('Not application/json, or an unsupported Content-Encoding') } : {}),
+    422: error('Validation error: body, path, query or header', {}, validationRef),
+    429: error('Rate limited', { 'Retry-After': RETRY_AFTER }),
+    503: error('A dependency is down', { 'Retry-After': RETRY_AFTER }),
   };
 }
 
 /** One operation; its schemas are converted in document order (parameters, responses, body), which orders the components. */
-function operation(spec: AnySpec, convert: Convert, errors: Json): Json {
+function operation(spec: AnySpec, convert: Convert, schemas: ErrorSchemas): Json {
   const params = parameters(spec, convert);
   const responses: Json = {};
   for (const [status, r] of Object.entries(spec.responses)) {
-    responses[status] = r.schema
-      ? { description: r.description, content: { 'application/json': { schema: convert(r.schema) } } }
-      : { description: r.description };
+    const headers: Json = { 'X-Request-Id': REQUEST_ID };
+    if (status === '201') headers.Location = header('Where the created resource is read', { type: 'string' });
+    for (const [name, h] of Object.entries(r.headers ?? {}))
+      headers[name] = header(h.description, { type: 'string' }, h.required ?? true);
+    const schema = r.schema ? convert(r.schema) : Number(status) >= 400 ? schemas.errorRef : undefined;
+    responses[status] = {
+      description: r.description,
+      headers,
+      ...(schema ? { content: { 'application/json': { schema } } } : {}),
+    };
   }
-  Object.assign(responses, errors);
+  const errors = errorResponses(spec, schemas);
+  for (const [status, r] of Object.entries(errors)) {
+    if (status in responses) {
+      // The route's own description of this status says more than the generic one.
+      responses[status] = { ...(r as Json), description: (responses[status] as Json).description };
+    } else responses[status] = r;
+  }
   return {
     operationId: spec.operationId,
     summary: spec.summary,
@@ -116,10 +200,38 @@ function operation(spec: AnySpec, convert: Convert, errors: Json): Json {
     ...(spec.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: convert(spec.body) } } } }
       : {}),
-    responses,
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
     security: [{ bearerAuth: [] }],
   };
 }
+
+/** The request headers every route reads, as authentication.ts and request-id.ts check them. */
+const REQUEST_HEADERS: Json[] = [
+  {
+    name: 'X-Scopes',
+    description:
+      `Space-separated scopes (${SCOPES.join(', ')}): narrows the token's scopes to the ones named here ` +
+      '(words that are not scopes are ignored; empty leaves none, so most calls answer 403). Never adds a scope.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'X-Audit-Source',
+    description:
+      'The channel recorded with every write (default api). Sent, it must match the pattern (422 otherwise).',
+    schema: { type: 'string', pattern: AUDIT_SOURCE.source },
+  },
+  {
+    name: 'X-Client-Id',
+    description:
+      'The client recorded with every write (set by the MCP channel). Sent, it must match the pattern (422 otherwise).',
+    schema: { type: 'string', pattern: CLIENT_ID.source },
+  },
+  {
+    name: 'X-Request-Id',
+    description: 'Kept as the request id when it matches the pattern; otherwise a new id is made (never refused).',
+    schema: { type: 'string' },
+  },
+];
 
 /** Path and query parameters from the route's schemas, then the headers every route reads. */
 function parameters(spec: AnySpec, convert: Convert): Json[] {
@@ -139,8 +251,6 @@ function parameters(spec: AnySpec, convert: Convert): Json[] {
   };
   add('path', spec.params);
   add('query', spec.query);
-  for (const header of ['X-Scopes', 'X-Audit-Source', 'X-Client-Id', 'X-Request-Id']) {
-    out.push({ name: header, in: 'header', required: false, schema: { type: 'string' } });
-  }
+  for (const h of REQUEST_HEADERS) out.push({ ...h, in: 'header', required: false });
   return out;
 }

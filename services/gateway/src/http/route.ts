@@ -5,6 +5,7 @@ import { Value } from '@sinclair/typebox/value';
 import { AppError, assertValid, validationIssues, type Caller, type ValidationIssue } from '@kb/common';
 import type { Tenant } from './tenancy';
 import { readJsonBody } from './body';
+import { shadowed } from './allowed-methods';
 
 export const API_PREFIX = '/api/knowledge';
 
@@ -40,8 +41,11 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
   params?: P;
   query?: Q;
   body?: B;
-  /** Success responses: status → description and schema. */
-  responses: Record<number, { description: string; schema?: TSchema }>;
+  /** Responses beyond the ones every route gives (openapi.ts): status → description, schema, headers it carries. */
+  responses: Record<
+    number,
+    { description: string; schema?: TSchema; headers?: Record<string, { description: string; required?: boolean }> }
+  >;
   handler: (input: HandlerInput<P, Q, B>) => Promise<RouteResult>;
 }
 
@@ -104,7 +108,8 @@ export class RouteTable {
     this.specs.push(spec as unknown as RouteSpec<TObject, TObject, TSchema>);
     const koaPath = API_PREFIX + spec.path.replace(/\{(\w+)\}/g, ':$1');
     const readOnly = spec.method === 'get' || spec.readOnly === true;
-    this.router[spec.method](spec.operationId, koaPath, async (ctx) => {
+    this.router[spec.method](spec.operationId, koaPath, async (ctx, next) => {
+      if (shadowed(this.router, koaPath, ctx.path)) return next(); // a literal sibling path answers
       const tenant = await this.auth.tenant(ctx);
       const checked = settle(this.auth.check(ctx, tenant));
       const guess = readOnly ? this.auth.remembered(ctx, tenant) : undefined;

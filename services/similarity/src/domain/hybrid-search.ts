@@ -36,7 +36,7 @@ export function searchRequest(req: { caller?: Caller | null; query: string; limi
 } {
   const { tenantId } = readCaller(req.caller);
   const query = req.query.trim();
-  if (query === '' || query.length > MAX_QUERY_LENGTH) {
+  if (query === '' || [...query].length > MAX_QUERY_LENGTH) {
     throw AppError.invalid([
       { loc: ['query'], msg: `query must be 1 to ${MAX_QUERY_LENGTH} characters`, type: 'value_error' },
     ]);

@@ -18,6 +18,7 @@ import { entryJson, entryResult, entryVersionJson, nextPageLink, translationJson
 const PATH = '/knowledge-entries';
 const TAG = 'knowledge-entries';
 const Params = Type.Object({ entry_id: Uuid });
+const ETAG = { ETag: { description: 'The entry version as an entity tag, "<version>", for If-Match' } };
 
 /** The knowledge-entry routes, in the order the OpenAPI document lists them. */
 export function entryRoutes(routes: RouteTable, backends: Backends): void {
@@ -46,7 +47,7 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
       'translation group (409 when the group already has the language). The response carries ETag "<version>".',
     tag: TAG,
     body: EntryCreate,
-    responses: { 201: { description: 'Created', schema: Entry } },
+    responses: { 201: { description: 'Created', schema: Entry, headers: ETAG } },
     handler: create(false),
   });
 
@@ -59,7 +60,7 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
       "Type knowledge, visibility personal, free-form metadata. Only its owner (the token's user, else the token) ever sees it.",
     tag: TAG,
     body: PersonalEntryCreate,
-    responses: { 201: { description: 'Created', schema: Entry } },
+    responses: { 201: { description: 'Created', schema: Entry, headers: ETAG } },
     handler: create(true),
   });
 
@@ -69,16 +70,21 @@ function entryWriteRoutes(routes: RouteTable, backends: Backends): void {
     operationId: 'updateKnowledgeEntry',
     summary: 'Update a knowledge entry',
     description:
-      'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type. ' +
+      'Only sent fields change; null clears a nullable field. type cannot be sent (422). metadata is validated against the stored type: ' +
+      'metadata that does not fit it (a rule JSON Schema cannot state here) is a 409 naming the problems. ' +
       'The write is conditioned on the version read: a concurrent write makes it 409. With If-Match: "<version>" a mismatch is 412. ' +
       'Every change keeps the previous state in the version history.',
     tag: TAG,
     params: Params,
     body: EntryUpdate,
     responses: {
-      200: { description: 'The updated entry', schema: Entry },
-      409: { description: 'Changed concurrently' },
-      412: { description: 'If-Match does not match' },
+      200: { description: 'The updated entry', schema: Entry, headers: ETAG },
+      409: {
+        description:
+          "Changed concurrently (after this request read the entry), metadata that does not fit the entry's type, " +
+          'or a visibility change from or to personal',
+      },
+      412: { description: 'If-Match is not the current version (or not an entity tag)' },
     },
     handler: async ({ params, body, caller, ctx }) => {
       const expected = expectedVersion(ctx.get('If-Match'));
@@ -98,10 +104,18 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'List knowledge entries',
     description:
       'Ordered by updated_at descending, then id. The visibility ceiling and personal ownership always apply. Expired memory entries ' +
-      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the Link rel="next" header.',
+      'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the ' +
+      'Link rel="next" header. ' +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422.',
     tag: TAG,
     query: EntryListQuery,
-    responses: { 200: { description: 'Entries', schema: Type.Array(Entry) } },
+    responses: {
+      200: {
+        description: 'Entries',
+        schema: Type.Array(Entry),
+        headers: { Link: { description: 'The next page: <…>; rel="next" (absent on the last page)', required: false } },
+      },
+    },
     handler: async ({ query, caller, ctx }) => {
       const res = await backends.knowledge.call('ListEntries', listEntriesRequest(caller, query));
       const headers: Record<string, string> = res.next_cursor
@@ -121,7 +135,7 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     tag: TAG,
     extension: true,
     params: Params,
-    responses: { 200: { description: 'The entry', schema: Entry } },
+    responses: { 200: { description: 'The entry', schema: Entry, headers: ETAG } },
     handler: async ({ params, caller }) =>
       entryResult(await backends.knowledge.call('GetEntry', { caller, entry_id: params.entry_id })),
   });
@@ -138,7 +152,10 @@ function entryDeleteRoute(routes: RouteTable, backends: Backends): void {
     tag: TAG,
     extension: true,
     params: Params,
-    responses: { 204: { description: 'Deleted' } },
+    responses: {
+      204: { description: 'Deleted' },
+      412: { description: 'If-Match is not the current version (or not an entity tag)' },
+    },
     handler: async ({ params, caller, ctx }) => {
       const expected = expectedVersion(ctx.get('If-Match'));
       await backends.knowledge.call('DeleteEntry', { caller, entry_id: params.entry_id, ...expected });

@@ -13,7 +13,8 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
     description:
       'Hybrid keyword (BM25; search_keywords boosted above title; exact sku/gtin hits first) ' +
       'and vector search on the query embedding, with filters. Hits carry score_sources ' +
-      '{keyword, vector}. Parents are left out when the tenant variant_strategy is children_only.',
+      '{keyword, vector}. Parents are left out when the tenant variant_strategy is children_only. ' +
+      'A rule JSON Schema cannot state: price_min must not exceed price_max (422 otherwise).',
     tag: 'search',
     readOnly: true,
     extension: true,

@@ -16,7 +16,8 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
       'defaults to the tenant setting default_vector_field; hybrid is a weighted sum over the fields ' +
       "(tenant hybrid_weights), score_sources gives each field's contribution. Anchors and " +
       'exclude_product_ids are never returned; parents are left out when the tenant variant_strategy is ' +
-      'children_only. Extensions: anchor_weights (one per anchor), min_score, collapse_variants, explain.',
+      'children_only. Extensions: anchor_weights, min_score, collapse_variants, explain. ' +
+      'A rule JSON Schema cannot state: anchor_weights, when sent, has exactly one weight per anchor (422 otherwise).',
     tag: 'search',
     readOnly: true,
     body: SimilarSearch,

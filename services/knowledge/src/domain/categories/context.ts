@@ -7,7 +7,7 @@ import { categoryTree, type CategoryTree } from './tree-lock';
 export interface CategoryContext {
   categories: CategoriesRepo;
   entries: Pick<EntriesRepo, 'countInCategory'>;
-  /** Named in a body (parent_id), an unknown parent is a 422. */
+  /** Named in a body (parent_id), an unknown parent is a 404, as an unknown category_id of an entry is. */
   asParent: CategoryGuard;
   /** The category a delete names: unknown is a 404. */
   asCategory: CategoryGuard;
@@ -15,8 +15,8 @@ export interface CategoryContext {
   tree: CategoryTree;
 }
 
-export const parentNotFound = () =>
-  AppError.invalid([{ loc: ['body', 'parent_id'], msg: 'Parent category not found', type: 'value_error' }]);
+// A 404, not a 422: the body is valid (a uuid); what it names does not exist, for this caller.
+export const parentNotFound = () => AppError.notFound('Parent category not found');
 
 export function categoryContext(
   categories: CategoriesRepo,

@@ -3,7 +3,7 @@ import { parentNotFound } from './context';
 
 /**
  * 422 when the new parent is the category itself or below it: walks up from the parent, and
- * meeting the category means a cycle. An unknown parent is a 422 too; a broken chain above it ends the walk.
+ * meeting the category means a cycle. An unknown parent is a 404; a broken chain above it ends the walk.
  */
 export async function assertNotBelowItself(
   parentOf: (id: string) => Promise<{ parent_id: string | null } | null>,

@@ -19,13 +19,11 @@ export function accessChanges(v: Viewer, current: Entry, input: EntryInput): Cha
   }
   const set: Changes = {};
   const visibility = field(input, 'visibility');
+  // Both refusals depend on the entry, not on the body (personal is a valid visibility to send,
+  // as a personal note's own): a conflict with its state, 409.
   if (visibility != null && visibility !== current.visibility) {
-    if (visibility === 'personal') throw personalOffItsRoute();
-    if (current.visibility === 'personal') {
-      throw AppError.invalid([
-        { loc: ['body', 'visibility'], msg: 'A personal entry stays personal', type: 'value_error' },
-      ]);
-    }
+    if (visibility === 'personal') throw AppError.conflict(personalOffItsRoute().message);
+    if (current.visibility === 'personal') throw AppError.conflict('A personal entry stays personal');
   }
   const workspaceId = field(input, 'workspace_id');
   if (workspaceId !== undefined) set.workspace_id = workspaceId;
@@ -59,7 +57,7 @@ export function contentChanges(current: Entry, input: EntryInput): Changes {
   const projects = field(input, 'project_ids');
   if (projects !== undefined) set.project_ids = projects;
   if (field(input, 'metadata_json') !== undefined) {
-    set.metadata = normaliseMetadata(current.type, parseMetadata(field(input, 'metadata_json')));
+    set.metadata = metadataOfType(current.type, parseMetadata(field(input, 'metadata_json')));
     set.expires_at = expiryOf(current.type, set.metadata);
   }
   return set;
@@ -122,4 +120,19 @@ async function moveBack(ctx: EntryContext, e: Entry, categoryId: string, caller:
     });
   // When the category it came from is gone as well, there is nowhere to put it back: the error is the answer.
   await ctx.inCategory.referring(caller.tenant_id, categoryId, back, async () => undefined);
+}
+
+/**
+ * Metadata of an update, against the type the entry already has: a value its schema refuses is
+ * a 409 (the request conflicts with the entry's state, its type), not a 422, since the body is
+ * valid as such (the OpenAPI document cannot know the stored type); the message names each problem.
+ */
+function metadataOfType(type: string, raw: unknown): Record<string, unknown> {
+  try {
+    return normaliseMetadata(type, raw);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.kind !== 'invalid') throw err;
+    const problems = (err.issues ?? []).map((i) => `${i.loc.slice(2).join('.') || 'metadata'}: ${i.msg}`);
+    throw AppError.conflict(`metadata does not fit the schema of this ${type} entry (${problems.join('; ')})`);
+  }
 }
