@@ -79,11 +79,7 @@ async function createEntry(key: string, body: Record<string, unknown>): Promise<
   });
   expect(res.status).toBe(201);
   entries[key] = { id: res.json.id, version: res.json.version };
-  const until = Date.now() + 60_000;
-  while ((await rest(`${ENTRIES}/${res.json.id}`, admin)).json.embedding_model == null) {
-    if (Date.now() > until) throw new Error(`entry ${key} was not indexed within 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await stack.entryIndexed(tenant, res.json.id, admin);
 }
 
 beforeAll(async () => {
@@ -213,6 +209,18 @@ describe('the door', () => {
     );
     expect(search.inputSchema.required).toEqual(['query']);
     expect(client.getServerVersion()?.name).toBe('knowledge-service');
+    // The client, having listed the tools, checks every structured result against its output schema.
+    for (const [name, args] of [
+      ['search_knowledge', { query: 'ferry islands' }],
+      ['get_knowledge_entry', { id: entries.skill!.id }],
+      ['list_categories', {}],
+      ['search_products', { query: 'jacket' }],
+      ['find_similar_products', { product_ids: [products.rain] }],
+      ['get_product', { id: products.rain }],
+    ] as const) {
+      const result = await call(client, name, args);
+      expect({ name, isError: result.isError ?? false }).toEqual({ name, isError: false });
+    }
   });
 
   test('when GET or DELETE reach the endpoint, then they are 405 naming POST', async () => {

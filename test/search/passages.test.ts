@@ -55,16 +55,8 @@ const create = async (body: Record<string, unknown>, token = admin) => {
     body: { category_id: category, visibility: 'internal', language: 'en', ...body },
   });
   expect(res.status).toBe(201);
-  await embedded(res.json.id, token);
+  await stack.entryIndexed(tenant, res.json.id, token);
   return res.json as { id: string; version: number; content: string };
-};
-/** Waits until the entry is in the search index (a long entry may miss the inline write bound and go to the indexer). */
-const embedded = async (id: string, token: string) => {
-  const until = Date.now() + 60_000;
-  while ((await stack.request(tenant, `${ENTRIES}/${id}`, { token })).json.embedding_model == null) {
-    if (Date.now() > until) throw new Error(`entry ${id} was not indexed within 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 };
 const search = (body: Record<string, unknown>, token = admin) =>
   stack.request(tenant, SEARCH, { method: 'POST', token, body });

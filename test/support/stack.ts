@@ -39,6 +39,8 @@ export interface Stack {
   token(tenantId: string, role: string, extra?: string[]): Promise<string>;
   /** An HTTP request to the gateway, addressed to a tenant by its `<tenant>.localhost` host. */
   request(tenantId: string, path: string, init?: RequestOptions): Promise<HttpResponse>;
+  /** Waits until the entry is in the search index (a long one may miss the inline write bound and go to the indexer). */
+  entryIndexed(tenantId: string, entryId: string, token: string, withinMs?: number): Promise<void>;
   stopService(name: 'knowledge' | 'catalog' | 'similarity'): Promise<void>;
   stop(): Promise<void>;
 }
@@ -184,6 +186,15 @@ export async function startStack(options: { env?: Record<string, string> } = {})
     },
     request(tenantId, path, init = {}) {
       return httpRequest(gateway.port, `${tenantId}.localhost`, path, init);
+    },
+    async entryIndexed(tenantId, entryId, token, withinMs = 60_000) {
+      const until = Date.now() + withinMs;
+      const get = () =>
+        httpRequest(gateway.port, `${tenantId}.localhost`, `/api/knowledge/knowledge-entries/${entryId}`, { token });
+      while ((await get()).json?.embedding_model == null) {
+        if (Date.now() > until) throw new Error(`entry ${entryId} was not indexed within ${withinMs} ms`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     },
     stopService: (name) => services.stopService(name),
     async stop() {

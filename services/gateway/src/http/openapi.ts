@@ -7,11 +7,13 @@ import { AUDIT_SOURCE, CLIENT_ID } from './authentication';
 
 type Json = Record<string, unknown>;
 
+const COMPONENTS = '#/components/schemas/';
+
 /**
  * Converts a typebox schema to plain JSON Schema for OpenAPI 3.1: named schemas ($id) become
- * components referenced with $ref, and unions of literals become `enum`.
+ * components (under `refBase`) referenced with $ref, and unions of literals become `enum`.
  */
-function converter(components: Record<string, unknown>) {
+function converter(components: Record<string, unknown>, refBase = COMPONENTS) {
   const convert = (schema: unknown, root = false): unknown => {
     if (Array.isArray(schema)) return schema.map((s) => convert(s));
     if (!schema || typeof schema !== 'object') return schema;
@@ -21,7 +23,7 @@ function converter(components: Record<string, unknown>) {
         components[s.$id] = {};
         components[s.$id] = convert(s, true);
       }
-      return { $ref: `#/components/schemas/${s.$id}` };
+      return { $ref: `${refBase}${s.$id}` };
     }
     const anyOf = s.anyOf as Json[] | undefined;
     if (anyOf?.length && anyOf.every((b) => 'const' in b)) {
@@ -32,7 +34,7 @@ function converter(components: Record<string, unknown>) {
         ...pick(s, ['description', 'default']),
       };
     }
-    if (isFreeForm(s)) return { $ref: '#/components/schemas/JsonObject', ...pick(s, ['description']) };
+    if (isFreeForm(s)) return { $ref: `${refBase}JsonObject`, ...pick(s, ['description']) };
     const out: Json = {};
     for (const [k, v] of Object.entries(s)) {
       if (k === '$id' || k === 'refusals') continue;
@@ -56,16 +58,16 @@ const isAny = (s: unknown) => !!s && typeof s === 'object' && Object.keys(s).len
  * character (MongoDB operators and paths, Elasticsearch object paths); at most 200 keys per
  * object; nesting at most 32 levels deep (the body counted), which JSON Schema cannot state.
  */
-function jsonComponents(): Json {
+function jsonComponents(refBase = COMPONENTS): Json {
   const key = { type: 'string', minLength: 1, maxLength: JSON_LIMITS.maxKeyLength, pattern: KEY_PATTERN };
   return {
     JsonValue: {
       description: `Any JSON value; objects inside follow JsonObject's key rules; at most ${JSON_LIMITS.maxDepth} levels deep in all.`,
       type: ['null', 'boolean', 'number', 'string', 'array', 'object'],
-      items: { $ref: '#/components/schemas/JsonValue' },
+      items: { $ref: `${refBase}JsonValue` },
       maxProperties: JSON_LIMITS.maxKeys,
       propertyNames: key,
-      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+      additionalProperties: { $ref: `${refBase}JsonValue` },
     },
     JsonObject: {
       description:
@@ -75,9 +77,30 @@ function jsonComponents(): Json {
       type: 'object',
       maxProperties: JSON_LIMITS.maxKeys,
       propertyNames: key,
-      additionalProperties: { $ref: '#/components/schemas/JsonValue' },
+      additionalProperties: { $ref: `${refBase}JsonValue` },
     },
   };
+}
+
+const DEFS = '#/$defs/';
+
+/**
+ * A typebox schema as one self-contained JSON Schema (an MCP tool's input or output schema): the
+ * document's conversion, with the named parts it uses under its own `$defs`.
+ */
+export function selfContainedSchema(schema: TSchema): Json {
+  const defs = jsonComponents(DEFS) as Record<string, unknown>;
+  const root = converter(defs, DEFS)(schema, true) as Json;
+  const used = new Set<string>();
+  const refsIn = (value: unknown) => [...JSON.stringify(value).matchAll(/"#\/\$defs\/(\w+)"/g)].map((m) => m[1]!);
+  for (let todo = refsIn(root); todo.length;) {
+    const name = todo.pop()!;
+    if (used.has(name)) continue;
+    used.add(name);
+    todo.push(...refsIn(defs[name]));
+  }
+  if (!used.size) return root;
+  return { ...root, $defs: Object.fromEntries([...used].sort().map((n) => [n, defs[n]])) };
 }
 /** body.ts's BAD_KEY, stated positively. */
 const KEY_PATTERN = '^[^$.\\x00-\\x1f\\x7f][^.\\x00-\\x1f\\x7f]*$';

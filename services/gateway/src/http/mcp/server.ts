@@ -13,7 +13,7 @@ import {
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { assertValid, inSpan } from '@kb/common';
 import { restErrorBody } from '../errors';
-import { toolSchema } from './json-schema';
+import { selfContainedSchema } from '../openapi';
 import { TOOLS, type Operation, type Returned, type Tool } from './tools';
 
 export const SKILL_INDEX_URI = 'knowledge://skill-index';
@@ -104,8 +104,8 @@ function describeTools() {
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: toolSchema(t.input) as { type: 'object' },
-    outputSchema: toolSchema(t.output) as { type: 'object' },
+    inputSchema: selfContainedSchema(t.input) as { type: 'object' },
+    outputSchema: selfContainedSchema(t.output) as { type: 'object' },
     annotations: { readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.readOnly, openWorldHint: false },
   }));
 }

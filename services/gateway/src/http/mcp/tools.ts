@@ -70,6 +70,16 @@ function productLines(products: ProductHit[]): string {
     .join('\n');
 }
 
+/** A product search's answer (text or similar) as the tool gives it: the REST body, a list, the ids. */
+function productsAnswer(body: unknown): ToolAnswer {
+  const products = (body as { products: ProductHit[] }).products;
+  return {
+    structured: body as Record<string, unknown>,
+    text: productLines(products),
+    returned: { entries: [], products: products.map((p) => p.id) },
+  };
+}
+
 const searchKnowledge = define({
   name: 'search_knowledge',
   title: 'Search the knowledge base',
@@ -152,15 +162,7 @@ const searchProducts = define({
   input: Type.Object(ProductSearch.properties, { additionalProperties: false }),
   output: ProductSearchResponse,
   readOnly: true,
-  async run(args, operation) {
-    const { body } = await operation('searchProducts', { body: args });
-    const products = (body as { products: ProductHit[] }).products;
-    return {
-      structured: body as Record<string, unknown>,
-      text: productLines(products),
-      returned: { entries: [], products: products.map((p) => p.id) },
-    };
-  },
+  run: async (args, operation) => productsAnswer((await operation('searchProducts', { body: args })).body),
 });
 
 const findSimilarProducts = define({
@@ -180,15 +182,10 @@ const findSimilarProducts = define({
   ),
   output: SimilarSearchResponse,
   readOnly: true,
-  async run({ product_ids, ...rest }, operation) {
-    const { body } = await operation('searchSimilarProducts', { body: { anchor_product_ids: product_ids, ...rest } });
-    const products = (body as { products: ProductHit[] }).products;
-    return {
-      structured: body as Record<string, unknown>,
-      text: productLines(products),
-      returned: { entries: [], products: products.map((p) => p.id) },
-    };
-  },
+  run: async ({ product_ids, ...rest }, operation) =>
+    productsAnswer(
+      (await operation('searchSimilarProducts', { body: { anchor_product_ids: product_ids, ...rest } })).body,
+    ),
 });
 
 const getProduct = define({
