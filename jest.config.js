@@ -48,7 +48,10 @@ module.exports = {
       roots: packageRoots,
       testMatch: ['<rootDir>/{services,tools}/*/test/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '/test/integration/'],
-      moduleNameMapper: { '^@kb/(common|gateway|knowledge|catalog|similarity)$': '<rootDir>/services/$1/src/index.ts' },
+      moduleNameMapper: {
+        '^@kb/(common|gateway|knowledge|catalog|similarity)$': '<rootDir>/services/$1/src/index.ts',
+        '^@kb/common/(mongo|search)$': '<rootDir>/services/common/src/$1/index.ts',
+      },
     },
     {
       ...withBackends,

@@ -32,6 +32,12 @@ automountServiceAccountToken: false
   valueFrom:
     secretKeyRef: {name: {{ $v.mongodb.existingSecret }}, key: {{ $v.mongodb.uriKey }}}
 {{- end }}
+{{- $rp := $v.elasticsearch.readPath }}
+{{- if and (eq .name "gateway") $rp.enabled }}
+- name: ELASTICSEARCH_URL
+  valueFrom:
+    secretKeyRef: {name: {{ $rp.existingSecret | default $v.elasticsearch.existingSecret }}, key: {{ $rp.urlKey | default $v.elasticsearch.urlKey }}}
+{{- end }}
 {{- if eq .name "similarity" }}
 - name: SERVICE_SYSTEM_SECRET
   valueFrom:
@@ -59,6 +65,9 @@ service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.se
 {{ end -}}
 {{- if or (eq .name "knowledge") (eq .name "catalog") (eq .name "bootstrap") -}}
 mongodb {{ $v.mongodb.existingSecret }}/{{ $v.mongodb.uriKey }}
+{{ end -}}
+{{- if and (eq .name "gateway") $v.elasticsearch.readPath.enabled -}}
+elasticsearch {{ $v.elasticsearch.readPath.existingSecret | default $v.elasticsearch.existingSecret }}/{{ $v.elasticsearch.readPath.urlKey | default $v.elasticsearch.urlKey }}
 {{ end -}}
 {{- if eq .name "similarity" -}}
 elasticsearch {{ $v.elasticsearch.existingSecret }}/{{ $v.elasticsearch.urlKey }}

@@ -34,6 +34,11 @@ export const GatewayConfigSchema = Type.Object({
   KNOWLEDGE_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('knowledge')),
   CATALOG_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('catalog')),
   SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
+  /**
+   * The read path: with it, similar searches are answered here straight from Elasticsearch (the
+   * indices the similarity service writes); without it, through the catalog and similarity services.
+   */
+  ELASTICSEARCH_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   /** Deadline of every gRPC call the gateway makes. */
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */

@@ -24,6 +24,7 @@ import { productSearchRoutes } from './http/routes/product-search';
 import { mcpRoutes } from './http/mcp/endpoint';
 import { sessionCodec } from './http/mcp/session';
 import { apiDocsRoutes } from './http/routes/api-docs';
+import { readPath, type ReadPath } from './read-path/read-path';
 
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
@@ -36,6 +37,7 @@ export function createGatewayApp(
   config: GatewayConfig,
   backends: Backends,
   logger: Logger,
+  reads?: ReadPath,
 ): { app: Koa; openapi: () => unknown; limits: RequestLimits } {
   const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.TRUST_PROXY_HOPS });
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -61,7 +63,7 @@ export function createGatewayApp(
   categoryRoutes(routes, backends);
   siteRoutes(routes, backends);
   productRoutes(routes, backends);
-  similarSearchRoutes(routes, backends);
+  similarSearchRoutes(routes, backends, reads);
   productSearchRoutes(routes, backends);
 
   let openapi: unknown;
@@ -95,9 +97,11 @@ export interface GatewayServer {
 }
 
 export async function startGateway(config: GatewayConfig, backends: Backends, logger: Logger): Promise<GatewayServer> {
-  const { app } = createGatewayApp(config, backends, logger);
-  // Each back service watched from here on: calls that need one known down answer 503 at once.
-  await backends.startWatching();
+  const reads = config.ELASTICSEARCH_URL ? readPath({ url: config.ELASTICSEARCH_URL, backends, logger }) : undefined;
+  const { app } = createGatewayApp(config, backends, logger, reads);
+  // Each back service (and Elasticsearch, for the read path) watched from here on: calls that
+  // need one known down answer 503 at once.
+  await Promise.all([backends.startWatching(), reads?.start()]);
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -121,7 +125,10 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
     stop: () =>
       new Promise<void>((resolve) => {
         unobserve();
-        server.close(() => resolve());
+        server.close(() => {
+          reads?.stop();
+          resolve();
+        });
         server.closeIdleConnections();
         // In-flight calls (a bulk indexing inline can take seconds) get the whole drain window.
         setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref();

@@ -9,7 +9,7 @@ import {
 } from '@kb/common';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
-import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from './data-access/elasticsearch';
+import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from '@kb/common/search';
 import { EmbeddingStore } from './data-access/embedding-store';
 import { IndexManager } from './data-access/index-manager';
 import { EmbeddingCache } from './domain/embedding-cache';

@@ -6,13 +6,8 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
-import {
-  ENTRY_SEARCH,
-  entryFilter,
-  hybridMatches,
-  type SearchFields,
-} from '@kb/similarity/dist/data-access/search-queries';
-import { rankHybrid } from '@kb/similarity/dist/domain/hybrid-search';
+import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
+import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import { entryMatches, entrySearchBodies } from '@kb/similarity/dist/data-access/passage-queries';
 import { queryStems } from '@kb/similarity/dist/domain/search-entries';

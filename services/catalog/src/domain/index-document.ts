@@ -54,6 +54,31 @@ export const identityTexts = (p: Product) => ({
   category: p.category,
 });
 
+/**
+ * The product search hit fields of a stored product (score and score_sources are the search's):
+ * in the catalog's answers, and kept in the index so that a search needs no MongoDB read.
+ */
+export function searchHitFields(p: Product) {
+  return {
+    id: p.id,
+    title: p.title,
+    price_on_request: Boolean(p.price_on_request),
+    currency: p.currency,
+    rating_count: p.rating_count ?? 0,
+    language: p.language,
+    ...present({
+      ...identityTexts(p),
+      price_current: p.price_current,
+      price_msrp: p.price_msrp,
+      price_special: p.price_special,
+      image_url: p.image_url,
+      product_url: p.product_url,
+      availability: p.availability,
+      rating_average: p.rating_average,
+    }),
+  };
+}
+
 /** What the similarity service indexes for a product version. */
 export function indexDocument(p: Product, reuseVectors: boolean): similarityV1.ProductDocument {
   const t = embeddingTexts(p);
@@ -77,5 +102,6 @@ export function indexDocument(p: Product, reuseVectors: boolean): similarityV1.P
     text_properties: t.properties,
     text_attributes: t.attributes,
     reuse_vectors: reuseVectors,
+    hit_json: JSON.stringify(searchHitFields(p)),
   };
 }

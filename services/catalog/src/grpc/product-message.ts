@@ -1,32 +1,10 @@
 // Products → catalog.v1 messages (the gRPC layer's answers); prices and rating are already exact decimal strings.
 import { present, type catalogV1, type ValidationIssue } from '@kb/common';
 import type { RankedProduct } from '../domain/search';
-import { identityTexts } from '../domain/index-document';
+import { searchHitFields as hitFields } from '../domain/index-document';
 import type { Product } from '../domain/types';
 
 const iso = (d: Date | null | undefined): string | undefined => (d ? new Date(d).toISOString() : undefined);
-
-/** The product search hit fields of a stored product (score and score_sources are the caller's). */
-function hitFields(p: Product) {
-  return {
-    id: p.id,
-    title: p.title,
-    price_on_request: Boolean(p.price_on_request),
-    currency: p.currency,
-    rating_count: p.rating_count ?? 0,
-    language: p.language,
-    ...present({
-      ...identityTexts(p),
-      price_current: p.price_current,
-      price_msrp: p.price_msrp,
-      price_special: p.price_special,
-      image_url: p.image_url,
-      product_url: p.product_url,
-      availability: p.availability,
-      rating_average: p.rating_average,
-    }),
-  };
-}
 
 /** The interface's product response shape as a catalog.v1.Product message. */
 export function productMessage(p: Product): catalogV1.Product {

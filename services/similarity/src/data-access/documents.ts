@@ -6,7 +6,7 @@ import {
   MissingIndexError,
   refusal,
   withElasticsearch,
-} from './es-errors';
+} from '@kb/common/search';
 import type { IndexResult } from '../domain/types';
 
 export type VectorSource = 'computed' | 'cached' | 'reused';
@@ -42,7 +42,11 @@ export async function readExisting(
   if (ids.length === 0) return found;
   const read = async (from: string, wanted: string[]) => {
     const res = await withElasticsearch(() =>
-      es.mget<Record<string, unknown>>({ index: from, ids: wanted, _source_includes: ['tenant_id', ...fields] }),
+      // Vectors are kept out of _source unless asked for (exclude_source_vectors).
+      es.mget<Record<string, unknown>>(
+        { index: from, ids: wanted, _source_includes: ['tenant_id', ...fields] },
+        { querystring: { _source_exclude_vectors: false } },
+      ),
     );
     for (const doc of res.docs) if ('found' in doc && doc.found && doc._source) found.set(doc._id, doc._source);
   };

@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { AppError, sha256Hex } from '@kb/common';
-import { withElasticsearch } from './es-errors';
+import { withElasticsearch } from '@kb/common/search';
 import type { IndexManager } from './index-manager';
 import { fromBase64, toBase64 } from './vector-encoding';
 

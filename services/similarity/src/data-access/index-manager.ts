@@ -1,8 +1,13 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/common';
-import { elasticsearchErrorType, isElasticsearchUnavailable, MissingIndexError, withElasticsearch } from './es-errors';
-import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from './mappings';
-import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from './index-names';
+import {
+  elasticsearchErrorType,
+  isElasticsearchUnavailable,
+  MissingIndexError,
+  withElasticsearch,
+} from '@kb/common/search';
+import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from '@kb/common/search';
+import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/common/search';
 
 /**
  * Owns the index names of one prefix, model and dimension: creates each kind's alias on first
@@ -77,29 +82,13 @@ export class IndexManager {
     return pending;
   }
 
-  /**
-   * Creates an index with INDEX_SETTINGS. Before 9.1 Elasticsearch knows no
-   * exclude_source_vectors setting (and keeps vectors in _source anyway): retry without it.
-   */
+  /** Creates an index with INDEX_SETTINGS. */
   private async createIndex(params: {
     index: string;
     mappings: estypes.MappingTypeMapping;
     aliases?: Record<string, estypes.IndicesAlias>;
   }): Promise<void> {
-    try {
-      await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
-    } catch (err) {
-      if (!(
-        elasticsearchErrorType(err) === 'illegal_argument_exception' &&
-        /exclude_source_vectors/.test(String((err as Error).message))
-      ))
-        throw err;
-      const { ['index.mapping.exclude_source_vectors']: _dropped, ...settings } = INDEX_SETTINGS as Record<
-        string,
-        unknown
-      >;
-      await this.es.indices.create({ ...params, settings });
-    }
+    await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
   }
 
   private mappingsFor(kind: IndexKind) {

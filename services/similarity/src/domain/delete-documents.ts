@@ -1,6 +1,6 @@
 import { AppError, type similarityV1 } from '@kb/common';
 import { deleteAtVersions, foreignIds } from '../data-access/documents';
-import type { IndexKind } from '../data-access/index-names';
+import type { IndexKind } from '@kb/common/search';
 import { writeCaller } from './callers';
 import { assertAtMostPerCall, isPositiveVersion } from './index-documents';
 import type { IndexDeps } from './deps';

@@ -1,7 +1,7 @@
 import { AppError } from '@kb/common';
 import { bulkWrite, indexExists, type BulkDoc, type RefusedDoc } from '../data-access/documents';
 import type { IndexResult } from './types';
-import type { IndexKind } from '../data-access/index-names';
+import type { IndexKind } from '@kb/common/search';
 import type { EmbeddingDeps, IndexDeps } from './deps';
 
 /** Documents per IndexProducts, IndexEntries, DeleteProducts or DeleteEntries call. */

@@ -1,6 +1,6 @@
 import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
-import { ENTRY_VECTOR_PATH } from '../data-access/mappings';
+import { ENTRY_VECTOR_PATH } from '@kb/common/search';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';

@@ -1,6 +1,6 @@
 import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type similarityV1 } from '@kb/common';
 import { readExisting, type BulkDoc, type VectorSource } from '../data-access/documents';
-import { productVectorPath } from '../data-access/mappings';
+import { productVectorPath } from '@kb/common/search';
 import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import { DECIMAL, indexDocuments, optional } from './index-documents';
@@ -30,6 +30,7 @@ function productSource(p: Product): Record<string, unknown> {
     is_parent: p.is_parent,
     is_variant: p.is_variant,
     version: Number(p.version),
+    hit: p.hit_json ? (JSON.parse(p.hit_json) as Record<string, unknown>) : undefined,
   };
 }
 
@@ -38,7 +39,17 @@ function problem(p: Product): string | undefined {
   // A whitespace-only title is what MongoDB may hold (the edge asks for one character): indexed.
   if (!p.title) return 'title is required';
   if (p.price_current && !DECIMAL.test(p.price_current)) return 'price_current is not a decimal string';
+  if (p.hit_json && !isJsonObject(p.hit_json)) return 'hit_json is not a JSON object';
   return undefined;
+}
+
+function isJsonObject(json: string): boolean {
+  try {
+    const v: unknown = JSON.parse(json);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 const fieldText = (p: Product, field: ProductVectorField) =>

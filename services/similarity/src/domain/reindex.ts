@@ -1,6 +1,6 @@
 import { AppError, type similarityV1 } from '@kb/common';
 import type { IndexManager } from '../data-access/index-manager';
-import { INDEX_KINDS, type IndexKind } from '../data-access/index-names';
+import { INDEX_KINDS, type IndexKind } from '@kb/common/search';
 import { writeCaller } from './callers';
 
 function parseKind(kind: string): IndexKind {

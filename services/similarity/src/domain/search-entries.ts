@@ -1,7 +1,8 @@
 import { AppError, analyzeText, type similarityV1 } from '@kb/common';
-import { entryFilter } from '../data-access/search-queries';
+import { entryFilter } from '@kb/common/search';
 import { entryMatches, entrySearchBodies, type EntryMatches, type PassageMatch } from '../data-access/passage-queries';
-import { byScoreThenId, searchRequest, TEXT_SHARE } from './hybrid-search';
+import { byScoreThenId, TEXT_SHARE } from '@kb/common/search';
+import { searchRequest } from './hybrid-search';
 import type { EmbeddingDeps } from './deps';
 
 /** Passages a hit carries at most, and the tags a filter names at most. */

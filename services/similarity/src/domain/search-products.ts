@@ -1,6 +1,7 @@
 import { AppError, type similarityV1 } from '@kb/common';
-import { PRODUCT_SEARCH, productFilter } from '../data-access/search-queries';
-import { hybridSearch, searchRequest, type RankedHit } from './hybrid-search';
+import { PRODUCT_SEARCH, productFilter } from '@kb/common/search';
+import type { RankedHit } from '@kb/common/search';
+import { hybridSearch, searchRequest } from './hybrid-search';
 import { DECIMAL } from './index-documents';
 import type { EmbeddingDeps } from './deps';
 

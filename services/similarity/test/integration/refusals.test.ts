@@ -9,8 +9,8 @@ import { Client, errors } from '@elastic/elasticsearch';
 import { caller, ELASTICSEARCH_URL, product, startSimilarity, type Harness } from './support/similarity';
 import { bulkWrite } from '../../src/data-access/documents';
 import { textHash } from '../../src/data-access/embedding-store';
-import { aliasName, newIndexName } from '../../src/data-access/index-names';
-import { KEYWORD_IGNORE_ABOVE, productMappings } from '../../src/data-access/mappings';
+import { aliasName, newIndexName } from '@kb/common/search';
+import { KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/common/search';
 import { toBase64 } from '../../src/data-access/vector-encoding';
 
 let h: Harness;

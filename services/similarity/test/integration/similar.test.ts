@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import type { similarityV1 } from '@kb/common';
-import { MAX_CANDIDATES } from '../../src/domain/similar-products';
+import { MAX_CANDIDATES } from '@kb/common/search';
 import { caller, dot, ELASTICSEARCH_URL, failure, product, startSimilarity, type Harness } from './support/similarity';
 import { generateCatalogue, rng, type CatalogueProduct } from './support/catalogue';
 

@@ -4,8 +4,9 @@ import type { RouteTable } from '../route';
 import { SimilarSearch, SimilarSearchResponse } from '../catalog-schemas';
 import { productHitJson } from '../catalog-views';
 import { similarSearchRequest } from '../catalog-requests';
+import type { ReadPath } from '../../read-path/read-path';
 
-export function similarSearchRoutes(routes: RouteTable, backends: Backends): void {
+export function similarSearchRoutes(routes: RouteTable, backends: Backends, reads?: ReadPath): void {
   routes.define({
     method: 'post',
     path: '/search/similar',
@@ -32,7 +33,9 @@ export function similarSearchRoutes(routes: RouteTable, backends: Backends): voi
           },
         ]);
       }
-      const res = await backends.catalog.call('SimilarProducts', similarSearchRequest(caller, tenant.settings, body));
+      const req = similarSearchRequest(caller, tenant.settings, body);
+      // The read path answers from the index when it can; else the catalog (and similarity) service.
+      const res = (await reads?.similar(caller, req)) ?? (await backends.catalog.call('SimilarProducts', req));
       return {
         body: {
           anchor_product_ids: res.anchor_product_ids,

@@ -1,15 +1,30 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/common';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '../index';
 import { withElasticsearch } from './es-errors';
 import { numCandidates } from './knn';
 import { productVectorPath } from './mappings';
 
 export interface StoredProduct {
   id: string;
+  /** The indexed version (the product's MongoDB version: the index's external version). */
+  version?: number;
   source: Record<string, unknown>;
 }
 
-/** The anchors that exist, with their tenant and the vectors of `fields` (found by id, whatever the tenant). */
+/**
+ * The index keeps vectors out of `_source` (Elasticsearch's default, exclude_source_vectors):
+ * a read that needs them asks for them by name, and they are rebuilt from the vector index.
+ */
+const WITH_VECTORS = { querystring: { _source_exclude_vectors: false } };
+
+const foundDocs = (docs: estypes.MgetResponseItem<Record<string, unknown>>[]) =>
+  (docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map((d) => ({
+    id: d._id,
+    ...(d._version !== undefined ? { version: d._version } : {}),
+    source: d._source ?? {},
+  }));
+
+/** The anchors that exist, with their tenant, version and the vectors of `fields` (found by id, whatever the tenant). */
 export async function readAnchors(
   es: Client,
   index: string,
@@ -17,11 +32,20 @@ export async function readAnchors(
   fields: readonly ProductVectorField[] = PRODUCT_VECTOR_FIELDS,
 ): Promise<StoredProduct[]> {
   const res = await withElasticsearch(() =>
-    es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id', ...fields.map(productVectorPath)] }),
+    es.mget<Record<string, unknown>>(
+      { index, ids, _source_includes: ['tenant_id', ...fields.map(productVectorPath)] },
+      WITH_VECTORS,
+    ),
   );
-  return (res.docs.filter((d) => 'found' in d && d.found) as estypes.GetGetResult<Record<string, unknown>>[]).map(
-    (d) => ({ id: d._id, source: d._source ?? {} }),
+  return foundDocs(res.docs);
+}
+
+/** The anchors that exist, with their tenant and version only: whether vectors kept from an earlier read still hold. */
+export async function readAnchorVersions(es: Client, index: string, ids: string[]): Promise<StoredProduct[]> {
+  const res = await withElasticsearch(() =>
+    es.mget<Record<string, unknown>>({ index, ids, _source_includes: ['tenant_id'] }),
   );
+  return foundDocs(res.docs);
 }
 
 /** What a similar search filters on; with only tenantId, the tenant-only pass `explain` counts against. */
@@ -57,6 +81,8 @@ export async function knnNeighbours(
     k: number;
     filter: SimilarFilter;
     withVectors: boolean;
+    /** More `_source` fields each hit carries back (the read path's `hit`). */
+    sourceFields?: readonly string[];
   },
 ): Promise<{ id: string; score: number | null | undefined; source: Record<string, unknown> }[]> {
   const fields = [...q.centroids.keys()];
@@ -79,7 +105,9 @@ export async function knnNeighbours(
           'is_parent',
           'parent_product_id',
           ...(q.withVectors ? fields.map(productVectorPath) : []),
+          ...(q.sourceFields ?? []),
         ],
+        ...(q.withVectors ? { exclude_vectors: false } : {}),
       },
     }),
   );

@@ -1,7 +1,7 @@
-import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type VectorFieldChoice } from '@kb/common';
-import { cosineOfScore } from '../data-access/knn';
-import { productVectorPath } from '../data-access/mappings';
-import type { StoredProduct } from '../data-access/similar-queries';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type VectorFieldChoice } from '../index';
+import { cosineOfScore } from './knn';
+import { productVectorPath } from './mappings';
+import type { StoredProduct } from './similar-queries';
 import { centroid, dot, normalized } from './vectors';
 
 /** The pure steps of a similar search: centroids, field weights, exact scores, collapsing, explain. */

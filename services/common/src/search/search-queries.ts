@@ -1,5 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { similarityV1 } from '@kb/common';
+import type { similarityV1 } from '../index';
 import { errors } from '@elastic/elasticsearch';
 import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';

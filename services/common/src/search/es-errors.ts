@@ -1,5 +1,5 @@
 import { errors } from '@elastic/elasticsearch';
-import { AppError } from '@kb/common';
+import { AppError } from '../index';
 
 /** True for errors meaning "Elasticsearch cannot answer now" (down, timing out, overloaded). */
 export function isElasticsearchUnavailable(err: unknown): boolean {

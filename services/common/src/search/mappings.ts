@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { ProductVectorField } from '@kb/common';
+import type { ProductVectorField } from '../index';
 export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
 export const ENTRY_VECTOR_PATH = 'vector';
 /** The nested passages of an entry and their fields (see entryMappings). */
@@ -11,15 +11,14 @@ export const SENTENCES_PATH = 'sentences';
 export const SENTENCE_VECTOR_PATH = 'sentences.vector';
 
 /**
- * Single node: no replicas. exclude_source_vectors false keeps the vectors in _source responses
- * (ES 9.2 leaves them out by default), so an anchor's vectors can be read back with mget.
- * gc_deletes 1h (default 60 s): a delete's tombstone, which makes an older write arriving late
- * `stale` instead of bringing the document back, is kept well past any indexer retry.
+ * Single node: no replicas. Vectors stay out of `_source` (Elasticsearch 9.1+'s default,
+ * index.mapping.exclude_source_vectors): a document's source is small, and a read that needs
+ * vectors asks for them (`exclude_vectors: false`). gc_deletes 1h (default 60 s): a delete's
+ * tombstone, which makes an older write arriving late `stale` instead of bringing the document back, is kept well past any indexer retry.
  */
 export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
   number_of_replicas: 0,
-  'index.mapping.exclude_source_vectors': false,
   'index.gc_deletes': '1h',
 } as estypes.IndicesIndexSettings;
 
@@ -77,6 +76,8 @@ export function productMappings(dims: number): estypes.MappingTypeMapping {
       is_parent: { type: 'boolean' },
       is_variant: { type: 'boolean' },
       version: { type: 'long' },
+      /** The product as a search hit shows it (ProductDocument.hit_json): answers need no MongoDB read. */
+      hit: { type: 'object', enabled: false },
       vector_description: vector(dims),
       vector_properties: vector(dims),
       vector_attributes: vector(dims),

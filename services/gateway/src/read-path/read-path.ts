@@ -1,0 +1,187 @@
+import { LRUCache } from 'lru-cache';
+import {
+  AppError,
+  DEFAULT_VECTOR_FIELD,
+  DependencyWatch,
+  SIMILAR_DEFAULT_LIMIT,
+  WATCH_TIMEOUT_MS,
+  untraced,
+  type Caller,
+  type catalogV1,
+  type Logger,
+  type similarityV1,
+} from '@kb/common';
+import {
+  createElasticsearchClient,
+  elasticsearchErrorType,
+  elasticsearchIsUp,
+  readAnchorVersions,
+  similarProducts,
+  type AnchorCache,
+  type SimilarAnswer,
+  type StoredProduct,
+} from '@kb/common/search';
+import type { Backends } from '../clients/backends';
+
+/**
+ * Anchors whose vectors are kept (three 384-dim fields: ~5 KB each, so ~10 MB at most). Kept
+ * vectors are used only once the index confirms the anchor's version, read beside the search.
+ */
+const ANCHORS_KEPT = 2_000;
+/** How long a site's id (by uuid or slug) is kept: a deleted site's slug is refused at most this late. */
+const SITE_TTL_MS = 5_000;
+const SITES_KEPT = 10_000;
+
+/** What the index answered: hits with the product fields a search hit shows, in the catalog's message shape. */
+export interface SimilarReadAnswer {
+  anchor_product_ids: string[];
+  vector_field: string;
+  hits: catalogV1.ProductSearchHit__Output[];
+  explain_json: string;
+}
+
+export interface ReadPath {
+  /** The similar search answered from the index; undefined when the index cannot answer it alone (then ask the catalog). */
+  similar(caller: Caller, req: catalogV1.SimilarProductsRequest): Promise<SimilarReadAnswer | undefined>;
+  start(): Promise<void>;
+  stop(): void;
+}
+
+const noAnchor = () => AppError.notFound('None of the anchor products was found');
+
+/** The anchors in request order (first occurrence), each with its weight when weights were sent (as the catalog takes them). */
+function anchorsOf(req: catalogV1.SimilarProductsRequest): { anchors: string[]; weights: number[] } {
+  const anchors: string[] = [];
+  const weights: number[] = [];
+  (req.anchor_product_ids ?? []).forEach((id, i) => {
+    if (anchors.includes(id)) return;
+    anchors.push(id);
+    if (req.anchor_weights?.length) weights.push(Number(req.anchor_weights[i] ?? 1));
+  });
+  return { anchors, weights };
+}
+
+function anchorCache(): AnchorCache {
+  const kept = new LRUCache<string, StoredProduct>({ max: ANCHORS_KEPT });
+  return { get: (id) => kept.get(id), set: (a) => void kept.set(a.id, a), delete: (id) => void kept.delete(id) };
+}
+
+/**
+ * The read path (docs/architecture.md): similar search answered in the gateway straight from
+ * Elasticsearch with the search library the similarity service runs (@kb/common/search), with
+ * the tenant filter inside the query and every field a hit shows kept in the index. Writes and
+ * indexing keep the gRPC path; MongoDB stays the truth and the index is derived from it.
+ */
+export function readPath(options: { url: string; backends: Backends; logger: Logger }): ReadPath {
+  const { backends, logger } = options;
+  const es = createElasticsearchClient(options.url);
+  const anchors = anchorCache();
+  const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
+  let aliases: Promise<similarityV1.ModelInfo__Output> | undefined;
+  // Not traced: a probe every quarter second would be a trace every quarter second.
+  const watch = new DependencyWatch({
+    name: 'Elasticsearch',
+    logger,
+    probe: () => untraced(() => elasticsearchIsUp(es, 2 * WATCH_TIMEOUT_MS)),
+  });
+
+  /** The aliases the similarity service searches (asked once; again after a failure). */
+  const productsAlias = async (caller: Caller) => {
+    aliases ??= backends.similarity.call('DescribeModel', { caller }).catch((err: unknown) => {
+      aliases = undefined;
+      throw err;
+    });
+    return (await aliases).products_alias;
+  };
+
+  /** The site's id (the request may name it by slug); unknown: the catalog's 404. */
+  const siteId = async (caller: Caller, site: string) => {
+    const key = `${caller.tenant_id}\u0000${site}`;
+    const kept = sites.get(key);
+    if (kept) return kept;
+    const found = await backends.catalog.call('GetSite', { caller, site_id: site });
+    sites.set(key, found.id);
+    return found.id;
+  };
+
+  async function similar(
+    caller: Caller,
+    req: catalogV1.SimilarProductsRequest,
+  ): Promise<SimilarReadAnswer | undefined> {
+    watch.assertUp();
+    const index = await productsAlias(caller);
+    if (!index) return undefined; // a similarity service that does not name its aliases
+    const settings = req.settings ?? {};
+    const sent = anchorsOf(req);
+    const site = req.site_id !== undefined ? await siteOrNoAnchor(caller, index, req.site_id, sent.anchors) : undefined;
+    const searched: similarityV1.SimilarProductsRequest__Output = {
+      caller: null,
+      anchor_product_ids: sent.anchors,
+      anchor_weights: sent.weights,
+      vector_field: req.vector_field ?? (settings.default_vector_field || DEFAULT_VECTOR_FIELD),
+      weights: {
+        description: settings.hybrid_weights?.description ?? 1,
+        properties: settings.hybrid_weights?.properties ?? 1,
+        attributes: settings.hybrid_weights?.attributes ?? 1,
+      },
+      limit: req.limit || SIMILAR_DEFAULT_LIMIT,
+      site_id: site ?? '',
+      language: req.language ?? '',
+      exclude_product_ids: [...new Set([...sent.anchors, ...(req.exclude_product_ids ?? [])])],
+      exclude_parents: settings.variant_strategy === 'children_only',
+      collapse_variants: Boolean(req.collapse_variants),
+      min_score: req.min_score ?? undefined,
+      explain: Boolean(req.explain),
+    } as similarityV1.SimilarProductsRequest__Output;
+    let answer: SimilarAnswer;
+    try {
+      answer = await similarProducts(
+        { es, productsIndex: async () => index, anchorCache: anchors, hitFields: ['hit'] },
+        caller.tenant_id,
+        searched,
+      );
+    } catch (err) {
+      // No index yet (nothing indexed so far): the similarity service creates it on the gRPC path.
+      if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;
+      throw err;
+    }
+    // A document indexed before the index kept what hits show: the catalog answers (until a reindex).
+    if (answer.hits.some((h) => !h.source?.['hit'])) return undefined;
+    return {
+      anchor_product_ids: answer.anchor_product_ids,
+      vector_field: answer.vector_field,
+      hits: answer.hits.map((h) => ({
+        ...(h.source!['hit'] as catalogV1.ProductSearchHit__Output),
+        score: h.score,
+        score_sources: h.score_sources,
+        ...(req.explain && h.explanation_json ? { explanation_json: h.explanation_json } : {}),
+      })),
+      explain_json: req.explain
+        ? JSON.stringify({
+            anchors_ignored: (req.anchor_product_ids?.length ?? 0) - answer.anchor_product_ids.length,
+            filtered_out: answer.filtered_json ? (JSON.parse(answer.filtered_json) as unknown) : {},
+          })
+        : '',
+    };
+  }
+
+  /** The site's id; when the site is unknown, unknown anchors are still the error answered first (as the catalog answers). */
+  async function siteOrNoAnchor(caller: Caller, index: string, site: string, ids: string[]) {
+    try {
+      return await siteId(caller, site);
+    } catch (err) {
+      const found = await readAnchorVersions(es, index, ids);
+      if (!found.some((a) => a.source['tenant_id'] === caller.tenant_id)) throw noAnchor();
+      throw err;
+    }
+  }
+
+  return {
+    similar,
+    start: () => watch.start(),
+    stop: () => {
+      watch.stop();
+      void es.close();
+    },
+  };
+}

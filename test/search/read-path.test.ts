@@ -1,0 +1,150 @@
+/**
+ * The read path (docs/architecture.md): the gateway answers similar search straight from
+ * Elasticsearch, with the hit fields kept in the index and anchors' vectors kept by version.
+ * Against the real services, Elasticsearch and embedding model.
+ */
+import { startStack, uniqueId, type Stack } from '../support/stack';
+
+let stack: Stack;
+const shop = uniqueId('readpath');
+let admin: string;
+
+/** The fields a product search hit shows of the product (the interface's "Product search hit"). */
+const HIT_FIELDS = [
+  'id',
+  'external_id',
+  'title',
+  'description',
+  'short_description',
+  'sku',
+  'gtin',
+  'brand',
+  'category',
+  'price_current',
+  'price_msrp',
+  'price_special',
+  'price_on_request',
+  'currency',
+  'image_url',
+  'product_url',
+  'availability',
+  'rating_average',
+  'rating_count',
+  'language',
+];
+
+const PRODUCTS = [
+  {
+    external_id: 'trail',
+    title: 'Trail running shoe',
+    description: 'Lightweight trail running shoe with a grippy outsole for muddy forest paths',
+    price_current: 89.9,
+    price_msrp: 129.9,
+    price_special: 79.95,
+    currency: 'EUR',
+    rating_average: 4.55,
+    rating_count: 31,
+    image_url: 'https://shop.example/trail.jpg',
+    product_url: 'https://shop.example/trail',
+    availability: 'in_stock',
+    sku: 'TR-1',
+  },
+  { external_id: 'road', title: 'Road running shoe', description: 'Cushioned running shoe for asphalt and marathons' },
+  { external_id: 'race', title: 'Racing flat running shoe', description: 'Very light running shoe for fast races' },
+  { external_id: 'rain', title: 'Waterproof rain jacket', description: 'Breathable waterproof shell jacket for rain' },
+  { external_id: 'down', title: 'Down winter jacket', description: 'Warm insulated down jacket for cold winter days' },
+  { external_id: 'anchor', title: 'Running shoe', description: 'A running shoe for everyday runs on road and trail' },
+];
+const ids = new Map<string, string>();
+
+const similar = (body: unknown) =>
+  stack.request(shop, '/api/knowledge/search/similar', { method: 'POST', token: admin, body });
+const upsert = (product: Record<string, unknown>) =>
+  stack.request(shop, '/api/knowledge/products?site_id=main', {
+    method: 'POST',
+    token: admin,
+    body: { language: 'en', ...product },
+  });
+const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+
+beforeAll(async () => {
+  stack = await startStack();
+  admin = await stack.tenantWithToken(shop, 'Admin');
+  await stack.request(shop, '/api/knowledge/sites', {
+    method: 'POST',
+    token: admin,
+    body: { slug: 'main', name: 'Main' },
+  });
+  for (const p of PRODUCTS) {
+    const res = await upsert(p);
+    expect(res.status).toBe(201);
+    ids.set(p.external_id, res.json.id);
+  }
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('similar search on the read path', () => {
+  test('when a hit is answered from the index, then it shows exactly what the product shows (exact decimals)', async () => {
+    const res = await similar({ anchor_product_ids: [ids.get('anchor')], limit: 5 });
+    expect(res.status).toBe(200);
+    const trail = res.json.products.find((p: { id: string }) => p.id === ids.get('trail'));
+    expect(trail).toBeDefined();
+    const stored = await stack.request(shop, `/api/knowledge/products/${ids.get('trail')}`, { token: admin });
+    expect(pick(trail, HIT_FIELDS)).toEqual(pick(stored.json, HIT_FIELDS));
+    expect(trail.price_msrp).toBe('129.9');
+    expect(trail.rating_average).toBe('4.55');
+    for (const hit of res.json.products) {
+      const product = await stack.request(shop, `/api/knowledge/products/${hit.id}`, { token: admin });
+      expect(pick(hit, HIT_FIELDS)).toEqual(pick(product.json, HIT_FIELDS));
+    }
+  });
+
+  test("when an anchor's text changes, then the next search ranks around its new vectors", async () => {
+    const anchor = ids.get('anchor');
+    const before = await similar({ anchor_product_ids: [anchor], limit: 3 });
+    expect(before.json.products[0].title).toMatch(/running shoe/);
+    // The anchor's vectors are kept now; its new version must not be answered with them.
+    const changed = await upsert({
+      external_id: 'anchor',
+      title: 'Rain jacket',
+      description: 'A waterproof jacket for hiking in rain and wind',
+    });
+    expect(changed.status).toBe(200);
+    const after = await similar({ anchor_product_ids: [anchor], limit: 3 });
+    expect(after.status).toBe(200);
+    expect(after.json.products[0].title).toMatch(/jacket/);
+  });
+
+  test('when a hit changes, then the next search shows its new fields', async () => {
+    await upsert({ ...PRODUCTS[0], price_current: 59.5, title: 'Trail running shoe (sale)' });
+    const res = await similar({ anchor_product_ids: [ids.get('road')], limit: 5 });
+    const trail = res.json.products.find((p: { id: string }) => p.id === ids.get('trail'));
+    expect(trail).toMatchObject({ title: 'Trail running shoe (sale)', price_current: '59.5' });
+  });
+
+  test('when the only anchor is deleted, then it no longer counts: 404', async () => {
+    const extra = await upsert({ external_id: 'gone', title: 'Running sock', description: 'A sock for running' });
+    const gone = extra.json.id as string;
+    expect((await similar({ anchor_product_ids: [gone] })).status).toBe(200);
+    const deleted = await stack.request(shop, `/api/knowledge/products/${gone}`, { method: 'DELETE', token: admin });
+    expect(deleted.status).toBe(204);
+    const res = await similar({ anchor_product_ids: [gone] });
+    expect(res.status).toBe(404);
+    expect(res.json.detail).toBe('None of the anchor products was found');
+  });
+
+  test('when the catalog service is down, then similar search is still answered (no MongoDB read)', async () => {
+    const body = { anchor_product_ids: [ids.get('road')], limit: 4 };
+    const up = await similar(body);
+    expect(up.status).toBe(200);
+    await stack.stopService('catalog');
+    const down = await similar(body);
+    expect(down.status).toBe(200);
+    expect(down.json).toEqual(up.json);
+    // What needs the catalog is refused at once.
+    const write = await upsert({ external_id: 'late', title: 'Late product' });
+    expect(write.status).toBe(503);
+  });
+});
