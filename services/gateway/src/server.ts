@@ -64,7 +64,7 @@ export function createGatewayApp(
   siteRoutes(routes, backends);
   productRoutes(routes, backends);
   similarSearchRoutes(routes, backends, reads);
-  productSearchRoutes(routes, backends);
+  productSearchRoutes(routes, backends, reads);
 
   let openapi: unknown;
   const document = () => (openapi ??= buildOpenApi(routes.specs, { version: VERSION }));

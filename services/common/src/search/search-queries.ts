@@ -116,6 +116,8 @@ export interface HybridMatches {
   keyword: { id: string; text: number; keywords: number }[];
   vector: { id: string; cosine: number }[];
   exact: string[];
+  /** Each hit's `_source` fields asked for by `sourceFields` (none asked: empty). */
+  sources?: Map<string, Record<string, unknown>>;
 }
 
 /**
@@ -135,14 +137,17 @@ export async function hybridMatches(
     filter: SearchFilter;
     fields: SearchFields;
     queryVector: Float32Array;
+    /** `_source` fields each hit carries back (the gateway's read path asks for `hit`). */
+    sourceFields?: readonly string[];
   },
 ): Promise<HybridMatches> {
   const { index, query, size, filter, fields } = q;
+  const _source = q.sourceFields ? { includes: [...q.sourceFields] } : false;
   const searches: estypes.SearchSearchRequestBody[] = [
-    { size, _source: false, query: keywordQuery(query, filter, fields) },
+    { size, _source, query: keywordQuery(query, filter, fields) },
     {
       size,
-      _source: false,
+      _source,
       knn: {
         field: fields.vectorField,
         query_vector: Array.from(q.queryVector),
@@ -155,7 +160,7 @@ export async function hybridMatches(
   if (fields.exactFields && fields.exactFields.length > 0) {
     searches.push({
       size: q.limit,
-      _source: false,
+      _source,
       query: {
         bool: {
           filter: [filter],
@@ -173,12 +178,17 @@ export async function hybridMatches(
     if ('error' in r) throw multiSearchError(r);
     return r.hits.hits;
   });
+  const sources = new Map<string, Record<string, unknown>>();
+  if (q.sourceFields)
+    for (const h of [...keyword!, ...vector!, ...(exact ?? [])])
+      if (h._source) sources.set(h._id!, h._source as Record<string, unknown>);
   const named = (h: { matched_queries?: unknown }, name: string) =>
     Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
   return {
     keyword: keyword!.map((h) => ({ id: h._id!, text: named(h, 'text'), keywords: named(h, 'keywords') })),
     vector: vector!.map((h) => ({ id: h._id!, cosine: cosineOfScore(h._score) })),
     exact: (exact ?? []).map((h) => h._id!),
+    sources,
   };
 }
 

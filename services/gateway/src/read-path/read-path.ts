@@ -3,6 +3,7 @@ import {
   AppError,
   DEFAULT_VECTOR_FIELD,
   DependencyWatch,
+  SEARCH_DEFAULT_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
   WATCH_TIMEOUT_MS,
   untraced,
@@ -15,6 +16,10 @@ import {
   createElasticsearchClient,
   elasticsearchErrorType,
   elasticsearchIsUp,
+  hybridMatches,
+  PRODUCT_SEARCH,
+  productFilter,
+  rankHybrid,
   readAnchorVersions,
   similarProducts,
   type AnchorCache,
@@ -31,6 +36,8 @@ const ANCHORS_KEPT = 2_000;
 /** How long a site's id (by uuid or slug) is kept: a deleted site's slug is refused at most this late. */
 const SITE_TTL_MS = 5_000;
 const SITES_KEPT = 10_000;
+/** Query texts whose embedding is kept (384 floats each: ~1.5 MB at most); a model change restarts the gateway. */
+const QUERY_VECTORS_KEPT = 1_000;
 
 /** What the index answered: hits with the product fields a search hit shows, in the catalog's message shape. */
 export interface SimilarReadAnswer {
@@ -43,6 +50,11 @@ export interface SimilarReadAnswer {
 export interface ReadPath {
   /** The similar search answered from the index; undefined when the index cannot answer it alone (then ask the catalog). */
   similar(caller: Caller, req: catalogV1.SimilarProductsRequest): Promise<SimilarReadAnswer | undefined>;
+  /** The product search answered from the index; undefined when the index cannot answer it alone. */
+  searchProducts(
+    caller: Caller,
+    req: catalogV1.SearchProductsRequest,
+  ): Promise<catalogV1.ProductSearchHit__Output[] | undefined>;
   start(): Promise<void>;
   stop(): void;
 }
@@ -67,7 +79,7 @@ function anchorCache(): AnchorCache {
 }
 
 /**
- * The read path (docs/architecture.md): similar search answered in the gateway straight from
+ * The read path (docs/architecture.md): similar and product search answered in the gateway straight from
  * Elasticsearch with the search library the similarity service runs (@kb/common/search), with
  * the tenant filter inside the query and every field a hit shows kept in the index. Writes and
  * indexing keep the gRPC path; MongoDB stays the truth and the index is derived from it.
@@ -77,6 +89,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
   const es = createElasticsearchClient(options.url);
   const anchors = anchorCache();
   const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
+  const queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS_KEPT });
   let aliases: Promise<similarityV1.ModelInfo__Output> | undefined;
   // Not traced: a probe every quarter second would be a trace every quarter second.
   const watch = new DependencyWatch({
@@ -165,6 +178,65 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     };
   }
 
+  /** The query's embedding by the similarity service's model (kept for repeated queries). */
+  const queryVector = async (caller: Caller, query: string) => {
+    const kept = queryVectors.get(query);
+    if (kept) return kept;
+    const res = await backends.similarity.call('Embed', { caller, texts: [query] });
+    const vector = Float32Array.from(res.vectors[0]?.values ?? []);
+    queryVectors.set(query, vector);
+    return vector;
+  };
+
+  async function searchProducts(
+    caller: Caller,
+    req: catalogV1.SearchProductsRequest,
+  ): Promise<catalogV1.ProductSearchHit__Output[] | undefined> {
+    watch.assertUp();
+    const index = await productsAlias(caller);
+    const priceMin = req.price_min ? Number(req.price_min) : undefined;
+    const priceMax = req.price_max ? Number(req.price_max) : undefined;
+    // The catalog's path answers what the index cannot decide alone (a price range that is a 422).
+    if (!index || (priceMin !== undefined && priceMax !== undefined && priceMin > priceMax)) return undefined;
+    const site = req.site_id !== undefined ? await siteId(caller, req.site_id) : undefined;
+    const query = req.query!.trim();
+    const limit = req.limit || SEARCH_DEFAULT_LIMIT;
+    const filter = productFilter(caller.tenant_id, {
+      site_id: site,
+      language: req.language,
+      brand: req.brand,
+      category: req.category,
+      availability: req.availability,
+      priceMin,
+      priceMax,
+      excludeParents: req.settings?.variant_strategy === 'children_only',
+    });
+    let matches;
+    try {
+      matches = await hybridMatches(es, {
+        index,
+        query,
+        size: Math.max(limit * 3, 30),
+        limit,
+        filter,
+        fields: PRODUCT_SEARCH,
+        queryVector: await queryVector(caller, query),
+        sourceFields: ['hit'],
+      });
+    } catch (err) {
+      if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;
+      throw err;
+    }
+    const ranked = rankHybrid(matches, limit);
+    const hits: catalogV1.ProductSearchHit__Output[] = [];
+    for (const h of ranked) {
+      const hit = matches.sources?.get(h.id)?.['hit'] as catalogV1.ProductSearchHit__Output | undefined;
+      if (!hit) return undefined; // indexed before the index kept hits: the catalog answers
+      hits.push({ ...hit, score: h.score, score_sources: h.score_sources });
+    }
+    return hits;
+  }
+
   /** The site's id; when the site is unknown, unknown anchors are still the error answered first (as the catalog answers). */
   async function siteOrNoAnchor(caller: Caller, index: string, site: string, ids: string[]) {
     try {
@@ -178,6 +250,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
 
   return {
     similar,
+    searchProducts,
     start: () => watch.start(),
     stop: () => {
       watch.stop();

@@ -3,8 +3,9 @@ import type { RouteTable } from '../route';
 import { ProductSearch, ProductSearchResponse } from '../catalog-schemas';
 import { productSearchRequest } from '../catalog-requests';
 import { productHitJson } from '../catalog-views';
+import type { ReadPath } from '../../read-path/read-path';
 
-export function productSearchRoutes(routes: RouteTable, backends: Backends): void {
+export function productSearchRoutes(routes: RouteTable, backends: Backends, reads?: ReadPath): void {
   routes.define({
     method: 'post',
     path: '/search/products',
@@ -21,11 +22,11 @@ export function productSearchRoutes(routes: RouteTable, backends: Backends): voi
     body: ProductSearch,
     responses: { 200: { description: 'Matching products', schema: ProductSearchResponse } },
     handler: async ({ body, caller, tenant, ctx }) => {
-      const res = await backends.catalog.call(
-        'SearchProducts',
-        productSearchRequest(caller, tenant.settings, body, ctx.request.rawBody),
-      );
-      return { body: { products: res.hits.map(productHitJson) } };
+      const req = productSearchRequest(caller, tenant.settings, body, ctx.request.rawBody);
+      // The read path answers from the index when it can; else the catalog (and similarity) service.
+      const hits =
+        (await reads?.searchProducts(caller, req)) ?? (await backends.catalog.call('SearchProducts', req)).hits;
+      return { body: { products: hits.map(productHitJson) } };
     },
   });
 }
