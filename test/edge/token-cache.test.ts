@@ -69,8 +69,8 @@ test("when a tenant lowers a role's visibility ceiling, then that role's readers
   const tenant = uniqueId('ceiling');
   const admin = await stack.tenantWithToken(tenant, 'Admin');
   const agent = await stack.token(tenant, 'Agent');
-  const category = (await stack.request(tenant, CATEGORIES, { method: 'POST', token: admin, body: { name: 'c' } }))
-    .json.id;
+  const category = (await stack.request(tenant, CATEGORIES, { method: 'POST', token: admin, body: { name: 'c' } })).json
+    .id;
   const entry = (
     await stack.request(tenant, ENTRIES, {
       method: 'POST',

@@ -53,7 +53,11 @@ export const GatewayConfigSchema = Type.Object({
    * longest a revoked token is still accepted (docs/threat-model.md). At most the documented
    * 5 s; 0 checks every request.
    */
-  TOKEN_CACHE_TTL_MS: Type.Integer({ default: TOKEN_REVOCATION_BOUND_MS, minimum: 0, maximum: TOKEN_REVOCATION_BOUND_MS }),
+  TOKEN_CACHE_TTL_MS: Type.Integer({
+    default: TOKEN_REVOCATION_BOUND_MS,
+    minimum: 0,
+    maximum: TOKEN_REVOCATION_BOUND_MS,
+  }),
   /** What its caller assertions to the back services are signed with. */
   ...SERVICE_AUTH_SETTINGS,
   LOG_LEVEL: LogLevel,

@@ -1,5 +1,11 @@
 import type { knowledgeV1 } from '@kb/common';
-import { apiTokenMessage, categoryChanges, entryInput, entryListRequest, entrySearchRequest } from '../src/grpc/mappers';
+import {
+  apiTokenMessage,
+  categoryChanges,
+  entryInput,
+  entryListRequest,
+  entrySearchRequest,
+} from '../src/grpc/mappers';
 
 describe('list requests from the wire', () => {
   const wire = (more: Partial<knowledgeV1.ListEntriesRequest__Output>) =>
@@ -93,7 +99,7 @@ describe('API token identities to the wire', () => {
     created_at: new Date('2026-01-01T00:00:00Z'),
   } as unknown as Parameters<typeof apiTokenMessage>[0];
 
-  it("when a token expires, then its identity carries the expiry (a cache must not outlive it); else it is empty", () => {
+  it('when a token expires, then its identity carries the expiry (a cache must not outlive it); else it is empty', () => {
     const expiring = apiTokenMessage({ ...token, expires_at: new Date('2026-12-01T10:00:00.250Z') });
     expect(expiring.expires_at).toBe('2026-12-01T10:00:00.250Z');
     expect(apiTokenMessage({ ...token, expires_at: null }).expires_at).toBe('');
