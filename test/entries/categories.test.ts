@@ -134,9 +134,9 @@ describe('authentication', () => {
     expect(typeof res.json.detail).toBe('string');
   });
 
+  // A token revoked while in use: test/edge/token-cache.test.ts (refused within the documented 5 s).
   test('when a token is revoked, then it stops working', async () => {
     const token = await stack.token(acme, 'Agent', ['--name', 'to-revoke']);
-    expect((await stack.request(acme, '/api/knowledge/categories', { token })).status).toBe(200);
     const id = token.split('_')[1] as string;
     const out = await stack.admin('token', 'revoke', '--tenant', acme, id.slice(0, 8));
     expect(out.join('\n')).toContain(`Revoked token ${id}`);

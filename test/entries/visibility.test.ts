@@ -30,7 +30,8 @@ const byLevel: Record<string, string> = {};
 let workspaceEntry: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Settings flip between two requests here; the 5 s cache of them is tested in test/edge/token-cache.test.ts.
+  stack = await startStack({ env: { TENANT_SETTINGS_CACHE_TTL_MS: '0' } });
   tokens.Admin = await stack.tenantWithToken(tenant, 'Admin', [
     '--user',
     '6c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e5f',

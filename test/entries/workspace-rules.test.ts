@@ -18,7 +18,8 @@ const tokens: Record<'admin' | 'member' | 'outsider', string> = { admin: '', mem
 let category: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Settings flip between two requests here; the 5 s cache of them is tested in test/edge/token-cache.test.ts.
+  stack = await startStack({ env: { TENANT_SETTINGS_CACHE_TTL_MS: '0' } });
   tokens.admin = await stack.tenantWithToken(tenant, 'Admin', ['--workspace', WS_A]);
   tokens.member = await stack.token(tenant, 'Supervisor', ['--workspace', WS_A]);
   tokens.outsider = await stack.token(tenant, 'Supervisor', ['--workspace', WS_B]);

@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import {
+  adminToken,
   databaseUri,
   httpRequest,
   tenantWithAdminToken,
@@ -194,6 +195,7 @@ test(
       method: 'POST',
       body: kettle,
       headers: { traceparent: sent.header },
+      token: await adminToken(conn, tenant), // not seen yet: checked in knowledge, not answered from the gateway's cache
     });
     expect(res.status).toBe(201);
     kettleId = res.json.id;

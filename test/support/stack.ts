@@ -208,8 +208,13 @@ export { httpRequest, type HttpResponse, type RequestOptions };
 
 /** Creates `tenant` through the admin CLI's code and mints an Admin token for it, as an operator would. */
 export async function tenantWithAdminToken(connection: mongoose.Connection, tenant: string): Promise<string> {
-  const lines: string[] = [];
   await runAdmin(['tenant', 'create', tenant], { connection, out: () => undefined });
+  return adminToken(connection, tenant);
+}
+
+/** Mints another Admin token for an existing tenant (one the gateway has not seen, so not cached). */
+export async function adminToken(connection: mongoose.Connection, tenant: string): Promise<string> {
+  const lines: string[] = [];
   await runAdmin(['token', 'create', '--tenant', tenant, '--role', 'Admin'], {
     connection,
     out: (line) => lines.push(line),

@@ -10,6 +10,7 @@ import {
   defaultGrpcAddress,
   loadConfig,
 } from '@kb/common';
+import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Port(DEFAULT_GATEWAY_PORT),
@@ -52,6 +53,16 @@ export const GatewayConfigSchema = Type.Object({
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ default: 100, minimum: 0 }),
   /** Keys each limiter keeps (callers; client addresses); past it the least recently used is forgotten. */
   RATE_LIMIT_MAX_KEYS: Type.Integer({ default: 100000, minimum: 100, maximum: 10000000 }),
+  /**
+   * How long an API token's identity is kept without asking the knowledge service again: the
+   * longest a revoked token is still accepted (docs/threat-model.md). At most the documented
+   * 5 s; 0 checks every request.
+   */
+  TOKEN_CACHE_TTL_MS: Type.Integer({
+    default: TOKEN_REVOCATION_BOUND_MS,
+    minimum: 0,
+    maximum: TOKEN_REVOCATION_BOUND_MS,
+  }),
   /** What its caller assertions to the back services are signed with. */
   ...SERVICE_AUTH_SETTINGS,
   LOG_LEVEL: LogLevel,

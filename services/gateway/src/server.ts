@@ -8,7 +8,7 @@ import { errorHandler } from './http/errors';
 import { requestId } from './http/request-id';
 import { requestLimits, type RequestLimits } from './http/rate-limit';
 import { tenantResolver } from './http/tenancy';
-import { authenticator, sameIdentity } from './http/authentication';
+import { authenticator } from './http/authentication';
 import { API_PREFIX, RouteTable } from './http/route';
 import { buildOpenApi } from './http/openapi';
 import { allowedMethods } from './http/allowed-methods';
@@ -43,7 +43,7 @@ export function createGatewayApp(
   app.silent = true; // errors are logged by errorHandler, with the request id
   const router = new Router();
   const resolveTenant = tenantResolver(config, backends);
-  const authenticate = authenticator(backends);
+  const authenticate = authenticator(backends, config.TOKEN_CACHE_TTL_MS);
   const limits = requestLimits(config, authenticate.recognised);
 
   const routes = new RouteTable(
@@ -51,8 +51,6 @@ export function createGatewayApp(
     {
       tenant: resolveTenant,
       check: authenticate,
-      remembered: authenticate.remembered,
-      sameIdentity,
       admit: limits.admit,
     },
     config.BODY_LIMIT_BYTES,

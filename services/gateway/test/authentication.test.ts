@@ -61,10 +61,12 @@ describe('API tokens', () => {
   });
 
   test('when an API token is sent, then the knowledge service sees only its hash, and the caller carries the identity', async () => {
-    const res = await gw.request(CATEGORIES, { headers: { 'X-Request-Id': 'req-1', 'X-Client-Id': 'shop-sync/1.2' } });
+    const token = 'kbt_not_seen_before_in_this_file';
+    const headers = { 'X-Request-Id': 'req-1', 'X-Client-Id': 'shop-sync/1.2' };
+    const res = await gw.request(CATEGORIES, { token, headers });
     expect(res.status).toBe(200);
     const auth = gw.calls.filter((c) => c.method === 'AuthenticateApiToken').at(-1)?.request;
-    expect(auth).toEqual({ caller: { tenant_id: 'acme', request_id: 'req-1' }, token_sha256: sha256Hex(TOKEN) });
+    expect(auth).toEqual({ caller: { tenant_id: 'acme', request_id: 'req-1' }, token_sha256: sha256Hex(token) });
     expect(lastCaller()).toEqual({
       tenant_id: 'acme',
       user_id: 'u1',

@@ -56,8 +56,8 @@ test('when an object has the same key twice, then 400 names the key', async () =
   const before = gw.calls.length;
   const res = await gw.request(CATEGORIES, { body: '{"name":"a","sort_order":1,"name":"b"}' });
   expect([res.status, res.json]).toEqual([400, { detail: 'Malformed JSON body: duplicate key "name"' }]);
-  // The token was checked first; nothing else reached a back service.
-  expect(gw.calls.slice(before).map((c) => c.method)).toEqual(['AuthenticateApiToken']);
+  // The token was checked (or its identity kept); nothing else reached a back service.
+  expect(gw.calls.slice(before).filter((c) => c.method !== 'AuthenticateApiToken')).toEqual([]);
 });
 
 test.each([

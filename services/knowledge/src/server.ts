@@ -10,6 +10,7 @@ import {
   typedClient,
   type GrpcServerHandle,
 } from '@kb/common';
+import { cachedTenantReads } from './data-access/cached-tenants';
 import { openKnowledgeStore } from './data-access/store';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
@@ -62,7 +63,7 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
       entries: entryUseCases({
         entries,
         categories: store.categories,
-        tenants: store.tenants,
+        tenants: cachedTenantReads(store.tenants, config.TENANT_SETTINGS_CACHE_TTL_MS),
         transactions: store.transactions,
         indexer,
         similarity,

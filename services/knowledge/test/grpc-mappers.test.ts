@@ -1,5 +1,11 @@
 import type { knowledgeV1 } from '@kb/common';
-import { categoryChanges, entryInput, entryListRequest, entrySearchRequest } from '../src/grpc/mappers';
+import {
+  apiTokenMessage,
+  categoryChanges,
+  entryInput,
+  entryListRequest,
+  entrySearchRequest,
+} from '../src/grpc/mappers';
 
 describe('list requests from the wire', () => {
   const wire = (more: Partial<knowledgeV1.ListEntriesRequest__Output>) =>
@@ -77,5 +83,25 @@ describe('category updates from the wire', () => {
 describe('entry inputs from the wire', () => {
   it('when a request carries no input, then it is one that sent no field', () => {
     expect(entryInput(null).sent_fields).toEqual([]);
+  });
+});
+
+describe('API token identities to the wire', () => {
+  const token = {
+    id: 'abc',
+    tenant_id: 'acme',
+    user_id: null,
+    role: 'Agent',
+    scopes: ['knowledge:read'],
+    workspace_ids: [],
+    name: null,
+    revoked_at: null,
+    created_at: new Date('2026-01-01T00:00:00Z'),
+  } as unknown as Parameters<typeof apiTokenMessage>[0];
+
+  it('when a token expires, then its identity carries the expiry (a cache must not outlive it); else it is empty', () => {
+    const expiring = apiTokenMessage({ ...token, expires_at: new Date('2026-12-01T10:00:00.250Z') });
+    expect(expiring.expires_at).toBe('2026-12-01T10:00:00.250Z');
+    expect(apiTokenMessage({ ...token, expires_at: null }).expires_at).toBe('');
   });
 });

@@ -9,12 +9,12 @@ import {
   ROLES,
   SCOPES,
   jwksUrlProblem,
-  sha256Hex,
   type Caller,
 } from '@kb/common';
 import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
 import { bearerToken, unauthenticated } from './bearer';
+import { IDENTITY_CACHE_MAX, IdentityCache, TOKEN_REVOCATION_BOUND_MS } from './identity-cache';
 
 export const AUDIT_SOURCE = /^[A-Za-z0-9._:-]{1,64}$/;
 export const CLIENT_ID = /^[\x21-\x7e]{1,200}$/;
@@ -25,89 +25,46 @@ interface Identity {
   role: string;
   scopes: string[];
   workspace_ids: string[];
+  /** API tokens: when the token expires (ISO 8601; empty: never). */
+  expires_at?: string;
 }
 
 type KeySets = Map<string, ReturnType<typeof createRemoteJWKSet>>;
 type OAuthSettings = NonNullable<NonNullable<Tenant['settings']>['oauth']>;
 
-/** Identities kept for remembered(): at most this many API tokens (the least recently used go first). */
-const REMEMBERED_MAX = 10_000;
-
 export interface Authenticator {
-  /** The caller the token proves now; every failure is the same 401. */
+  /** The caller the token proves (an API token's identity at most TOKEN_CACHE_TTL_MS old); every failure is the same 401. */
   (ctx: Koa.Context, tenant: Tenant): Promise<Caller>;
   /**
-   * The caller an API token was the last time it was checked here, without asking anyone; for a
-   * read-only route to start on while the token is checked again (never instead). Undefined for a
-   * token not seen yet, one that failed since, a JWT (checked locally), or bad audit headers.
-   */
-  remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
-  /**
-   * The request carries an API token that was valid at its last check (in some tenant): lets a
-   * client through an address that others behind the same NAT got blocked. Not an oracle: a
-   * token becomes known only by passing a check, which a blocked address cannot ask for.
+   * The request carries an API token that passed a check within the cache's TTL (in some tenant):
+   * lets a client through an address that others behind the same NAT got blocked. Not an oracle:
+   * a token becomes known only by passing a check, which a blocked address cannot ask for.
    */
   recognised(ctx: Koa.Context): boolean;
-}
-
-/** Equal identities: a read started with the remembered one may be answered. */
-export function sameIdentity(a: Caller, b: Caller): boolean {
-  const same = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i]);
-  return (
-    a.tenant_id === b.tenant_id &&
-    a.token_id === b.token_id &&
-    a.user_id === b.user_id &&
-    a.role === b.role &&
-    same(a.scopes, b.scopes) &&
-    same(a.workspace_ids, b.workspace_ids)
-  );
 }
 
 /**
  * Authenticates the bearer token against the request's tenant and builds the caller
  * identity that travels with every gRPC request. API tokens are checked by hash in the
- * knowledge service; OAuth JWTs are verified here against the tenant's JWKS. Every failure
- * is the same 401, whether the token is unknown, expired, revoked or another tenant's.
+ * knowledge service, and the identity is kept for `tokenCacheTtlMs` (the documented revocation
+ * bound, docs/threat-model.md; never past the token's expiry); OAuth JWTs are verified here
+ * against the tenant's JWKS. Every failure is the same 401, whether the token is unknown,
+ * expired, revoked or another tenant's. X-Scopes and the audit headers are read per request.
  */
-export function authenticator(backends: Backends): Authenticator {
+export function authenticator(backends: Backends, tokenCacheTtlMs = TOKEN_REVOCATION_BOUND_MS): Authenticator {
   const keySets: KeySets = new Map();
-  // By token hash: a token belongs to one tenant.
-  const identities = new Map<string, { tenantId: string; identity: Identity }>();
-  const remember = (hash: string, tenantId: string, identity: Identity | undefined) => {
-    if (!identity) {
-      if (identities.get(hash)?.tenantId === tenantId) identities.delete(hash);
-      return;
-    }
-    identities.delete(hash);
-    identities.set(hash, { tenantId, identity });
-    if (identities.size > REMEMBERED_MAX) identities.delete(identities.keys().next().value as string);
-  };
-  const apiTokenHash = (ctx: Koa.Context): string | undefined => {
-    try {
-      const token = bearerToken(ctx);
-      return token.startsWith(API_TOKEN_PREFIX) ? sha256Hex(token) : undefined;
-    } catch {
-      return undefined; // the check itself answers the error
-    }
-  };
+  const identities = new IdentityCache<Identity>({ ttlMs: tokenCacheTtlMs, max: IDENTITY_CACHE_MAX });
 
   const authenticate = async function authenticate(ctx: Koa.Context, tenant: Tenant): Promise<Caller> {
     const token = bearerToken(ctx);
-    const requestId = ctx.state.requestId as string;
-
     let identity: Identity;
     if (token.startsWith(API_TOKEN_PREFIX)) {
-      const hash = sha256Hex(token);
-      try {
-        identity = await backends.knowledge.call('AuthenticateApiToken', {
-          caller: { tenant_id: tenant.id, request_id: requestId },
+      identity = await identities.identity(token, tenant.id, (hash) =>
+        backends.knowledge.call('AuthenticateApiToken', {
+          caller: { tenant_id: tenant.id, request_id: ctx.state.requestId as string },
           token_sha256: hash,
-        });
-      } catch (err) {
-        remember(hash, tenant.id, undefined);
-        throw err;
-      }
-      remember(hash, tenant.id, identity);
+        }),
+      );
     } else if (token.split('.').length === 3) {
       identity = await jwtIdentity(token, tenant, keySets);
     } else {
@@ -116,19 +73,13 @@ export function authenticator(backends: Backends): Authenticator {
     return callerOf(ctx, tenant, identity);
   } as Authenticator;
 
-  authenticate.remembered = (ctx, tenant) => {
-    const hash = apiTokenHash(ctx);
-    const known = hash ? identities.get(hash) : undefined;
-    if (known?.tenantId !== tenant.id) return undefined;
-    try {
-      return callerOf(ctx, tenant, known.identity);
-    } catch {
-      return undefined; // the check itself answers the error
-    }
-  };
   authenticate.recognised = (ctx) => {
-    const hash = apiTokenHash(ctx);
-    return hash !== undefined && identities.has(hash);
+    try {
+      const token = bearerToken(ctx);
+      return token.startsWith(API_TOKEN_PREFIX) && identities.recognised(token);
+    } catch {
+      return false; // the check itself answers the error
+    }
   };
   return authenticate;
 }

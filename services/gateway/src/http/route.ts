@@ -36,7 +36,7 @@ export interface RouteSpec<P extends TObject, Q extends TObject, B extends TSche
   tag: string;
   /** Marks routes that are extensions of the published interface. */
   extension?: boolean;
-  /** A POST that changes nothing (a search): may start before the token is confirmed, as GETs do (see RouteTable). */
+  /** A POST that changes nothing (a search): documented as a read (no 409), as GETs are. */
   readOnly?: boolean;
   params?: P;
   query?: Q;
@@ -59,25 +59,11 @@ export const created = (body: unknown, location: string): RouteResult => ({
 /** Who asks: the tenant the request is addressed to, and the caller its token proves. */
 export interface Authentication {
   tenant(ctx: Koa.Context): Promise<Tenant>;
-  /** The caller the token proves now (a call to the knowledge service for an API token). */
+  /** The caller the token proves (an API token's identity at most TOKEN_CACHE_TTL_MS old). */
   check(ctx: Koa.Context, tenant: Tenant): Promise<Caller>;
-  /** The caller the token proved last time, if it is remembered (no call). */
-  remembered(ctx: Koa.Context, tenant: Tenant): Caller | undefined;
-  sameIdentity(a: Caller, b: Caller): boolean;
   /** Counts the request against the caller's rate limit; throws 429 past it. */
   admit(tenant: Tenant, caller: Caller): void;
 }
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
-  p.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-const unwrap = <T>(s: Settled<T>): T => {
-  if (!s.ok) throw s.error;
-  return s.value;
-};
 
 type Empty = TObject<{}>; // eslint-disable-line @typescript-eslint/no-empty-object-type
 
@@ -87,11 +73,8 @@ type Empty = TObject<{}>; // eslint-disable-line @typescript-eslint/no-empty-obj
  * document, so the two cannot drift.
  *
  * Every request's token is checked before anything is answered, and before its body is read or
- * it counts against a rate limit (the caller's, once known). A read-only route (GET, or
- * `readOnly`) whose API token was checked before starts at once with the identity it had then,
- * while the token is checked again: the answer is sent only if the check gives the same
- * identity; a failed check answers its 401 and a changed identity runs the route again with
- * the new one. The wait for the knowledge service overlaps the work instead of preceding it.
+ * it counts against a rate limit (the caller's, once known). An API token's check is kept for
+ * TOKEN_CACHE_TTL_MS (authentication.ts), so most requests start without a call.
  */
 export class RouteTable {
   readonly specs: RouteSpec<TObject, TObject, TSchema>[] = [];
@@ -107,32 +90,13 @@ export class RouteTable {
   ): void {
     this.specs.push(spec as unknown as RouteSpec<TObject, TObject, TSchema>);
     const koaPath = API_PREFIX + spec.path.replace(/\{(\w+)\}/g, ':$1');
-    const readOnly = spec.method === 'get' || spec.readOnly === true;
     this.router[spec.method](spec.operationId, koaPath, async (ctx, next) => {
       if (shadowed(this.router, koaPath, ctx.path)) return next(); // a literal sibling path answers
       const tenant = await this.auth.tenant(ctx);
-      const checked = settle(this.auth.check(ctx, tenant));
-      const guess = readOnly ? this.auth.remembered(ctx, tenant) : undefined;
-      const limit = this.bodyLimitBytes;
-      let result: RouteResult;
-      if (guess) {
-        // The guess is a caller this token proved before: it is counted now, the request
-        // starts, and the answer waits for the check.
-        const admitted = settle(Promise.resolve().then(() => this.auth.admit(tenant, guess)));
-        const attempt = settle(admitted.then(unwrap).then(() => answer(spec, { ctx, tenant, caller: guess }, limit)));
-        const caller = unwrap(await checked);
-        if (this.auth.sameIdentity(caller, guess)) result = unwrap(await attempt);
-        else {
-          await attempt;
-          this.auth.admit(tenant, caller);
-          result = await answer(spec, { ctx, tenant, caller }, limit);
-        }
-      } else {
-        // Authenticate first: an anonymous caller learns nothing from validation errors.
-        const caller = unwrap(await checked);
-        this.auth.admit(tenant, caller);
-        result = await answer(spec, { ctx, tenant, caller }, limit);
-      }
+      // Authenticate first: an anonymous caller learns nothing from validation errors.
+      const caller = await this.auth.check(ctx, tenant);
+      this.auth.admit(tenant, caller);
+      const result = await answer(spec, { ctx, tenant, caller }, this.bodyLimitBytes);
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       ctx.status = result.status ?? 200;
       ctx.body = result.body;

@@ -71,6 +71,7 @@ export function apiTokenMessage(token: ApiToken): knowledgeV1.ApiTokenIdentity {
     scopes: token.scopes,
     workspace_ids: token.workspace_ids,
     name: token.name ?? '',
+    expires_at: token.expires_at ? token.expires_at.toISOString() : '',
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Caller, SimilarityClient } from '@kb/common';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
-import type { TenantsRepo } from '../../data-access/tenants-repo';
+import type { TenantReads } from '../../data-access/cached-tenants';
 import type { Transactions } from '../../data-access/transactions';
 import { callerWith, notFound } from '../access';
 import { categoryGuard, type CategoryGuard } from '../category-guard';
@@ -13,7 +13,8 @@ import { oneAtATimePerKey, type OneAtATime } from './one-at-a-time';
 export interface EntryDeps {
   entries: EntriesRepo;
   categories: CategoriesRepo;
-  tenants: TenantsRepo;
+  /** Cached for TENANT_SETTINGS_CACHE_TTL_MS (data-access/cached-tenants.ts). */
+  tenants: TenantReads;
   /** Where an entry, its history and the skill index are written together. */
   transactions: Transactions;
   indexer: EntryIndexer;
@@ -31,7 +32,7 @@ export function entryContext(deps: EntryDeps): EntryContext {
   return { ...deps, inCategory: categoryGuard(deps.categories), skillIndexTurns: oneAtATimePerKey() };
 }
 
-/** The caller, checked for the scope, as its tenant's settings see it. */
+/** The caller, checked for the scope, as its tenant's settings (at most TENANT_SETTINGS_CACHE_TTL_MS old) see it. */
 export async function viewerFor(
   ctx: EntryContext,
   callerIn: Caller | null | undefined,
