@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { assertEmbeddable, type Embedder, EmbedderUnavailableError, requirePositiveInt } from './embedder';
+import { RunQueue } from './run-queue';
 import { WORKER_KIND, type RunRequest, type SessionSettings, type WorkerMessage } from './onnx-worker';
 
 export interface OnnxEmbedderOptions {
@@ -35,18 +36,6 @@ export interface OnnxEmbedderOptions {
    * docs/performance.md, "Why ingest sits around 0.8× the bare session").
    */
   threads?: number;
-}
-
-/** One embed() call waiting for its runs: its texts, the vectors so far, how to answer. */
-interface Call {
-  texts: string[];
-  vectors: Float32Array[];
-  /** Texts handed to a session so far (runs may be in flight), and texts whose vectors are back. */
-  dispatched: number;
-  done: number;
-  failed: boolean;
-  resolve(vectors: Float32Array[]): void;
-  reject(err: unknown): void;
 }
 
 /** A worker thread holding one session; `busy` while it has a run. */
@@ -91,8 +80,7 @@ export class OnnxEmbedder implements Embedder {
   private readonly sessionCount: number;
   private readonly threads: number;
   private loading: Promise<Loaded> | undefined;
-  /** Calls with texts still to run or in flight, oldest first. */
-  private readonly calls: Call[] = [];
+  private readonly queue: RunQueue;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
   private nextRunId = 1;
@@ -106,6 +94,7 @@ export class OnnxEmbedder implements Embedder {
     this.batchSize = requirePositiveInt('batchSize', options.batchSize ?? 1);
     this.sessionCount = requirePositiveInt('sessions', options.sessions ?? Math.min(2, availableParallelism()));
     this.threads = requirePositiveInt('threads', options.threads ?? 1);
+    this.queue = new RunQueue(this.batchSize);
   }
 
   async ready(): Promise<void> {
@@ -136,68 +125,32 @@ export class OnnxEmbedder implements Embedder {
 
   private async embedAll(texts: string[]): Promise<Float32Array[]> {
     const loaded = await this.load();
-    return new Promise<Float32Array[]>((resolve, reject) => {
-      this.calls.push({
-        texts,
-        vectors: new Array(texts.length),
-        dispatched: 0,
-        done: 0,
-        failed: false,
-        resolve,
-        reject,
-      });
-      this.dispatch(loaded);
-    });
+    const answer = this.queue.add(texts);
+    this.dispatch(loaded);
+    return answer;
   }
 
-  /**
-   * Gives each idle session the next run. The next run is always of the call with the fewest texts
-   * left to start (the oldest of those): a search query waits for at most one run per session, an
-   * inline write's call goes before a reindex's larger one, and a call once started keeps going,
-   * so of two indexing calls the first gets its vectors after its own runs, not after both calls'
-   * (its Elasticsearch write then overlaps the second call's runs, and the model is not left
-   * waiting for it).
-   */
+  /** Gives each idle session the queue's next run (see RunQueue.next for the order). */
   private dispatch(loaded: Loaded): void {
     for (const session of loaded.sessions) {
       if (session.busy) continue;
-      const call = this.nextCall();
-      if (!call) return;
-      const start = call.dispatched;
-      const texts = call.texts.slice(start, start + this.batchSize);
-      call.dispatched += texts.length;
+      const run = this.queue.next();
+      if (!run) return;
       session.busy = true;
-      this.runOn(session, texts).then(
+      this.runOn(session, run.texts).then(
         (flat) => {
           session.busy = false;
-          if (!call.failed) {
-            texts.forEach((_, k) => (call.vectors[start + k] = flat.subarray(k * this.dims, (k + 1) * this.dims)));
-            call.done += texts.length;
-            if (call.done >= call.texts.length) {
-              this.calls.splice(this.calls.indexOf(call), 1);
-              call.resolve(call.vectors);
-            }
-          }
+          const vectors = run.texts.map((_, k) => flat.subarray(k * this.dims, (k + 1) * this.dims));
+          this.queue.done(run, vectors);
           this.dispatch(loaded);
         },
         (err: unknown) => {
           session.busy = false;
-          if (!call.failed) {
-            call.failed = true;
-            this.calls.splice(this.calls.indexOf(call), 1);
-            call.reject(err);
-          }
+          this.queue.failed(run, err);
           this.dispatch(loaded); // (nothing, if the sessions were dropped)
         },
       );
     }
-  }
-
-  private nextCall(): Call | undefined {
-    let next: Call | undefined;
-    const left = (c: Call) => c.texts.length - c.dispatched;
-    for (const call of this.calls) if (left(call) > 0 && (!next || left(call) < left(next))) next = call;
-    return next;
   }
 
   private runOn(session: Session, texts: string[]): Promise<Float32Array> {
@@ -295,10 +248,7 @@ export class OnnxEmbedder implements Embedder {
         if (s !== session) void s.worker.terminate();
       }
       // Calls with texts not yet started have no session left to run them.
-      for (const call of this.calls.splice(0)) {
-        call.failed = true;
-        call.reject(error);
-      }
+      this.queue.failAll(error);
     };
     worker.on('error', (err) => died(`an embedding worker failed: ${err.message}`));
     worker.on('exit', (code) => died(`an embedding worker exited (code ${code})`));
