@@ -116,7 +116,8 @@ export class SessionRunner {
     const width = hidden?.dims[2];
     if (hidden === undefined || hidden.type !== 'float32' || width !== dims) {
       throw new Error(
-        `model ${this.settings.modelName} returned ${OUTPUT} of shape [${hidden?.dims.join(', ')}] (${hidden?.type}); configured dims ${dims}`,
+        `model ${this.settings.modelName} returned ${OUTPUT} of shape [${hidden?.dims.join(', ')}] ` +
+          `(${hidden?.type}); configured dims ${dims}`,
       );
     }
     const data = hidden.data as Float32Array;
