@@ -24,6 +24,12 @@ export const SimilarityConfigSchema = Type.Object({
   EMBEDDING_MODEL_DIR: Type.Optional(Type.String({ minLength: 1 })),
   EMBEDDING_MODEL_NAME: Type.String({ default: 'all-MiniLM-L6-v2-q', pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$' }),
   EMBEDDING_DIMS: Type.Integer({ default: 384, minimum: 1, maximum: 4096 }),
+  /**
+   * Local model: sessions embedding in parallel (a worker thread each; default min(2, cores)) and
+   * intra-op threads per session (default 1). See docs/performance.md.
+   */
+  EMBEDDING_SESSIONS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  EMBEDDING_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
   EMBEDDING_API_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   EMBEDDING_API_KEY: Type.Optional(Type.String()),
   /**

@@ -43,6 +43,8 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
     modelName: config.EMBEDDING_MODEL_NAME,
     dims: config.EMBEDDING_DIMS,
     ...modelFilesIn(config.EMBEDDING_MODEL_DIR as string),
+    ...(config.EMBEDDING_SESSIONS !== undefined ? { sessions: config.EMBEDDING_SESSIONS } : {}),
+    ...(config.EMBEDDING_THREADS !== undefined ? { threads: config.EMBEDDING_THREADS } : {}),
   });
 }
 

@@ -4,7 +4,12 @@
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
  * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
+ *
+ * BENCH_ONLY=ingest measures the cold ingest alone (see ingestOnly): BENCH_PRODUCTS (default
+ * 2000 there) fresh products per round, BENCH_ROUNDS rounds (1), BENCH_INGEST_ENV to compare
+ * service settings in alternating rounds, BENCH_PROFILE=1 for CPU profiles of the services.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
 import { checkoutDir } from '@kb/devstack';
@@ -27,11 +32,13 @@ import {
 import { BareSession } from './onnx';
 import { breakdown, SpanReceiver, type Span } from './spans';
 import { backendGroups, cpuMs, INDEX_PREFIX, peakMemoryMiB, startBenchStack, TENANT, type BenchStack } from './stack';
-import { summariseDir } from './profiles';
+import { summariseDir, type ProfileSummary } from './profiles';
 import { markdown, writeReport, type Report, type SearchRow, type SimilarRowResult, type TierResult } from './report';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const PRODUCTS = env('BENCH_PRODUCTS', 5000);
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'ingest') throw new Error(`BENCH_ONLY: only "ingest" is known, not ${ONLY}`);
+const PRODUCTS = env('BENCH_PRODUCTS', ONLY === 'ingest' ? 2000 : 5000);
 const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
 const SECONDS = env('BENCH_SECONDS', 8);
@@ -98,17 +105,21 @@ async function bulkWithRetry(
   }
 }
 
-/** Until every id is in the index at its latest version (the catalog's backlog is empty). */
+/**
+ * Until every id is in the index at its latest version: the catalog's backlog is empty, then a
+ * refresh shows them all. The backlog (a MongoDB count) is polled first: a forced refresh every
+ * 200 ms while products stream in would cut Elasticsearch's segments five times smaller than its
+ * own 1 s refresh does, and its merges (HNSW graphs rebuilt) would be the benchmark's doing.
+ */
 async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
   const deadline = Date.now() + 30 * 60_000;
   const known = new Set(ctx.ids);
   const expected = known.size + new Set(ids.filter((id) => !known.has(id))).size;
   while (Date.now() < deadline) {
-    await ctx.es.indices.refresh({ index: ctx.index.products });
-    const { count } = await ctx.es.count({ index: ctx.index.products, query: { term: { tenant_id: TENANT } } });
-    if (count >= expected) {
-      const backlog = await ctx.stack.backlog();
-      if (backlog === 0) return;
+    if ((await ctx.stack.backlog()) === 0) {
+      await ctx.es.indices.refresh({ index: ctx.index.products });
+      const { count } = await ctx.es.count({ index: ctx.index.products, query: { term: { tenant_id: TENANT } } });
+      if (count >= expected) return;
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -561,7 +572,135 @@ function randomHex(bytes: number): string {
   return require('node:crypto').randomBytes(bytes).toString('hex');
 }
 
-main().catch((err: unknown) => {
+/** A product's non-empty embedding texts, as the catalog builds them. */
+const textsOf = (p: BenchProduct) =>
+  Object.values(
+    embeddingTexts({
+      ...p,
+      short_description: p.short_description,
+      embedding_text_description: null,
+      embedding_text_properties: null,
+      embedding_text_attributes: null,
+    }),
+  ).filter((t): t is string => typeof t === 'string' && t.trim() !== '');
+
+/**
+ * BENCH_ONLY=ingest: the cold ingest alone, BENCH_ROUNDS rounds of BENCH_PRODUCTS new products
+ * each, with each process's CPU per product. BENCH_INGEST_ENV (`A=X=1,Y=2;B=X=3`) names service
+ * settings to compare: the services are restarted with each in turn before a round (rounds
+ * alternate between them; the machine is shared, so compare alternating rounds). Writes
+ * `ingest.json` beside the other results.
+ */
+async function ingestOnly(): Promise<void> {
+  const rounds = env('BENCH_ROUNDS', 1);
+  const variants = (process.env.BENCH_INGEST_ENV ?? '')
+    .split(';')
+    .filter(Boolean)
+    .map((v) => {
+      const [name, ...settings] = v.split('=');
+      const pairs = settings.join('=').split(',').filter(Boolean);
+      return {
+        name: name!,
+        env: Object.fromEntries(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+      };
+    });
+  if (variants.length === 0) variants.push({ name: 'as configured', env: {} });
+  const receiver = await SpanReceiver.start();
+  const stack = await startBenchStack(log).catch(async (err: unknown) => {
+    await receiver.close(); // else its server keeps this process alive after the error
+    throw err;
+  });
+  const profileDir = join(OUT, 'profiles');
+  const nodeArgs = process.env.BENCH_PROFILE === '1' ? () => ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined;
+  const results: {
+    round: number;
+    variant: string;
+    products: number;
+    texts: number;
+    seconds: number;
+    productsPerSecond: number;
+    textsPerSecond: number;
+    cpuMsPerProduct: Record<string, number>;
+    profiles?: Record<string, ProfileSummary>;
+  }[] = [];
+  try {
+    const products = catalogue(PRODUCTS * rounds);
+    let ctx: Ctx | undefined;
+    for (let round = 0; round < rounds; round++) {
+      const variant = variants[round % variants.length]!;
+      log(`round ${round + 1}: starting the services (${variant.name})`);
+      await stack.startServices({ ...TRACING_ON(receiver), ...variant.env }, nodeArgs);
+      if (!ctx) {
+        const api = new Api(stack.gatewayUrl, await stack.token('Admin'));
+        ctx = {
+          stack,
+          api,
+          es: rawClient(stack.backends.elasticsearchUrl),
+          index: aliases(stack.model, INDEX_PREFIX),
+          siteId: '',
+          ids: [],
+        };
+        ctx.siteId = (
+          await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })
+        ).id;
+      }
+      const batch = products.slice(round * PRODUCTS, (round + 1) * PRODUCTS);
+      const texts = batch.reduce((n, p) => n + textsOf(p).length, 0);
+      const before = cpuOf(ctx);
+      const cold = await ingest(ctx, batch);
+      const cpu = perRequest(before, cpuOf(ctx), batch.length);
+      log(
+        `  ${variant.name}: ${batch.length} products (${texts} texts) in ${cold.seconds.toFixed(1)} s: ` +
+          `${cold.perSecond.toFixed(1)} products/s, ${(texts / cold.seconds).toFixed(1)} texts/s; CPU ms per product: ` +
+          Object.entries(cpu)
+            .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+            .join(', '),
+      );
+      results.push({
+        round: round + 1,
+        variant: variant.name,
+        products: batch.length,
+        texts,
+        seconds: cold.seconds,
+        productsPerSecond: cold.perSecond,
+        textsPerSecond: texts / cold.seconds,
+        cpuMsPerProduct: cpu,
+      });
+      if (nodeArgs) {
+        const pids = Object.fromEntries(stack.services!.children.map((c) => [c.name, c.pgid]));
+        await stack.stopServices();
+        results.at(-1)!.profiles = summariseDir(profileDir, pids);
+      }
+    }
+  } finally {
+    await stack.stop();
+    await receiver.close();
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, 'ingest.json'), JSON.stringify({ startedAt: new Date().toISOString(), results }, null, 2));
+  }
+  const names = [...new Set(results.flatMap((r) => Object.keys(r.cpuMsPerProduct)))];
+  const lines = [
+    `| round | variant | products | texts | products/s | texts/s | CPU ms per product: ${names.join(' / ')} |`,
+    '|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.round} | ${r.variant} | ${r.products} | ${r.texts} | ${r.productsPerSecond.toFixed(1)} | ` +
+        `${r.textsPerSecond.toFixed(1)} | ${names.map((n) => (r.cpuMsPerProduct[n] ?? 0).toFixed(2)).join(' / ')} |`,
+    ),
+  ];
+  for (const r of results)
+    for (const [name, p] of Object.entries(r.profiles ?? {}))
+      lines.push(
+        '',
+        `round ${r.round}, ${name}: busy ${p.busyMs.toFixed(0)} ms`,
+        ...p.byFunction
+          .slice(0, 12)
+          .map((f) => `  ${f.ms.toFixed(0).padStart(6)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.fn}`),
+      );
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+(ONLY === 'ingest' ? ingestOnly() : main()).catch((err: unknown) => {
   process.stderr.write(`npm run bench: ${(err as Error).stack ?? String(err)}\n`);
   process.exitCode = 1;
 });

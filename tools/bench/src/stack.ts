@@ -132,8 +132,18 @@ export function cpuMs(pgid: number): number {
   return groupMembers(pgid).reduce((ticks, pid) => ticks + (procStat(pid)?.cpuTicks ?? 0), 0) * 10; // USER_HZ is 100 on Linux
 }
 
-/** The backends' process groups as the run state records them (name → pgid). */
+/**
+ * The backends' process groups as the run state records them (name → pgid), plus those
+ * BENCH_BACKEND_PGIDS names (`mongo=123,elasticsearch=456`) for backends given by URL.
+ */
 export function backendGroups(backends: Backends): Record<string, number> {
   const state = JSON.parse(readFileSync(backends.statePath, 'utf8')) as { processes: { name: string; pgid: number }[] };
-  return Object.fromEntries(state.processes.map((p) => [p.name, p.pgid]));
+  const given = (process.env.BENCH_BACKEND_PGIDS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]);
+  return Object.fromEntries([
+    ...given.map(([k, v]) => [k, Number(v)]),
+    ...state.processes.map((p) => [p.name, p.pgid]),
+  ]);
 }

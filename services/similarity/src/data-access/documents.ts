@@ -7,10 +7,12 @@ import {
   refusal,
   withElasticsearch,
 } from '@kb/common/search';
+import { vectorJson } from './vector-encoding';
 import type { IndexResult } from '../domain/types';
 
 export type VectorSource = 'computed' | 'cached' | 'reused';
 
+/** A document to index; a Float32Array value is a vector, written as exact float32 numbers (vectorJson). */
 export type BulkDoc = { id: string; version: number; doc: Record<string, unknown>; sources: VectorSource[] };
 /** A document that could not be prepared for the index (one of its texts refused by the embedder): failed, not written. */
 export type RefusedDoc = { id: string; refused: string };
@@ -130,8 +132,9 @@ function indexOperations(
 ) {
   // require_alias: if the alias were gone, a write must fail rather than auto-create an index
   // with a guessed mapping under the alias's name.
+  const sources = docs.map((d) => documentJson(d.doc));
   return [index, ...alsoTo].flatMap((target) =>
-    docs.flatMap((d) => [
+    docs.flatMap((d, i) => [
       {
         index: {
           _index: target,
@@ -141,9 +144,24 @@ function indexOperations(
           ...(requireAlias && target === index ? { require_alias: true } : {}),
         },
       },
-      d.doc,
+      sources[i]!,
     ]),
   );
+}
+
+const isFloat32Array = (v: unknown): v is Float32Array => Object.prototype.toString.call(v) === '[object Float32Array]';
+
+/** A document's JSON text (the client sends a string line as it is): JSON.stringify's, but vectors by vectorJson. */
+export function documentJson(doc: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    if (isFloat32Array(value)) parts.push(`${JSON.stringify(key)}:${vectorJson(value)}`);
+    else {
+      const json = JSON.stringify(value) as string | undefined; // undefined (and functions) are left out, as JSON.stringify does
+      if (json !== undefined) parts.push(`${JSON.stringify(key)}:${json}`);
+    }
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** The ids among `ids` indexed in `index` under another tenant than `tenantId`. */

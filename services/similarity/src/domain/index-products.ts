@@ -1,7 +1,6 @@
 import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, type similarityV1 } from '@kb/common';
 import { readExisting, type BulkDoc, type VectorSource } from '../data-access/documents';
 import { productVectorPath } from '@kb/common/search';
-import { toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import { DECIMAL, indexDocuments, optional } from './index-documents';
 import type { EmbeddingDeps } from './deps';
@@ -95,7 +94,7 @@ async function withVectors(deps: EmbeddingDeps, products: Product[], target: str
   const vectors = await deps.cache.vectors(needs.map((x) => x.text));
   needs.forEach((need, i) => {
     const { doc, sources } = docs[need.product]!;
-    doc[productVectorPath(need.field)] = toStored(vectors[i]!.vector);
+    doc[productVectorPath(need.field)] = vectors[i]!.vector; // a Float32Array: bulkWrite writes it as exact float32 numbers
     sources.push(vectors[i]!.origin);
   });
   return docs;

@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Tokenizer } from '@huggingface/tokenizers';
-import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { assertEmbeddable, type Embedder, EmbedderUnavailableError, l2Normalize, requirePositiveInt } from './embedder';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { assertEmbeddable, type Embedder, EmbedderUnavailableError, requirePositiveInt } from './embedder';
+import { RunQueue } from './run-queue';
+import { WORKER_KIND, type RunRequest, type SessionSettings, type WorkerMessage } from './onnx-worker';
 
 export interface OnnxEmbedderOptions {
   /** Reported as `Embedder.model`, e.g. `all-minilm-l6-v2-q`. */
@@ -23,33 +25,51 @@ export interface OnnxEmbedderOptions {
    * and stalls the event loop ~60 ms per run; fine for float models, where batching is exact.
    */
   batchSize?: number;
-  /** Intra-op threads; default min(2, cores). More threads than cores only adds contention. */
+  /**
+   * Sessions, each in a worker thread of its own, running texts in parallel; default min(2, cores).
+   * A vector does not depend on which session computed it (same model, same settings, bit for bit).
+   */
+  sessions?: number;
+  /**
+   * Intra-op threads per session; default 1. On two cores shared with Elasticsearch, two sessions
+   * of one thread embed ~1.5x the texts per CPU-second of one session of two threads (measured:
+   * docs/performance.md, "Why ingest sits around 0.8× the bare session").
+   */
   threads?: number;
 }
 
-/** One embed() call waiting for its runs: its texts, the vectors so far, how to answer. */
-interface Call {
-  texts: string[];
-  vectors: Float32Array[];
-  resolve(vectors: Float32Array[]): void;
-  reject(err: unknown): void;
+/** A worker thread holding one session; `busy` while it has a run. */
+interface Session {
+  worker: Worker;
+  busy: boolean;
+  /** The run in flight: how to answer it. */
+  pending: { id: number; resolve(vectors: Float32Array): void; reject(err: unknown): void } | undefined;
 }
 
 interface Loaded {
-  session: InferenceSession;
-  tokenizer: Tokenizer;
-  hasTokenTypeIds: boolean;
+  sessions: Session[];
 }
 
-const OUTPUT = 'last_hidden_state';
+/**
+ * The worker's script: beside this file once built. Run from the TypeScript sources (ts-jest), the
+ * built copy of the package is used (a worker cannot load TypeScript); `npm run build` first.
+ */
+function workerScript(): string {
+  const here = join(__dirname, 'onnx-worker.js');
+  if (existsSync(here)) return here;
+  const built = join(__dirname, '..', '..', 'dist', 'embedder', 'onnx-worker.js');
+  if (existsSync(built)) return built;
+  throw new Error(`no onnx-worker.js beside ${__dirname} nor in ${built} (build the similarity package)`);
+}
 
 /**
  * Local sentence embeddings: tokenizer + ONNX Runtime on the CPU, mean pooling over the attention
  * mask, L2 normalisation (what sentence-transformers does for all-MiniLM-L6-v2).
  *
- * onnxruntime-node runs inference synchronously on the main thread, so runs are kept short (one
- * text each by default) and serialised: concurrent runs on two cores only contend, and between
- * runs the event loop gets its turn for gRPC traffic and health checks.
+ * Runs happen in worker threads, one session each (onnxruntime-node runs inference synchronously
+ * on the calling thread), so the event loop stays free for gRPC traffic and health checks while
+ * texts are embedded. Runs are short (one text each by default), and each idle session takes the
+ * next run of the call with the fewest texts left to start.
  */
 export class OnnxEmbedder implements Embedder {
   readonly model: string;
@@ -57,12 +77,13 @@ export class OnnxEmbedder implements Embedder {
   private readonly options: OnnxEmbedderOptions;
   private readonly maxTokens: number;
   private readonly batchSize: number;
+  private readonly sessionCount: number;
+  private readonly threads: number;
   private loading: Promise<Loaded> | undefined;
-  /** Calls waiting for runs, oldest first; `running` while the loop in drain() works them off. */
-  private readonly calls: Call[] = [];
-  private running = false;
+  private readonly queue: RunQueue;
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private nextRunId = 1;
 
   constructor(options: OnnxEmbedderOptions) {
     this.options = options;
@@ -71,7 +92,9 @@ export class OnnxEmbedder implements Embedder {
     this.maxTokens = requirePositiveInt('maxTokens', options.maxTokens ?? 256);
     if (this.maxTokens < 2) throw new RangeError('maxTokens must leave room for [CLS] and [SEP]');
     this.batchSize = requirePositiveInt('batchSize', options.batchSize ?? 1);
-    requirePositiveInt('threads', options.threads ?? 1);
+    this.sessionCount = requirePositiveInt('sessions', options.sessions ?? Math.min(2, availableParallelism()));
+    this.threads = requirePositiveInt('threads', options.threads ?? 1);
+    this.queue = new RunQueue(this.batchSize);
   }
 
   async ready(): Promise<void> {
@@ -97,53 +120,46 @@ export class OnnxEmbedder implements Embedder {
     this.closed = true;
     await Promise.allSettled([...this.inFlight]);
     const loaded = await this.loading?.catch(() => undefined);
-    await loaded?.session.release();
+    await Promise.all((loaded?.sessions ?? []).map((s) => s.worker.terminate()));
   }
 
   private async embedAll(texts: string[]): Promise<Float32Array[]> {
     const loaded = await this.load();
-    return new Promise<Float32Array[]>((resolve, reject) => {
-      this.calls.push({ texts, vectors: [], resolve, reject });
-      void this.drain(loaded);
-    });
+    const answer = this.queue.add(texts);
+    this.dispatch(loaded);
+    return answer;
   }
 
-  /**
-   * Runs the waiting calls' texts one run at a time. The next run is always of the call with the
-   * fewest texts left (the oldest of those): a search query waits for at most one run of a
-   * bulk, an inline write's call goes before a reindex's larger one, and a call once started
-   * keeps going, so of two indexing calls the first gets its vectors after its own runs, not
-   * after both calls' (its Elasticsearch write then overlaps the second call's runs, and the
-   * model is not left waiting for it).
-   */
-  private async drain(loaded: Loaded): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      for (let call = this.nextCall(); call; call = this.nextCall()) {
-        const batch = call.texts.slice(call.vectors.length, call.vectors.length + this.batchSize);
-        try {
-          call.vectors.push(...(await this.run(loaded, batch)));
-        } catch (err) {
-          this.calls.splice(this.calls.indexOf(call), 1);
-          call.reject(err);
-          continue;
-        }
-        if (call.vectors.length >= call.texts.length) {
-          this.calls.splice(this.calls.indexOf(call), 1);
-          call.resolve(call.vectors);
-        }
-      }
-    } finally {
-      this.running = false;
+  /** Gives each idle session the queue's next run (see RunQueue.next for the order). */
+  private dispatch(loaded: Loaded): void {
+    for (const session of loaded.sessions) {
+      if (session.busy) continue;
+      const run = this.queue.next();
+      if (!run) return;
+      session.busy = true;
+      this.runOn(session, run.texts).then(
+        (flat) => {
+          session.busy = false;
+          const vectors = run.texts.map((_, k) => flat.subarray(k * this.dims, (k + 1) * this.dims));
+          this.queue.done(run, vectors);
+          this.dispatch(loaded);
+        },
+        (err: unknown) => {
+          session.busy = false;
+          this.queue.failed(run, err);
+          this.dispatch(loaded); // (nothing, if the sessions were dropped)
+        },
+      );
     }
   }
 
-  private nextCall(): Call | undefined {
-    let next: Call | undefined;
-    for (const call of this.calls)
-      if (!next || call.texts.length - call.vectors.length < next.texts.length - next.vectors.length) next = call;
-    return next;
+  private runOn(session: Session, texts: string[]): Promise<Float32Array> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextRunId++;
+      session.pending = { id, resolve, reject };
+      session.worker.ref(); // an idle worker does not keep the process alive; one with a run does
+      session.worker.postMessage({ id, texts } satisfies RunRequest);
+    });
   }
 
   private closedError(): EmbedderUnavailableError {
@@ -161,101 +177,80 @@ export class OnnxEmbedder implements Embedder {
 
   private async loadOnce(): Promise<Loaded> {
     const { modelPath, tokenizerPath } = this.options;
-    let tokenizer: Tokenizer;
-    let session: InferenceSession;
-    try {
-      // The library ignores the file's own "truncation" block (LangChain4j's copy says 128); we cut at maxTokens ourselves.
-      tokenizer = new Tokenizer(JSON.parse(await readFile(tokenizerPath, 'utf8')) as object, {});
-      session = await InferenceSession.create(modelPath, {
-        intraOpNumThreads: this.options.threads ?? Math.min(2, availableParallelism()),
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-      });
-    } catch (err) {
-      throw new EmbedderUnavailableError(
-        `cannot load embedding model ${this.model} (model ${modelPath}, tokenizer ${tokenizerPath}): ${(err as Error).message}`,
-        { cause: err },
-      );
+    const settings: SessionSettings = {
+      modelPath,
+      tokenizerPath,
+      modelName: this.model,
+      dims: this.dims,
+      maxTokens: this.maxTokens,
+      threads: this.threads,
+    };
+    const started = Array.from({ length: this.sessionCount }, () => this.startSession(settings));
+    const outcomes = await Promise.allSettled(started.map((s) => s.ready));
+    const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failure) {
+      await Promise.all(started.map((s) => s.session.worker.terminate()));
+      throw failure.reason;
     }
-    const loaded = { session, tokenizer, hasTokenTypeIds: session.inputNames.includes('token_type_ids') };
-    try {
-      for (const name of ['input_ids', 'attention_mask']) {
-        if (!session.inputNames.includes(name))
-          throw new Error(`model ${modelPath} has no input ${name} (inputs: ${session.inputNames.join(', ')})`);
-      }
-      if (!session.outputNames.includes(OUTPUT))
-        throw new Error(`model ${modelPath} has no output ${OUTPUT} (outputs: ${session.outputNames.join(', ')})`);
-      // A warm-up run: the first run is slow, and it proves the model answers with the configured width.
-      await this.run(loaded, ['warm-up']);
-    } catch (err) {
-      await session.release();
-      throw err;
-    }
+    const loaded: Loaded = { sessions: started.map((s) => s.session) };
+    for (const session of loaded.sessions) this.watch(loaded, session);
     return loaded;
   }
 
-  private async run({ session, tokenizer, hasTokenTypeIds }: Loaded, texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((text) => this.tokenize(tokenizer, text));
-    const batch = texts.length;
-    const seqLen = Math.max(...encoded.map((ids) => ids.length));
-    // Zero-filled: shorter texts are padded with id 0 ([PAD]) and mask 0; token type 0 everywhere.
-    const inputIds = new BigInt64Array(batch * seqLen);
-    const mask = new BigInt64Array(batch * seqLen);
-    encoded.forEach((ids, b) => {
-      ids.forEach((id, t) => {
-        inputIds[b * seqLen + t] = BigInt(id);
-        mask[b * seqLen + t] = 1n;
+  /** A worker loading one session; `ready` settles once it answered (or died). */
+  private startSession(settings: SessionSettings): { session: Session; ready: Promise<void> } {
+    const worker = new Worker(workerScript(), { workerData: { kind: WORKER_KIND, settings } });
+    const session: Session = { worker, busy: false, pending: undefined };
+    const ready = new Promise<void>((resolve, reject) => {
+      const fail = (message: string, unavailable: boolean, cause?: unknown) =>
+        reject(
+          unavailable
+            ? new EmbedderUnavailableError(
+                `cannot load embedding model ${this.model} (model ${settings.modelPath}, tokenizer ${settings.tokenizerPath}): ${message}`,
+                { cause },
+              )
+            : new Error(message),
+        );
+      // The error and exit listeners stay: once this settled they do nothing, and a worker's
+      // 'error' without a listener would throw in this thread.
+      worker.once('message', (msg: WorkerMessage) => {
+        if (msg.type === 'ready') resolve();
+        else if (msg.type === 'load-error') fail(msg.message, msg.unavailable);
+        else fail(`unexpected first message from the embedding worker: ${msg.type}`, true);
       });
+      worker.once('error', (err: Error) => fail(err.message, true, err));
+      worker.once('exit', (code: number) => fail(`the embedding worker exited with code ${code} while loading`, true));
     });
-    const shape = [batch, seqLen];
-    const feeds: Record<string, Tensor> = {
-      input_ids: new Tensor('int64', inputIds, shape),
-      attention_mask: new Tensor('int64', mask, shape),
-    };
-    if (hasTokenTypeIds) feeds['token_type_ids'] = new Tensor('int64', new BigInt64Array(batch * seqLen), shape);
+    return { session, ready };
+  }
 
-    const hidden = (await session.run(feeds))[OUTPUT];
-    const width = hidden?.dims[2];
-    if (hidden === undefined || hidden.type !== 'float32' || width !== this.dims) {
-      throw new Error(
-        `model ${this.model} returned ${OUTPUT} of shape [${hidden?.dims.join(', ')}] (${hidden?.type}); configured dims ${this.dims}`,
-      );
-    }
-    const data = hidden.data as Float32Array;
-    // Mean pooling over the real tokens of each text (the first ids.length positions of its row).
-    return encoded.map((ids, b) => {
-      const sum = new Float32Array(width);
-      for (let t = 0; t < ids.length; t++) {
-        const row = (b * seqLen + t) * width;
-        for (let d = 0; d < width; d++) sum[d] = sum[d]! + data[row + d]!;
+  /** Answers a session's runs; if its worker dies, every session is dropped and the next call loads again. */
+  private watch(loaded: Loaded, session: Session): void {
+    const { worker } = session;
+    worker.unref();
+    worker.on('message', (msg: WorkerMessage) => {
+      const pending = session.pending;
+      if (!pending || (msg.type !== 'result' && msg.type !== 'error') || msg.id !== pending.id) return;
+      session.pending = undefined;
+      worker.unref();
+      if (msg.type === 'result') pending.resolve(msg.vectors);
+      else pending.reject(new Error(msg.message));
+    });
+    const died = (reason: string) => {
+      if (this.loading === undefined || !loaded.sessions.includes(session)) return;
+      const error = new EmbedderUnavailableError(`embedder ${this.model}: ${reason}`);
+      // Forget these sessions: the next call starts new ones.
+      const all = loaded.sessions.splice(0);
+      this.loading = undefined;
+      for (const s of all) {
+        s.pending?.reject(error);
+        s.pending = undefined;
+        if (s !== session) void s.worker.terminate();
       }
-      for (let d = 0; d < width; d++) sum[d] = sum[d]! / ids.length;
-      return l2Normalize(sum);
-    });
+      // Calls with texts not yet started have no session left to run them.
+      this.queue.failAll(error);
+    };
+    worker.on('error', (err) => died(`an embedding worker failed: ${err.message}`));
+    worker.on('exit', (code) => died(`an embedding worker exited (code ${code})`));
   }
-
-  /** Token ids with [CLS]/[SEP], at most maxTokens of them. */
-  private tokenize(tokenizer: Tokenizer, text: string): number[] {
-    // Tokenizing a huge text only to drop most of it blocks the event loop (~50 ms per 100 kB), so
-    // tokenize the first maxTokens words. Cut at ASCII whitespace, where BERT pre-tokenization always
-    // splits, so those tokens are exactly the first tokens of the whole text; if the head happens to
-    // yield too few (possible only with odd characters), tokenize the whole text after all.
-    const head = firstWords(text, this.maxTokens);
-    let ids = tokenizer.encode(head).ids;
-    if (head !== text && ids.length < this.maxTokens) ids = tokenizer.encode(text).ids;
-    if (ids.length <= this.maxTokens) return ids;
-    // Keep the closing special token ([SEP]) that the post-processor appended, as Hugging Face truncation does.
-    return [...ids.slice(0, this.maxTokens - 1), ids[ids.length - 1]!];
-  }
-}
-
-/** `text` up to (not including) the whitespace after its `count`-th word; the whole text if it has fewer words. */
-function firstWords(text: string, count: number): string {
-  const gaps = /[ \t\n\r]+/g;
-  let words = 0;
-  for (let gap = gaps.exec(text); gap !== null; gap = gaps.exec(text)) {
-    if (gap.index > 0 && ++words >= count) return text.slice(0, gap.index);
-  }
-  return text;
 }
