@@ -54,11 +54,13 @@ beforeAll(async () => {
     mongoUri: mongoUri(),
     indexPrefix: db,
     // Every trace kept (the default keeps a tenth of those not started by a sampled caller).
-    env: () => ({
+    env: (service) => ({
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      // The catalog writes what it logs below info too: its unsampled calls' lines (debug) still carry the trace id.
+      ...(service === 'catalog' ? { LOG_LEVEL: 'debug' } : {}),
     }),
     indexing: { INDEXER_INTERVAL_MS: '250' },
     gateways: {
@@ -255,13 +257,25 @@ test(
       span('kb-similarity', 'search'),
     ]);
     const root = expectContinued(spans, sent);
+    // The gateway names its own span after the route (no Koa span per router layer).
+    expect([root.name, root.attributes['http.route']]).toEqual([
+      'POST /api/knowledge/search/similar',
+      '/api/knowledge/search/similar',
+    ]);
     const trace = new Trace(spans, sent.traceId);
     const catalog = trace.hop(root, 'kb-catalog', 'kb.catalog.v1.CatalogService/SimilarProducts');
-    expect(trace.below(catalog, isMongo).length).toBeGreaterThan(0); // the anchors read from MongoDB
+    const reads = trace.below(catalog, isMongo);
+    expect(reads.length).toBeGreaterThan(0); // the anchors read from MongoDB
+    for (const read of reads) expect(read.kind).toBe('CLIENT');
     const similarity = trace.hop(catalog, 'kb-similarity', 'kb.similarity.v1.SimilarityService/SimilarProducts');
-    expect(trace.below(similarity, isElasticsearch).map((s) => s.name)).toEqual(
-      expect.arrayContaining(['mget', 'search']),
-    );
+    const searches = trace.below(similarity, isElasticsearch);
+    expect(searches.map((s) => s.name)).toEqual(expect.arrayContaining(['mget', 'search']));
+    // Only spans that tell something: no Koa middleware or router spans, no HTTP client span under
+    // an Elasticsearch client span.
+    expect(
+      spans.filter((s) => s.attributes['koa.type'] !== undefined || /^(router|middleware) - /.test(s.name)),
+    ).toEqual([]);
+    expect(spans.filter((s) => searches.some((e) => e.spanId === s.parentSpanId))).toEqual([]);
   },
 );
 
@@ -386,13 +400,26 @@ test(
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe(requestId);
 
-    const [gatewayLine] = await logLines('gateway', requestId);
-    expect(gatewayLine).toMatchObject({ msg: 'request', request_id: requestId, trace_id: sent.traceId, status: 200 });
+    // One line at the edge for the request: method, route template, status, duration, ids.
+    const gatewayLines = await logLines('gateway', requestId);
+    expect(gatewayLines).toEqual([
+      expect.objectContaining({
+        msg: 'request',
+        level: 'info',
+        method: 'GET',
+        route: '/api/knowledge/products/:product_id',
+        status: 200,
+        ms: expect.any(Number),
+        request_id: requestId,
+        trace_id: sent.traceId,
+      }),
+    ]);
+    // Behind it, a sampled request's calls are logged at info, beside their spans.
     for (const service of ['knowledge', 'catalog'] as const) {
       const calls = await logLines(service, requestId);
       expect(calls.length).toBeGreaterThan(0);
       for (const line of calls)
-        expect(line).toMatchObject({ msg: 'call', request_id: requestId, trace_id: sent.traceId });
+        expect(line).toMatchObject({ msg: 'call', level: 'info', request_id: requestId, trace_id: sent.traceId });
     }
     // A log line's span id is a span of that trace, so logs lead to the span they were written in.
     const spans = await completeTrace(sent.traceId, [
@@ -482,7 +509,9 @@ test(
     const unsampledTrace = line?.trace_id as string;
     expect(unsampledTrace).toMatch(/^[0-9a-f]{32}$/);
     // The catalog saw the same (unsampled) trace id: context still propagates, only recording stops.
-    expect((await logLines('catalog', requestId))[0]).toMatchObject({ trace_id: unsampledTrace });
+    // A successful call of an unsampled request is logged below info (the catalog here writes debug).
+    expect((await logLines('catalog', requestId))[0]).toMatchObject({ trace_id: unsampledTrace, level: 'debug' });
+    expect((await logLines('knowledge', requestId, 0)).filter((l) => l.msg === 'call')).toEqual([]);
 
     // A client's sampled traceparent is a wish, not a decision: at ratio 0 nothing is traced.
     const wished = traceparent();

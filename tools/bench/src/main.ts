@@ -3,7 +3,8 @@
  * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (500),
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
- * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
+ * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results),
+ * BENCH_ONLY=tracing (only the tracing-cost comparison; BENCH_TRACING_SETS adds instrumentation sets).
  */
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
@@ -36,6 +37,8 @@ const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
 const SECONDS = env('BENCH_SECONDS', 8);
 const SCALE = (process.env.BENCH_SCALE ?? '1000,10000').split(',').filter(Boolean).map(Number);
+/** `tracing`: load BENCH_PRODUCTS products and measure only what tracing costs (tracingCost). */
+const ONLY = process.env.BENCH_ONLY;
 const OUT = resolve(checkoutDir(), process.env.BENCH_OUT ?? 'bench-results');
 /**
  * Products per bulk call, two calls in flight; a call answered 5xx (a deadline under load) is sent
@@ -354,6 +357,13 @@ async function main(): Promise<void> {
       await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })
     ).id;
 
+    if (ONLY === 'tracing') {
+      log(`loading ${PRODUCTS} products`);
+      const products = catalogue(PRODUCTS);
+      await ingest(ctx, products);
+      report.tracing = await tracingCost(ctx, receiver, true, products);
+      return;
+    }
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
     const products = catalogue(sizes.at(-1)!);
     let loaded = 0;
@@ -497,9 +507,27 @@ async function mainTier(
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
   memory(ctx, report.memoryMiB);
 
+  report.tracing = await tracingCost(ctx, receiver);
+  await ctx.stack.startServices(TRACING_ON(receiver));
+}
+
+/**
+ * Similar search at 8 clients with tracing off, on at the default sampling and on for every
+ * request, in rounds that alternate the order. BENCH_TRACING_SETS (a comma list of
+ * instrumentation sets, names joined by `+`, `none` for the SDK alone) adds a mode per set, on
+ * at the default sampling with only those instrumentations; `withWrites` also measures a product
+ * upsert (same text, new price) in each mode.
+ */
+async function tracingCost(
+  ctx: Ctx,
+  receiver: SpanReceiver,
+  withWrites = false,
+  products: BenchProduct[] = [],
+): Promise<NonNullable<Report['tracing']>> {
+  const sets = (process.env.BENCH_TRACING_SETS ?? '').split(',').filter(Boolean);
   log(
-    'tracing cost: similar search at 8 clients, tracing off / on (default ' +
-      `sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`,
+    `tracing cost: similar search${withWrites ? ' and product upsert' : ''} at 8 clients, tracing off / on (default ` +
+      `sampling) / every request traced${sets.length ? ` / ${sets.join(' / ')}` : ''}, ${TRACING_ROUNDS} rounds in turn`,
   );
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {
@@ -507,27 +535,63 @@ async function mainTier(
     on: TRACING_ON(receiver),
     always: { ...TRACING_ON(receiver), OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
   };
-  const runs: Record<string, number[]> = { off: [], on: [], always: [] };
+  for (const set of sets)
+    modes[set] = { ...TRACING_ON(receiver), OTEL_NODE_ENABLED_INSTRUMENTATIONS: set.split('+').join(',') };
+  const names = Object.keys(modes);
+  const runs: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const writeRuns: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  // CPU ms per request of the four services: steadier than req/s on a machine shared with other work.
+  const cpu: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const writeCpu: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const servicesCpu = (perService: Record<string, number>) =>
+    ['gateway', 'knowledge', 'catalog', 'similarity'].reduce((sum, k) => sum + (perService[k] ?? 0), 0);
   const search = (i: number) => ctx.api.post('/search/similar', cases[i % cases.length]!.body);
+  let price = 0;
+  const write = (i: number) => {
+    const p = products[i % Math.min(products.length, 200)]!;
+    return ctx.api.post(`/products?site_id=${ctx.siteId}`, {
+      ...p,
+      price_current: p.price_current + (++price % 50) + 1,
+    });
+  };
   for (let round = 0; round < TRACING_ROUNDS; round++) {
-    for (const mode of round % 2 === 0 ? ['on', 'off', 'always'] : ['always', 'off', 'on']) {
+    for (const mode of round % 2 === 0 ? names : [...names].reverse()) {
       await ctx.stack.startServices(modes[mode]!);
       // Freshly started services: JIT and connection pools warmed before anything is counted
       // (half a second was too little; a mode's first seconds ran up to 40% slower).
       await closedLoop(8, TRACING_WARM_UP_SECONDS, search);
-      runs[mode]!.push((await closedLoop(8, SECONDS, search)).perSecond);
+      let before = cpuOf(ctx);
+      const searched = await closedLoop(8, SECONDS, search);
+      runs[mode]!.push(searched.perSecond);
+      cpu[mode]!.push(servicesCpu(perRequest(before, cpuOf(ctx), searched.count)));
+      if (withWrites) {
+        await closedLoop(8, TRACING_WARM_UP_SECONDS, write);
+        before = cpuOf(ctx);
+        const written = await closedLoop(8, SECONDS, write);
+        writeRuns[mode]!.push(written.perSecond);
+        writeCpu[mode]!.push(servicesCpu(perRequest(before, cpuOf(ctx), written.count)));
+      }
+      log(
+        `  ${mode}: ${runs[mode]!.at(-1)!.toFixed(1)} searches/s, ${cpu[mode]!.at(-1)!.toFixed(2)} ms CPU` +
+          (withWrites
+            ? `; ${writeRuns[mode]!.at(-1)!.toFixed(1)} upserts/s, ${writeCpu[mode]!.at(-1)!.toFixed(2)} ms CPU`
+            : ''),
+      );
     }
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  report.tracing = {
+  const off = avg(runs.off!);
+  return {
     runs,
     on: avg(runs.on!),
-    off: avg(runs.off!),
+    off,
     always: avg(runs.always!),
-    cost: 1 - avg(runs.on!) / avg(runs.off!),
-    alwaysCost: 1 - avg(runs.always!) / avg(runs.off!),
+    cost: 1 - avg(runs.on!) / off,
+    alwaysCost: 1 - avg(runs.always!) / off,
+    ...(sets.length ? { sets: Object.fromEntries(sets.map((s) => [s, 1 - avg(runs[s]!) / off])) } : {}),
+    cpu,
+    ...(withWrites ? { writeRuns, writeCpu } : {}),
   };
-  await ctx.stack.startServices(TRACING_ON(receiver));
 }
 
 /** Rounds of the tracing-cost comparison (each runs the three modes, in alternating order), and the warm-up after each restart. */
