@@ -4,7 +4,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import pino from 'pino';
-import { AppError, unary } from '../src';
+import { AppError, unary, type Caller } from '../src';
 
 /**
  * The log rule of the services behind the gateway: a served call is logged at `info` only when
@@ -30,7 +30,7 @@ function call(flags: '01' | '00' | undefined, requestId: string) {
     getDeadline: () => Infinity,
     metadata,
     request: { caller: { request_id: requestId } },
-  } as unknown as grpc.ServerUnaryCall<{ caller: { request_id: string } }, object>;
+  } as unknown as grpc.ServerUnaryCall<{ caller: Caller }, object>;
 }
 
 async function serve(flags: '01' | '00' | undefined, outcome: 'ok' | 'not found' | 'crash'): Promise<string> {
