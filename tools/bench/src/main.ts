@@ -4,7 +4,8 @@
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
  * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results),
- * BENCH_ONLY=tracing (only the tracing-cost comparison; BENCH_TRACING_SETS adds instrumentation sets).
+ * BENCH_ONLY=tracing (only the tracing-cost comparison; BENCH_TRACING_SETS adds instrumentation sets,
+ * BENCH_TRACING_NODE another Node binary for the services).
  */
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
@@ -516,7 +517,8 @@ async function mainTier(
  * request, in rounds that alternate the order. BENCH_TRACING_SETS (a comma list of
  * instrumentation sets, names joined by `+`, `none` for the SDK alone) adds a mode per set, on
  * at the default sampling with only those instrumentations; `withWrites` also measures a product
- * upsert (same text, new price) in each mode.
+ * upsert (same text, new price) in each mode. BENCH_TRACING_NODE (a Node binary) adds off and
+ * on with the services run by it.
  */
 async function tracingCost(
   ctx: Ctx,
@@ -537,6 +539,12 @@ async function tracingCost(
   };
   for (const set of sets)
     modes[set] = { ...TRACING_ON(receiver), OTEL_NODE_ENABLED_INSTRUMENTATIONS: set.split('+').join(',') };
+  // BENCH_TRACING_NODE: off and on again with the services on another Node binary, in the same rounds.
+  const otherNode = process.env.BENCH_TRACING_NODE;
+  if (otherNode) {
+    modes['off, other node'] = modes.off!;
+    modes['on, other node'] = modes.on!;
+  }
   const names = Object.keys(modes);
   const runs: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
   const writeRuns: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
@@ -556,7 +564,7 @@ async function tracingCost(
   };
   for (let round = 0; round < TRACING_ROUNDS; round++) {
     for (const mode of round % 2 === 0 ? names : [...names].reverse()) {
-      await ctx.stack.startServices(modes[mode]!);
+      await ctx.stack.startServices(modes[mode]!, undefined, mode.endsWith('other node') ? otherNode : undefined);
       // Freshly started services: JIT and connection pools warmed before anything is counted
       // (half a second was too little; a mode's first seconds ran up to 40% slower).
       await closedLoop(8, TRACING_WARM_UP_SECONDS, search);
