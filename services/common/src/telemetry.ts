@@ -12,6 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
+import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
 import { statementIfRecorded } from './tracing';
 import { serviceSampler } from './sampling';
 
@@ -110,6 +111,9 @@ const sdk = disabled
               PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') ||
               (prometheus && req.socket?.localPort === prometheusPort),
           },
+          // Not loaded by default (above). Turned on through OTEL_NODE_ENABLED_INSTRUMENTATIONS, it
+          // makes the router layer's span only, not one per plain middleware.
+          '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },
           // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
           // without suppression the driver's span of the same round trip is its sibling. Operations
           // outside any trace (start-up, timers) are not traced, as the driver's

@@ -67,7 +67,7 @@ export interface Report {
     sets?: Record<string, number>;
     /** CPU ms per similar search of the four services, each run of each mode. */
     cpu?: Record<string, number[]>;
-    /** BENCH_ONLY=tracing: product upserts per second in each mode, and their CPU ms per upsert. */
+    /** BENCH_ONLY=tracing: writes (categories created) per second in each mode, and their CPU ms each. */
     writeRuns?: Record<string, number[]>;
     writeCpu?: Record<string, number[]>;
   };
@@ -190,7 +190,7 @@ export function markdown(r: Report): string {
       }
     };
     if (t.cpu) perMode('similar search', 'req/s', t.runs, t.cpu);
-    if (t.writeRuns) perMode('product upsert', 'upserts/s', t.writeRuns, t.writeCpu);
+    if (t.writeRuns) perMode('category create', 'writes/s', t.writeRuns, t.writeCpu);
   }
   const cpu = (r.rows as SimilarRowResult[]).find((x) => x.cpuPerRequest)?.cpuPerRequest;
   if (cpu) {
