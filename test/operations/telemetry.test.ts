@@ -68,7 +68,7 @@ beforeAll(async () => {
       sampledGateway: { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
     },
     keepChars: 500_000,
-    readyWithinMs: 60_000,
+    readyWithinMs: 180_000, // a model load on a busy shared machine
   });
   port.gateway = stack.gatewayPorts.gateway as number;
   port.sampledGateway = stack.gatewayPorts.sampledGateway as number;
@@ -81,7 +81,7 @@ beforeAll(async () => {
   const created = await request('/api/knowledge/categories', { method: 'POST', body: { name: 'Help' } });
   expect(created.status).toBe(201);
   category = created.json.id;
-}, 90_000);
+}, 240_000);
 
 afterAll(async () => {
   await stack?.stop();
