@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry bootstrap. Loaded before anything else with `node --require
- * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http, koa and
+ * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http and
  * mongodb/mongoose as they are first required (gRPC spans: grpc/tracing.ts). Configured only by OTEL_*
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but
@@ -62,14 +62,16 @@ const metricReaders =
 
 /**
  * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
- * trace of this system is made of (HTTP into the gateway, Koa routes, MongoDB). Elasticsearch
+ * trace of this system is made of (HTTP into the gateway, MongoDB). The gateway names its HTTP
+ * span after the route itself (`nameHttpRoute`): the Koa instrumentation wrapped every
+ * middleware of every request for one router span that said what the HTTP span now says. Elasticsearch
  * spans come from its client itself; the services' gRPC spans and context propagation are their
  * own (grpc/tracing.ts), cheaper than the grpc-js instrumentation. The rest of the bundle cost
  * CPU on every request, sampled or not, and added nothing here: undici (an HTTP span under each
  * Elasticsearch client span, ~0.5 ms of CPU per similar search), pino (the logger's own mixin
  * writes trace_id and span_id), runtime-node (only feeds metrics: loaded when they are exported).
  */
-export const DEFAULT_INSTRUMENTATIONS = 'http,koa,mongoose,mongodb';
+export const DEFAULT_INSTRUMENTATIONS = 'http,mongoose,mongodb';
 // runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
 if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
   const runtimeNode = metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : '';
@@ -109,8 +111,8 @@ const sdk = disabled
               PROBE_PATHS.has((req.url ?? '').split('?')[0] ?? '') ||
               (prometheus && req.socket?.localPort === prometheusPort),
           },
-          // The route's span (router layer) is kept; one span per plain middleware (request id,
-          // errors, rate limit, body) told nothing and cost a span each on every request.
+          // Not loaded by default (above). Turned on through OTEL_NODE_ENABLED_INSTRUMENTATIONS, it
+          // makes the router layer's span only, not one per plain middleware.
           '@opentelemetry/instrumentation-koa': { ignoreLayersType: [KoaLayerType.MIDDLEWARE] },
           // One span per MongoDB operation, named as the code calls it (findOneAndUpdate products):
           // without suppression the driver's span of the same round trip is its sibling. Operations

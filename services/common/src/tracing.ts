@@ -4,11 +4,12 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { isTracingSuppressed, suppressTracing } from '@opentelemetry/core';
+import { getRPCMetadata, isTracingSuppressed, RPCType, suppressTracing } from '@opentelemetry/core';
 import { outsideCall } from './grpc/deadline';
 
 /**
@@ -85,4 +86,21 @@ export function statementIfRecorded(command: unknown): string {
     seen.add(value);
     return value;
   });
+}
+
+/**
+ * Names the HTTP server span of the request being served after its route template
+ * (`POST /api/knowledge/products`, `http.route`, and the route label of the HTTP metrics), as the
+ * Koa instrumentation did with a span per router layer: one assignment instead of a span. The
+ * http instrumentation reads the route when the response ends. Without the SDK, a no-op.
+ */
+export function nameHttpRoute(route: string | undefined): void {
+  const metadata = route ? getRPCMetadata(context.active()) : undefined;
+  if (metadata?.type === RPCType.HTTP) metadata.route = route;
+}
+
+/** True when the active span's trace is sampled: what is worth a log line per call beside the span. */
+export function activeTraceSampled(): boolean {
+  const flags = trace.getSpan(context.active())?.spanContext().traceFlags ?? 0;
+  return (flags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED;
 }

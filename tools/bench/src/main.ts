@@ -8,6 +8,8 @@
  * BENCH_ONLY=ingest measures the cold ingest alone (see ingestOnly): BENCH_PRODUCTS (default
  * 2000 there) fresh products per round, BENCH_ROUNDS rounds (1), BENCH_INGEST_ENV to compare
  * service settings in alternating rounds, BENCH_PROFILE=1 for CPU profiles of the services.
+ * BENCH_ONLY=tracing: only the tracing-cost comparison (BENCH_TRACING_SETS adds instrumentation
+ * sets, BENCH_TRACING_NODE another Node binary for the services).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,8 +38,10 @@ import { summariseDir, type ProfileSummary } from './profiles';
 import { markdown, writeReport, type Report, type SearchRow, type SimilarRowResult, type TierResult } from './report';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+/** `ingest`: only the cold ingest (ingestOnly); `tracing`: load BENCH_PRODUCTS products and measure only what tracing costs (tracingCost). */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'ingest') throw new Error(`BENCH_ONLY: only "ingest" is known, not ${ONLY}`);
+if (ONLY !== undefined && ONLY !== 'ingest' && ONLY !== 'tracing')
+  throw new Error(`BENCH_ONLY: "ingest" or "tracing", not ${ONLY}`);
 const PRODUCTS = env('BENCH_PRODUCTS', ONLY === 'ingest' ? 2000 : 5000);
 const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
@@ -365,6 +369,13 @@ async function main(): Promise<void> {
       await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' })
     ).id;
 
+    if (ONLY === 'tracing') {
+      log(`loading ${PRODUCTS} products`);
+      const products = catalogue(PRODUCTS);
+      await ingest(ctx, products);
+      report.tracing = await tracingCost(ctx, receiver, true);
+      return;
+    }
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
     const products = catalogue(sizes.at(-1)!);
     let loaded = 0;
@@ -508,9 +519,27 @@ async function mainTier(
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
   memory(ctx, report.memoryMiB);
 
+  report.tracing = await tracingCost(ctx, receiver);
+  await ctx.stack.startServices(TRACING_ON(receiver));
+}
+
+/**
+ * Similar search at 8 clients with tracing off, on at the default sampling and on for every
+ * request, in rounds that alternate the order. BENCH_TRACING_SETS (a comma list of
+ * instrumentation sets, names joined by `+`, `none` for the SDK alone) adds a mode per set, on
+ * at the default sampling with only those instrumentations; `withWrites` also measures a write
+ * (a category created) in each mode. BENCH_TRACING_NODE (a Node binary) adds off and
+ * on with the services run by it.
+ */
+async function tracingCost(
+  ctx: Ctx,
+  receiver: SpanReceiver,
+  withWrites = false,
+): Promise<NonNullable<Report['tracing']>> {
+  const sets = (process.env.BENCH_TRACING_SETS ?? '').split(',').filter(Boolean);
   log(
-    'tracing cost: similar search at 8 clients, tracing off / on (default ' +
-      `sampling) / every request traced, ${TRACING_ROUNDS} rounds in turn`,
+    `tracing cost: similar search${withWrites ? ' and category create' : ''} at 8 clients, tracing off / on (default ` +
+      `sampling) / every request traced${sets.length ? ` / ${sets.join(' / ')}` : ''}, ${TRACING_ROUNDS} rounds in turn`,
   );
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {
@@ -518,27 +547,73 @@ async function mainTier(
     on: TRACING_ON(receiver),
     always: { ...TRACING_ON(receiver), OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
   };
-  const runs: Record<string, number[]> = { off: [], on: [], always: [] };
+  // A set is `a+b` (those instrumentations; `none`: the SDK alone), optionally followed by
+  // `;NAME=value` settings (e.g. `http+mongodb;LOG_LEVEL=debug`); nothing before `;` keeps the default.
+  for (const set of sets) {
+    const [instrumentations, ...settings] = set.split(';');
+    modes[set] = {
+      ...TRACING_ON(receiver),
+      ...(instrumentations ? { OTEL_NODE_ENABLED_INSTRUMENTATIONS: instrumentations.split('+').join(',') } : {}),
+      ...Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+    };
+  }
+  // BENCH_TRACING_NODE: off and on again with the services on another Node binary, in the same rounds.
+  const otherNode = process.env.BENCH_TRACING_NODE;
+  if (otherNode) {
+    modes['off, other node'] = modes.off!;
+    modes['on, other node'] = modes.on!;
+  }
+  const names = Object.keys(modes);
+  const runs: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const writeRuns: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  // CPU ms per request of the four services: steadier than req/s on a machine shared with other work.
+  const cpu: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const writeCpu: Record<string, number[]> = Object.fromEntries(names.map((m) => [m, []]));
+  const servicesCpu = (perService: Record<string, number>) =>
+    ['gateway', 'knowledge', 'catalog', 'similarity'].reduce((sum, k) => sum + (perService[k] ?? 0), 0);
   const search = (i: number) => ctx.api.post('/search/similar', cases[i % cases.length]!.body);
+  // The write: a category created (gateway → knowledge → MongoDB). A product upsert measured the
+  // embedder (its cache is cold after each restart) and left indexing behind for the next mode.
+  let created = 0;
+  const write = () => ctx.api.post('/categories', { name: `Bench category ${Date.now()}-${++created}` });
   for (let round = 0; round < TRACING_ROUNDS; round++) {
-    for (const mode of round % 2 === 0 ? ['on', 'off', 'always'] : ['always', 'off', 'on']) {
-      await ctx.stack.startServices(modes[mode]!);
+    for (const mode of round % 2 === 0 ? names : [...names].reverse()) {
+      await ctx.stack.startServices(modes[mode]!, undefined, mode.endsWith('other node') ? otherNode : undefined);
       // Freshly started services: JIT and connection pools warmed before anything is counted
       // (half a second was too little; a mode's first seconds ran up to 40% slower).
       await closedLoop(8, TRACING_WARM_UP_SECONDS, search);
-      runs[mode]!.push((await closedLoop(8, SECONDS, search)).perSecond);
+      let before = cpuOf(ctx);
+      const searched = await closedLoop(8, SECONDS, search);
+      runs[mode]!.push(searched.perSecond);
+      cpu[mode]!.push(servicesCpu(perRequest(before, cpuOf(ctx), searched.count)));
+      if (withWrites) {
+        await closedLoop(8, TRACING_WARM_UP_SECONDS, write);
+        before = cpuOf(ctx);
+        const writes = await closedLoop(8, SECONDS, write);
+        writeRuns[mode]!.push(writes.perSecond);
+        writeCpu[mode]!.push(servicesCpu(perRequest(before, cpuOf(ctx), writes.count)));
+      }
+      log(
+        `  ${mode}: ${runs[mode]!.at(-1)!.toFixed(1)} searches/s, ${cpu[mode]!.at(-1)!.toFixed(2)} ms CPU` +
+          (withWrites
+            ? `; ${writeRuns[mode]!.at(-1)!.toFixed(1)} writes/s, ${writeCpu[mode]!.at(-1)!.toFixed(2)} ms CPU`
+            : ''),
+      );
     }
   }
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  report.tracing = {
+  const off = avg(runs.off!);
+  return {
     runs,
     on: avg(runs.on!),
-    off: avg(runs.off!),
+    off,
     always: avg(runs.always!),
-    cost: 1 - avg(runs.on!) / avg(runs.off!),
-    alwaysCost: 1 - avg(runs.always!) / avg(runs.off!),
+    cost: 1 - avg(runs.on!) / off,
+    alwaysCost: 1 - avg(runs.always!) / off,
+    ...(sets.length ? { sets: Object.fromEntries(sets.map((s) => [s, 1 - avg(runs[s]!) / off])) } : {}),
+    cpu,
+    ...(withWrites ? { writeRuns, writeCpu } : {}),
   };
-  await ctx.stack.startServices(TRACING_ON(receiver));
 }
 
 /** Rounds of the tracing-cost comparison (each runs the three modes, in alternating order), and the warm-up after each restart. */

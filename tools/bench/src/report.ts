@@ -63,6 +63,13 @@ export interface Report {
     always: number;
     cost: number;
     alwaysCost: number;
+    /** BENCH_TRACING_SETS: each instrumentation set's throughput cost against off. */
+    sets?: Record<string, number>;
+    /** CPU ms per similar search of the four services, each run of each mode. */
+    cpu?: Record<string, number[]>;
+    /** BENCH_ONLY=tracing: writes (categories created) per second in each mode, and their CPU ms each. */
+    writeRuns?: Record<string, number[]>;
+    writeCpu?: Record<string, number[]>;
   };
   profiles?: Record<string, ProfileSummary>;
   memoryMiB: Record<string, number>;
@@ -158,6 +165,32 @@ export function markdown(r: Report): string {
       `| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`,
     );
     lines.push(`| on, every request traced and exported | ${f1(t.always)} | ${(t.alwaysCost * 100).toFixed(1)}% |`);
+    const mean = (xs: number[] = []) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    for (const [set, cost] of Object.entries(t.sets ?? {}))
+      lines.push(`| on, default sampling, only \`${set}\` | ${f1(mean(t.runs[set]))} | ${(cost * 100).toFixed(1)}% |`);
+    const perMode = (
+      what: string,
+      unit: string,
+      runs: Record<string, number[]>,
+      cpu: Record<string, number[]> = {},
+    ) => {
+      const off = mean(runs['off']);
+      const offCpu = mean(cpu['off']);
+      lines.push(
+        '',
+        `| ${what}, 8 clients | ${unit} | cost against off | services' CPU ms per request | CPU against off |`,
+      );
+      lines.push('|---|---|---|---|---|');
+      for (const [mode, xs] of Object.entries(runs)) {
+        const c = mean(cpu[mode]);
+        const pct = (x: number) => (mode === 'off' ? '' : `${(x * 100).toFixed(1)}%`);
+        lines.push(
+          `| ${mode} | ${f1(mean(xs))} | ${pct(1 - mean(xs) / off)} | ${c.toFixed(2)} | ${pct(c / offCpu - 1)} |`,
+        );
+      }
+    };
+    if (t.cpu) perMode('similar search', 'req/s', t.runs, t.cpu);
+    if (t.writeRuns) perMode('category create', 'writes/s', t.writeRuns, t.writeCpu);
   }
   const cpu = (r.rows as SimilarRowResult[]).find((x) => x.cpuPerRequest)?.cpuPerRequest;
   if (cpu) {

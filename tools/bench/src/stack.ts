@@ -31,7 +31,11 @@ export interface BenchStack {
   logDir: string;
   services: RunningServices | undefined;
   /** (Re)starts the four services with these telemetry settings. */
-  startServices(env: Record<string, string>, nodeArgs?: (s: ServiceName) => string[]): Promise<RunningServices>;
+  startServices(
+    env: Record<string, string>,
+    nodeArgs?: (s: ServiceName) => string[],
+    node?: string,
+  ): Promise<RunningServices>;
   stopServices(): Promise<void>;
   token(role?: string): Promise<string>;
   /** Products and entries still waiting for the indexer (needs_index / index_pending). */
@@ -56,7 +60,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
     gatewayUrl: `http://127.0.0.1:${port}`,
     logDir,
     services: undefined,
-    async startServices(env, nodeArgs) {
+    async startServices(env, nodeArgs, node) {
       await stack.stopServices();
       stack.services = await startServices({
         mongoUri,
@@ -72,6 +76,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
           ...env,
         },
         ...(nodeArgs ? { nodeArgs } : {}),
+        ...(node ? { node } : {}),
         onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
       });
       return stack.services;

@@ -24,6 +24,8 @@ export interface ServicesOptions {
   env?: Record<string, string>;
   /** Extra node flags per service, e.g. --cpu-prof. */
   nodeArgs?: (service: ServiceName) => string[];
+  /** The Node binary to run the services with (default: this process's), e.g. another Node version measured. */
+  node?: string;
   /** Called with each process as it starts, before the next one (run-state tracking). */
   onStarted?: (child: RunningProcess) => void;
 }
@@ -85,7 +87,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     const marker = `kb-${name}`;
     return startProcess({
       name,
-      command: process.execPath,
+      command: opts.node ?? process.execPath,
       args: [
         `--title=${marker}`,
         ...(opts.nodeArgs?.(name) ?? []),

@@ -6,6 +6,7 @@ import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
 import { deadlineMs, servingCall } from './deadline';
 import { serverCallSpan } from './tracing';
+import { activeTraceSampled } from '../tracing';
 import { callerAuthInterceptor, type ServerAuth } from './server-auth';
 
 /**
@@ -41,6 +42,16 @@ export function issuesMetadata(issues: ValidationIssue[]): grpc.Metadata {
   return metadata;
 }
 
+/**
+ * Whether a served call gets its own log line at `info`: when it failed (any status but OK) or
+ * its trace is sampled (the line then sits beside its span). The request's one line is the
+ * gateway's; a line per call on every hop of every request cost CPU and said nothing the
+ * gateway's line and the metrics do not. The others are written at `debug`.
+ */
+export function callLogged(code: grpc.status, sampled: () => boolean = activeTraceSampled): boolean {
+  return code !== grpc.status.OK || sampled();
+}
+
 export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
 /**
@@ -56,7 +67,8 @@ const asThrown: ErrorMapper = (err) => err;
  * Wraps an async handler as a grpc-js unary handler: AppErrors (and what `mapError` turns into
  * one) become their status code with the message as details; anything else becomes INTERNAL
  * with a generic message and is logged with its stack (callers never see internals). Every
- * call is logged and recorded in `rpc.server.call.duration` (method, status code). The handler
+ * call is recorded in `rpc.server.call.duration` (method, status code) and logged (at `info`
+ * when `callLogged`, else at `debug`). The handler
  * runs with the call's deadline as the bound of every call it makes to another service (`callUnary`).
  */
 export function unary<Req extends { caller?: Caller__Output | null }, Res>(
@@ -72,7 +84,9 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
       const done = (code: grpc.status) => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
         const name = grpc.status[code];
-        logger.info({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
+        const level = callLogged(code) ? 'info' : 'debug';
+        if (logger.isLevelEnabled(level))
+          logger[level]({ method, request_id: requestId, code: name, ms: seconds * 1e3 }, 'call');
         recordRpcServerCall(call.getPath(), name, seconds);
         endSpan(code);
       };
