@@ -124,6 +124,34 @@ describe('similar search on the read path', () => {
     expect(trail).toMatchObject({ title: 'Trail running shoe (sale)', price_current: '59.5' });
   });
 
+  test('when the token lacks knowledge:read, then similar and product search are 403, as through the services', async () => {
+    const writeOnly = await stack.token(shop, 'Admin', ['--scopes', 'knowledge:write']);
+    const body = { anchor_product_ids: [ids.get('road')] };
+    const sim = await stack.request(shop, '/api/knowledge/search/similar', { method: 'POST', token: writeOnly, body });
+    expect(sim.status).toBe(403);
+    const text = await stack.request(shop, '/api/knowledge/search/products', {
+      method: 'POST',
+      token: writeOnly,
+      body: { query: 'running shoe' },
+    });
+    expect(text.status).toBe(403);
+  });
+
+  test('when a text is searched, then product hits show exactly what the product shows', async () => {
+    const res = await stack.request(shop, '/api/knowledge/search/products', {
+      method: 'POST',
+      token: admin,
+      body: { query: 'trail running shoe', limit: 3 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.products.length).toBeGreaterThan(0);
+    for (const hit of res.json.products) {
+      const product = await stack.request(shop, `/api/knowledge/products/${hit.id}`, { token: admin });
+      expect(pick(hit, HIT_FIELDS)).toEqual(pick(product.json, HIT_FIELDS));
+      expect(Object.keys(hit.score_sources)).toEqual(expect.arrayContaining(['keyword', 'vector']));
+    }
+  });
+
   test('when the only anchor is deleted, then it no longer counts: 404', async () => {
     const extra = await upsert({ external_id: 'gone', title: 'Running sock', description: 'A sock for running' });
     const gone = extra.json.id as string;

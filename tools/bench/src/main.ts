@@ -132,11 +132,14 @@ async function waitIndexed(ctx: Ctx, ids: string[]): Promise<void> {
 
 /** Reads the anchors' vectors once (not timed) and builds the raw twin of a similar search. */
 async function similarCase(ctx: Ctx, anchors: string[], mode: VectorField | 'hybrid') {
-  const res = await ctx.es.mget<Record<string, number[]>>({
-    index: ctx.index.products,
-    ids: anchors,
-    _source_includes: VECTOR_FIELDS.map((f) => `vector_${f}`),
-  });
+  const res = await ctx.es.mget<Record<string, number[]>>(
+    {
+      index: ctx.index.products,
+      ids: anchors,
+      _source_includes: VECTOR_FIELDS.map((f) => `vector_${f}`),
+    },
+    { querystring: { _source_exclude_vectors: false } },
+  );
   const docs = res.docs.map((d) => ('_source' in d ? d._source : undefined) ?? {});
   const fields = mode === 'hybrid' ? [...VECTOR_FIELDS] : [mode];
   const centroids = new Map<VectorField, number[]>();
@@ -266,7 +269,8 @@ async function searchRow(
       filter,
       textFields: kind === 'products' ? PRODUCT_TEXT_FIELDS : ENTRY_TEXT_FIELDS,
       vectorField: kind === 'products' ? 'vector_description' : 'vector',
-      ...(kind === 'products' ? { exactFields: ['sku', 'gtin'] } : {}),
+      // The read path reads each product hit's kept fields with the ids.
+      ...(kind === 'products' ? { exactFields: ['sku', 'gtin'], sourceFields: ['hit'] } : {}),
       limit: 10,
     });
   const service = (i: number) => ctx.api.post(`/search/${kind}`, { query: queries[i % queries.length]!, limit: 10 });

@@ -1,13 +1,13 @@
 /**
- * The raw Elasticsearch side of every comparison: the same requests the similarity service
- * sends (same vectors, filters, k, num_candidates, sizes), straight from this process.
+ * The raw Elasticsearch side of every comparison: the same requests the read path sends (same
+ * vectors, filters, k, num_candidates, sizes, `_source` fields), straight from this process.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 
 export const VECTOR_FIELDS = ['description', 'properties', 'attributes'] as const;
 export type VectorField = (typeof VECTOR_FIELDS)[number];
 const vectorPath = (f: VectorField) => `vector_${f}`;
-const SOURCE_FIELDS = ['site_id', 'language', 'is_parent', 'parent_product_id'];
+const SOURCE_FIELDS = ['site_id', 'language', 'is_parent', 'parent_product_id', 'hit'];
 
 export function rawClient(url: string): Client {
   return new Client({ node: url });
@@ -53,7 +53,11 @@ export async function rawSimilar(
       num_candidates: Math.max(200, 2 * k),
       filter,
     })),
-    _source: { includes: [...SOURCE_FIELDS, ...(fields.length > 1 ? fields.map(vectorPath) : [])] },
+    // Vectors are out of _source unless asked for (exclude_source_vectors), as the read path asks.
+    _source: {
+      includes: [...SOURCE_FIELDS, ...(fields.length > 1 ? fields.map(vectorPath) : [])],
+      ...(fields.length > 1 ? { exclude_vectors: false } : {}),
+    },
   });
   return res.hits.hits.map((h) => h._id!);
 }
@@ -69,14 +73,16 @@ export async function rawHybrid(
     textFields: string[];
     vectorField: string;
     exactFields?: string[];
+    sourceFields?: string[];
     limit: number;
   },
 ): Promise<void> {
   const size = Math.max(q.limit * 3, 30);
+  const _source = q.sourceFields ? { includes: q.sourceFields } : false;
   const searches: estypes.SearchSearchRequestBody[] = [
     {
       size,
-      _source: false,
+      _source,
       query: {
         bool: {
           filter: [q.filter],
@@ -90,7 +96,7 @@ export async function rawHybrid(
     },
     {
       size,
-      _source: false,
+      _source,
       knn: {
         field: q.vectorField,
         query_vector: q.vector,
@@ -103,7 +109,7 @@ export async function rawHybrid(
   if (q.exactFields)
     searches.push({
       size: q.limit,
-      _source: false,
+      _source,
       query: {
         bool: {
           filter: [q.filter],
@@ -132,7 +138,7 @@ export async function allProductVectors(
     size: 1000,
     scroll: '1m',
     query: { term: { tenant_id: tenant } },
-    _source: { includes: VECTOR_FIELDS.map(vectorPath) },
+    _source: { includes: VECTOR_FIELDS.map(vectorPath), exclude_vectors: false },
   });
   for (;;) {
     const hits = res.hits.hits;

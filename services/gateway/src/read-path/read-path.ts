@@ -3,6 +3,7 @@ import {
   AppError,
   DEFAULT_VECTOR_FIELD,
   DependencyWatch,
+  requireScope,
   SEARCH_DEFAULT_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
   WATCH_TIMEOUT_MS,
@@ -192,6 +193,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     caller: Caller,
     req: catalogV1.SearchProductsRequest,
   ): Promise<catalogV1.ProductSearchHit__Output[] | undefined> {
+    requireScope(caller, 'knowledge:read');
     watch.assertUp();
     const index = await productsAlias(caller);
     const priceMin = req.price_min ? Number(req.price_min) : undefined;
