@@ -29,6 +29,9 @@ export interface ListQuery {
   limit: number;
 }
 
+/** Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~25 MiB in memory at most. */
+const STREAM_BATCH = 25;
+
 const entryOf = (d: EntryDoc): Entry => withId(d);
 const entryOrNull = (d: EntryDoc | null): Entry | null => (d ? entryOf(d) : null);
 const entriesOf = (docs: EntryDoc[]): Entry[] => docs.map(entryOf);
@@ -153,14 +156,19 @@ export function entriesRepo(models: KnowledgeModels) {
       return res.deletedCount === 1;
     },
 
-    /** One page of the entries matching the query, newest change first. */
-    async list(tenantId: string, q: ListQuery): Promise<Entry[]> {
-      return entriesOf(
-        await EntryModel.find({ tenant_id: tenantId, $and: listFilter(q) })
-          .sort({ updated_at: -1, _id: 1 })
-          .limit(q.limit)
-          .lean<EntryDoc[]>(),
-      );
+    /**
+     * The entries matching the query, newest change first, read a batch at a time: the caller
+     * stops when its answer is full (by count or by bytes), so at most a batch more than the
+     * answer is ever in memory, however large the entries.
+     */
+    async *listStream(tenantId: string, q: ListQuery): AsyncGenerator<Entry> {
+      const cursor = EntryModel.find({ tenant_id: tenantId, $and: listFilter(q) })
+        .sort({ updated_at: -1, _id: 1 })
+        .limit(q.limit)
+        .batchSize(Math.min(q.limit, STREAM_BATCH))
+        .lean<EntryDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield entryOf(d as EntryDoc);
     },
 
     async countInCategory(tenantId: string, categoryId: string): Promise<number> {
@@ -225,12 +233,20 @@ export function entriesRepo(models: KnowledgeModels) {
       await EntryVersionModel.create([{ _id: randomUUID(), ...v, snapshot: snapshotDoc(v.snapshot) }], opts(tx));
     },
 
-    async versions(tenantId: string, entryId: string): Promise<EntryVersion[]> {
-      return (
-        await EntryVersionModel.find({ tenant_id: tenantId, entry_id: entryId })
-          .sort({ version: 1 })
-          .lean<EntryVersionDoc[]>()
-      ).map(versionOf);
+    /** The stored states of an entry after `afterVersion`, oldest first, at most `limit`, read a batch at a time (as listStream). */
+    async *versionsStream(
+      tenantId: string,
+      entryId: string,
+      afterVersion: number,
+      limit: number,
+    ): AsyncGenerator<EntryVersion> {
+      const cursor = EntryVersionModel.find({ tenant_id: tenantId, entry_id: entryId, version: { $gt: afterVersion } })
+        .sort({ version: 1 })
+        .limit(limit)
+        .batchSize(Math.min(limit, STREAM_BATCH))
+        .lean<EntryVersionDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield versionOf(d as EntryVersionDoc);
     },
 
     async addTombstone(t: EntryTombstone, tx?: Transaction): Promise<void> {
