@@ -184,12 +184,43 @@ export function entriesRepo(models: KnowledgeModels) {
       );
     },
 
-    async translationGroup(tenantId: string, groupId: string): Promise<Entry[]> {
-      return entriesOf(
-        await EntryModel.find({ tenant_id: tenantId, translation_group_id: groupId })
-          .sort({ created_at: 1, _id: 1 })
-          .lean<EntryDoc[]>(),
-      );
+    /** Whether the group already has an entry in this language (read without loading the group's entries). */
+    async translationLanguageTaken(tenantId: string, groupId: string, language: string): Promise<boolean> {
+      return (await EntryModel.exists({ tenant_id: tenantId, translation_group_id: groupId, language })) !== null;
+    },
+
+    /** The group's source (the member that is no one's translation): its id and when its text last changed. */
+    async translationSource(
+      tenantId: string,
+      groupId: string,
+    ): Promise<Pick<Entry, 'id' | 'content_changed_at'> | null> {
+      const d = await EntryModel.findOne(
+        { tenant_id: tenantId, translation_group_id: groupId, translation_of: null },
+        { _id: 1, content_changed_at: 1 },
+      ).lean<{ _id: string; content_changed_at: Date }>();
+      return d ? { id: d._id, content_changed_at: d.content_changed_at } : null;
+    },
+
+    /** The group's members after a place in its order (created_at, then id), at most `limit`, read a batch at a time. */
+    async *translationGroupStream(
+      tenantId: string,
+      groupId: string,
+      after: { createdAt: Date; id: string } | null,
+      limit: number,
+    ): AsyncGenerator<Entry> {
+      const cursor = EntryModel.find({
+        tenant_id: tenantId,
+        translation_group_id: groupId,
+        ...(after
+          ? { $or: [{ created_at: { $gt: after.createdAt } }, { created_at: after.createdAt, _id: { $gt: after.id } }] }
+          : {}),
+      })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit)
+        .batchSize(Math.min(limit, STREAM_BATCH))
+        .lean<EntryDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield entryOf(d as EntryDoc);
     },
 
     /**

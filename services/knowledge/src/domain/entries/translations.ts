@@ -13,16 +13,25 @@ export interface TranslationMember {
   outdated: boolean;
 }
 
+/** A member as the viewer sees it (null: one it may not read), with whether it is behind its source. */
+export function translationMember(
+  v: Viewer,
+  source: Pick<Entry, 'id' | 'content_changed_at'> | null,
+  m: Entry,
+): TranslationMember | null {
+  if (!canSee(v, m)) return null;
+  const isSource = source !== null && m.id === source.id;
+  return {
+    entry: skillIndexAsSeenBy(v, m),
+    isSource,
+    outdated: source !== null && !isSource && source.content_changed_at.getTime() > m.content_changed_at.getTime(),
+  };
+}
+
 /** The members of a group the viewer may read, in the group's order, each with whether it is behind its source. */
 export function translationMembers(v: Viewer, group: Entry[]): TranslationMember[] {
   const source = group.find((m) => m.translation_of === null) ?? null;
-  return group
-    .filter((m) => canSee(v, m))
-    .map((m) => ({
-      entry: skillIndexAsSeenBy(v, m),
-      isSource: m === source,
-      outdated: source !== null && m !== source && source.content_changed_at.getTime() > m.content_changed_at.getTime(),
-    }));
+  return group.flatMap((m) => translationMember(v, source, m) ?? []);
 }
 
 export interface TranslationsPage {
@@ -46,18 +55,14 @@ export async function entryTranslations(
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const after = page.cursor ? decodeTranslationCursor(page.cursor) : null;
   const entry = await loadVisible(ctx, v, id);
-  const group = await ctx.entries.translationGroup(v.caller.tenant_id, entry.translation_group_id);
-  const members = translationMembers(v, group).filter((m) => !after || isAfter(m.entry, after));
-  const taken = await takePage(members, pageSize(page.limit), (m) => m, bytes);
+  const groupId = entry.translation_group_id;
+  const source = await ctx.entries.translationSource(v.caller.tenant_id, groupId);
+  const limit = pageSize(page.limit);
+  const members = ctx.entries.translationGroupStream(v.caller.tenant_id, groupId, after, limit + 1);
+  const taken = await takePage(members, limit, (m) => translationMember(v, source, m), bytes);
   return {
-    groupId: entry.translation_group_id,
+    groupId,
     members: taken.shown,
-    ...(taken.more && taken.last ? { nextCursor: encodeTranslationCursor(taken.last.entry) } : {}),
+    ...(taken.more && taken.last ? { nextCursor: encodeTranslationCursor(taken.last) } : {}),
   };
-}
-
-/** Whether a member comes after a place in the group's order (created_at, then id). */
-function isAfter(e: Entry, place: { createdAt: Date; id: string }): boolean {
-  const at = new Date(e.created_at).getTime();
-  return at > place.createdAt.getTime() || (at === place.createdAt.getTime() && e.id > place.id);
 }
