@@ -32,6 +32,7 @@ const LANGUAGES = [
   'el',
   'bg',
   'sk',
+  'hr',
 ];
 
 let stack: Stack;
@@ -91,6 +92,7 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     return res.json.id as string;
   };
+  expect(LANGUAGES).toHaveLength(COUNT);
   const source = await create(LANGUAGES[0] as string);
   ids.push(source);
   // One at a time: the writes are large, the machine small.

@@ -51,8 +51,9 @@ export const JSON_LIMITS = {
  * Bytes of the items of one answer that lists entries (a page of entries, an entry's versions or
  * translations, entry search hits), measured as their messages' JSON. A gRPC message is capped at
  * 16 MiB and one entry may hold about 1 MiB (content and metadata within the body limit), so a
- * page of 500 could pass the cap; half of it leaves room for the message's envelope and for the
- * REST body the gateway writes from it (never larger than the budget plus a few hundred bytes).
+ * page of 500 could pass the cap; half of it leaves room for the message's envelope and for one
+ * oversized first item. The REST body the gateway writes from such a message stays within the
+ * budget too (each item's allowance covers the nulls and brackets the REST view adds).
  * An answer is cut short when its next item would pass the budget (the first item always goes),
  * and a paged answer's next cursor continues right after its last item.
  */
