@@ -191,7 +191,9 @@ function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
     description:
       'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when. ' +
       'Paged like the entry list: limit (default 100, max 500) and cursor, the next page in the Link rel="next" header; ' +
-      'a page also ends early when its next state would take it past 8 MiB (at least one state per page).',
+      'a page also ends early when its next state would take it past 8 MiB (at least one state per page). ' +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422 ' +
+      '(an unknown entry is a 404 first).',
     tag: TAG,
     extension: true,
     params: Params,
@@ -217,7 +219,9 @@ function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'Translations of an entry',
     description:
       "The entry's translation group (the members the caller may see), with is_source and outdated: true when the source's title, " +
-      "summary or content changed after the translation's own text was last edited. Paged like the versions (oldest member first).",
+      "summary or content changed after the translation's own text was last edited. Paged like the versions (oldest member first). " +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422 ' +
+      '(an unknown entry is a 404 first).',
     tag: TAG,
     extension: true,
     params: Params,

@@ -53,8 +53,8 @@ export async function entryTranslations(
   bytes: ItemBytes<TranslationMember>,
 ): Promise<{ groupId: string; members: TranslationMember[]; nextCursor?: string }> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
-  const after = page.cursor ? decodeTranslationCursor(page.cursor) : null;
   const entry = await loadVisible(ctx, v, id);
+  const after = page.cursor ? decodeTranslationCursor(page.cursor) : null;
   const groupId = entry.translation_group_id;
   const source = await ctx.entries.translationSource(v.caller.tenant_id, groupId);
   const limit = pageSize(page.limit);

@@ -41,8 +41,8 @@ export async function entryVersions(
   bytes: ItemBytes<EntryVersion>,
 ): Promise<{ versions: EntryVersion[]; nextCursor?: string }> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
-  const after = page.cursor ? decodeVersionCursor(page.cursor) : 0;
   await loadVisible(ctx, v, id);
+  const after = page.cursor ? decodeVersionCursor(page.cursor) : 0;
   const limit = pageSize(page.limit);
   const history = ctx.entries.versionsStream(v.caller.tenant_id, id, after, limit + 1);
   const taken = await takePage(
