@@ -29,8 +29,8 @@ export interface ListQuery {
   limit: number;
 }
 
-/** Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~25 MiB in memory at most. */
-const STREAM_BATCH = 25;
+/** Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~10 MiB a batch at most (a page of the 8 MiB budget fits about one batch). */
+const STREAM_BATCH = 10;
 
 const entryOf = (d: EntryDoc): Entry => withId(d);
 const entryOrNull = (d: EntryDoc | null): Entry | null => (d ? entryOf(d) : null);
