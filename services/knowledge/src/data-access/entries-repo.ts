@@ -29,7 +29,10 @@ export interface ListQuery {
   limit: number;
 }
 
-/** Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~10 MiB a batch at most (a page of the 8 MiB budget fits about one batch). */
+/**
+ * Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~10 MiB a batch at most
+ * (a page of the 8 MiB budget is about one batch).
+ */
 const STREAM_BATCH = 10;
 
 const entryOf = (d: EntryDoc): Entry => withId(d);
