@@ -275,6 +275,8 @@ const DESCRIBED_RULES: { operationId: string; field: string; says: string }[] = 
   { operationId: 'searchSimilarProducts', field: 'anchor_weights', says: 'one weight per anchor' },
   { operationId: 'searchProducts', field: 'price_min', says: 'price_min must not exceed price_max' },
   { operationId: 'listKnowledgeEntries', field: 'cursor', says: 'any other cursor is a 422' },
+  { operationId: 'listKnowledgeEntryVersions', field: 'cursor', says: 'any other cursor is a 422' },
+  { operationId: 'listKnowledgeEntryTranslations', field: 'cursor', says: 'any other cursor is a 422' },
 ];
 
 function describedRule(op: Operation, res: HttpResponse): boolean {

@@ -46,3 +46,66 @@ export const JSON_LIMITS = {
   /** Characters of one key. */
   maxKeyLength: 128,
 } as const;
+
+/**
+ * Bytes of the items of one answer that lists entries (a page of entries, an entry's versions or
+ * translations, entry search hits), measured as their messages' JSON. A gRPC message is capped at
+ * 16 MiB and one entry may hold about 1 MiB (content and metadata within the body limit), so a
+ * page of 500 could pass the cap; half of it leaves room for the message's envelope and for one
+ * oversized first item. The REST body the gateway writes from such a message stays within the
+ * budget too (each item's allowance covers the nulls and brackets the REST view adds).
+ * An answer is cut short when its next item would pass the budget (the first item always goes),
+ * and a paged answer's next cursor continues right after its last item.
+ */
+export const ANSWER_BYTE_BUDGET = 8 * 1024 * 1024;
+
+/**
+ * What one item of an answer counts against the budget: its message's JSON in UTF-8 bytes (at
+ * least its protobuf encoding: every string is at least as long, every field name longer than a
+ * tag) plus 512 bytes for the nulls and field names the REST view adds.
+ */
+export function answerItemBytes(message: unknown): number {
+  return Buffer.byteLength(JSON.stringify(message) ?? '', 'utf8') + 512;
+}
+
+/**
+ * The running total of one answer against a byte budget. `admit` says whether an item of that size
+ * still goes into the answer (and counts it when it does): the first item always does, so a page
+ * is never empty; after it, only while the total stays within the budget. Once an item is refused
+ * the answer is closed: nothing after it is admitted either, so the answer is a prefix of the
+ * items in order and a cursor after its last item loses nothing.
+ */
+export class AnswerBudget {
+  private used = 0;
+  private admitted = 0;
+  private closed = false;
+
+  constructor(readonly budget: number = ANSWER_BYTE_BUDGET) {}
+
+  admit(bytes: number): boolean {
+    if (this.closed) return false;
+    if (this.admitted > 0 && this.used + bytes > this.budget) {
+      this.closed = true;
+      return false;
+    }
+    this.used += bytes;
+    this.admitted += 1;
+    return true;
+  }
+
+  /** Bytes admitted so far. */
+  get bytes(): number {
+    return this.used;
+  }
+}
+
+/** The longest prefix of `items` whose sizes fit the budget (at least the first item). */
+export function withinBudget<T>(items: readonly T[], size: (item: T) => number, budget = ANSWER_BYTE_BUDGET): T[] {
+  const b = new AnswerBudget(budget);
+  const kept: T[] = [];
+  for (const item of items) {
+    if (!b.admit(size(item))) break;
+    kept.push(item);
+  }
+  return kept;
+}

@@ -181,6 +181,14 @@ export const EntryListQuery = Type.Object({
   ),
 });
 
+/** A page of an entry's versions or translations (extension, like the entry list's limit and cursor). */
+export const EntryHistoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'extension: page size' })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' }),
+  ),
+});
+
 export const EntryVersion = Type.Object(
   {
     version: Type.Integer(),

@@ -29,6 +29,12 @@ export interface ListQuery {
   limit: number;
 }
 
+/**
+ * Documents per batch of a streamed read: an entry may hold ~1 MiB, so ~10 MiB a batch at most
+ * (a page of the 8 MiB budget is about one batch).
+ */
+const STREAM_BATCH = 10;
+
 const entryOf = (d: EntryDoc): Entry => withId(d);
 const entryOrNull = (d: EntryDoc | null): Entry | null => (d ? entryOf(d) : null);
 const entriesOf = (docs: EntryDoc[]): Entry[] => docs.map(entryOf);
@@ -153,14 +159,19 @@ export function entriesRepo(models: KnowledgeModels) {
       return res.deletedCount === 1;
     },
 
-    /** One page of the entries matching the query, newest change first. */
-    async list(tenantId: string, q: ListQuery): Promise<Entry[]> {
-      return entriesOf(
-        await EntryModel.find({ tenant_id: tenantId, $and: listFilter(q) })
-          .sort({ updated_at: -1, _id: 1 })
-          .limit(q.limit)
-          .lean<EntryDoc[]>(),
-      );
+    /**
+     * The entries matching the query, newest change first, read a batch at a time: the caller
+     * stops when its answer is full (by count or by bytes), so at most a batch more than the
+     * answer is ever in memory, however large the entries.
+     */
+    async *listStream(tenantId: string, q: ListQuery): AsyncGenerator<Entry> {
+      const cursor = EntryModel.find({ tenant_id: tenantId, $and: listFilter(q) })
+        .sort({ updated_at: -1, _id: 1 })
+        .limit(q.limit)
+        .batchSize(Math.min(q.limit, STREAM_BATCH))
+        .lean<EntryDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield entryOf(d as EntryDoc);
     },
 
     async countInCategory(tenantId: string, categoryId: string): Promise<number> {
@@ -176,12 +187,43 @@ export function entriesRepo(models: KnowledgeModels) {
       );
     },
 
-    async translationGroup(tenantId: string, groupId: string): Promise<Entry[]> {
-      return entriesOf(
-        await EntryModel.find({ tenant_id: tenantId, translation_group_id: groupId })
-          .sort({ created_at: 1, _id: 1 })
-          .lean<EntryDoc[]>(),
-      );
+    /** Whether the group already has an entry in this language (read without loading the group's entries). */
+    async translationLanguageTaken(tenantId: string, groupId: string, language: string): Promise<boolean> {
+      return (await EntryModel.exists({ tenant_id: tenantId, translation_group_id: groupId, language })) !== null;
+    },
+
+    /** The group's source (the member that is no one's translation): its id and when its text last changed. */
+    async translationSource(
+      tenantId: string,
+      groupId: string,
+    ): Promise<Pick<Entry, 'id' | 'content_changed_at'> | null> {
+      const d = await EntryModel.findOne(
+        { tenant_id: tenantId, translation_group_id: groupId, translation_of: null },
+        { _id: 1, content_changed_at: 1 },
+      ).lean<{ _id: string; content_changed_at: Date }>();
+      return d ? { id: d._id, content_changed_at: d.content_changed_at } : null;
+    },
+
+    /** The group's members after a place in its order (created_at, then id), at most `limit`, read a batch at a time. */
+    async *translationGroupStream(
+      tenantId: string,
+      groupId: string,
+      after: { createdAt: Date; id: string } | null,
+      limit: number,
+    ): AsyncGenerator<Entry> {
+      const cursor = EntryModel.find({
+        tenant_id: tenantId,
+        translation_group_id: groupId,
+        ...(after
+          ? { $or: [{ created_at: { $gt: after.createdAt } }, { created_at: after.createdAt, _id: { $gt: after.id } }] }
+          : {}),
+      })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit)
+        .batchSize(Math.min(limit, STREAM_BATCH))
+        .lean<EntryDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield entryOf(d as EntryDoc);
     },
 
     /**
@@ -225,12 +267,20 @@ export function entriesRepo(models: KnowledgeModels) {
       await EntryVersionModel.create([{ _id: randomUUID(), ...v, snapshot: snapshotDoc(v.snapshot) }], opts(tx));
     },
 
-    async versions(tenantId: string, entryId: string): Promise<EntryVersion[]> {
-      return (
-        await EntryVersionModel.find({ tenant_id: tenantId, entry_id: entryId })
-          .sort({ version: 1 })
-          .lean<EntryVersionDoc[]>()
-      ).map(versionOf);
+    /** The stored states of an entry after `afterVersion`, oldest first, at most `limit`, read a batch at a time (as listStream). */
+    async *versionsStream(
+      tenantId: string,
+      entryId: string,
+      afterVersion: number,
+      limit: number,
+    ): AsyncGenerator<EntryVersion> {
+      const cursor = EntryVersionModel.find({ tenant_id: tenantId, entry_id: entryId, version: { $gt: afterVersion } })
+        .sort({ version: 1 })
+        .limit(limit)
+        .batchSize(Math.min(limit, STREAM_BATCH))
+        .lean<EntryVersionDoc[]>()
+        .cursor();
+      for await (const d of cursor) yield versionOf(d as EntryVersionDoc);
     },
 
     async addTombstone(t: EntryTombstone, tx?: Transaction): Promise<void> {

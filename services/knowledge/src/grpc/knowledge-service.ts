@@ -1,4 +1,11 @@
-import { type ErrorMapper, type Logger, type knowledgeV1, requireCaller, unaryMapping } from '@kb/common';
+import {
+  answerItemBytes,
+  type ErrorMapper,
+  type Logger,
+  type knowledgeV1,
+  requireCaller,
+  unaryMapping,
+} from '@kb/common';
 import type { CategoryUseCases } from '../domain/categories';
 import type { EntryUseCases } from '../domain/entries';
 import type { AuthenticationUseCases } from '../domain/authentication';
@@ -10,10 +17,11 @@ import {
   entryInput,
   entryListRequest,
   entryMessage,
+  entrySearchHitMessage,
   entrySearchRequest,
   entryVersionMessage,
   tenantMessage,
-  translationsMessage,
+  translationMessage,
 } from './mappers';
 
 interface Deps {
@@ -84,21 +92,34 @@ export function knowledgeServiceImpl(
       return { id: req.entry_id };
     }),
     ListEntries: unary(logger, 'ListEntries', async (req: knowledgeV1.ListEntriesRequest__Output) => {
-      const page = await entries.list(req.caller, entryListRequest(req));
-      return { entries: page.entries.map(entryMessage), ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}) };
+      const sent = measured(entryMessage);
+      const page = await entries.list(req.caller, entryListRequest(req), sent.bytes);
+      return {
+        entries: page.entries.map(sent.message),
+        ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+      };
     }),
-    ListEntryVersions: unary(logger, 'ListEntryVersions', async (req: knowledgeV1.GetEntryRequest__Output) => ({
-      versions: (await entries.versions(req.caller, req.entry_id)).map(entryVersionMessage),
-    })),
-    ListTranslations: unary(logger, 'ListTranslations', async (req: knowledgeV1.GetEntryRequest__Output) =>
-      translationsMessage(await entries.translations(req.caller, req.entry_id)),
-    ),
-    SearchEntries: unary(logger, 'SearchEntries', async (req: knowledgeV1.SearchEntriesRequest__Output) => ({
-      hits: (await entries.search(req.caller, entrySearchRequest(req))).map((h) => ({
-        ...h,
-        entry: entryMessage(h.entry),
-      })),
-    })),
+    ListEntryVersions: unary(logger, 'ListEntryVersions', async (req: knowledgeV1.ListEntryVersionsRequest__Output) => {
+      const sent = measured(entryVersionMessage);
+      const page = await entries.versions(req.caller, req.entry_id, pageOf(req), sent.bytes);
+      return {
+        versions: page.versions.map(sent.message),
+        ...(page.nextCursor ? { next_cursor: page.nextCursor } : {}),
+      };
+    }),
+    ListTranslations: unary(logger, 'ListTranslations', async (req: knowledgeV1.ListTranslationsRequest__Output) => {
+      const sent = measured(translationMessage);
+      const group = await entries.translations(req.caller, req.entry_id, pageOf(req), sent.bytes);
+      return {
+        translation_group_id: group.groupId,
+        translations: group.members.map(sent.message),
+        ...(group.nextCursor ? { next_cursor: group.nextCursor } : {}),
+      };
+    }),
+    SearchEntries: unary(logger, 'SearchEntries', async (req: knowledgeV1.SearchEntriesRequest__Output) => {
+      const sent = measured(entrySearchHitMessage);
+      return { hits: (await entries.search(req.caller, entrySearchRequest(req), sent.bytes)).map(sent.message) };
+    }),
     AssignEntriesToSite: unary(
       logger,
       'AssignEntriesToSite',
@@ -109,4 +130,26 @@ export function knowledgeServiceImpl(
       entries.forgetSite(req.caller, req.site_id),
     ),
   };
+}
+
+/** A page request's limit (0: the default) and cursor. */
+function pageOf(req: { limit: number; cursor?: string | null }): { limit: number; cursor?: string } {
+  return { limit: req.limit, ...(req.cursor ? { cursor: req.cursor } : {}) };
+}
+
+/**
+ * Where an answer's byte budget meets its messages: `bytes` builds an item's message and measures
+ * it (the use case cuts the answer with it), `message` hands back the message already built.
+ */
+function measured<T extends object, M>(build: (item: T) => M): { bytes: (item: T) => number; message: (item: T) => M } {
+  const built = new WeakMap<T, M>();
+  const message = (item: T): M => {
+    let m = built.get(item);
+    if (m === undefined) {
+      m = build(item);
+      built.set(item, m);
+    }
+    return m;
+  };
+  return { bytes: (item) => answerItemBytes(message(item)), message };
 }

@@ -1,6 +1,12 @@
 import type { knowledgeV1 } from '@kb/common';
 import type { CategoryChanges, CategoryInput } from '../domain/categories';
-import type { EntryInput, EntryListRequest, EntrySearchRequest, TranslationMember } from '../domain/entries';
+import type {
+  EntryInput,
+  EntryListRequest,
+  EntrySearchHit,
+  EntrySearchRequest,
+  TranslationMember,
+} from '../domain/entries';
 import { effectiveSettings } from '../domain/tenant-settings';
 import type { ApiToken, Category, Entry, EntryVersion, Tenant } from '../domain/types';
 
@@ -75,18 +81,12 @@ export function apiTokenMessage(token: ApiToken): knowledgeV1.ApiTokenIdentity {
   };
 }
 
-export function translationsMessage(group: {
-  groupId: string;
-  members: TranslationMember[];
-}): knowledgeV1.ListTranslationsResponse {
-  return {
-    translation_group_id: group.groupId,
-    translations: group.members.map((m) => ({
-      entry: entryMessage(m.entry),
-      is_source: m.isSource,
-      outdated: m.outdated,
-    })),
-  };
+export function translationMessage(m: TranslationMember): knowledgeV1.Translation {
+  return { entry: entryMessage(m.entry), is_source: m.isSource, outdated: m.outdated };
+}
+
+export function entrySearchHitMessage(h: EntrySearchHit): knowledgeV1.EntrySearchHit {
+  return { ...h, entry: entryMessage(h.entry) };
 }
 
 export function categoryMessage(c: Category): knowledgeV1.Category {

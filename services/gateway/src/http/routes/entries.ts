@@ -6,6 +6,7 @@ import { Uuid } from '../schemas';
 import {
   Entry,
   EntryCreate,
+  EntryHistoryQuery,
   EntryListQuery,
   EntryUpdate,
   EntryVersion,
@@ -105,7 +106,8 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
     description:
       'Ordered by updated_at descending, then id. The visibility ceiling and personal ownership always apply. Expired memory entries ' +
       'only with include_expired=true. Extension: limit (default 100, max 500) and cursor; the next page is in the ' +
-      'Link rel="next" header. ' +
+      'Link rel="next" header. A page also ends early when its next entry would take the entries past 8 MiB (at least one ' +
+      'entry per page; the Link header then continues right after the last entry shown). ' +
       'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422.',
     tag: TAG,
     query: EntryListQuery,
@@ -113,15 +115,12 @@ function entryReadRoutes(routes: RouteTable, backends: Backends): void {
       200: {
         description: 'Entries',
         schema: Type.Array(Entry),
-        headers: { Link: { description: 'The next page: <…>; rel="next" (absent on the last page)', required: false } },
+        headers: NEXT_LINK,
       },
     },
     handler: async ({ query, caller, ctx }) => {
       const res = await backends.knowledge.call('ListEntries', listEntriesRequest(caller, query));
-      const headers: Record<string, string> = res.next_cursor
-        ? { Link: nextPageLink(PATH, ctx.query, res.next_cursor) }
-        : {};
-      return { body: res.entries.map(entryJson), headers };
+      return { body: res.entries.map(entryJson), headers: nextPageHeaders(PATH, ctx.query, res.next_cursor) };
     },
   });
 
@@ -164,24 +163,53 @@ function entryDeleteRoute(routes: RouteTable, backends: Backends): void {
   });
 }
 
+const NEXT_LINK = {
+  Link: { description: 'The next page: <…>; rel="next" (absent on the last page)', required: false },
+};
+
+/** An answer that continues on a next page: the Link header to it when the service gave a cursor. */
+function nextPageHeaders(
+  path: string,
+  query: Record<string, string | string[] | undefined>,
+  cursor?: string | null,
+): Record<string, string> {
+  return cursor ? { Link: nextPageLink(path, query, cursor) } : {};
+}
+
 /** What an entry has been (its versions) and what it is in other languages (its translations). */
 function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
+  const page = (query: { limit?: number; cursor?: string }) => ({
+    limit: query.limit ?? 100,
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  });
+
   routes.define({
     method: 'get',
     path: `${PATH}/{entry_id}/versions`,
     operationId: 'listKnowledgeEntryVersions',
     summary: 'Version history of an entry',
     description:
-      'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when.',
+      'Every state the entry has had, oldest first, each with who wrote it (user id, audit source, client id) and when. ' +
+      'Paged like the entry list: limit (default 100, max 500) and cursor, the next page in the Link rel="next" header; ' +
+      'a page also ends early when its next state would take it past 8 MiB (at least one state per page). ' +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422 ' +
+      '(an unknown entry is a 404 first).',
     tag: TAG,
     extension: true,
     params: Params,
-    responses: { 200: { description: 'Versions', schema: Type.Array(EntryVersion) } },
-    handler: async ({ params, caller }) => ({
-      body: (await backends.knowledge.call('ListEntryVersions', { caller, entry_id: params.entry_id })).versions.map(
-        entryVersionJson,
-      ),
-    }),
+    query: EntryHistoryQuery,
+    responses: { 200: { description: 'Versions', schema: Type.Array(EntryVersion), headers: NEXT_LINK } },
+    handler: async ({ params, query, caller, ctx }) => {
+      const res = await backends.knowledge.call('ListEntryVersions', {
+        caller,
+        entry_id: params.entry_id,
+        ...page(query),
+      });
+      return {
+        body: res.versions.map(entryVersionJson),
+        headers: nextPageHeaders(`${PATH}/${params.entry_id}/versions`, ctx.query, res.next_cursor),
+      };
+    },
   });
 
   routes.define({
@@ -191,15 +219,24 @@ function entryHistoryRoutes(routes: RouteTable, backends: Backends): void {
     summary: 'Translations of an entry',
     description:
       "The entry's translation group (the members the caller may see), with is_source and outdated: true when the source's title, " +
-      "summary or content changed after the translation's own text was last edited.",
+      "summary or content changed after the translation's own text was last edited. Paged like the versions (oldest member first). " +
+      'A rule JSON Schema cannot state: cursor is an opaque token, used as the Link header gives it; any other cursor is a 422 ' +
+      '(an unknown entry is a 404 first).',
     tag: TAG,
     extension: true,
     params: Params,
-    responses: { 200: { description: 'Translations', schema: Type.Array(Translation) } },
-    handler: async ({ params, caller }) => ({
-      body: (await backends.knowledge.call('ListTranslations', { caller, entry_id: params.entry_id })).translations.map(
-        translationJson,
-      ),
-    }),
+    query: EntryHistoryQuery,
+    responses: { 200: { description: 'Translations', schema: Type.Array(Translation), headers: NEXT_LINK } },
+    handler: async ({ params, query, caller, ctx }) => {
+      const res = await backends.knowledge.call('ListTranslations', {
+        caller,
+        entry_id: params.entry_id,
+        ...page(query),
+      });
+      return {
+        body: res.translations.map(translationJson),
+        headers: nextPageHeaders(`${PATH}/${params.entry_id}/translations`, ctx.query, res.next_cursor),
+      };
+    },
   });
 }

@@ -18,7 +18,8 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends): void 
       'calibrated relevance (0-1; at 0.5 and above the entry most likely answers). min_relevance leaves out weaker hits, so a ' +
       'question nothing answers gets []. Filters: types, category_id, language, site_id (uuid or slug), tags (any of, at most 20), ' +
       'updated_after. include_content false leaves the whole content out. Hits are re-checked against MongoDB, so a stale index ' +
-      'never shows an entry (or a passage of one) the caller may not see. limit 1-50, default 10.',
+      'never shows an entry (or a passage of one) the caller may not see. limit 1-50, default 10; fewer hits when the best ones ' +
+      'together pass 8 MiB (large entries: the best hit always comes; include_content false makes hits small).',
     tag: 'search',
     readOnly: true,
     extension: true,

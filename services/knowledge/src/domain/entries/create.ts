@@ -74,8 +74,8 @@ async function translationPlace(
   if (!of) return { groupId: randomUUID(), of: null };
   const source = await ctx.entries.findReadable(v.caller.tenant_id, of, readableBy(v));
   if (!source) throw AppError.notFound('Translation source entry not found');
-  const group = await ctx.entries.translationGroup(v.caller.tenant_id, source.translation_group_id);
-  if (group.some((m) => m.language === language)) throw languageTaken(language);
+  if (await ctx.entries.translationLanguageTaken(v.caller.tenant_id, source.translation_group_id, language))
+    throw languageTaken(language);
   return { groupId: source.translation_group_id, of: source.translation_of ?? source.id };
 }
 

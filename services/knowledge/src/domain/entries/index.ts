@@ -7,15 +7,20 @@ import type { EntryInput } from './input';
 import { listEntries, type EntryListRequest } from './list';
 import { removeEntry } from './remove';
 import { searchEntries, type EntrySearchRequest } from './search';
-import { entryTranslations } from './translations';
+import type { ItemBytes } from './paging';
+import type { EntrySearchHit } from './search';
+import { entryTranslations, type TranslationMember, type TranslationsPage } from './translations';
 import { updateEntry } from './update';
-import { entryVersions } from './versions';
+import { entryVersions, type VersionsPage } from './versions';
+import type { Entry, EntryVersion } from '../types';
 
 export type { EntryDeps } from './context';
 export type { EntryInput } from './input';
 export type { EntryListRequest } from './list';
-export type { EntrySearchRequest } from './search';
-export type { TranslationMember } from './translations';
+export type { EntrySearchHit, EntrySearchRequest } from './search';
+export type { TranslationMember, TranslationsPage } from './translations';
+export type { VersionsPage } from './versions';
+export type { ItemBytes } from './paging';
 
 type CallerIn = Caller | null | undefined;
 
@@ -29,10 +34,13 @@ export function entryUseCases(deps: EntryDeps) {
     get: (caller: CallerIn, id: string) => getEntry(ctx, caller, id),
     remove: (caller: CallerIn, id: string, expectedVersion: number | undefined) =>
       removeEntry(ctx, caller, id, expectedVersion),
-    list: (caller: CallerIn, req: EntryListRequest) => listEntries(ctx, caller, req),
-    versions: (caller: CallerIn, id: string) => entryVersions(ctx, caller, id),
-    translations: (caller: CallerIn, id: string) => entryTranslations(ctx, caller, id),
-    search: (caller: CallerIn, req: EntrySearchRequest) => searchEntries(ctx, caller, req),
+    list: (caller: CallerIn, req: EntryListRequest, bytes: ItemBytes<Entry>) => listEntries(ctx, caller, req, bytes),
+    versions: (caller: CallerIn, id: string, page: VersionsPage, bytes: ItemBytes<EntryVersion>) =>
+      entryVersions(ctx, caller, id, page, bytes),
+    translations: (caller: CallerIn, id: string, page: TranslationsPage, bytes: ItemBytes<TranslationMember>) =>
+      entryTranslations(ctx, caller, id, page, bytes),
+    search: (caller: CallerIn, req: EntrySearchRequest, bytes: ItemBytes<EntrySearchHit>) =>
+      searchEntries(ctx, caller, req, bytes),
     assignSite: (caller: CallerIn, siteId: string, ids: string[]) => assignSite(ctx, caller, siteId, ids),
     forgetSite: (caller: CallerIn, siteId: string) => forgetSite(ctx, caller, siteId),
   };

@@ -1,9 +1,18 @@
-import { AppError, inSpan, markTerms, SEARCH_DEFAULT_LIMIT, splitPassages, type Caller } from '@kb/common';
+import {
+  AppError,
+  inSpan,
+  markTerms,
+  SEARCH_DEFAULT_LIMIT,
+  splitPassages,
+  withinBudget,
+  type Caller,
+} from '@kb/common';
 import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
 import { skillIndexAsSeenBy } from '../skill-index';
 import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
+import type { ItemBytes } from './paging';
 import { coverageOf } from './relevance';
 
 /** Passages per hit when the request names none. */
@@ -154,6 +163,7 @@ export async function searchEntries(
   ctx: EntryContext,
   callerIn: Caller | null | undefined,
   req: EntrySearchRequest,
+  bytes: ItemBytes<EntrySearchHit>,
 ): Promise<EntrySearchHit[]> {
   const v = await viewerFor(ctx, callerIn, 'knowledge:read');
   const min = req.min_relevance ?? 0;
@@ -189,10 +199,15 @@ export async function searchEntries(
       v.caller.tenant_id,
       res.hits.map((h) => h.id),
     );
-    const hits = stillMatching(v, req, res.hits, loaded)
-      .flatMap((m) => seenBy(v, req.query, m))
-      .map((m) => answered(m, req.query, passages, req.include_content !== false))
-      .filter((h) => h.relevance >= min);
+    // The best hits that fit the answer's byte budget (at least the best one): fewer than the
+    // limit when the entries are large; a search has no next page.
+    const hits = withinBudget(
+      stillMatching(v, req, res.hits, loaded)
+        .flatMap((m) => seenBy(v, req.query, m))
+        .map((m) => answered(m, req.query, passages, req.include_content !== false))
+        .filter((h) => h.relevance >= min),
+      bytes,
+    );
     span.setAttributes(provenance(hits));
     return hits;
   });
