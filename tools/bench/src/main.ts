@@ -38,7 +38,10 @@ import { summariseDir, type ProfileSummary } from './profiles';
 import { markdown, writeReport, type Report, type SearchRow, type SimilarRowResult, type TierResult } from './report';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-/** `ingest`: only the cold ingest (ingestOnly); `tracing`: load BENCH_PRODUCTS products and measure only what tracing costs (tracingCost). */
+/**
+ * `ingest`: only the cold ingest (ingestOnly); `tracing`: load BENCH_PRODUCTS products and measure
+ * only what tracing costs (tracingCost).
+ */
 const ONLY = process.env.BENCH_ONLY;
 if (ONLY !== undefined && ONLY !== 'ingest' && ONLY !== 'tracing')
   throw new Error(`BENCH_ONLY: "ingest" or "tracing", not ${ONLY}`);
@@ -519,7 +522,7 @@ async function mainTier(
       { traceparent: `00-${traceId}-${randomHex(8)}-01` },
     );
   }
-  await new Promise((r) => setTimeout(r, 2500));
+  await new Promise((r) => setTimeout(r, 5000));
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
   memory(ctx, report.memoryMiB);
 
