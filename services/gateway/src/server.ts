@@ -60,7 +60,7 @@ export function createGatewayApp(
   siteKnowledgeRoutes(routes, backends);
   categoryRoutes(routes, backends);
   siteRoutes(routes, backends);
-  productRoutes(routes, backends);
+  productRoutes(routes, backends, reads);
   similarSearchRoutes(routes, backends, reads);
   productSearchRoutes(routes, backends, reads);
 

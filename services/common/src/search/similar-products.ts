@@ -61,12 +61,18 @@ export const byScoreThenId = (a: { id: string; score: number }, b: { id: string;
 
 /**
  * Anchors' vectors kept between searches, by product id with the version they were read at. A
- * kept anchor is used only after the index confirms its version (read beside the search).
+ * kept anchor is used as it is while the index confirmed its version recently (`confirmed`);
+ * otherwise only after the index confirms it again, read beside the search.
  */
 export interface AnchorCache {
   get(id: string): StoredProduct | undefined;
+  /** Keeps the anchor as read now (its version just confirmed). */
   set(anchor: StoredProduct): void;
   delete(id: string): void;
+  /** The kept version was confirmed by the index recently enough to be used without asking. */
+  confirmed(id: string): boolean;
+  /** The index confirmed the kept version now. */
+  confirm(id: string): void;
 }
 
 /** What a similar search reads the index through. */
@@ -237,11 +243,13 @@ export async function similarProducts(deps: SimilarDeps, tenantId: string, req: 
     searchAround(deps, { index, tenantId, req, checked, weightOf }, tenantAnchors(found, weightOf, tenantId));
   const cache = deps.anchorCache;
   const kept = cache && keptAnchors(cache, ids, checked.mode === 'hybrid' ? PRODUCT_VECTOR_FIELDS : [checked.mode]);
+  if (cache && kept && ids.every((id) => cache.confirmed(id))) return around(kept);
   if (cache && kept) {
     // The search runs on the kept vectors while the index says whether they still hold.
     const [now, answer] = await Promise.allSettled([readAnchorVersions(deps.es, index, ids), around(kept)]);
     if (now.status === 'rejected') throw now.reason;
     if (stillCurrent(kept, now.value)) {
+      for (const id of ids) cache.confirm(id);
       if (answer.status === 'rejected') throw answer.reason;
       return answer.value;
     }

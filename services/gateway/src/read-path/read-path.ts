@@ -29,11 +29,14 @@ import {
 } from '@kb/common/search';
 import type { Backends } from '../clients/backends';
 
-/**
- * Anchors whose vectors are kept (three 384-dim fields: ~5 KB each, so ~10 MB at most). Kept
- * vectors are used only once the index confirms the anchor's version, read beside the search.
- */
+/** Anchors whose vectors are kept (three 384-dim fields: ~5 KB each, so ~10 MB at most). */
 const ANCHORS_KEPT = 2_000;
+/**
+ * How long an anchor's kept version counts as confirmed: within it, a search uses the kept
+ * vectors without asking the index. A product written through this gateway is forgotten at once;
+ * one written elsewhere (another replica, the import CLI) counts for at most this long.
+ */
+export const ANCHOR_CONFIRMED_MS = 1_000;
 /** How long a site's id (by uuid or slug) is kept: a deleted site's slug is refused at most this late. */
 const SITE_TTL_MS = 5_000;
 const SITES_KEPT = 10_000;
@@ -51,6 +54,8 @@ export interface SimilarReadAnswer {
 export interface ReadPath {
   /** The similar search answered from the index; undefined when the index cannot answer it alone (then ask the catalog). */
   similar(caller: Caller, req: catalogV1.SimilarProductsRequest): Promise<SimilarReadAnswer | undefined>;
+  /** A product written or deleted through this gateway: its kept anchor vectors are dropped. */
+  forgetProduct(id: string): void;
   /** The product search answered from the index; undefined when the index cannot answer it alone. */
   searchProducts(
     caller: Caller,
@@ -74,9 +79,23 @@ function anchorsOf(req: catalogV1.SimilarProductsRequest): { anchors: string[]; 
   return { anchors, weights };
 }
 
-function anchorCache(): AnchorCache {
-  const kept = new LRUCache<string, StoredProduct>({ max: ANCHORS_KEPT });
-  return { get: (id) => kept.get(id), set: (a) => void kept.set(a.id, a), delete: (id) => void kept.delete(id) };
+export function anchorCache(): AnchorCache & { forget(id: string): void } {
+  const kept = new LRUCache<string, { anchor: StoredProduct; confirmedAt: number }>({ max: ANCHORS_KEPT });
+  const confirmed = (id: string) => {
+    const k = kept.get(id);
+    return k !== undefined && Date.now() - k.confirmedAt < ANCHOR_CONFIRMED_MS;
+  };
+  return {
+    get: (id) => kept.get(id)?.anchor,
+    set: (anchor) => void kept.set(anchor.id, { anchor, confirmedAt: Date.now() }),
+    delete: (id) => void kept.delete(id),
+    forget: (id) => void kept.delete(id),
+    confirmed,
+    confirm: (id) => {
+      const k = kept.get(id);
+      if (k) k.confirmedAt = Date.now();
+    },
+  };
 }
 
 /**
@@ -122,6 +141,8 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     caller: Caller,
     req: catalogV1.SimilarProductsRequest,
   ): Promise<SimilarReadAnswer | undefined> {
+    // The services' rule, kept here: a search needs knowledge:read (a write-only token gets 403).
+    requireScope(caller, 'knowledge:read');
     watch.assertUp();
     const index = await productsAlias(caller);
     if (!index) return undefined; // a similarity service that does not name its aliases
@@ -252,6 +273,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
 
   return {
     similar,
+    forgetProduct: (id) => anchors.forget(id),
     searchProducts,
     start: () => watch.start(),
     stop: () => {

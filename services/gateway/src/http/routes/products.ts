@@ -6,14 +6,19 @@ import { Product, ProductBulk, ProductBulkResponse, ProductCreate, SiteQuery } f
 import { bulkAnswer, bulkItems, rawJson } from '../catalog-requests';
 import { withExactDecimals } from '../exact-numbers';
 import { productJson, requiredProduct } from '../catalog-views';
+import type { ReadPath } from '../../read-path/read-path';
 
-export function productRoutes(routes: RouteTable, backends: Backends): void {
-  productUpsertRoute(routes, backends);
-  productByIdRoutes(routes, backends);
-  productBulkRoute(routes, backends);
+/** Product writes; each written or deleted product is forgotten by the read path's anchor cache. */
+export function productRoutes(routes: RouteTable, backends: Backends, reads?: ReadPath): void {
+  const forget = (id: string | null | undefined) => id && reads?.forgetProduct(id);
+  productUpsertRoute(routes, backends, forget);
+  productByIdRoutes(routes, backends, forget);
+  productBulkRoute(routes, backends, forget);
 }
 
-function productUpsertRoute(routes: RouteTable, backends: Backends): void {
+type Forget = (id: string | null | undefined) => void;
+
+function productUpsertRoute(routes: RouteTable, backends: Backends, forget: Forget): void {
   routes.define({
     method: 'post',
     path: '/products',
@@ -38,6 +43,7 @@ function productUpsertRoute(routes: RouteTable, backends: Backends): void {
         product_json: JSON.stringify(exact),
       });
       const product = productJson(requiredProduct(res.product));
+      forget(product.id);
       return {
         status: res.status === 'created' ? 201 : 200,
         body: product,
@@ -50,7 +56,7 @@ function productUpsertRoute(routes: RouteTable, backends: Backends): void {
   });
 }
 
-function productByIdRoutes(routes: RouteTable, backends: Backends): void {
+function productByIdRoutes(routes: RouteTable, backends: Backends, forget: Forget): void {
   routes.define({
     method: 'get',
     path: '/products/{product_id}',
@@ -79,12 +85,13 @@ function productByIdRoutes(routes: RouteTable, backends: Backends): void {
     responses: { 204: { description: 'Deleted' } },
     handler: async ({ params, caller }) => {
       await backends.catalog.call('DeleteProduct', { caller, product_id: params.product_id });
+      forget(params.product_id);
       return { status: 204, body: null };
     },
   });
 }
 
-function productBulkRoute(routes: RouteTable, backends: Backends): void {
+function productBulkRoute(routes: RouteTable, backends: Backends, forget: Forget): void {
   routes.define({
     method: 'post',
     path: '/products/bulk',
@@ -109,6 +116,7 @@ function productBulkRoute(routes: RouteTable, backends: Backends): void {
             products_json: items.sent.map((s) => s.json),
           })
         : await backends.catalog.call('GetSite', { caller, site_id: query.site_id }).then(() => ({ results: [] }));
+      for (const r of res.results) forget(r.id);
       return { body: bulkAnswer(body.products.length, items, res.results) };
     },
   });
