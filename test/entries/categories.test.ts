@@ -293,6 +293,7 @@ describe('probes and OpenAPI', () => {
     expect(ready.json.checks).toEqual({
       catalog: 'up',
       'catalog.mongodb': 'up',
+      'gateway.elasticsearch': 'up', // the read path's own connection
       knowledge: 'up',
       'knowledge.mongodb': 'up',
       similarity: 'up',

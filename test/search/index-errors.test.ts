@@ -107,10 +107,15 @@ describe('values longer than any keyword term', () => {
       );
     const d = await indexed('products', id);
     expect(d.index_error).toBeUndefined();
-    const found = await stack.request(tenant, '/api/knowledge/search/products', {
-      method: 'POST',
-      token: admin,
-      body: { query: 'gardentools' },
+    // The background indexer does not refresh: the version is searchable at the index's next
+    // refresh (1 s), and the read path answers from the index.
+    const found = await until('the new version searchable', async () => {
+      const res = await stack.request(tenant, '/api/knowledge/search/products', {
+        method: 'POST',
+        token: admin,
+        body: { query: 'gardentools' },
+      });
+      return res.json.products?.[0]?.category === long('gardentools') ? res : undefined;
     });
     expect(found.status).toBe(200);
     expect(found.json.products[0]).toMatchObject({ id, category: long('gardentools') });

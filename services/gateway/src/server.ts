@@ -78,7 +78,7 @@ export function createGatewayApp(
     logger,
   });
   apiDocsRoutes(router);
-  probeRoutes(router, backends);
+  probeRoutes(router, backends, reads && (() => reads.elasticsearchUp()));
 
   app.use(requestId(logger));
   app.use(errorHandler(logger));

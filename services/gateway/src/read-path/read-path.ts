@@ -61,6 +61,8 @@ export interface ReadPath {
     caller: Caller,
     req: catalogV1.SearchProductsRequest,
   ): Promise<catalogV1.ProductSearchHit__Output[] | undefined>;
+  /** Whether the gateway's own watch sees Elasticsearch up (/readyz reports it). */
+  elasticsearchUp(): boolean;
   start(): Promise<void>;
   stop(): void;
 }
@@ -274,6 +276,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
   return {
     similar,
     forgetProduct: (id) => anchors.forget(id),
+    elasticsearchUp: () => watch.isUp(),
     searchProducts,
     start: () => watch.start(),
     stop: () => {

@@ -34,7 +34,8 @@ afterAll(async () => {
 const productsAlias = () => h.server.indices.alias('products');
 const getDoc = async (id: string, index = productsAlias()) => {
   try {
-    return await es.get<Record<string, unknown>>({ index, id });
+    // Vectors are kept out of _source unless asked for (exclude_source_vectors).
+    return await es.get<Record<string, unknown>>({ index, id, _source_exclude_vectors: false });
   } catch {
     return undefined;
   }
@@ -388,7 +389,14 @@ describe('deleting', () => {
 describe('indices and reindex', () => {
   test('when the system caller asks for the model, then name, dims and provider are answered', async () => {
     const info = await h.client.call('DescribeModel', { caller: SYSTEM });
-    expect(info).toEqual({ model: h.server.embedder.model, dims: h.server.embedder.dims, provider: 'local' });
+    expect(info).toEqual({
+      model: h.server.embedder.model,
+      dims: h.server.embedder.dims,
+      provider: 'local',
+      // The aliases searches read: the gateway's read path queries them.
+      products_alias: h.server.indices.alias('products'),
+      entries_alias: h.server.indices.alias('entries'),
+    });
   });
 
   test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {

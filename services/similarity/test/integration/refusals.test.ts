@@ -207,8 +207,11 @@ describe('a bulk request over Elasticsearch size limit', () => {
     // Elasticsearch answers 413 to a request over http.max_content_length (100 MB): stand-in client.
     const sizes: number[] = [];
     const fake = {
-      bulk: async ({ operations }: { operations: Record<string, unknown>[] }) => {
-        const docs = operations.filter((_, i) => i % 2 === 1);
+      bulk: async ({ operations }: { operations: (Record<string, unknown> | string)[] }) => {
+        // Document lines are sent as JSON text (documentJson), action lines as objects.
+        const docs = operations
+          .filter((_, i) => i % 2 === 1)
+          .map((d) => (typeof d === 'string' ? (JSON.parse(d) as Record<string, unknown>) : d));
         sizes.push(docs.length);
         if (docs.length > 1 || docs.some((d) => d['huge'])) {
           throw new errors.ResponseError({ body: '', statusCode: 413, headers: {}, warnings: null, meta: {} as never });

@@ -39,13 +39,15 @@ export function backServiceStates(checks: Record<string, string>): [string, bool
  * /healthz: the gateway process is alive. /readyz: every back service answers its gRPC
  * health check and reports its dependencies up; otherwise 503 naming what is down.
  */
-export function probeRoutes(router: Router, backends: Backends): void {
+export function probeRoutes(router: Router, backends: Backends, elasticsearchUp?: () => boolean): void {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
 
   router.get('/readyz', async (ctx) => {
     const checks = await readinessChecks(backends);
+    // The read path's own connection to Elasticsearch (its searches need it, not the similarity service).
+    if (elasticsearchUp) checks['gateway.elasticsearch'] = elasticsearchUp() ? 'up' : 'down';
     const down = Object.entries(checks)
       .filter(([, v]) => v !== 'up')
       .map(([k, v]) => `${k} ${v}`);
