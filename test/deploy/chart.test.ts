@@ -672,22 +672,52 @@ describe('secure defaults: a render with only the required values', () => {
     }
   });
 
-  test('when rendered, then egress is DNS plus what each component needs (MongoDB: knowledge, catalog; Elasticsearch: similarity)', () => {
-    const egressPorts = (c: string) =>
-      new Set(
-        find(rendered.required, 'NetworkPolicy', `initech-${c}`).spec.egress.flatMap(
-          (r: { ports: { port: number }[] }) => r.ports.map((p) => p.port),
-        ),
-      );
-    const ports = Object.fromEntries(COMPONENTS.map((c) => [c, egressPorts(c)]));
-    for (const c of COMPONENTS) expect([c, ports[c]?.has(53)]).toEqual([c, true]);
-    expect(COMPONENTS.filter((c) => ports[c]?.has(27017))).toEqual(['knowledge', 'catalog']);
-    expect(COMPONENTS.filter((c) => ports[c]?.has(9200))).toEqual(['similarity']);
-    // The local embedder needs no egress; the gateway's 443 is for OAuth JWKS.
-    expect(COMPONENTS.filter((c) => ports[c]?.has(443))).toEqual(['gateway']);
-    expect(([...(ports.gateway ?? [])] as number[]).sort((a, b) => a - b)).toEqual([
-      53, 443, 4317, 4318, 50051, 50052, 50053,
-    ]);
+  test(
+    'when rendered, then egress is DNS plus what each component needs ' +
+      "(MongoDB: knowledge, catalog; Elasticsearch: similarity, and the gateway's read path)",
+    () => {
+      const egressPorts = (c: string) =>
+        new Set(
+          find(rendered.required, 'NetworkPolicy', `initech-${c}`).spec.egress.flatMap(
+            (r: { ports: { port: number }[] }) => r.ports.map((p) => p.port),
+          ),
+        );
+      const ports = Object.fromEntries(COMPONENTS.map((c) => [c, egressPorts(c)]));
+      for (const c of COMPONENTS) expect([c, ports[c]?.has(53)]).toEqual([c, true]);
+      expect(COMPONENTS.filter((c) => ports[c]?.has(27017))).toEqual(['knowledge', 'catalog']);
+      // The gateway searches Elasticsearch itself (elasticsearch.readPath, on by default).
+      expect(COMPONENTS.filter((c) => ports[c]?.has(9200)).sort()).toEqual(['gateway', 'similarity']);
+      // The local embedder needs no egress; the gateway's 443 is for OAuth JWKS.
+      expect(COMPONENTS.filter((c) => ports[c]?.has(443))).toEqual(['gateway']);
+      expect(([...(ports.gateway ?? [])] as number[]).sort((a, b) => a - b)).toEqual([
+        53, 443, 4317, 4318, 9200, 50051, 50052, 50053,
+      ]);
+    },
+  );
+
+  test('when the read path is off, then the gateway has no Elasticsearch URL and no egress to it', async () => {
+    const objects = objectsOf(
+      await toolOutput(helm, [
+        'template',
+        'initech',
+        chart,
+        '--namespace',
+        'tenants',
+        '-f',
+        valuesFile('no-read-path', { elasticsearch: { readPath: { enabled: false } } }),
+      ]),
+    );
+    const gateway = find(objects, 'Deployment', 'initech-gateway');
+    const env = gateway.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name);
+    expect(env).not.toContain('ELASTICSEARCH_URL');
+    const egress = find(objects, 'NetworkPolicy', 'initech-gateway').spec.egress.flatMap(
+      (r: { ports: { port: number }[] }) => r.ports.map((p) => p.port),
+    );
+    expect(egress).not.toContain(9200);
+    const defaults = find(rendered.required, 'Deployment', 'initech-gateway');
+    expect(defaults.spec.template.spec.containers[0].env.map((e: { name: string }) => e.name)).toContain(
+      'ELASTICSEARCH_URL',
+    );
   });
 
   test('when rendered, then the Ingress has TLS for every host, the certificate in <release>-gateway-tls', () => {
