@@ -119,8 +119,16 @@ describe.each([
       const since = Date.now();
       await fault();
       try {
-        const notReady = await readyzUntil((r) => r.status === 503, since);
+        // Both watches report it: the similarity service's and the gateway's read path's, in either order.
+        const notReady = await readyzUntil(
+          (r) =>
+            r.status === 503 &&
+            r.json?.checks?.['similarity.elasticsearch'] === 'down' &&
+            r.json?.checks?.['gateway.elasticsearch'] === 'down',
+          since,
+        );
         expect(notReady.res.json.checks['similarity.elasticsearch']).toBe('down');
+        expect(notReady.res.json.checks['gateway.elasticsearch']).toBe('down');
         expect(notReady.res.headers['retry-after']).toBeDefined();
         expect(notReady.ms).toBeLessThan(3000);
         for (const search of [similar, productSearch, entrySearch])
