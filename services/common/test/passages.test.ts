@@ -221,7 +221,7 @@ describe('splitPassages', () => {
     expect(big).toHaveLength(1);
   });
 
-  test('a 100,000-character entry splits within the limits, in well under 50 ms', () => {
+  test('a 100,000-character entry splits within the limits, in linear time (no quadratic scan)', () => {
     const sections: string[] = [];
     for (let i = 0; sections.join('').length < 100_000; i++) {
       sections.push(
@@ -241,7 +241,10 @@ describe('splitPassages', () => {
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
       times.sort((a, b) => a - b);
-      expect(times[4]).toBeLessThan(50);
+      // A guard against a quadratic scan (seconds on 100,000 characters), not a speed target: the
+      // median is ~3 ms on a quiet machine and went past 50 ms on a loaded one. Speed is measured
+      // by the benchmark, never by a timed unit test.
+      expect(times[4]).toBeLessThan(500);
       expectValidPassages(input, passages);
       expect(passages.length).toBeGreaterThan(100);
     }
