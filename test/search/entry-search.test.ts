@@ -4,6 +4,9 @@
  * visibility inside the query and re-checked on the way out, deletes and edits reach the index.
  */
 import mongoose from 'mongoose';
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ENTRY_CONFIRMED_MS } from '@kb/gateway';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';
@@ -197,12 +200,27 @@ describe('visibility in search', () => {
     async () => {
       const e = (await create({ title: 'Quokka care guide', content: 'Feeding quokkas leaves and grasses.' })).id;
       expect(await hitIds('quokka', agent)).toContain(e);
-      // Changed behind the indexer's back: the index keeps "internal".
+      // Changed behind the indexer's back (and behind the gateway's: not a write through it, so
+      // what it confirmed counts for up to ENTRY_CONFIRMED_MS): the index keeps "internal".
       await conn.collection('knowledge_entries').updateOne({ _id: e as never }, { $set: { visibility: 'restricted' } });
+      await new Promise((r) => setTimeout(r, ENTRY_CONFIRMED_MS + 50));
       expect(await hitIds('quokka', agent)).not.toContain(e);
       expect(await hitIds('quokka', admin)).toContain(e);
     },
   );
+
+  test("when an entry's visibility is raised through the API, then an Agent's very next search leaves it out", async () => {
+    const e = (await create({ title: 'Numbat termite diet', content: 'Numbats eat termites.' })).id;
+    expect(await hitIds('numbat', agent)).toContain(e); // answered from the index, its version confirmed
+    const put = await stack.request(tenant, `${ENTRIES}/${e}`, {
+      method: 'PUT',
+      token: admin,
+      body: { visibility: 'restricted' },
+    });
+    expect(put.status).toBe(200);
+    expect(await hitIds('numbat', agent)).not.toContain(e);
+    expect(await hitIds('numbat', admin)).toContain(e);
+  });
 
   test("when an entry's visibility is lowered through the API, then the index follows and Agents find it", async () => {
     const e = (
@@ -211,6 +229,62 @@ describe('visibility in search', () => {
     expect(await hitIds('wombat', agent)).not.toContain(e);
     await stack.request(tenant, `${ENTRIES}/${e}`, { method: 'PUT', token: admin, body: { visibility: 'internal' } });
     expect(await hitIds('wombat', agent)).toContain(e);
+  });
+});
+
+describe('read path', () => {
+  /** The search's hits and which path answered it (the gateway's retrieval span says). */
+  const traced = async (body: Record<string, unknown>, token = admin) => {
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    try {
+      const res = await search(body, token);
+      expect(res.status).toBe(200);
+      const spans = exporter.getFinishedSpans().filter((x) => x.name === 'retrieval knowledge-entries');
+      return { hits: res.json as Hit[], answeredBy: spans.at(-1)?.attributes['kb.retrieval.answered_by'] };
+    } finally {
+      trace.disable();
+    }
+  };
+  type Hit = {
+    entry: Record<string, unknown> & { id: string; content: string };
+    passages: { text: string; start: number; end: number }[];
+  };
+
+  test('when every hit is indexed in its current version, then the index answers with each entry exactly as GET shows it', async () => {
+    const e = await create({
+      title: 'Platypus egg incubation',
+      summary: 'How platypus eggs hatch',
+      content: '# Eggs\n\nA platypus lays one to three eggs.\n\n## Incubation\n\nThe eggs hatch after about ten days.',
+      tags: ['monotreme'],
+      search_keywords: ['platypus'],
+    });
+    const { hits, answeredBy } = await traced({ query: 'platypus eggs hatch', passages: 2 });
+    expect(answeredBy).toBe('index');
+    const hit = hits.find((h) => h.entry.id === e.id)!;
+    expect(hit).toBeDefined();
+    const stored = (await stack.request(tenant, `${ENTRIES}/${e.id}`, { token: admin })).json;
+    expect(hit.entry).toEqual(stored);
+    expect(hit.passages.length).toBeGreaterThan(0);
+    for (const p of hit.passages) expect(stored.content.slice(p.start, p.end)).toBe(p.text);
+  });
+
+  test('when the index holds another version of a hit than MongoDB, then the knowledge service answers from MongoDB', async () => {
+    const e = await create({ title: 'Echidna spines', content: 'Echidnas are covered in spines.' });
+    // A version the index has not seen (and, not pending, the indexer will not bring it there).
+    await conn.collection('knowledge_entries').updateOne({ _id: e.id as never }, { $inc: { version: 1 } });
+    await new Promise((r) => setTimeout(r, ENTRY_CONFIRMED_MS + 50));
+    const { hits, answeredBy } = await traced({ query: 'echidna spines' });
+    expect(answeredBy).toBe('knowledge');
+    expect(hits.map((h) => h.entry.id)).toContain(e.id);
+  });
+
+  test('when an entry is deleted through the API, then the very next search leaves it out', async () => {
+    const e = await create({ title: 'Bilby burrows', content: 'Bilbies dig spiral burrows.' });
+    expect(await hitIds('bilby burrows', agent)).toContain(e.id);
+    const del = await stack.request(tenant, `${ENTRIES}/${e.id}`, { method: 'DELETE', token: admin });
+    expect(del.status).toBe(204);
+    expect(await hitIds('bilby burrows', agent)).not.toContain(e.id);
   });
 });
 

@@ -34,3 +34,4 @@ export * from './proto-fields';
 export * from './passages';
 export * from './text-analysis';
 export * from './oauth';
+export * from './retrieval';

@@ -54,9 +54,11 @@ export function createGatewayApp(
       admit: limits.admit,
     },
     config.BODY_LIMIT_BYTES,
+    // The read path's entry search confirms what MongoDB holds for a second; a write here ends that at once.
+    reads && ((tenantId) => reads.forgetTenant(tenantId)),
   );
   entryRoutes(routes, backends);
-  entrySearchRoutes(routes, backends);
+  entrySearchRoutes(routes, backends, reads);
   siteKnowledgeRoutes(routes, backends);
   categoryRoutes(routes, backends);
   siteRoutes(routes, backends);

@@ -1,5 +1,5 @@
-import type { EntryMatches } from '../src/data-access/passage-queries';
-import { LEXICAL, profileFor, rankEntries, relevanceOf, SEMANTIC } from '../src/domain/search-entries';
+import type { EntryMatches } from '@kb/common/search';
+import { LEXICAL, profileFor, rankEntries, relevanceOf, SEMANTIC } from '@kb/common/search';
 
 const keywordHit = (id: string, bm25: number, passages: [number, number, number][] = []) => ({
   id,

@@ -10,10 +10,14 @@
  * service settings in alternating rounds, BENCH_PROFILE=1 for CPU profiles of the services.
  * BENCH_ONLY=tracing: only the tracing-cost comparison (BENCH_TRACING_SETS adds instrumentation
  * sets, BENCH_TRACING_NODE another Node binary for the services).
+ * BENCH_ONLY=search: the catalogue and entries loaded, then only similar search (one anchor),
+ * product search and entry search against their raw queries (a few minutes).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
+import { DEFAULT_PASSAGES } from '@kb/common';
+import { entryFilter, entryMatches, entrySearchBodies, queryStems } from '@kb/common/search';
 import { checkoutDir } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
@@ -43,8 +47,8 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
  * only what tracing costs (tracingCost).
  */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'ingest' && ONLY !== 'tracing')
-  throw new Error(`BENCH_ONLY: "ingest" or "tracing", not ${ONLY}`);
+if (ONLY !== undefined && ONLY !== 'ingest' && ONLY !== 'tracing' && ONLY !== 'search')
+  throw new Error(`BENCH_ONLY: "ingest", "tracing" or "search", not ${ONLY}`);
 const PRODUCTS = env('BENCH_PRODUCTS', ONLY === 'ingest' ? 2000 : 5000);
 const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
@@ -234,10 +238,14 @@ const perRequest = (a: Record<string, number>, b: Record<string, number>, count:
   Object.fromEntries(Object.keys(b).map((k) => [k, (b[k]! - (a[k] ?? 0)) / Math.max(1, count)]));
 
 const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
-const ENTRY_TEXT_FIELDS = ['title^2', 'summary^1.5', 'content', 'similarity_text'];
 const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
 
-/** Product or entry search through the gateway against the raw searches with the same query vector. */
+/**
+ * Product or entry search through the gateway against the raw searches with the same query
+ * vector. Entry search's raw side is the multi-search the read path sends (keyword, passage kNN
+ * and sentence kNN, built by the same library); the read of the hits' kept fields that follows it
+ * in the gateway counts as the service's own cost.
+ */
 async function searchRow(
   ctx: Ctx,
   kind: 'products' | 'entries',
@@ -245,37 +253,43 @@ async function searchRow(
   vectors: Float32Array[],
   userId: string,
 ): Promise<SearchRow> {
-  const filter =
-    kind === 'products'
-      ? { bool: { filter: [{ term: { tenant_id: TENANT } }], must_not: [] } }
-      : {
-          bool: {
-            filter: [
-              { term: { tenant_id: TENANT } },
-              {
-                bool: {
-                  should: [
-                    { terms: { visibility: ADMIN_VISIBLE } },
-                    { bool: { filter: [{ term: { visibility: 'personal' } }, { term: { owner_user_id: userId } }] } },
-                  ],
-                  minimum_should_match: 1,
-                },
-              },
-            ],
-          },
-        };
-  const raw = (i: number) =>
-    rawHybrid(ctx.es, {
-      index: ctx.index[kind],
+  const entryBodies = (i: number) => {
+    const query = queries[i % queries.length]!;
+    return entrySearchBodies({
+      query,
+      stems: queryStems(query, undefined),
+      size: 30,
+      passagesPerHit: DEFAULT_PASSAGES + 2,
+      filter: entryFilter(TENANT, {
+        visibility: {
+          visibilities: ADMIN_VISIBLE,
+          owner_user_id: `user:${userId}`,
+          workspace_scoped: false,
+          workspace_ids: [],
+        },
+        types: [],
+      }),
+      queryVector: vectors[i % queries.length]!,
+    });
+  };
+  const raw = async (i: number) => {
+    if (kind === 'entries') {
+      await entryMatches(ctx.es, ctx.index.entries, entryBodies(i));
+      return;
+    }
+    await rawHybrid(ctx.es, {
+      index: ctx.index.products,
       query: queries[i % queries.length]!,
       vector: Array.from(vectors[i % queries.length]!),
-      filter,
-      textFields: kind === 'products' ? PRODUCT_TEXT_FIELDS : ENTRY_TEXT_FIELDS,
-      vectorField: kind === 'products' ? 'vector_description' : 'vector',
+      filter: { bool: { filter: [{ term: { tenant_id: TENANT } }], must_not: [] } },
+      textFields: PRODUCT_TEXT_FIELDS,
+      vectorField: 'vector_description',
       // The read path reads each product hit's kept fields with the ids.
-      ...(kind === 'products' ? { exactFields: ['sku', 'gtin'], sourceFields: ['hit'] } : {}),
+      exactFields: ['sku', 'gtin'],
+      sourceFields: ['hit'],
       limit: 10,
     });
+  };
   const service = (i: number) => ctx.api.post(`/search/${kind}`, { query: queries[i % queries.length]!, limit: 10 });
   // Each query once first, so the service's query-embedding cache is as warm as the raw side's precomputed vectors.
   for (let i = 0; i < queries.length; i++) await service(i);
@@ -383,6 +397,16 @@ async function main(): Promise<void> {
       report.tracing = await tracingCost(ctx, receiver, true);
       return;
     }
+    if (ONLY === 'search') {
+      log(`loading ${PRODUCTS} products`);
+      ctx.ids = [];
+      await ingest(ctx, catalogue(PRODUCTS));
+      await loadEntries(ctx, report);
+      log('similar search: description, 1 anchor(s)');
+      report.rows.push(await similarRow(ctx, 'description', 1, { throughput: true }));
+      await searchRows(ctx, report);
+      return;
+    }
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
     const products = catalogue(sizes.at(-1)!);
     let loaded = 0;
@@ -427,20 +451,25 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${markdown(report)}\n`);
 }
 
-async function mainTier(
-  ctx: Ctx,
-  report: Report,
-  products: BenchProduct[],
-  receiver: SpanReceiver,
-  nodeArgs: (() => string[]) | undefined,
-): Promise<void> {
-  log(`re-writing ${products.length} products with a new price (warm embedding cache)`);
-  const warm = await ingest(
-    ctx,
-    products.map((p) => ({ ...p, price_current: p.price_current + 1 })),
-  );
-  report.ingest.warm = { products: products.length, perSecond: warm.perSecond, textsPerSecond: warm.perSecond * 3 };
+/** Product and entry search against their raw queries (query vectors from a bare session); the product queries. */
+async function searchRows(ctx: Ctx, report: Report): Promise<string[]> {
+  const bare = await BareSession.open(ctx.stack.model);
+  const pq = productQueries(50);
+  const eq = entryQueries(50);
+  const pv = await bare.embed(pq, 1);
+  const ev = await bare.embed(eq, 1);
+  await bare.close();
+  const userId = (await ctx.api.call<{ user_id?: string }>('GET', '/me').catch(() => ({ user_id: '' }))).user_id ?? '';
+  log('product search');
+  report.rows.push(await searchRow(ctx, 'products', pq, pv, userId));
+  log('entry search');
+  report.rows.push(await searchRow(ctx, 'entries', eq, ev, userId));
+  writeReport(report, OUT);
+  return pq;
+}
 
+/** BENCH_ENTRIES knowledge entries through the API, four in flight, timed until indexed. */
+async function loadEntries(ctx: Ctx, report: Report): Promise<void> {
   log(`writing ${ENTRIES} knowledge entries`);
   const category = await ctx.api.post<{ id: string }>('/categories', { name: 'Bench FAQ' });
   const t0 = performance.now();
@@ -456,6 +485,23 @@ async function mainTier(
   );
   while ((await ctx.stack.backlog()) > 0) await new Promise((r) => setTimeout(r, 200));
   report.ingest.entries = { entries: ENTRIES, perSecond: ENTRIES / ((performance.now() - t0) / 1000) };
+}
+
+async function mainTier(
+  ctx: Ctx,
+  report: Report,
+  products: BenchProduct[],
+  receiver: SpanReceiver,
+  nodeArgs: (() => string[]) | undefined,
+): Promise<void> {
+  log(`re-writing ${products.length} products with a new price (warm embedding cache)`);
+  const warm = await ingest(
+    ctx,
+    products.map((p) => ({ ...p, price_current: p.price_current + 1 })),
+  );
+  report.ingest.warm = { products: products.length, perSecond: warm.perSecond, textsPerSecond: warm.perSecond * 3 };
+
+  await loadEntries(ctx, report);
 
   log('reading every vector for brute force');
   const all = await allProductVectors(ctx.es, ctx.index.products, TENANT);
@@ -468,18 +514,7 @@ async function mainTier(
     log(`similar search: ${mode}, ${anchors} anchor(s)`);
     report.rows.push(await similarRow(ctx, mode, anchors, { throughput: anchors === 1, recallOf: all }));
   }
-  const bare = await BareSession.open(ctx.stack.model);
-  const pq = productQueries(50);
-  const eq = entryQueries(50);
-  const pv = await bare.embed(pq, 1);
-  const ev = await bare.embed(eq, 1);
-  await bare.close();
-  const userId = (await ctx.api.call<{ user_id?: string }>('GET', '/me').catch(() => ({ user_id: '' }))).user_id ?? '';
-  log('product search');
-  report.rows.push(await searchRow(ctx, 'products', pq, pv, userId));
-  log('entry search');
-  report.rows.push(await searchRow(ctx, 'entries', eq, ev, userId));
-  writeReport(report, OUT);
+  const pq = await searchRows(ctx, report);
 
   if (nodeArgs) {
     log('CPU profiles: similar search, then product search, 8 clients, with the services under --cpu-prof');

@@ -9,8 +9,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
-import { entryMatches, entrySearchBodies } from '@kb/similarity/dist/data-access/passage-queries';
-import { queryStems } from '@kb/similarity/dist/domain/search-entries';
+import { entryMatches, entrySearchBodies, queryStems } from '@kb/common/search';
 import { SEARCH_LIMIT } from './search';
 
 /**

@@ -12,3 +12,5 @@ export * from './similar-scoring';
 export * from './vectors';
 export * from './search-queries';
 export * from './hybrid-ranking';
+export * from './entry-queries';
+export * from './entry-ranking';

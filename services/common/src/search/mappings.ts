@@ -107,6 +107,11 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       version: { type: 'long' },
       vector: vector(dims),
       site_ids: keyword,
+      /**
+       * The entry as a search hit shows it, content left out (EntryDocument.hit_json), and its
+       * expiry: the gateway's read path answers from the index without a MongoDB read.
+       */
+      hit: { type: 'object', enabled: false },
       /** Title, summary, similarity_text and search_keywords as analyzeText gives them. */
       stems,
       /**

@@ -26,7 +26,7 @@ export const PRODUCT_SEARCH: SearchFields = {
 
 /**
  * Entries as one whole document each (the search before passages). The service searches passages
- * now (passage-queries.ts); `npm run eval` runs this beside them as its whole-entry baseline, on
+ * now (entry-queries.ts); `npm run eval` runs this beside them as its whole-entry baseline, on
  * the entry-level fields and vector the index still keeps.
  */
 export const ENTRY_SEARCH: SearchFields = {

@@ -83,7 +83,23 @@ export class RouteTable {
     private readonly router: Router,
     private readonly auth: Authentication,
     private readonly bodyLimitBytes: number,
+    /** Told after every route that may write (any but GET and the read-only searches), whatever it answered. */
+    private readonly afterWrite?: (tenantId: string) => void,
   ) {}
+
+  /** The spec's handler, and afterWrite told when it may have written. */
+  private async handled<P extends TObject, Q extends TObject, B extends TSchema>(
+    spec: RouteSpec<P, Q, B>,
+    caller: Caller,
+    run: () => Promise<RouteResult>,
+  ): Promise<RouteResult> {
+    if (spec.method === 'get' || spec.readOnly || !this.afterWrite) return run();
+    try {
+      return await run();
+    } finally {
+      this.afterWrite(caller.tenant_id);
+    }
+  }
 
   define<P extends TObject = Empty, Q extends TObject = Empty, B extends TSchema = Empty>(
     spec: RouteSpec<P, Q, B>,
@@ -96,7 +112,7 @@ export class RouteTable {
       // Authenticate first: an anonymous caller learns nothing from validation errors.
       const caller = await this.auth.check(ctx, tenant);
       this.auth.admit(tenant, caller);
-      const result = await answer(spec, { ctx, tenant, caller }, this.bodyLimitBytes);
+      const result = await this.handled(spec, caller, () => answer(spec, { ctx, tenant, caller }, this.bodyLimitBytes));
       for (const [k, v] of Object.entries(result.headers ?? {})) ctx.set(k, v);
       ctx.status = result.status ?? 200;
       ctx.body = result.body;
@@ -118,7 +134,7 @@ export class RouteTable {
     const params = spec.params ? assertValid(spec.params, input.params ?? {}, ['path']) : {};
     const query = spec.query ? assertValid(spec.query, input.query ?? {}, ['query']) : {};
     const body = spec.body ? validBody(spec.body, input.body) : undefined;
-    return spec.handler({ params, query, body, ...who });
+    return this.handled(spec, who.caller, () => spec.handler({ params, query, body, ...who }));
   }
 }
 

@@ -10,6 +10,7 @@ import {
   untraced,
   type Caller,
   type catalogV1,
+  type knowledgeV1,
   type Logger,
   type similarityV1,
 } from '@kb/common';
@@ -28,6 +29,7 @@ import {
   type StoredProduct,
 } from '@kb/common/search';
 import type { Backends } from '../clients/backends';
+import { entrySearch, type EntrySearchRequest } from './entry-search';
 
 /** Anchors whose vectors are kept (three 384-dim fields: ~5 KB each, so ~10 MB at most). */
 const ANCHORS_KEPT = 2_000;
@@ -61,6 +63,10 @@ export interface ReadPath {
     caller: Caller,
     req: catalogV1.SearchProductsRequest,
   ): Promise<catalogV1.ProductSearchHit__Output[] | undefined>;
+  /** The entry search answered from the index; undefined when the index cannot answer it alone (then ask the knowledge service). */
+  searchEntries(caller: Caller, req: EntrySearchRequest): Promise<knowledgeV1.EntrySearchHit__Output[] | undefined>;
+  /** A write through this gateway (any but a search): what was confirmed for its tenant's entries counts no more. */
+  forgetTenant(tenantId: string): void;
   /** Whether the gateway's own watch sees Elasticsearch up (/readyz reports it). */
   elasticsearchUp(): boolean;
   start(): Promise<void>;
@@ -101,7 +107,7 @@ export function anchorCache(): AnchorCache & { forget(id: string): void } {
 }
 
 /**
- * The read path (docs/architecture.md): similar and product search answered in the gateway straight from
+ * The read path (docs/architecture.md): similar, product and entry search answered in the gateway straight from
  * Elasticsearch with the search library the similarity service runs (@kb/common/search), with
  * the tenant filter inside the query and every field a hit shows kept in the index. Writes and
  * indexing keep the gRPC path; MongoDB stays the truth and the index is derived from it.
@@ -112,7 +118,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
   const anchors = anchorCache();
   const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
   const queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS_KEPT });
-  let aliases: Promise<similarityV1.ModelInfo__Output> | undefined;
+  let model: Promise<similarityV1.ModelInfo__Output> | undefined;
   // Not traced: a probe every quarter second would be a trace every quarter second.
   const watch = new DependencyWatch({
     name: 'Elasticsearch',
@@ -120,14 +126,13 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     probe: () => untraced(() => elasticsearchIsUp(es, 2 * WATCH_TIMEOUT_MS)),
   });
 
-  /** The aliases the similarity service searches (asked once; again after a failure). */
-  const productsAlias = async (caller: Caller) => {
-    aliases ??= backends.similarity.call('DescribeModel', { caller }).catch((err: unknown) => {
-      aliases = undefined;
+  /** The aliases the similarity service searches and its model's languages (asked once; again after a failure). */
+  const describe = (caller: Caller) =>
+    (model ??= backends.similarity.call('DescribeModel', { caller }).catch((err: unknown) => {
+      model = undefined;
       throw err;
-    });
-    return (await aliases).products_alias;
-  };
+    }));
+  const productsAlias = async (caller: Caller) => (await describe(caller)).products_alias;
 
   /** The site's id (the request may name it by slug); unknown: the catalog's 404. */
   const siteId = async (caller: Caller, site: string) => {
@@ -212,6 +217,14 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     return vector;
   };
 
+  const entries = entrySearch({ es, backends, describe, queryVector });
+
+  async function searchEntries(caller: Caller, req: EntrySearchRequest) {
+    requireScope(caller, 'knowledge:read');
+    watch.assertUp();
+    return entries.search(caller, req);
+  }
+
   async function searchProducts(
     caller: Caller,
     req: catalogV1.SearchProductsRequest,
@@ -278,6 +291,8 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     forgetProduct: (id) => anchors.forget(id),
     elasticsearchUp: () => watch.isUp(),
     searchProducts,
+    searchEntries,
+    forgetTenant: (tenantId) => entries.forgetTenant(tenantId),
     start: () => watch.start(),
     stop: () => {
       watch.stop();

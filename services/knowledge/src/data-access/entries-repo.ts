@@ -73,6 +73,17 @@ function listFilter(q: ListQuery): Record<string, unknown>[] {
 
 // One factory over the three entry collections rather than a file per query: each method is one
 // query, and the indexer and the admin CLI take the repository whole.
+/** An entry's version and readers, and whether the search index holds exactly that version. */
+export interface EntryIndexState {
+  id: string;
+  version: number;
+  indexed: boolean;
+  visibility: string;
+  owner_key: string | null;
+  workspace_id: string | null;
+  expires_at: Date | null;
+}
+
 export function entriesRepo(models: KnowledgeModels) {
   const { Entry: EntryModel, EntryVersion: EntryVersionModel, EntryTombstone: EntryTombstoneModel } = models;
   return {
@@ -102,6 +113,44 @@ export function entriesRepo(models: KnowledgeModels) {
      */
     findManyOfTenant: async (tenantId: string, ids: string[]): Promise<Entry[]> =>
       entriesOf(await findOfTenantByIds<EntryDoc>(EntryModel.collection, tenantId, ids)),
+
+    /**
+     * The named entries' versions and who may read them, each with whether the search index holds
+     * exactly that version (indexed, nothing pending): what the gateway's read path checks its
+     * hits against. No content.
+     */
+    async indexStates(tenantId: string, ids: string[]): Promise<EntryIndexState[]> {
+      type Doc = Pick<
+        EntryDoc,
+        | '_id'
+        | 'tenant_id'
+        | 'version'
+        | 'indexed_version'
+        | 'index_pending'
+        | 'visibility'
+        | 'owner_key'
+        | 'workspace_id'
+        | 'expires_at'
+      >;
+      const docs = await findOfTenantByIds<Doc>(EntryModel.collection, tenantId, ids, {
+        version: 1,
+        indexed_version: 1,
+        index_pending: 1,
+        visibility: 1,
+        owner_key: 1,
+        workspace_id: 1,
+        expires_at: 1,
+      });
+      return docs.map((d) => ({
+        id: d._id,
+        version: d.version,
+        indexed: !d.index_pending && d.indexed_version === d.version,
+        visibility: d.visibility,
+        owner_key: d.owner_key ?? null,
+        workspace_id: d.workspace_id ?? null,
+        expires_at: d.expires_at ?? null,
+      }));
+    },
 
     /** Those of the entries the reader may read (any order). */
     async findManyReadable(tenantId: string, ids: string[], by: ReadableBy): Promise<Entry[]> {

@@ -10,12 +10,16 @@ import {
   type similarityV1,
 } from '@kb/common';
 import type { EntriesRepo } from '../data-access/entries-repo';
+import { entryMessage } from './entry-message';
 import type { Entry } from './types';
 
 /** The token id the similarity service logs for the knowledge service's own calls. */
 export const INDEXER = 'knowledge-indexer';
 
-/** What the similarity service indexes for an entry (its embedding text is title, summary, content, similarity_text). */
+/**
+ * What the similarity service indexes for an entry (its embedding text is title, summary, content,
+ * similarity_text), with the entry as a search hit shows it for the gateway's read path.
+ */
 export function entryDocument(e: Entry): similarityV1.EntryDocument {
   return {
     id: e.id,
@@ -36,7 +40,15 @@ export function entryDocument(e: Entry): similarityV1.EntryDocument {
     ...(e.layer !== null ? { layer: e.layer } : {}),
     updated_at: e.updated_at.toISOString(),
     site_ids: e.site_ids ?? [],
+    hit_json: hitJson(e),
+    ...(e.expires_at ? { expires_at: e.expires_at.toISOString() } : {}),
   };
+}
+
+/** The entry as a search hit shows it, content left out (the index has it as its own field). */
+function hitJson(e: Entry): string {
+  const { content: _content, ...hit } = entryMessage(e);
+  return JSON.stringify(hit);
 }
 
 /** The entries' store as the document indexer reads and writes it: the repository's functions. */

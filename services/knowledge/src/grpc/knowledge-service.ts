@@ -120,6 +120,20 @@ export function knowledgeServiceImpl(
       const sent = measured(entrySearchHitMessage);
       return { hits: (await entries.search(req.caller, entrySearchRequest(req), sent.bytes)).map(sent.message) };
     }),
+    EntrySearchAccess: unary(
+      logger,
+      'EntrySearchAccess',
+      async (req: knowledgeV1.EntrySearchAccessRequest__Output): Promise<knowledgeV1.EntrySearchAccessResponse> => {
+        const { filter, entries: states } = await entries.searchAccess(req.caller, req.entry_ids);
+        return {
+          visibilities: filter.visibilities,
+          owner_user_id: filter.owner_user_id,
+          workspace_scoped: filter.workspace_scoped,
+          workspace_ids: filter.workspace_ids,
+          entries: states,
+        };
+      },
+    ),
     AssignEntriesToSite: unary(
       logger,
       'AssignEntriesToSite',

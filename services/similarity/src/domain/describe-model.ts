@@ -5,13 +5,15 @@ import { anyCaller } from './callers';
 
 /**
  * DescribeModel: the model indices are built for, so reindex knows what it builds for, and the
- * aliases searches read, so the gateway's read path queries the same indices.
+ * aliases searches read and the languages the model knows, so the gateway's read path queries the
+ * same indices and ranks entries the same way.
  */
 export function describeModel(
   embedder: Embedder,
   provider: string,
   indices: Pick<IndexManager, 'alias'>,
   req: similarityV1.DescribeModelRequest__Output,
+  languages: readonly string[] = ['en'],
 ): similarityV1.ModelInfo {
   anyCaller(req.caller);
   return {
@@ -20,5 +22,6 @@ export function describeModel(
     provider,
     products_alias: indices.alias('products'),
     entries_alias: indices.alias('entries'),
+    languages: [...languages],
   };
 }

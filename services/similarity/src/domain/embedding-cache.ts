@@ -44,6 +44,11 @@ export class EmbeddingCache {
     this.lru = new Lru(lruSize);
   }
 
+  /** The model the vectors come from. */
+  get model(): string {
+    return this.embedder.model;
+  }
+
   /** One vector per text (input order), each saying whether it was embedded now or found in the cache. */
   async vectors(texts: string[], options: { persist?: boolean } = {}): Promise<CachedVector[]> {
     const hashes = texts.map(textHash);

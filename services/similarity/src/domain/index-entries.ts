@@ -53,6 +53,8 @@ export function sentencesOfPassages(passages: Passage[]): string[][] {
 
 interface Prepared {
   entry: Entry;
+  /** The model that embedded the entry's texts ('' when it has none). */
+  model: string;
   passages: Passage[];
   vector: CachedVector | undefined;
   passageVectors: CachedVector[];
@@ -60,9 +62,21 @@ interface Prepared {
   sentenceVectors: CachedVector[][];
 }
 
+/**
+ * The entry as a search hit shows it (what the knowledge service sent, with the embedding model
+ * MongoDB records once this version is indexed) and its expiry; undefined when the knowledge
+ * service sent none (an older release): the read path then asks the knowledge service.
+ */
+export function entryHit(e: Entry, model: string): Record<string, unknown> | undefined {
+  if (!e.hit_json) return undefined;
+  const { embedding_model: _before, ...entry } = JSON.parse(e.hit_json) as Record<string, unknown>;
+  return { entry: model ? { ...entry, embedding_model: model } : entry, expires_at: e.expires_at ?? null };
+}
+
 /** The indexed form of an entry: its fields, its vector when it has text, and its passages. */
 function entrySource({
   entry: e,
+  model,
   passages,
   vector,
   passageVectors,
@@ -87,6 +101,7 @@ function entrySource({
     search_keywords: e.search_keywords,
     stems: analyzeText([e.title, e.summary, e.similarity_text, ...e.search_keywords].join('\n'), language),
     updated_at: optional(e.updated_at),
+    hit: entryHit(e, model),
     version: Number(e.version),
     ...(vector ? { [ENTRY_VECTOR_PATH]: toStored(vector.vector) } : {}),
     passages: passages.map((p, i) => ({
@@ -125,7 +140,14 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
       id: e.id,
       version: Number(e.version),
       sources: all.map((v) => v.origin),
-      doc: entrySource({ entry: e, passages: passagesOf[i]!, vector: vectors[i], passageVectors, sentenceVectors }),
+      doc: entrySource({
+        entry: e,
+        model: all.length > 0 ? deps.cache.model : '',
+        passages: passagesOf[i]!,
+        vector: vectors[i],
+        passageVectors,
+        sentenceVectors,
+      }),
     };
   });
 }

@@ -46,7 +46,7 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
       embedded(await embedTexts(embedder, req)),
     ),
     DescribeModel: unary(logger, 'DescribeModel', async (req: similarityV1.DescribeModelRequest__Output) =>
-      describeModel(embedder, deps.provider, indices, req),
+      describeModel(embedder, deps.provider, indices, req, deps.modelLanguages),
     ),
     IndexProducts: indexing(logger, 'IndexProducts', async (req: similarityV1.IndexProductsRequest__Output) =>
       indexed(await indexProducts(deps, req)),

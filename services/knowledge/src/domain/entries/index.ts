@@ -7,6 +7,7 @@ import type { EntryInput } from './input';
 import { listEntries, type EntryListRequest } from './list';
 import { removeEntry } from './remove';
 import { searchEntries, type EntrySearchRequest } from './search';
+import { entrySearchAccess } from './search-access';
 import type { ItemBytes } from './paging';
 import type { EntrySearchHit } from './search';
 import { entryTranslations, type TranslationMember, type TranslationsPage } from './translations';
@@ -41,6 +42,7 @@ export function entryUseCases(deps: EntryDeps) {
       entryTranslations(ctx, caller, id, page, bytes),
     search: (caller: CallerIn, req: EntrySearchRequest, bytes: ItemBytes<EntrySearchHit>) =>
       searchEntries(ctx, caller, req, bytes),
+    searchAccess: (caller: CallerIn, ids: string[]) => entrySearchAccess(ctx, caller, ids),
     assignSite: (caller: CallerIn, siteId: string, ids: string[]) => assignSite(ctx, caller, siteId, ids),
     forgetSite: (caller: CallerIn, siteId: string) => forgetSite(ctx, caller, siteId),
   };

@@ -1,6 +1,10 @@
 import {
   AppError,
+  DEFAULT_PASSAGES,
   inSpan,
+  RETRIEVAL_SPAN,
+  retrievalProvenance,
+  retrievalRequestAttributes,
   markTerms,
   SEARCH_DEFAULT_LIMIT,
   splitPassages,
@@ -14,9 +18,6 @@ import { canSee, searchFilter, type Viewer } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 import type { ItemBytes } from './paging';
 import { coverageOf } from './relevance';
-
-/** Passages per hit when the request names none. */
-export const DEFAULT_PASSAGES = 3;
 
 export interface EntrySearchRequest {
   query: string;
@@ -138,26 +139,6 @@ function answered({ entry, hit }: Matched, query: string, passages: number, with
   };
 }
 
-/** Provenance attributes: at most this many hits and passages are named on the span. */
-const TRACED_HITS = 20;
-const TRACED_PASSAGES = 60;
-
-/** What an operator needs to see exactly which version of which passage a caller was given (bounded). */
-function provenance(hits: EntrySearchHit[]): Record<string, string[] | number[] | number> {
-  const shown = hits.slice(0, TRACED_HITS);
-  return {
-    'kb.retrieval.hits': hits.length,
-    'kb.retrieval.entry_ids': shown.map((h) => h.entry.id),
-    'kb.retrieval.entry_versions': shown.map((h) => h.entry.version),
-    'kb.retrieval.relevance': shown.map((h) => Number(h.relevance.toFixed(4))),
-    'kb.retrieval.passages': shown
-      .flatMap((h) =>
-        h.passages.map((p) => `${h.entry.id}@${h.entry.version}:${p.start}-${p.end}:${p.score.toFixed(4)}`),
-      )
-      .slice(0, TRACED_PASSAGES),
-  };
-}
-
 /** POST /search/entries: the similarity service ranks; MongoDB has the last word on what is shown. */
 export async function searchEntries(
   ctx: EntryContext,
@@ -173,13 +154,8 @@ export async function searchEntries(
     ]);
   const passages = req.passages ?? DEFAULT_PASSAGES;
   const limit = req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT;
-  const attributes = {
-    'gen_ai.operation.name': 'retrieval',
-    'gen_ai.data_source.id': 'knowledge-entries',
-    'gen_ai.request.top_k': limit,
-    'kb.retrieval.min_relevance': req.min_relevance ?? 0,
-  };
-  return inSpan('retrieval knowledge-entries', { attributes }, async (span) => {
+  const attributes = retrievalRequestAttributes(limit, min);
+  return inSpan(RETRIEVAL_SPAN, { attributes }, async (span) => {
     const res = await ctx.similarity.call('SearchEntries', {
       caller: v.caller,
       query: req.query,
@@ -208,7 +184,7 @@ export async function searchEntries(
         .filter((h) => h.relevance >= min),
       bytes,
     );
-    span.setAttributes(provenance(hits));
+    span.setAttributes(retrievalProvenance(hits));
     return hits;
   });
 }

@@ -1,14 +1,14 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { withElasticsearch } from '@kb/common/search';
-import { cosineOfScore, numCandidates } from '@kb/common/search';
+import { withElasticsearch } from './es-errors';
+import { cosineOfScore, numCandidates } from './knn';
 import {
   PASSAGE_STEMS_PATH,
   PASSAGE_VECTOR_PATH,
   PASSAGES_PATH,
   SENTENCE_VECTOR_PATH,
   SENTENCES_PATH,
-} from '@kb/common/search';
-import { multiSearchError, type SearchFilter } from '@kb/common/search';
+} from './mappings';
+import { multiSearchError, type SearchFilter } from './search-queries';
 
 /** A passage an inner hit named: where it sits in the indexed content, and its raw score there. */
 export interface PassageMatch {

@@ -1,0 +1,182 @@
+import { analyzeText } from '../text-analysis';
+import type { EntryMatches, PassageMatch } from './entry-queries';
+import { TEXT_SHARE } from './hybrid-ranking';
+import { byScoreThenId } from './similar-products';
+
+// How an entry search ranks what its searches found (entry-queries.ts): shared by the similarity
+// service and the gateway's read path, so both answer the same hits with the same scores.
+
+/** Passages a hit carries at most, and the tags a filter names at most. */
+export const MAX_PASSAGES = 5;
+export const MAX_FILTER_TAGS = 20;
+/**
+ * How keyword and vector evidence mix, by whether the embedding model knows the question's
+ * language (measured with `npm run eval`, docs/eval.md and docs/search.md):
+ * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): words and meaning weigh alike;
+ *   each BM25 clause is divided by its best in the list plus `damping`, so when even the best
+ *   keyword match is weak (a paraphrase) it stays weak, and a strong one (the question's own
+ *   words) counts fully.
+ * - `lexical` (a language the model does not know, e.g. German on the local English model): its
+ *   vectors say little, so the words weigh most, each clause relative to its best in the list.
+ */
+export interface FusionProfile {
+  keywordWeight: number;
+  /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
+  damping?: number;
+  /**
+   * Relevance = logistic(intercept + cosine × best passage cosine + keyword × score_sources.keyword
+   * + score × score), fitted on `npm run eval` so that 0.5 separates the answering entries of
+   * answerable questions from every hit of questions nothing answers as well as the signals allow
+   * (docs/search.md, "Relevance").
+   */
+  relevance: { intercept: number; cosine: number; keyword: number; score: number };
+}
+export const SEMANTIC: FusionProfile = {
+  keywordWeight: 0.5,
+  damping: 20,
+  relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
+};
+export const LEXICAL: FusionProfile = {
+  keywordWeight: 0.6,
+  relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
+};
+
+/**
+ * A match in an entry's search_keywords (curated by its editor) adds this much to its score, in
+ * every profile, relative to the best such match in the list: the editor's explicit intent
+ * outranks a title or meaning match, as in product search.
+ */
+export const CURATED_KEYWORDS_WEIGHT = 0.3;
+
+/** The calibrated relevance (0-1) of a hit with these signals. */
+export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
+  const r = profile.relevance;
+  return 1 / (1 + Math.exp(-(r.intercept + r.cosine * cosine + r.keyword * keyword + r.score * score)));
+}
+
+export const profileFor = (language: string | null | undefined, modelLanguages: readonly string[]) =>
+  !language || modelLanguages.includes(language.slice(0, 2).toLowerCase()) ? SEMANTIC : LEXICAL;
+
+export interface RankedPassage {
+  start: number;
+  end: number;
+  score: number;
+  cosine: number;
+}
+
+export interface RankedEntryHit {
+  id: string;
+  score: number;
+  score_sources: Record<string, number>;
+  version: number;
+  /** The best passage's cosine (0 when kNN did not find the entry): a signal on the model's own scale. */
+  cosine: number;
+  /** 0-1, calibrated (FusionProfile.relevance): at 0.5 and above the entry most likely answers. */
+  relevance: number;
+  passages: RankedPassage[];
+}
+
+/** The query's stems: in the language asked for, else in every language entries are stemmed in (the union). */
+export function queryStems(query: string, language: string | null | undefined): string {
+  if (language) return analyzeText(query, language);
+  return [...new Set([...analyzeText(query, 'en').split(' '), ...analyzeText(query, 'de').split(' ')])]
+    .filter((t) => t !== '')
+    .join(' ');
+}
+
+/**
+ * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
+ * stems and best passage count as one text signal (their maximum). Vector part: the best
+ * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ *
+ * A passage scores the same way from its own BM25 and its meaning, where its meaning is the mean
+ * of its own vector's cosine and its best sentence's (when sentence matches are there): a fact is
+ * one sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
+ * that did not name the passage counts 0 for it (measured: better than its weakest named one). A
+ * hit keeps its `passagesPerHit` best.
+ */
+export function rankEntries(
+  matches: EntryMatches,
+  limit: number,
+  passagesPerHit: number,
+  profile: FusionProfile = SEMANTIC,
+): RankedEntryHit[] {
+  const kw = profile.keywordWeight;
+  const vw = 1 - kw;
+  type Candidate = RankedPassage & { keyword: number; own?: number; sentence?: number };
+  type Part = {
+    keyword: number;
+    curated: number;
+    vector: number;
+    version: number;
+    passages: Map<number, Candidate>;
+  };
+  const parts = new Map<string, Part>();
+  const part = (id: string, version: number) => {
+    let p = parts.get(id);
+    if (!p) parts.set(id, (p = { keyword: 0, curated: 0, vector: 0, version, passages: new Map() }));
+    p.version = Math.max(p.version, version);
+    return p;
+  };
+  const passage = (p: Part, m: PassageMatch) => {
+    let r = p.passages.get(m.start);
+    if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, score: 0, cosine: 0, keyword: 0 }));
+    return r;
+  };
+  const k = matches.keyword;
+  const best = (xs: number[]) => Math.max(0, ...xs);
+  const damping = profile.damping ?? 0;
+  const signal = (top: number) => (x: number) => (top > 0 ? x / (top + damping) : 0);
+  const text = signal(best(k.map((h) => h.text)));
+  const stems = signal(best(k.map((h) => h.stems)));
+  const inPassage = signal(best(k.map((h) => h.passage)));
+  const topKeywords = best(k.map((h) => h.keywords));
+  const curated = (x: number) => (topKeywords > 0 ? x / topKeywords : 0);
+  const passageBm25 = signal(best(k.flatMap((h) => h.passages.map((x) => x.score))));
+  for (const h of k) {
+    const p = part(h.id, h.version);
+    // TEXT_SHARE of the keyword half, as product search weighs its text fields beside search_keywords.
+    p.keyword = TEXT_SHARE * Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
+    p.curated = curated(h.keywords);
+    for (const m of h.passages) passage(p, m).keyword = passageBm25(m.score);
+  }
+  for (const h of matches.vector) {
+    const p = part(h.id, h.version);
+    p.vector = Math.max(0, h.cosine);
+    for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
+  }
+  const withSentences = new Set<string>();
+  for (const h of matches.sentence ?? []) {
+    const p = parts.get(h.id);
+    if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
+    for (const m of h.passages) {
+      const r = passage(p, m);
+      r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
+    }
+    if (h.passages.length > 0) withSentences.add(h.id);
+  }
+  const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
+    const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * p.vector };
+    if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
+    const passages = [...p.passages.values()]
+      .map(({ start, end, keyword, own, sentence }): RankedPassage => {
+        const cosine = own ?? 0;
+        const meaning = withSentences.has(id) ? (cosine + (sentence ?? 0)) / 2 : cosine;
+        return { start, end, cosine, score: kw * keyword + vw * meaning };
+      })
+      .sort((a, b) => b.score - a.score || a.start - b.start)
+      .slice(0, passagesPerHit);
+    const score = Object.values(score_sources).reduce((a, b) => a + b, 0);
+    return {
+      id,
+      score,
+      score_sources,
+      version: p.version,
+      cosine: p.vector,
+      relevance: relevanceOf(profile, p.vector, score_sources['keyword']!, score),
+      passages,
+    };
+  });
+  hits.sort(byScoreThenId);
+  return hits.slice(0, limit);
+}
