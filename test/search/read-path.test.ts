@@ -3,6 +3,7 @@
  * Elasticsearch, with the hit fields kept in the index and anchors' vectors kept by version.
  * Against the real services, Elasticsearch and embedding model.
  */
+import { createElasticsearchClient, readTenantAnchors, type StoredProduct } from '@kb/common/search';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -161,6 +162,31 @@ describe('similar search on the read path', () => {
     const res = await similar({ anchor_product_ids: [gone] });
     expect(res.status).toBe(404);
     expect(res.json.detail).toBe('None of the anchor products was found');
+  });
+
+  test("when a tenant's vectors are read ahead, then each product comes with its version and vectors, the limit holds", async () => {
+    const es = createElasticsearchClient(process.env.ELASTICSEARCH_URL as string);
+    try {
+      await es.indices.refresh({ index: '_all' });
+      const prefix = new URL(stack.mongoUri).pathname.slice(1);
+      const [index] = Object.keys(await es.indices.getAlias({ name: `${prefix}-products-*` }));
+      const all: StoredProduct[] = [];
+      const read = await readTenantAnchors(es, index!, shop, 'description', 100, (a) => all.push(a) > 0);
+      expect(read).toBe(all.length);
+      expect(new Set(all.map((a) => a.id))).toEqual(new Set(ids.values()));
+      for (const a of all) {
+        expect(a.source['tenant_id']).toBe(shop);
+        expect(a.version).toBeGreaterThanOrEqual(1);
+        expect((a.source['vector_description'] as number[]).length).toBe(384);
+        expect(a.source['vector_attributes']).toBeUndefined(); // only the field asked for
+      }
+      const two: StoredProduct[] = [];
+      expect(await readTenantAnchors(es, index!, shop, 'description', 2, (a) => two.push(a) > 0)).toBe(2);
+      expect(two).toHaveLength(2);
+      expect(await readTenantAnchors(es, index!, uniqueId('nobody'), 'description', 100, () => true)).toBe(0);
+    } finally {
+      await es.close();
+    }
   });
 
   test('when the catalog service is down, then similar search is still answered (no MongoDB read)', async () => {

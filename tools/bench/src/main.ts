@@ -181,9 +181,13 @@ async function similarRow(
   ctx: Ctx,
   mode: VectorField | 'hybrid',
   anchorsPerQuery: number,
-  options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>> },
+  options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>>; sameAnchors?: boolean },
 ): Promise<SimilarRowResult> {
-  const sets = anchorSets(ctx, QUERIES, anchorsPerQuery, anchorsPerQuery * 7 + (mode === 'hybrid' ? 3 : 0));
+  const seed = anchorsPerQuery * 7 + (mode === 'hybrid' ? 3 : 0);
+  // Different anchors per query (most seen for the first time), or one set asked about every time.
+  const sets = options.sameAnchors
+    ? Array.from({ length: QUERIES }, () => anchorSets(ctx, 1, anchorsPerQuery, seed + 1)[0]!)
+    : anchorSets(ctx, QUERIES, anchorsPerQuery, seed);
   const cases = await Promise.all(sets.map((a) => similarCase(ctx, a, mode)));
   const got: string[][] = [];
   const rawIds: string[][] = [];
@@ -199,7 +203,7 @@ async function similarRow(
   });
   const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
   const row: SimilarRowResult = {
-    what: `similar ${mode}, ${anchorsPerQuery} anchor${anchorsPerQuery > 1 ? 's' : ''}`,
+    what: `similar ${mode}, ${anchorsPerQuery} anchor${anchorsPerQuery > 1 ? 's' : ''}${options.sameAnchors ? ', the same each time' : ''}`,
     service: latencyFigures(rounds.service),
     raw: latencyFigures(rounds.raw),
     overlap: mean(got.map((g, i) => overlap(g, rawIds[i]!))),
@@ -404,7 +408,10 @@ async function main(): Promise<void> {
       await loadEntries(ctx, report);
       log('similar search: description, 1 anchor(s)');
       report.rows.push(await similarRow(ctx, 'description', 1, { throughput: true }));
-      await searchRows(ctx, report);
+      log('similar search: description, 1 anchor, the same each time');
+      report.rows.push(await similarRow(ctx, 'description', 1, { throughput: true, sameAnchors: true }));
+      const pq = await searchRows(ctx, report);
+      if (nodeArgs) await profileSearches(ctx, report, receiver, nodeArgs, pq);
       return;
     }
     const sizes = [...new Set([...SCALE, PRODUCTS])].sort((a, b) => a - b);
@@ -468,6 +475,24 @@ async function searchRows(ctx: Ctx, report: Report): Promise<string[]> {
   return pq;
 }
 
+/** CPU profiles of the services under 8 clients of similar search, then product search (BENCH_PROFILE=1). */
+async function profileSearches(
+  ctx: Ctx,
+  report: Report,
+  receiver: SpanReceiver,
+  nodeArgs: () => string[],
+  pq: string[],
+): Promise<void> {
+  log('CPU profiles: similar search, then product search, 8 clients, with the services under --cpu-prof');
+  await ctx.stack.startServices(TRACING_ON(receiver), nodeArgs);
+  const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
+  await closedLoop(8, 20, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
+  await closedLoop(8, 10, (i) => ctx.api.post('/search/products', { query: pq[i % pq.length]!, limit: 10 }));
+  const pids = Object.fromEntries(ctx.stack.services!.children.map((c) => [c.name, c.pgid]));
+  await ctx.stack.startServices(TRACING_ON(receiver));
+  report.profiles = summariseDir(join(OUT, 'profiles'), pids);
+}
+
 /** BENCH_ENTRIES knowledge entries through the API, four in flight, timed until indexed. */
 async function loadEntries(ctx: Ctx, report: Report): Promise<void> {
   log(`writing ${ENTRIES} knowledge entries`);
@@ -514,18 +539,11 @@ async function mainTier(
     log(`similar search: ${mode}, ${anchors} anchor(s)`);
     report.rows.push(await similarRow(ctx, mode, anchors, { throughput: anchors === 1, recallOf: all }));
   }
+  log('similar search: description, 1 anchor, the same each time');
+  report.rows.push(await similarRow(ctx, 'description', 1, { throughput: true, recallOf: all, sameAnchors: true }));
   const pq = await searchRows(ctx, report);
 
-  if (nodeArgs) {
-    log('CPU profiles: similar search, then product search, 8 clients, with the services under --cpu-prof');
-    await ctx.stack.startServices(TRACING_ON(receiver), nodeArgs);
-    const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
-    await closedLoop(8, 20, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
-    await closedLoop(8, 10, (i) => ctx.api.post('/search/products', { query: pq[i % pq.length]!, limit: 10 }));
-    const pids = Object.fromEntries(ctx.stack.services!.children.map((c) => [c.name, c.pgid]));
-    await ctx.stack.startServices(TRACING_ON(receiver));
-    report.profiles = summariseDir(join(OUT, 'profiles'), pids);
-  }
+  if (nodeArgs) await profileSearches(ctx, report, receiver, nodeArgs, pq);
 
   log('embedder: the service against a bare session');
   // The texts the catalog embeds for products (title plus description, properties, attributes), of products not loaded.

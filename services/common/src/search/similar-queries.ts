@@ -40,6 +40,57 @@ export async function readAnchors(
   return foundDocs(res.docs);
 }
 
+/**
+ * Up to `limit` of the tenant's products with their version and the vectors of `field`, read in
+ * pages of `pages.size` (a scroll), `pages.between` awaited between two: what a read path keeps
+ * so that an anchor it has not been asked about before needs no read of its own. Stops early
+ * when `keep` returns false.
+ */
+export async function readTenantAnchors(
+  es: Client,
+  index: string,
+  tenantId: string,
+  field: ProductVectorField,
+  limit: number,
+  keep: (anchor: StoredProduct) => boolean,
+  pages: { size: number; between?: () => Promise<void> } = { size: 100 },
+): Promise<number> {
+  let read = 0;
+  let page = await withElasticsearch(() =>
+    es.search<Record<string, unknown>>({
+      index,
+      scroll: '30s',
+      size: Math.min(pages.size, limit),
+      version: true,
+      query: { term: { tenant_id: tenantId } },
+      // In the body: the querystring's _source_exclude_vectors would replace these includes (all vectors back).
+      _source: { includes: ['tenant_id', productVectorPath(field)], exclude_vectors: false },
+    }),
+  );
+  const scrollId = () => page._scroll_id;
+  try {
+    for (;;) {
+      for (const h of page.hits.hits) {
+        if (read >= limit) return read;
+        read += 1;
+        const anchor = {
+          id: h._id!,
+          ...(h._version !== undefined ? { version: h._version } : {}),
+          source: h._source ?? {},
+        };
+        if (!keep(anchor)) return read;
+      }
+      const id = scrollId();
+      if (page.hits.hits.length === 0 || !id || read >= limit) return read;
+      await pages.between?.();
+      page = await withElasticsearch(() => es.scroll<Record<string, unknown>>({ scroll_id: id, scroll: '30s' }));
+    }
+  } finally {
+    const id = scrollId();
+    if (id) await es.clearScroll({ scroll_id: id }).catch(() => undefined);
+  }
+}
+
 /** The anchors that exist, with their tenant and version only: whether vectors kept from an earlier read still hold. */
 export async function readAnchorVersions(es: Client, index: string, ids: string[]): Promise<StoredProduct[]> {
   const res = await withElasticsearch(() =>

@@ -9,13 +9,24 @@ const object = (json: string): Record<string, unknown> => (json ? (JSON.parse(js
 const isNullable = (schema: TSchema) =>
   Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === 'null');
 
+/** Per response schema, its keys in order with their `<key>_json` names and nullability: worked out once. */
+const plans = new WeakMap<TObject, { key: string; json: string; nullable: boolean }[]>();
+function planOf(schema: TObject) {
+  let plan = plans.get(schema);
+  if (!plan) {
+    plan = Object.entries(schema.properties).map(([key, s]) => ({ key, json: `${key}_json`, nullable: isNullable(s) }));
+    plans.set(schema, plan);
+  }
+  return plan;
+}
+
 /** A message in a response schema's shape: each key in the schema's order; `<key>_json` text is the object it encodes. */
 function shaped<T extends TObject>(schema: T, message: object): Static<T> {
   const fields = message as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [key, s] of Object.entries(schema.properties)) {
-    const json = fields[`${key}_json`];
-    out[key] = typeof json === 'string' ? object(json) : isNullable(s) ? (fields[key] ?? null) : fields[key];
+  for (const { key, json: jsonKey, nullable } of planOf(schema)) {
+    const json = fields[jsonKey];
+    out[key] = typeof json === 'string' ? object(json) : nullable ? (fields[key] ?? null) : fields[key];
   }
   return out as Static<T>;
 }

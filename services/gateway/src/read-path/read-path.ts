@@ -10,12 +10,14 @@ import {
   untraced,
   type Caller,
   type catalogV1,
+  type ProductVectorField,
   type knowledgeV1,
   type Logger,
   type similarityV1,
 } from '@kb/common';
 import {
   createElasticsearchClient,
+  type ElasticsearchClient,
   elasticsearchErrorType,
   elasticsearchIsUp,
   hybridMatches,
@@ -23,6 +25,7 @@ import {
   productFilter,
   rankHybrid,
   readAnchorVersions,
+  readTenantAnchors,
   similarProducts,
   type AnchorCache,
   type SimilarAnswer,
@@ -31,8 +34,17 @@ import {
 import type { Backends } from '../clients/backends';
 import { entrySearch, type EntrySearchRequest } from './entry-search';
 
-/** Anchors whose vectors are kept (three 384-dim fields: ~5 KB each, so ~10 MB at most). */
-const ANCHORS_KEPT = 2_000;
+/**
+ * Anchors whose vectors are kept (a 384-dim field as JSON numbers is ~3 KB: ~15 MB for one field
+ * each, ~45 MB at most for three). The first similar search of a tenant in a field starts reading
+ * the tenant's products' vectors of that field in the background, up to this many, so that later
+ * anchors seen for the first time need no read before their search (only the version check that
+ * runs beside it).
+ */
+const ANCHORS_KEPT = 5_000;
+const PRELOAD_AGAIN_MS = 60_000;
+const PRELOAD_PAGE = 25;
+const PRELOAD_PAUSE_MS = 5;
 /**
  * How long an anchor's kept version counts as confirmed: within it, a search uses the kept
  * vectors without asking the index. A product written through this gateway is forgotten at once;
@@ -87,21 +99,113 @@ function anchorsOf(req: catalogV1.SimilarProductsRequest): { anchors: string[]; 
   return { anchors, weights };
 }
 
-export function anchorCache(): AnchorCache & { forget(id: string): void } {
-  const kept = new LRUCache<string, { anchor: StoredProduct; confirmedAt: number }>({ max: ANCHORS_KEPT });
+/** What the products index's write counters said (IndexWatch): the same value, no write since `changedAt`. */
+export interface IndexState {
+  value: string;
+  /** When this value was first seen (or the watch started). */
+  changedAt: number;
+}
+
+/**
+ * A read of anchors takes at most this long (the client's request timeout): an index state first
+ * seen longer ago than this was already the state when a read answered now began.
+ */
+const READ_BOUND_MS = 10_000;
+
+/**
+ * The gateway's anchors: each kept with the version it was read at. Confirmed (used without
+ * asking the index) within ANCHOR_CONFIRMED_MS of its last read or check, or for as long as the
+ * products index has not been written since it was read: `indexState` says the index's write
+ * counters are still what they were (IndexWatch, read every INDEX_WATCH_MS).
+ */
+export function anchorCache(
+  indexState: () => IndexState | undefined = () => undefined,
+): AnchorCache & { forget(id: string): void; set(anchor: StoredProduct, state?: string | null): void } {
+  const kept = new LRUCache<string, { anchor: StoredProduct; confirmedAt: number; state: string | undefined }>({
+    max: ANCHORS_KEPT,
+  });
+  /** The index's state when a read answered now began, when that is known. */
+  const settled = () => {
+    const s = indexState();
+    return s && Date.now() - s.changedAt > READ_BOUND_MS ? s.value : undefined;
+  };
   const confirmed = (id: string) => {
     const k = kept.get(id);
-    return k !== undefined && Date.now() - k.confirmedAt < ANCHOR_CONFIRMED_MS;
+    if (k === undefined) return false;
+    if (Date.now() - k.confirmedAt < ANCHOR_CONFIRMED_MS) return true;
+    return k.state !== undefined && indexState()?.value === k.state;
   };
   return {
     get: (id) => kept.get(id)?.anchor,
-    set: (anchor) => void kept.set(anchor.id, { anchor, confirmedAt: Date.now() }),
+    /** `state`: the index's state known to hold when the read began (null: none known); default the settled one. */
+    set: (anchor: StoredProduct, state?: string | null) =>
+      void kept.set(anchor.id, {
+        anchor,
+        confirmedAt: Date.now(),
+        state: state === undefined ? settled() : (state ?? undefined),
+      }),
     delete: (id) => void kept.delete(id),
     forget: (id) => void kept.delete(id),
     confirmed,
     confirm: (id) => {
       const k = kept.get(id);
-      if (k) k.confirmedAt = Date.now();
+      if (!k) return;
+      k.confirmedAt = Date.now();
+      k.state = settled();
+    },
+  };
+}
+
+/** How often the products index's write counters are read while similar searches come in. */
+export const INDEX_WATCH_MS = 500;
+/** The watch stops after this long without a similar search. */
+const INDEX_WATCH_IDLE_MS = 30_000;
+
+/**
+ * The products index's write counters (primaries' index and delete totals, and the index behind
+ * the alias), read every INDEX_WATCH_MS while similar searches come in: anchors read since they
+ * last changed are still current, so a search needs no version check of its own. A failed read,
+ * or one older than two intervals, says nothing (the searches check their anchors themselves).
+ */
+function indexWatch(es: ElasticsearchClient, index: string) {
+  let state: (IndexState & { seenAt: number }) | undefined;
+  let lastUse = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let first: Promise<void> | undefined;
+  const poll = async () => {
+    try {
+      const res = await untraced(() => es.indices.stats({ index, metric: 'indexing' }));
+      const totals = res._all.primaries?.indexing;
+      const value = `${Object.keys(res.indices ?? {})
+        .sort()
+        .join(',')}:${totals?.index_total ?? '?'}:${totals?.delete_total ?? '?'}`;
+      const now = Date.now();
+      state = state?.value === value ? { ...state, seenAt: now } : { value, changedAt: now, seenAt: now };
+    } catch {
+      state = undefined;
+    }
+    if (Date.now() - lastUse > INDEX_WATCH_IDLE_MS && timer) {
+      clearInterval(timer);
+      timer = undefined;
+      first = undefined;
+      state = undefined;
+    }
+  };
+  return {
+    state: (): IndexState | undefined => (state && Date.now() - state.seenAt < 2 * INDEX_WATCH_MS ? state : undefined),
+    /** A similar search came: the watch runs (started by the first); resolves once it has read the counters. */
+    touch(): Promise<void> {
+      lastUse = Date.now();
+      if (!timer) {
+        timer = setInterval(() => void poll(), INDEX_WATCH_MS);
+        timer.unref();
+        first = poll();
+      }
+      return first ?? Promise.resolve();
+    },
+    stop(): void {
+      if (timer) clearInterval(timer);
+      timer = undefined;
     },
   };
 }
@@ -115,7 +219,15 @@ export function anchorCache(): AnchorCache & { forget(id: string): void } {
 export function readPath(options: { url: string; backends: Backends; logger: Logger }): ReadPath {
   const { backends, logger } = options;
   const es = createElasticsearchClient(options.url);
-  const anchors = anchorCache();
+  /** One watch per products index the searches read (an alias: a reindex moves it). */
+  const watches = new Map<string, ReturnType<typeof indexWatch>>();
+  const watchOf = (index: string) => {
+    let w = watches.get(index);
+    if (!w) watches.set(index, (w = indexWatch(es, index)));
+    return w;
+  };
+  let watchedIndex: string | undefined;
+  const anchors = anchorCache(() => (watchedIndex ? watches.get(watchedIndex)?.state() : undefined));
   const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
   const queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS_KEPT });
   let model: Promise<similarityV1.ModelInfo__Output> | undefined;
@@ -133,6 +245,42 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
       throw err;
     }));
   const productsAlias = async (caller: Caller) => (await describe(caller)).products_alias;
+
+  /**
+   * Per tenant, index and field: when the background read of its products' vectors started. It
+   * starts with the first similar search, and again on an anchor not kept once PRELOAD_AGAIN_MS
+   * have passed (a catalogue that grew since).
+   */
+  const preloads = new LRUCache<string, number>({ max: SITES_KEPT });
+  const preload = (tenantId: string, index: string, field: string, ids: string[]) => {
+    if (field === 'hybrid') return;
+    const key = `${tenantId}\u0000${index}\u0000${field}`;
+    const started = preloads.get(key);
+    const cold = ids.some((id) => !anchors.get(id));
+    if (started !== undefined && (!cold || Date.now() - started < PRELOAD_AGAIN_MS)) return;
+    preloads.set(key, Date.now());
+    void untraced(async () => {
+      // The index's state before the first page is read: while it holds, what the pages say holds.
+      await watchOf(index).touch();
+      const before = watchOf(index).state()?.value;
+      return readTenantAnchors(
+        es,
+        index,
+        tenantId,
+        field as ProductVectorField,
+        ANCHORS_KEPT,
+        (a) => {
+          if (!anchors.get(a.id)) anchors.set(a, before ?? null); // what a search read itself is as recent
+          return true;
+        },
+        // Small pages with a pause between: searches running meanwhile wait for a page at most.
+        { size: PRELOAD_PAGE, between: () => new Promise((r) => setTimeout(r, PRELOAD_PAUSE_MS)) },
+      );
+    }).catch((err: unknown) => {
+      preloads.delete(key); // tried again by the next search
+      logger.warn({ err: (err as Error).message, tenant_id: tenantId }, 'reading anchor vectors ahead failed');
+    });
+  };
 
   /** The site's id (the request may name it by slug); unknown: the catalog's 404. */
   const siteId = async (caller: Caller, site: string) => {
@@ -175,6 +323,9 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
       min_score: req.min_score ?? undefined,
       explain: Boolean(req.explain),
     } as similarityV1.SimilarProductsRequest__Output;
+    watchedIndex = index;
+    void watchOf(index).touch();
+    preload(caller.tenant_id, index, searched.vector_field, sent.anchors);
     let answer: SimilarAnswer;
     try {
       answer = await similarProducts(
@@ -296,6 +447,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     start: () => watch.start(),
     stop: () => {
       watch.stop();
+      for (const w of watches.values()) w.stop();
       void es.close();
     },
   };
