@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import {
+  answerItemBytes,
   DEFAULT_PASSAGES,
   markTerms,
   SEARCH_DEFAULT_LIMIT,
@@ -225,7 +226,7 @@ export function entrySearch(deps: {
         });
       }
       // The best hits that fit the answer's byte budget (at least the best one), as SearchEntries answers.
-      return withinBudget(hits, (h) => Buffer.byteLength(JSON.stringify(h)));
+      return withinBudget(hits, answerItemBytes);
     }
   }
 
