@@ -348,10 +348,10 @@ test(
     expect(hits.map((h) => h.entry.id)).toContain(created.json.id);
 
     const tool = span('kb-gateway', 'execute_tool search_knowledge', 'INTERNAL');
-    const spans = await completeTrace(sent.traceId, [
-      tool,
-      grpcServer('kb-knowledge', 'kb.knowledge.v1.KnowledgeService/SearchEntries'),
-    ]);
+    const retrieval = span('kb-gateway', 'retrieval knowledge-entries', 'INTERNAL');
+    const access = 'kb.knowledge.v1.KnowledgeService/EntrySearchAccess';
+    // The entry is indexed in its current version: the read path answers, asking knowledge about it.
+    const spans = await completeTrace(sent.traceId, [tool, retrieval, grpcServer('kb-knowledge', access)]);
     const root = orphans(spans)[0]!;
     expect([root.service, root.kind, root.parentSpanId, root.name]).toEqual([
       'kb-gateway',
@@ -370,8 +370,18 @@ test(
       'kb.mcp.entries.count': hits.length,
     });
     expect(execute.attributes['kb.mcp.entries']).toEqual(hits.map((h) => `${h.entry.id}@${h.entry.version}`));
-    // The search the tool made is a hop below the tool's span.
-    trace.hop(execute, 'kb-knowledge', 'kb.knowledge.v1.KnowledgeService/SearchEntries');
+    // The search the tool made is below the tool's span: answered from the index, every hit
+    // checked with the knowledge service (a gRPC hop under the search's span).
+    const search = trace.one(retrieval, 'retrieval span');
+    expect(trace.under(search, execute)).toBe(true);
+    expect(search.attributes['kb.retrieval.answered_by']).toBe('index');
+    expect(search.attributes['kb.retrieval.entry_versions']).toEqual(hits.map((h) => h.entry.version));
+    const servers = spans.filter(grpcServer('kb-knowledge', access));
+    expect(servers.length).toBeGreaterThan(0);
+    for (const server of servers) {
+      const client = spans.find((c) => c.spanId === server.parentSpanId)!;
+      expect([client.service, client.kind, trace.under(client, search)]).toEqual(['kb-gateway', 'CLIENT', true]);
+    }
   },
 );
 

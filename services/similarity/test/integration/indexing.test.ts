@@ -396,6 +396,8 @@ describe('indices and reindex', () => {
       // The aliases searches read: the gateway's read path queries them.
       products_alias: h.server.indices.alias('products'),
       entries_alias: h.server.indices.alias('entries'),
+      // EMBEDDING_LANGUAGES: the gateway's read path ranks entries with the same fusion profile.
+      languages: ['en'],
     });
   });
 
