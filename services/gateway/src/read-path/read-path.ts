@@ -157,7 +157,7 @@ export function anchorCache(
 }
 
 /** How often the products index's write counters are read while similar searches come in. */
-export const INDEX_WATCH_MS = 500;
+const INDEX_WATCH_MS = 500;
 /** The watch stops after this long without a similar search. */
 const INDEX_WATCH_IDLE_MS = 30_000;
 

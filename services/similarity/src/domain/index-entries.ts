@@ -67,7 +67,7 @@ interface Prepared {
  * MongoDB records once this version is indexed) and its expiry; undefined when the knowledge
  * service sent none (an older release): the read path then asks the knowledge service.
  */
-export function entryHit(e: Entry, model: string): Record<string, unknown> | undefined {
+function entryHit(e: Entry, model: string): Record<string, unknown> | undefined {
   if (!e.hit_json) return undefined;
   const { embedding_model: _before, ...entry } = JSON.parse(e.hit_json) as Record<string, unknown>;
   return { entry: model ? { ...entry, embedding_model: model } : entry, expires_at: e.expires_at ?? null };

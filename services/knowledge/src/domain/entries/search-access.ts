@@ -1,10 +1,10 @@
-import { AppError, type Caller } from '@kb/common';
+import { AppError, SEARCH_MAX_LIMIT, type Caller } from '@kb/common';
 import { isExpired } from '../entry-types';
 import { canSee, searchFilter } from '../visibility';
 import { viewerFor, type EntryContext } from './context';
 
-/** Entry ids one EntrySearchAccess call may name: a search answers at most 50 hits. */
-export const MAX_ACCESS_IDS = 50;
+/** Entry ids one EntrySearchAccess call may name: the hits of one search at most. */
+export const MAX_ACCESS_IDS = SEARCH_MAX_LIMIT;
 
 export interface EntrySearchAccess {
   filter: ReturnType<typeof searchFilter>;
