@@ -319,33 +319,37 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
      * The queue in calls of `batchSize`, `callsInFlight` at a time (while one call's documents
      * are written and marked, the next call's texts are embedded). A call that does not get all
      * of its documents through (a dependency away) stops further calls: the pass has failed.
+     *
+     * Nobody waits on these answers, so the calls do not force a refresh: the documents become
+     * searchable at the index's next periodic refresh. Except when the pass empties the queue
+     * (`drained`): its last call is sent after the others have answered and refreshes before it
+     * answers, so what was queued is searchable as soon as the queue is empty, while a long
+     * backlog is not cut into a segment per call.
      */
-    async function indexInCalls(send: IndexCalls<D>, pending: D[]): Promise<{ done: number; failed: boolean }> {
+    async function indexInCalls(
+      send: IndexCalls<D>,
+      pending: D[],
+      drained: boolean,
+    ): Promise<{ done: number; failed: boolean }> {
       const batches = inBatches(pending, batchSize, loopOptions.batchWeight);
+      const last = drained ? batches.pop() : undefined;
       let next = 0;
       let done = 0;
       let failed = false;
+      const sendBatch = async (batch: D[], searchableLater: boolean) => {
+        const outcome = emptyOutcome();
+        await backgroundSpan(`index pending ${kind}`, attributes(batch.length), () =>
+          indexByTenant(send, batch, { deadlineMs: loopOptions.indexDeadlineMs, searchableLater }, outcome, false),
+        );
+        const answered = outcome.indexed.size + outcome.refused.size; // a refusal is an answer too
+        done += answered;
+        if (answered < batch.length) failed = true;
+      };
       const worker = async () => {
-        while (!failed && next < batches.length) {
-          const batch = batches[next++] as D[];
-          const outcome = emptyOutcome();
-          // Nobody waits on these answers: the documents become searchable at the index's next
-          // periodic refresh rather than by a forced refresh per call.
-          await backgroundSpan(`index pending ${kind}`, attributes(batch.length), () =>
-            indexByTenant(
-              send,
-              batch,
-              { deadlineMs: loopOptions.indexDeadlineMs, searchableLater: true },
-              outcome,
-              false,
-            ),
-          );
-          const answered = outcome.indexed.size + outcome.refused.size; // a refusal is an answer too
-          done += answered;
-          if (answered < batch.length) failed = true;
-        }
+        while (!failed && next < batches.length) await sendBatch(batches[next++] as D[], true);
       };
       await Promise.all(Array.from({ length: Math.min(callsInFlight, batches.length) }, worker));
+      if (last && !failed) await sendBatch(last, false);
       return { done, failed };
     }
 
@@ -367,7 +371,7 @@ export function documentIndexer<D extends DocumentVersion>(options: DocumentInde
       const limit = batchSize * callsPerPass;
       const pending = await store.pending(limit);
       if (pending.length) {
-        const indexed = await indexInCalls(calls, pending);
+        const indexed = await indexInCalls(calls, pending, pending.length < limit);
         done += indexed.done;
         failed ||= indexed.failed;
       }

@@ -33,7 +33,8 @@ export function startIndexer(
     // A call may wait for the one before it to be embedded: the deadline is one call's per call
     // in flight. Nobody waits on these answers: the products become searchable at the index's
     // next periodic refresh rather than by a forced refresh per call (cold ingest ~0.71× →
-    // ~0.77× the bare embedder: Elasticsearch's CPU halved).
+    // ~0.77× the bare embedder: Elasticsearch's CPU halved), or when the pass that empties the
+    // queue answers (its last call refreshes).
     indexDeadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT,
     deleteDeadlineMs: deps.indexOnWriteMs,
     ...(storeUp ? { storeUp } : {}),

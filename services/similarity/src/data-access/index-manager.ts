@@ -6,7 +6,13 @@ import {
   MissingIndexError,
   withElasticsearch,
 } from '@kb/common/search';
-import { embeddingCacheMappings, entryMappings, INDEX_SETTINGS, productMappings } from '@kb/common/search';
+import {
+  CACHE_INDEX_SETTINGS,
+  embeddingCacheMappings,
+  entryMappings,
+  INDEX_SETTINGS,
+  productMappings,
+} from '@kb/common/search';
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/common/search';
 
 /**
@@ -58,9 +64,10 @@ export class IndexManager {
   ensureCache(): Promise<void> {
     return this.once('cache', async () => {
       try {
-        await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() });
+        await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() }, CACHE_INDEX_SETTINGS);
       } catch (err) {
         if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
+        await this.updateSettings([this.cacheIndex], CACHE_INDEX_SETTINGS);
       }
     });
   }
@@ -82,13 +89,31 @@ export class IndexManager {
     return pending;
   }
 
-  /** Creates an index with INDEX_SETTINGS. */
-  private async createIndex(params: {
-    index: string;
-    mappings: estypes.MappingTypeMapping;
-    aliases?: Record<string, estypes.IndicesAlias>;
-  }): Promise<void> {
-    await this.es.indices.create({ ...params, settings: INDEX_SETTINGS });
+  /** Creates an index with INDEX_SETTINGS (or `settings`). */
+  private async createIndex(
+    params: {
+      index: string;
+      mappings: estypes.MappingTypeMapping;
+      aliases?: Record<string, estypes.IndicesAlias>;
+    },
+    settings: estypes.IndicesIndexSettings = INDEX_SETTINGS,
+  ): Promise<void> {
+    await this.es.indices.create({ ...params, settings });
+  }
+
+  /**
+   * Brings indices made by an earlier release to the current refresh interval (a dynamic
+   * setting, changed in place); the static settings (shards, replicas) stay as created.
+   */
+  private async updateSettings(indices: string[], settings: estypes.IndicesIndexSettings): Promise<void> {
+    const refresh = (settings as Record<string, unknown>)['index.refresh_interval'];
+    if (refresh === undefined || indices.length === 0) return;
+    try {
+      await this.es.indices.putSettings({ index: indices, settings: { 'index.refresh_interval': refresh } });
+    } catch (err) {
+      if (isElasticsearchUnavailable(err)) throw err;
+      this.logger.warn({ indices, err: (err as Error).message }, 'the refresh interval could not be updated in place');
+    }
   }
 
   private mappingsFor(kind: IndexKind) {
@@ -111,7 +136,9 @@ export class IndexManager {
     const alias = this.alias(kind);
     const existing = await this.indicesOf(alias);
     if (existing.length > 0) {
-      await this.updateMappings(kind, [...existing, ...(await this.pendingTargets(kind))]);
+      const indices = [...existing, ...(await this.pendingTargets(kind))];
+      await this.updateMappings(kind, indices);
+      await this.updateSettings(indices, INDEX_SETTINGS);
       return;
     }
     const index = newIndexName(alias);

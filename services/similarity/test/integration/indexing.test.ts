@@ -13,6 +13,7 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
+import { SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
 import pino from 'pino';
@@ -98,10 +99,9 @@ describe('indexing products', () => {
         await h.client.call('IndexProducts', { caller: caller(t), products: [product({ id: now, tenant_id: t })] });
         expect(await searchable()).toBe(2);
       } finally {
-        // null puts the setting back to Elasticsearch's default (the client's types do not say so).
         await es.indices.putSettings({
           index: productsAlias(),
-          settings: { refresh_interval: null as unknown as string },
+          settings: { refresh_interval: SEARCH_REFRESH_INTERVAL },
         });
       }
     },
@@ -413,6 +413,32 @@ describe('indices and reindex', () => {
     const all = await es.cat.indices({ index: `${alias}-*`, format: 'json' });
     expect(all).toHaveLength(1);
   });
+
+  test(
+    'when indices are created, then they refresh every SEARCH_REFRESH_INTERVAL (the embedding cache ' +
+      'every 30 s); an index an earlier release made with another interval gets it at the next start',
+    async () => {
+      const prefix = `refresh-${randomUUID().slice(0, 8)}`;
+      const logger = pino({ level: 'silent' });
+      const interval = async (index: string) => {
+        const res = await es.indices.getSettings({ index, name: 'index.refresh_interval', flat_settings: true });
+        return Object.values(res).map((i) => (i.settings as Record<string, unknown>)['index.refresh_interval']);
+      };
+      const first = new IndexManager(es, logger, prefix, 'm', 8);
+      await first.ensureAll();
+      expect(await interval(first.alias('products'))).toEqual([SEARCH_REFRESH_INTERVAL]);
+      expect(await interval(first.alias('entries'))).toEqual([SEARCH_REFRESH_INTERVAL]);
+      expect(await interval(first.cacheIndex)).toEqual(['30s']);
+      // As an earlier release left them: Elasticsearch's default of 1 s.
+      await es.indices.putSettings({
+        index: [first.alias('products'), first.cacheIndex],
+        settings: { refresh_interval: '1s' },
+      });
+      await new IndexManager(es, logger, prefix, 'm', 8).ensureAll();
+      expect(await interval(first.alias('products'))).toEqual([SEARCH_REFRESH_INTERVAL]);
+      expect(await interval(first.cacheIndex)).toEqual(['30s']);
+    },
+  );
 
   test('when a reindex finishes, then the alias points at the new index, the old one is deleted and the data is there', async () => {
     const id = randomUUID();
