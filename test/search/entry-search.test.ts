@@ -279,6 +279,44 @@ describe('read path', () => {
     expect(hits.map((h) => h.entry.id)).toContain(e.id);
   });
 
+  test(
+    'when a memory expires, then the next search leaves it out, even while the gateway still ' +
+      'counts its last confirmation (the index keeps expires_at and the gateway checks it)',
+    async () => {
+      const expiresAt = Date.now() + 4000;
+      const e = await create({
+        type: 'memory',
+        title: 'Quoll den memory',
+        content: 'Quolls sleep in hollow logs and rock dens.',
+        metadata: { expires_at: new Date(expiresAt).toISOString() },
+      });
+      // Memories only: kNN finds some hit for any query, and a hit another test left not current
+      // (the echidna above) would send the search to the knowledge service.
+      const query = { query: 'quoll dens hollow logs', types: ['memory'] };
+      const before = await traced(query);
+      expect(before.answeredBy).toBe('index');
+      expect(before.hits.map((h) => h.entry.id)).toContain(e.id);
+      const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
+      await sleepUntil(expiresAt - 300);
+      await traced(query); // confirmed again, just before it expires
+      await sleepUntil(expiresAt + 20);
+      const after = await traced(query);
+      expect(after.hits.map((h) => h.entry.id)).not.toContain(e.id);
+    },
+  );
+
+  test('when the skill index is among the hits, then the knowledge service answers (it is shown per reader)', async () => {
+    await create({
+      type: 'skill',
+      title: 'Wallaby grooming skill',
+      content: 'Brush wallabies gently.',
+      metadata: { trigger_description: 'when asked about grooming wallabies' },
+    });
+    const { hits, answeredBy } = await traced({ query: 'wallaby grooming skill', types: ['skill_index'] });
+    expect(hits.map((h) => h.entry['type'])).toEqual(['skill_index']);
+    expect(answeredBy).toBe('knowledge');
+  });
+
   test('when an entry is deleted through the API, then the very next search leaves it out', async () => {
     const e = await create({ title: 'Bilby burrows', content: 'Bilbies dig spiral burrows.' });
     expect(await hitIds('bilby burrows', agent)).toContain(e.id);
