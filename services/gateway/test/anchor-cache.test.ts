@@ -27,7 +27,7 @@ describe("the read path's anchor cache", () => {
   test('when a product is written through the gateway, then its kept vectors are gone at once', () => {
     const cache = anchorCache();
     cache.set(anchor('a', 1));
-    cache.forget('a');
+    cache.delete('a');
     expect(cache.get('a')).toBeUndefined();
     expect(cache.confirmed('a')).toBe(false);
   });

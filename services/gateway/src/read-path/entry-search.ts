@@ -57,6 +57,13 @@ const callerKey = (c: Caller) =>
     '\u0000',
   );
 
+/** What MongoDB said of an entry: its version, whether the index holds exactly that, whether the caller may read it. */
+interface EntryState {
+  version: number;
+  indexed: boolean;
+  readable: boolean;
+}
+
 /**
  * Entry search answered in the gateway from the index (docs/architecture.md, "The read path"):
  * the similarity service's queries and ranking (@kb/common/search), then one read of the hits'
@@ -76,8 +83,8 @@ export function entrySearch(deps: {
     max: CALLERS_KEPT,
     ttl: ENTRY_CONFIRMED_MS,
   });
-  /** Per caller and entry: the version MongoDB held and whether that caller may read it. */
-  const confirmed = new LRUCache<string, { version: number; readable: boolean; generation: number }>({
+  /** Per caller and entry: the version MongoDB held and whether that caller may read it (indexed ones only). */
+  const confirmed = new LRUCache<string, EntryState & { generation: number }>({
     max: ENTRIES_KEPT,
     ttl: ENTRY_CONFIRMED_MS,
   });
@@ -99,8 +106,16 @@ export function entrySearch(deps: {
     filters.set(who, { filter, generation: gen });
     for (const e of res.entries)
       if (e.indexed)
-        confirmed.set(`${who}\u0000${e.id}`, { version: e.version, readable: e.readable, generation: gen });
-    return { filter, states: new Map(res.entries.map((e) => [e.id, e])) };
+        confirmed.set(`${who}\u0000${e.id}`, {
+          version: e.version,
+          indexed: true,
+          readable: e.readable,
+          generation: gen,
+        });
+    const states = new Map<string, EntryState>(
+      res.entries.map((e) => [e.id, { version: e.version, indexed: e.indexed, readable: e.readable }]),
+    );
+    return { filter, states };
   }
 
   async function visibilityFilter(caller: Caller) {
@@ -128,12 +143,12 @@ export function entrySearch(deps: {
             caller,
             unknown.map((f) => f.ranked.id),
           )
-        : { states: new Map<string, knowledgeV1.EntryIndexState__Output>() };
+        : { states: new Map<string, EntryState>() };
     const kept: Found[] = [];
     for (const f of found) {
       const s = known(f) ?? states.get(f.ranked.id);
       if (!s) continue; // deleted
-      if (('indexed' in s && !s.indexed) || s.version !== f.ranked.version) return undefined;
+      if (!s.indexed || s.version !== f.ranked.version) return undefined;
       if (s.readable) kept.push(f);
     }
     return kept;

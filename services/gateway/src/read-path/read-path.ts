@@ -120,7 +120,7 @@ const READ_BOUND_MS = 10_000;
  */
 export function anchorCache(
   indexState: () => IndexState | undefined = () => undefined,
-): AnchorCache & { forget(id: string): void; set(anchor: StoredProduct, state?: string | null): void } {
+): AnchorCache & { set(anchor: StoredProduct, state?: string | null): void } {
   const kept = new LRUCache<string, { anchor: StoredProduct; confirmedAt: number; state: string | undefined }>({
     max: ANCHORS_KEPT,
   });
@@ -145,7 +145,6 @@ export function anchorCache(
         state: state === undefined ? settled() : (state ?? undefined),
       }),
     delete: (id) => void kept.delete(id),
-    forget: (id) => void kept.delete(id),
     confirmed,
     confirm: (id) => {
       const k = kept.get(id);
@@ -439,7 +438,7 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
 
   return {
     similar,
-    forgetProduct: (id) => anchors.forget(id),
+    forgetProduct: (id) => anchors.delete(id),
     elasticsearchUp: () => watch.isUp(),
     searchProducts,
     searchEntries,
