@@ -404,7 +404,8 @@ async function main(): Promise<void> {
     if (ONLY === 'search') {
       log(`loading ${PRODUCTS} products`);
       ctx.ids = [];
-      await ingest(ctx, catalogue(PRODUCTS));
+      const cold = await ingest(ctx, catalogue(PRODUCTS));
+      log(`  ${cold.perSecond.toFixed(1)} products/s; products index: ${await segmentsOf(ctx)} segments`);
       await loadEntries(ctx, report);
       log('similar search: description, 1 anchor(s)');
       report.rows.push(await similarRow(ctx, 'description', 1, { throughput: true }));
@@ -604,7 +605,8 @@ async function tracingCost(
   const sets = (process.env.BENCH_TRACING_SETS ?? '').split(',').filter(Boolean);
   log(
     `tracing cost: similar search${withWrites ? ' and category create' : ''} at 8 clients, tracing off / on (default ` +
-      `sampling) / every request traced${sets.length ? ` / ${sets.join(' / ')}` : ''}, ${TRACING_ROUNDS} rounds in turn`,
+      `sampling) / every request traced${sets.length ? ` / ${sets.join(' / ')}` : ''}, ` +
+      `${TRACING_ROUNDS} rounds in turn after a warm-up round`,
   );
   const cases = await Promise.all(anchorSets(ctx, 100, 1, 5).map((a) => similarCase(ctx, a, 'description')));
   const modes: Record<string, Record<string, string>> = {
@@ -641,7 +643,11 @@ async function tracingCost(
   // embedder (its cache is cold after each restart) and left indexing behind for the next mode.
   let created = 0;
   const write = () => ctx.api.post('/categories', { name: `Bench category ${Date.now()}-${++created}` });
-  for (let round = 0; round < TRACING_ROUNDS; round++) {
+  // Elasticsearch merges what the load wrote for a while after it: the first mode measured would pay for it.
+  await mergesSettled(ctx);
+  // Round 0 warms everything up (the first round after the load ran 10-20% slower) and is not counted.
+  for (let round = -1; round < TRACING_ROUNDS; round++) {
+    const counted = round >= 0;
     for (const mode of round % 2 === 0 ? names : [...names].reverse()) {
       await ctx.stack.startServices(modes[mode]!, undefined, mode.endsWith('other node') ? otherNode : undefined);
       // Freshly started services: JIT and connection pools warmed before anything is counted
@@ -649,6 +655,10 @@ async function tracingCost(
       await closedLoop(8, TRACING_WARM_UP_SECONDS, search);
       let before = cpuOf(ctx);
       const searched = await closedLoop(8, SECONDS, search);
+      if (!counted) {
+        log(`  ${mode}: ${searched.perSecond.toFixed(1)} searches/s (warm-up round, not counted)`);
+        continue;
+      }
       runs[mode]!.push(searched.perSecond);
       cpu[mode]!.push(servicesCpu(perRequest(before, cpuOf(ctx), searched.count)));
       if (withWrites) {
@@ -681,7 +691,26 @@ async function tracingCost(
   };
 }
 
-/** Rounds of the tracing-cost comparison (each runs the three modes, in alternating order), and the warm-up after each restart. */
+/** The products index's segments now (kNN searches each segment's graph). */
+async function segmentsOf(ctx: Ctx): Promise<number> {
+  const stats = await ctx.es.indices.stats({ index: ctx.index.products, metric: 'segments' });
+  return stats._all.primaries?.segments?.count ?? 0;
+}
+
+/** Until the products index has no merge running (at most a minute). */
+async function mergesSettled(ctx: Ctx): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const stats = await ctx.es.indices.stats({ index: ctx.index.products, metric: 'merge' });
+    if ((stats._all.primaries?.merges?.current ?? 0) === 0) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Rounds of the tracing-cost comparison (each runs the three modes, in alternating order, after one
+ * warm-up round), and the warm-up after each restart.
+ */
 const TRACING_ROUNDS = 3;
 const TRACING_WARM_UP_SECONDS = 3;
 
