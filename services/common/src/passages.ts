@@ -1,3 +1,5 @@
+import { markTerms } from './text-analysis';
+
 /**
  * Passages of a long Markdown knowledge entry, for passage-level search: each passage is an exact
  * slice of the entry (`text === content.slice(start, end)`, offsets in UTF-16 code units) and carries
@@ -653,4 +655,31 @@ export function sentencesOf(text: string): string[] {
     else out.push(pending);
   }
   return out.filter((s) => s !== '');
+}
+
+/** A passage as an entry search answers it: its text, where it lies in the content, its score, the query's words marked. */
+export interface AnsweredPassage {
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+  highlights: { start: number; end: number }[];
+}
+
+/**
+ * The first `count` of `ranked` (best first) cut from `content`, each with the query's words
+ * marked (markTerms): `text === content.slice(start, end)` by construction. The offsets must lie
+ * within `content` (the callers check that they are offsets into this very version).
+ */
+export function cutPassages(
+  content: string,
+  ranked: readonly { start: number; end: number; score: number }[],
+  query: string,
+  language: string | null | undefined,
+  count: number,
+): AnsweredPassage[] {
+  return ranked.slice(0, Math.max(0, count)).map((p) => {
+    const text = content.slice(p.start, p.end);
+    return { text, start: p.start, end: p.end, score: p.score, highlights: markTerms(text, query, language) };
+  });
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_PASSAGE_CHARS, Passage, sentencesOf, splitPassages } from '../src/passages';
+import { cutPassages, MAX_PASSAGE_CHARS, Passage, sentencesOf, splitPassages } from '../src/passages';
 
 /** What every split must hold: exact slices, the limit, trimmed edges, order, and full coverage. */
 function expectValidPassages(content: string, passages: Passage[], maxChars = MAX_PASSAGE_CHARS): void {
@@ -396,5 +396,28 @@ describe('sentencesOf', () => {
 
   test('when text is blank, then there are no sentences', () => {
     expect(sentencesOf('   \n ')).toEqual([]);
+  });
+});
+
+describe('cutPassages', () => {
+  const content = '# Returns\n\nParcels may be returned within 30 days.\n\nRefunds reach the card in five days.';
+
+  test('when passages are cut, then each text is the content between its offsets, at most count of them, in the order given', () => {
+    const ranked = splitPassages(content, { targetChars: 40, maxChars: 60, overlapChars: 0 })
+      .map((p, i) => ({ start: p.start, end: p.end, score: 1 / (i + 1) }))
+      .reverse();
+    expect(ranked.length).toBeGreaterThan(1);
+    const cut = cutPassages(content, ranked, 'refund', 'en', 1);
+    expect(cut).toHaveLength(1);
+    expect(cut[0]).toMatchObject({ start: ranked[0]!.start, end: ranked[0]!.end, score: ranked[0]!.score });
+    for (const p of cutPassages(content, ranked, 'refund', 'en', 5)) expect(p.text).toBe(content.slice(p.start, p.end));
+    expect(cutPassages(content, ranked, 'refund', 'en', 0)).toEqual([]);
+  });
+
+  test("when the query's words are in a passage, then they are marked by offsets inside its text (stems match)", () => {
+    const start = content.indexOf('Refunds');
+    const [p] = cutPassages(content, [{ start, end: content.length, score: 1 }], 'refund card', 'en', 1);
+    const marked = p!.highlights.map((h) => p!.text.slice(h.start, h.end));
+    expect(marked).toEqual(['Refunds', 'card']);
   });
 });

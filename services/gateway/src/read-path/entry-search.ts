@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import {
   answerItemBytes,
   DEFAULT_PASSAGES,
-  markTerms,
+  cutPassages,
   SEARCH_DEFAULT_LIMIT,
   withinBudget,
   type Caller,
@@ -262,9 +262,5 @@ function passagesOf(f: Found, query: string, count: number): knowledgeV1.Passage
   if (count <= 0) return [];
   const content = f.content;
   if (f.ranked.passages.some((p) => p.end > content.length)) return undefined;
-  const language = f.hit.entry.language || null;
-  return f.ranked.passages.slice(0, count).map((p) => {
-    const text = content.slice(p.start, p.end);
-    return { text, start: p.start, end: p.end, score: p.score, highlights: markTerms(text, query, language) };
-  });
+  return cutPassages(content, f.ranked.passages, query, f.hit.entry.language || null, count);
 }

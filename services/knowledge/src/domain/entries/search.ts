@@ -5,10 +5,11 @@ import {
   RETRIEVAL_SPAN,
   retrievalProvenance,
   retrievalRequestAttributes,
-  markTerms,
+  cutPassages,
   SEARCH_DEFAULT_LIMIT,
   splitPassages,
   withinBudget,
+  type AnsweredPassage,
   type Caller,
 } from '@kb/common';
 import type { Entry } from '../types';
@@ -40,13 +41,7 @@ export interface EntrySearchRequest {
 }
 
 /** A passage as answered: the text is entry.content.slice(start, end); highlights are offsets inside the text. */
-export interface EntryPassage {
-  text: string;
-  start: number;
-  end: number;
-  score: number;
-  highlights: { start: number; end: number }[];
-}
+export type EntryPassage = AnsweredPassage;
 
 interface Hit {
   id: string;
@@ -122,10 +117,7 @@ export function passagesFor(entry: Entry, hit: Hit, query: string, count: number
       : splitPassages(content)
           .map((p) => ({ start: p.start, end: p.end, score: coverageOf(query, [p.text], language) }))
           .sort((a, b) => b.score - a.score || a.start - b.start);
-  return fromIndex.slice(0, count).map((p) => {
-    const text = content.slice(p.start, p.end);
-    return { text, start: p.start, end: p.end, score: p.score, highlights: markTerms(text, query, language) };
-  });
+  return cutPassages(content, fromIndex, query, language, count);
 }
 
 /** A matched hit with its passages and the relevance the similarity service calibrated. */
