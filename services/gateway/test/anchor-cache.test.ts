@@ -1,4 +1,10 @@
-import { ANCHOR_CONFIRMED_MS, anchorCache } from '../src/read-path/read-path';
+import {
+  ANCHOR_CONFIRMED_MS,
+  anchorCache,
+  INDEX_WATCH_IDLE_MS,
+  INDEX_WATCH_MS,
+  indexWatch,
+} from '../src/read-path/read-path';
 
 const anchor = (id: string, version: number) => ({
   id,
@@ -77,4 +83,55 @@ describe("the read path's anchor cache", () => {
       expect(c.confirmed('a')).toBe(false);
     });
   });
+});
+
+describe("the read path's index watch", () => {
+  afterEach(() => jest.useRealTimers());
+
+  /** An Elasticsearch client answering the indexing stats with `total` index operations. */
+  const client = () => {
+    const counters = { total: 1, calls: 0 };
+    const es = {
+      indices: {
+        stats: async () => {
+          counters.calls += 1;
+          return {
+            indices: { 'kb-products-1': {} },
+            _all: { primaries: { indexing: { index_total: counters.total } } },
+          };
+        },
+      },
+    };
+    return { es: es as unknown as Parameters<typeof indexWatch>[0], counters };
+  };
+
+  test(
+    'when similar searches come, then the counters are read every interval and a write is seen as a change; ' +
+      'when none comes for the idle time, then the reads stop and the watch says nothing',
+    async () => {
+      jest.useFakeTimers({ now: 1_000_000 });
+      const { es, counters } = client();
+      const watch = indexWatch(es, 'kb-products');
+      await watch.touch();
+      const first = watch.state();
+      expect(first?.value).toBe('kb-products-1:1:?');
+      await jest.advanceTimersByTimeAsync(INDEX_WATCH_MS);
+      expect(watch.state()).toEqual({ ...first, seenAt: expect.any(Number) }); // unchanged: changedAt kept
+      counters.total = 2;
+      await jest.advanceTimersByTimeAsync(INDEX_WATCH_MS);
+      expect(watch.state()?.value).toBe('kb-products-1:2:?');
+      expect(watch.state()?.changedAt).toBeGreaterThan(first!.changedAt);
+
+      await jest.advanceTimersByTimeAsync(INDEX_WATCH_IDLE_MS + INDEX_WATCH_MS);
+      const calls = counters.calls;
+      await jest.advanceTimersByTimeAsync(10 * INDEX_WATCH_MS);
+      expect(counters.calls).toBe(calls);
+      expect(watch.state()).toBeUndefined();
+      // The next search starts it again.
+      await watch.touch();
+      expect(counters.calls).toBe(calls + 1);
+      expect(watch.state()?.value).toBe('kb-products-1:2:?');
+      watch.stop();
+    },
+  );
 });

@@ -156,9 +156,9 @@ export function anchorCache(
 }
 
 /** How often the products index's write counters are read while similar searches come in. */
-const INDEX_WATCH_MS = 500;
+export const INDEX_WATCH_MS = 500;
 /** The watch stops after this long without a similar search. */
-const INDEX_WATCH_IDLE_MS = 30_000;
+export const INDEX_WATCH_IDLE_MS = 30_000;
 
 /**
  * The products index's write counters (primaries' index and delete totals, and the index behind
@@ -166,7 +166,7 @@ const INDEX_WATCH_IDLE_MS = 30_000;
  * last changed are still current, so a search needs no version check of its own. A failed read,
  * or one older than two intervals, says nothing (the searches check their anchors themselves).
  */
-function indexWatch(es: ElasticsearchClient, index: string) {
+export function indexWatch(es: ElasticsearchClient, index: string) {
   let state: (IndexState & { seenAt: number }) | undefined;
   let lastUse = 0;
   let timer: NodeJS.Timeout | undefined;
