@@ -216,9 +216,16 @@ async function similarRow(
   }
   if (options.throughput) {
     const before = cpuOf(ctx);
+    const opsBefore = await esOps(ctx);
     row.service8 = await closedLoop(8, SECONDS, (i) => ctx.api.post('/search/similar', cases[i % cases.length]!.body));
     const between = cpuOf(ctx);
+    const opsBetween = await esOps(ctx);
     row.raw8 = await closedLoop(8, SECONDS, (i) => cases[i % cases.length]!.raw());
+    const opsAfter = await esOps(ctx);
+    log(
+      `  Elasticsearch work per search, 8 clients: through the gateway ${opsPer(opsBefore, opsBetween, row.service8.count)}; ` +
+        `raw ${opsPer(opsBetween, opsAfter, row.raw8.count)}`,
+    );
     row.cpuPerRequest = {
       service: perRequest(before, between, row.service8.count),
       raw: perRequest(between, cpuOf(ctx), row.raw8.count),
@@ -230,6 +237,28 @@ async function similarRow(
 }
 
 /** CPU ms of each process (the services, MongoDB, Elasticsearch, this benchmark) so far. */
+/** Elasticsearch's counters of the work it was asked for (node totals, every index). */
+async function esOps(ctx: Ctx): Promise<Record<string, number>> {
+  const res = await ctx.es.nodes.stats({ metric: ['indices', 'http', 'thread_pool'], index_metric: ['search', 'get'] });
+  const node = Object.values(res.nodes)[0]!;
+  const search = node.indices?.search;
+  return {
+    queries: search?.query_total ?? 0,
+    fetches: search?.fetch_total ?? 0,
+    scrolls: search?.scroll_total ?? 0,
+    gets: node.indices?.get?.total ?? 0,
+    'search threads': node.thread_pool?.['search']?.completed ?? 0,
+    http: node.http?.total_opened ?? 0,
+  };
+}
+
+/** Each counter's growth per request, as `name n.nn`. */
+function opsPer(before: Record<string, number>, after: Record<string, number>, requests: number): string {
+  return Object.keys(after)
+    .map((k) => `${k} ${((after[k]! - (before[k] ?? 0)) / Math.max(1, requests)).toFixed(2)}`)
+    .join(', ');
+}
+
 function cpuOf(ctx: Ctx): Record<string, number> {
   const out: Record<string, number> = { benchmark: process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000 };
   for (const child of ctx.stack.services?.children ?? []) out[child.name] = cpuMs(child.pgid);
