@@ -95,6 +95,16 @@ export class DependencyWatch {
     this.change(up, reason);
   }
 
+  /**
+   * A call to the dependency just got its answer: probes that timed out meanwhile were slow, not
+   * an outage (on a saturated host a probe waits behind the very calls it competes with), so
+   * their count starts again. The state itself is left to the probes: a call begun before a
+   * "not serving" answer does not bring the dependency back.
+   */
+  answered(): void {
+    this.timeouts = 0;
+  }
+
   /** A call to the dependency just failed in a way that suggests it is gone: probe now, not at the next tick. */
   suspect(): void {
     if (!this.stopped) void this.probeNow();

@@ -95,6 +95,33 @@ describe('DependencyWatch', () => {
     }
   });
 
+  test(
+    "when probes time out while the dependency's calls are answered (a saturated host), then it stays up; " +
+      'when the calls stop being answered, then the timeouts mark it down',
+    async () => {
+      const dep = dependency();
+      const watch = new DependencyWatch({
+        name: 'the catalog service',
+        probe: dep.probe,
+        intervalMs: 10,
+        timeoutMs: 50,
+      });
+      await watch.start();
+      try {
+        dep.set('frozen'); // the probes wait, as behind a queue of calls
+        const answering = setInterval(() => watch.answered(), 5);
+        await sleep(500); // some five timed-out probes
+        clearInterval(answering);
+        expect(watch.isUp()).toBe(true);
+        const started = Date.now();
+        while (watch.isUp() && Date.now() - started < 3000) await sleep(5);
+        expect(watch.isUp()).toBe(false);
+      } finally {
+        watch.stop();
+      }
+    },
+  );
+
   test('when this process stalls past the bound while the answer is already there, then it stays up', async () => {
     let probes = 0;
     const watch = new DependencyWatch({
@@ -139,7 +166,7 @@ describe('DependencyWatch', () => {
 
   test('when stopped, then it probes no more', async () => {
     const dep = dependency();
-    const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 10, timeoutMs: 50 });
+    const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 10, timeoutMs: 100 });
     await watch.start();
     watch.stop();
     const probes = dep.probes();

@@ -131,7 +131,9 @@ export function connectBackends(config: GatewayConfig, logger?: Logger): Backend
       b.watch.assertUp();
       for (const other of REACHES_THROUGH[name]?.[method] ?? []) backends[other].watch.assertUp();
       try {
-        return await call(method, request, options);
+        const answer = await call(method, request, options);
+        b.watch.answered();
+        return answer;
       } catch (err) {
         if (err instanceof AppError && (err.kind === 'deadline' || err.kind === 'unavailable')) b.watch.suspect();
         throw err;

@@ -436,12 +436,21 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     }
   }
 
+  /** A search answered: Elasticsearch answered it (the watch's timed-out probes were slow, not an outage). */
+  const answering =
+    <A extends unknown[], R>(search: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const answer = await search(...args);
+      if (answer !== undefined) watch.answered(); // undefined: perhaps not asked (the gRPC path answers)
+      return answer;
+    };
+
   return {
-    similar,
+    similar: answering(similar),
     forgetProduct: (id) => anchors.delete(id),
     elasticsearchUp: () => watch.isUp(),
-    searchProducts,
-    searchEntries,
+    searchProducts: answering(searchProducts),
+    searchEntries: answering(searchEntries),
     forgetTenant: (tenantId) => entries.forgetTenant(tenantId),
     start: () => watch.start(),
     stop: () => {
