@@ -21,6 +21,7 @@ export * from './index-errors';
 export * from './parent-guard';
 export * from './limits';
 export * from './search-defaults';
+export * from './similar-request';
 export * from './entry-vocabulary';
 export * from './entry-metadata';
 export * from './json-shape';

@@ -1,11 +1,12 @@
 import {
   AppError,
-  DEFAULT_VECTOR_FIELD,
   present,
   requireScope,
   SEARCH_DEFAULT_LIMIT,
-  SIMILAR_DEFAULT_LIMIT,
+  similarAnchorsOf,
+  similarSearchOf,
   type Caller,
+  type SimilarAnchors,
   type catalogV1,
   type similarityV1,
 } from '@kb/common';
@@ -15,11 +16,6 @@ import type { Product } from './types';
 function similarity(deps: CatalogDeps) {
   if (!deps.similarity) throw AppError.unavailable('The similarity service is not configured');
   return deps.similarity;
-}
-
-function weightsOf(settings: catalogV1.SearchSettings__Output | null | undefined) {
-  const w = settings?.hybrid_weights ?? {};
-  return { description: w.description ?? 1, properties: w.properties ?? 1, attributes: w.attributes ?? 1 };
 }
 
 /** A stored product with how the search index ranked it. */
@@ -74,22 +70,6 @@ function ranked(
   return { hits: out, dropped };
 }
 
-/** The anchors in request order (first occurrence), each with its weight when weights were sent. */
-function anchorsOf(
-  req: catalogV1.SimilarProductsRequest__Output,
-  known: (id: string) => boolean,
-): { anchors: string[]; weights: number[] } {
-  const anchors: string[] = [];
-  const weights: number[] = [];
-  req.anchor_product_ids.forEach((id, i) => {
-    if (known(id) && !anchors.includes(id)) {
-      anchors.push(id);
-      if (req.anchor_weights.length) weights.push(req.anchor_weights[i] ?? 1);
-    }
-  });
-  return { anchors, weights };
-}
-
 const noAnchor = () => AppError.notFound('None of the anchor products was found');
 
 /** Throws the 404 of an anchor list none of which is the tenant's product. */
@@ -99,7 +79,7 @@ async function requireSomeAnchor(
   req: catalogV1.SimilarProductsRequest__Output,
 ): Promise<void> {
   const found = new Set(await deps.products.existingIds(tenantId, [...new Set(req.anchor_product_ids)]));
-  if (anchorsOf(req, (id) => found.has(id)).anchors.length === 0) throw noAnchor();
+  if (similarAnchorsOf(req, (id) => found.has(id)).anchors.length === 0) throw noAnchor();
 }
 
 /** The request's site (a slug becomes its id); when the site is unknown, unknown anchors are still the error answered first. */
@@ -136,25 +116,12 @@ export async function similarProducts(
   const tenantId = caller.tenant_id;
   // A slug must become the site's id before the similarity service can filter on it.
   const site = req.site_id !== undefined ? await siteOf(deps, tenantId, req, req.site_id) : undefined;
-  const vectorField = req.vector_field ?? (req.settings?.default_vector_field || DEFAULT_VECTOR_FIELD);
-  const excludeParents = req.settings?.variant_strategy === 'children_only';
-  const ask = ({ anchors, weights }: { anchors: string[]; weights: number[] }): Promise<SimilarCall> =>
-    similarity(deps).call('SimilarProducts', {
-      caller,
-      anchor_product_ids: anchors,
-      anchor_weights: weights,
-      vector_field: vectorField,
-      weights: weightsOf(req.settings),
-      limit: req.limit || SIMILAR_DEFAULT_LIMIT,
-      ...(site ? { site_id: site.id } : {}),
-      ...(req.language !== undefined ? { language: req.language } : {}),
-      exclude_product_ids: [...new Set([...anchors, ...req.exclude_product_ids])],
-      exclude_parents: excludeParents,
-      collapse_variants: req.collapse_variants,
-      ...(req.min_score !== undefined ? { min_score: req.min_score } : {}),
-      explain: req.explain,
-    });
-  const asSent = anchorsOf(req, () => true);
+  // The request's and the tenant's defaults filled in as the gateway's read path fills them in.
+  const searchFor = (anchors: SimilarAnchors) => similarSearchOf(req, anchors, site?.id);
+  const ask = (anchors: SimilarAnchors): Promise<SimilarCall> =>
+    similarity(deps).call('SimilarProducts', { caller, ...searchFor(anchors) });
+  const asSent = similarAnchorsOf(req);
+  const { vector_field: vectorField, exclude_parents: excludeParents } = searchFor(asSent);
   let res: SimilarCall = await ask(asSent).catch(async (err: unknown) => {
     // An anchor list the catalog does not have is the answer, whatever the index said of it.
     await requireSomeAnchor(deps, tenantId, req);
@@ -167,7 +134,7 @@ export async function similarProducts(
     ),
   );
   // Unknown and other-tenant anchors are ignored; their weights go with them.
-  const known = anchorsOf(req, (id) => stored.has(id));
+  const known = similarAnchorsOf(req, (id) => stored.has(id));
   if (known.anchors.length === 0) throw noAnchor();
   if (known.anchors.length < asSent.anchors.length) {
     res = await ask(known);

@@ -1,11 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import {
   AppError,
-  DEFAULT_VECTOR_FIELD,
   DependencyWatch,
   requireScope,
   SEARCH_DEFAULT_LIMIT,
-  SIMILAR_DEFAULT_LIMIT,
+  similarAnchorsOf,
+  similarSearchOf,
   WATCH_TIMEOUT_MS,
   untraced,
   type Caller,
@@ -86,18 +86,6 @@ export interface ReadPath {
 }
 
 const noAnchor = () => AppError.notFound('None of the anchor products was found');
-
-/** The anchors in request order (first occurrence), each with its weight when weights were sent (as the catalog takes them). */
-function anchorsOf(req: catalogV1.SimilarProductsRequest): { anchors: string[]; weights: number[] } {
-  const anchors: string[] = [];
-  const weights: number[] = [];
-  (req.anchor_product_ids ?? []).forEach((id, i) => {
-    if (anchors.includes(id)) return;
-    anchors.push(id);
-    if (req.anchor_weights?.length) weights.push(Number(req.anchor_weights[i] ?? 1));
-  });
-  return { anchors, weights };
-}
 
 /** What the products index's write counters said (IndexWatch): the same value, no write since `changedAt`. */
 export interface IndexState {
@@ -300,28 +288,10 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     watch.assertUp();
     const index = await productsAlias(caller);
     if (!index) return undefined; // a similarity service that does not name its aliases
-    const settings = req.settings ?? {};
-    const sent = anchorsOf(req);
+    const sent = similarAnchorsOf(req);
     const site = req.site_id !== undefined ? await siteOrNoAnchor(caller, index, req.site_id, sent.anchors) : undefined;
-    const searched: similarityV1.SimilarProductsRequest__Output = {
-      caller: null,
-      anchor_product_ids: sent.anchors,
-      anchor_weights: sent.weights,
-      vector_field: req.vector_field ?? (settings.default_vector_field || DEFAULT_VECTOR_FIELD),
-      weights: {
-        description: settings.hybrid_weights?.description ?? 1,
-        properties: settings.hybrid_weights?.properties ?? 1,
-        attributes: settings.hybrid_weights?.attributes ?? 1,
-      },
-      limit: req.limit || SIMILAR_DEFAULT_LIMIT,
-      site_id: site ?? '',
-      language: req.language ?? '',
-      exclude_product_ids: [...new Set([...sent.anchors, ...(req.exclude_product_ids ?? [])])],
-      exclude_parents: settings.variant_strategy === 'children_only',
-      collapse_variants: Boolean(req.collapse_variants),
-      min_score: req.min_score ?? undefined,
-      explain: Boolean(req.explain),
-    } as similarityV1.SimilarProductsRequest__Output;
+    // The catalog's road fills in the same defaults (similarSearchOf): the two answer alike.
+    const searched: similarityV1.SimilarProductsRequest__Output = { caller: null, ...similarSearchOf(req, sent, site) };
     watchedIndex = index;
     void watchOf(index).touch();
     preload(caller.tenant_id, index, searched.vector_field, sent.anchors);
