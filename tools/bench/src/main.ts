@@ -412,11 +412,12 @@ async function main(): Promise<void> {
   const profile = process.env.BENCH_PROFILE === '1';
   const profileDir = join(OUT, 'profiles');
   const nodeArgs = profile ? () => ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined;
+  let api: Api | undefined;
   try {
     log('starting the services (tracing on, exported to the benchmark)');
     await stack.startServices(TRACING_ON(receiver));
     const token = await stack.token('Admin');
-    const api = new Api(stack.gatewayUrl, token);
+    api = new Api(stack.gatewayUrl, token);
     const es = rawClient(stack.backends.elasticsearchUrl);
     const ctx: Ctx = { stack, api, es, index: aliases(stack.model, INDEX_PREFIX), siteId: '', ids: [] };
     ctx.siteId = (
@@ -482,6 +483,7 @@ async function main(): Promise<void> {
   } finally {
     report.seconds = (performance.now() - began) / 1000;
     writeReport(report, OUT);
+    await api?.close();
     await stack.stop();
     await receiver.close();
   }
@@ -821,9 +823,9 @@ async function ingestOnly(): Promise<void> {
     cpuMsPerProduct: Record<string, number>;
     profiles?: Record<string, ProfileSummary>;
   }[] = [];
+  let ctx: Ctx | undefined;
   try {
     const products = catalogue(PRODUCTS * rounds);
-    let ctx: Ctx | undefined;
     for (let round = 0; round < rounds; round++) {
       const variant = variants[round % variants.length]!;
       log(`round ${round + 1}: starting the services (${variant.name})`);
@@ -871,6 +873,7 @@ async function ingestOnly(): Promise<void> {
       }
     }
   } finally {
+    await ctx?.api.close();
     await stack.stop();
     await receiver.close();
     mkdirSync(OUT, { recursive: true });
