@@ -132,6 +132,7 @@ async function main(): Promise<void> {
     log(`wrote ${written.json} and ${written.md}`);
     if (process.env.EVAL_PRINT_MARKDOWN === '1') process.stdout.write(`\n${markdown(report)}\n`);
     await es.close();
+    await api.close();
     if (options.keep) await keepRunning(stack, token);
   } finally {
     await stop();
