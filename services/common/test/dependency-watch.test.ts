@@ -104,7 +104,7 @@ describe('DependencyWatch', () => {
         name: 'the catalog service',
         probe: dep.probe,
         intervalMs: 10,
-        timeoutMs: 50,
+        timeoutMs: 100,
       });
       await watch.start();
       try {
@@ -166,7 +166,7 @@ describe('DependencyWatch', () => {
 
   test('when stopped, then it probes no more', async () => {
     const dep = dependency();
-    const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 10, timeoutMs: 100 });
+    const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 10, timeoutMs: 50 });
     await watch.start();
     watch.stop();
     const probes = dep.probes();

@@ -118,11 +118,12 @@ export async function similarProducts(
   const site = req.site_id !== undefined ? await siteOf(deps, tenantId, req, req.site_id) : undefined;
   // The request's and the tenant's defaults filled in as the gateway's read path fills them in.
   const searchFor = (anchors: SimilarAnchors) => similarSearchOf(req, anchors, site?.id);
-  const ask = (anchors: SimilarAnchors): Promise<SimilarCall> =>
-    similarity(deps).call('SimilarProducts', { caller, ...searchFor(anchors) });
+  const ask = (search: ReturnType<typeof searchFor>): Promise<SimilarCall> =>
+    similarity(deps).call('SimilarProducts', { caller, ...search });
   const asSent = similarAnchorsOf(req);
-  const { vector_field: vectorField, exclude_parents: excludeParents } = searchFor(asSent);
-  let res: SimilarCall = await ask(asSent).catch(async (err: unknown) => {
+  const first = searchFor(asSent);
+  const { vector_field: vectorField, exclude_parents: excludeParents } = first;
+  let res: SimilarCall = await ask(first).catch(async (err: unknown) => {
     // An anchor list the catalog does not have is the answer, whatever the index said of it.
     await requireSomeAnchor(deps, tenantId, req);
     throw err;
@@ -137,7 +138,7 @@ export async function similarProducts(
   const known = similarAnchorsOf(req, (id) => stored.has(id));
   if (known.anchors.length === 0) throw noAnchor();
   if (known.anchors.length < asSent.anchors.length) {
-    res = await ask(known);
+    res = await ask(searchFor(known));
     for (const d of await deps.products.findByIds(
       tenantId,
       res.hits.map((h) => h.id).filter((id) => !stored.has(id)),

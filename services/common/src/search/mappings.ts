@@ -33,9 +33,10 @@ export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
  * The embedding cache is only ever read by id with realtime `mget`, which sees a write without a
  * refresh: refreshing it rarely only saves segments and merges.
  */
+export const CACHE_REFRESH_INTERVAL = '30s';
 export const CACHE_INDEX_SETTINGS: estypes.IndicesIndexSettings = {
   ...INDEX_SETTINGS,
-  'index.refresh_interval': '30s',
+  'index.refresh_interval': CACHE_REFRESH_INTERVAL,
 } as estypes.IndicesIndexSettings;
 
 // Plain float HNSW (no int8/bbq quantisation): scores are exact cosines of the stored vectors,

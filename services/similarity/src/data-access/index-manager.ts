@@ -8,10 +8,12 @@ import {
 } from '@kb/common/search';
 import {
   CACHE_INDEX_SETTINGS,
+  CACHE_REFRESH_INTERVAL,
   embeddingCacheMappings,
   entryMappings,
   INDEX_SETTINGS,
   productMappings,
+  SEARCH_REFRESH_INTERVAL,
 } from '@kb/common/search';
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/common/search';
 
@@ -67,7 +69,7 @@ export class IndexManager {
         await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() }, CACHE_INDEX_SETTINGS);
       } catch (err) {
         if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
-        await this.updateSettings([this.cacheIndex], CACHE_INDEX_SETTINGS);
+        await this.updateRefreshInterval([this.cacheIndex], CACHE_REFRESH_INTERVAL);
       }
     });
   }
@@ -105,11 +107,10 @@ export class IndexManager {
    * Brings indices made by an earlier release to the current refresh interval (a dynamic
    * setting, changed in place); the static settings (shards, replicas) stay as created.
    */
-  private async updateSettings(indices: string[], settings: estypes.IndicesIndexSettings): Promise<void> {
-    const refresh = (settings as Record<string, unknown>)['index.refresh_interval'];
-    if (refresh === undefined || indices.length === 0) return;
+  private async updateRefreshInterval(indices: string[], interval: string): Promise<void> {
+    if (indices.length === 0) return;
     try {
-      await this.es.indices.putSettings({ index: indices, settings: { 'index.refresh_interval': refresh } });
+      await this.es.indices.putSettings({ index: indices, settings: { 'index.refresh_interval': interval } });
     } catch (err) {
       if (isElasticsearchUnavailable(err)) throw err;
       this.logger.warn({ indices, err: (err as Error).message }, 'the refresh interval could not be updated in place');
@@ -138,7 +139,7 @@ export class IndexManager {
     if (existing.length > 0) {
       const indices = [...existing, ...(await this.pendingTargets(kind))];
       await this.updateMappings(kind, indices);
-      await this.updateSettings(indices, INDEX_SETTINGS);
+      await this.updateRefreshInterval(indices, SEARCH_REFRESH_INTERVAL);
       return;
     }
     const index = newIndexName(alias);

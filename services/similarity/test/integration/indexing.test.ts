@@ -13,7 +13,7 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
-import { SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
+import { CACHE_REFRESH_INTERVAL, SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
 import pino from 'pino';
@@ -428,7 +428,7 @@ describe('indices and reindex', () => {
       await first.ensureAll();
       expect(await interval(first.alias('products'))).toEqual([SEARCH_REFRESH_INTERVAL]);
       expect(await interval(first.alias('entries'))).toEqual([SEARCH_REFRESH_INTERVAL]);
-      expect(await interval(first.cacheIndex)).toEqual(['30s']);
+      expect(await interval(first.cacheIndex)).toEqual([CACHE_REFRESH_INTERVAL]);
       // As an earlier release left them: Elasticsearch's default of 1 s.
       await es.indices.putSettings({
         index: [first.alias('products'), first.cacheIndex],
@@ -436,7 +436,7 @@ describe('indices and reindex', () => {
       });
       await new IndexManager(es, logger, prefix, 'm', 8).ensureAll();
       expect(await interval(first.alias('products'))).toEqual([SEARCH_REFRESH_INTERVAL]);
-      expect(await interval(first.cacheIndex)).toEqual(['30s']);
+      expect(await interval(first.cacheIndex)).toEqual([CACHE_REFRESH_INTERVAL]);
     },
   );
 
