@@ -79,6 +79,31 @@ describe('entry fusion', () => {
     expect(rankEntries({ ...matches, sentence: undefined }, 10, 2, SEMANTIC)[0]!.passages[0]!.start).toBe(0);
   });
 
+  test(
+    'when one passage holds the sentence closest to a question and another a fair keyword match, then the ' +
+      "sentence's passage comes first where the model knows the language, the keyword's where it does not",
+    () => {
+      const matches: EntryMatches = {
+        keyword: [keywordHit('a', 20, [[0, 100, 20]])],
+        vector: [
+          vectorHit('a', 0.5, [
+            [0, 100, 0.5],
+            [100, 200, 0.45],
+          ]),
+        ],
+        sentence: [
+          vectorHit('a', 0.8, [
+            [100, 200, 0.8],
+            [0, 100, 0.3],
+          ]),
+        ],
+      };
+      // Half keyword, half the mean of passage and sentence cosines (the rule before) chose [0, 100).
+      expect(rankEntries(matches, 10, 2, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
+      expect(rankEntries(matches, 10, 2, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 100]);
+    },
+  );
+
   test('when the best passage is closer to the question, then relevance is higher, within 0-1, and 0.5 near the calibrated cosine', () => {
     const at = (cos: number) => relevanceOf(SEMANTIC, cos, 0, 0);
     expect(at(0.2)).toBeLessThan(0.2);

@@ -21,6 +21,12 @@ export const MAX_FILTER_TAGS = 20;
  */
 export interface FusionProfile {
   keywordWeight: number;
+  /**
+   * How much a passage's own BM25 counts in choosing an entry's passages (the rest is its
+   * meaning). Lower than keywordWeight where the model knows the language: a paraphrase shares
+   * few words with the sentence that answers it (docs/search.md, "Choosing the passages").
+   */
+  passageKeywordWeight: number;
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
   damping?: number;
   /**
@@ -33,11 +39,13 @@ export interface FusionProfile {
 }
 export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.5,
+  passageKeywordWeight: 0.3,
   damping: 20,
   relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
 };
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
+  passageKeywordWeight: 0.6,
   relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
 };
 
@@ -47,6 +55,12 @@ export const LEXICAL: FusionProfile = {
  * outranks a title or meaning match, as in product search.
  */
 export const CURATED_KEYWORDS_WEIGHT = 0.3;
+
+/**
+ * A passage's meaning: its best sentence's cosine weighs this much, its own vector's the rest
+ * (when sentence matches are there). The fact is one sentence; the passage's vector blurs it.
+ */
+export const SENTENCE_SHARE = 0.85;
 
 /** The calibrated relevance (0-1) of a hit with these signals. */
 export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
@@ -89,9 +103,10 @@ export function queryStems(query: string, language: string | null | undefined): 
  * stems and best passage count as one text signal (their maximum). Vector part: the best
  * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
  *
- * A passage scores the same way from its own BM25 and its meaning, where its meaning is the mean
- * of its own vector's cosine and its best sentence's (when sentence matches are there): a fact is
- * one sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
+ * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
+ * mostly its best sentence's cosine (SENTENCE_SHARE) and the rest its own vector's (when sentence
+ * matches are there): a fact is one sentence among same-topic ones, which the passage's vector
+ * blurs (docs/search.md). A side
  * that did not name the passage counts 0 for it (measured: better than its weakest named one). A
  * hit keeps its `passagesPerHit` best.
  */
@@ -103,6 +118,7 @@ export function rankEntries(
 ): RankedEntryHit[] {
   const kw = profile.keywordWeight;
   const vw = 1 - kw;
+  const pkw = profile.passageKeywordWeight;
   type Candidate = RankedPassage & { keyword: number; own?: number; sentence?: number };
   type Part = {
     keyword: number;
@@ -161,8 +177,10 @@ export function rankEntries(
     const passages = [...p.passages.values()]
       .map(({ start, end, keyword, own, sentence }): RankedPassage => {
         const cosine = own ?? 0;
-        const meaning = withSentences.has(id) ? (cosine + (sentence ?? 0)) / 2 : cosine;
-        return { start, end, cosine, score: kw * keyword + vw * meaning };
+        const meaning = withSentences.has(id)
+          ? (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0)
+          : cosine;
+        return { start, end, cosine, score: pkw * keyword + (1 - pkw) * meaning };
       })
       .sort((a, b) => b.score - a.score || a.start - b.start)
       .slice(0, passagesPerHit);
