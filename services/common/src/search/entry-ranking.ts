@@ -27,25 +27,35 @@ export interface FusionProfile {
    * few words with the sentence that answers it (docs/search.md, "Choosing the passages").
    */
   passageKeywordWeight: number;
+  /**
+   * An entry's meaning (ranking and relevance): its best passage's cosine, and this share its
+   * best sentence's when its sentences were found. A question in the fact's own words matches
+   * that sentence far better than the passage around it; 0 where the model does not know the
+   * language (docs/search.md, "Sentences rank entries too").
+   */
+  entrySentenceShare: number;
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
   damping?: number;
   /**
-   * Relevance = logistic(intercept + cosine × best passage cosine + keyword × score_sources.keyword
-   * + score × score), fitted on `npm run eval` so that 0.5 separates the answering entries of
-   * answerable questions from every hit of questions nothing answers as well as the signals allow
-   * (docs/search.md, "Relevance").
+   * Relevance = logistic(intercept + cosine × the entry's meaning (its best passage's cosine, with
+   * entrySentenceShare of its best sentence's) + keyword × score_sources.keyword + score × score),
+   * fitted on `npm run eval` so that 0.5 separates the answering entries of answerable questions
+   * from every hit of questions nothing answers as well as the signals allow (docs/search.md,
+   * "Relevance").
    */
   relevance: { intercept: number; cosine: number; keyword: number; score: number };
 }
 export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.5,
   passageKeywordWeight: 0.3,
+  entrySentenceShare: 0.4,
   damping: 20,
   relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
 };
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
+  entrySentenceShare: 0,
   relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
 };
 
@@ -101,14 +111,14 @@ export function queryStems(query: string, language: string | null | undefined): 
 /**
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
  * stems and best passage count as one text signal (their maximum). Vector part: the best
- * passage's cosine, clipped at 0. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ * passage's cosine, clipped at 0, with the profile's entrySentenceShare of the best sentence's when
+ * sentences were searched. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
  *
  * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
  * mostly its best sentence's cosine (SENTENCE_SHARE) and the rest its own vector's (when sentence
  * matches are there): a fact is one sentence among same-topic ones, which the passage's vector
- * blurs (docs/search.md). A side
- * that did not name the passage counts 0 for it (measured: better than its weakest named one). A
- * hit keeps its `passagesPerHit` best.
+ * blurs (docs/search.md). A side that did not name the passage counts 0 for it (measured: better
+ * than its weakest named one). A hit keeps its `passagesPerHit` best.
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -124,6 +134,8 @@ export function rankEntries(
     keyword: number;
     curated: number;
     vector: number;
+    /** The best sentence's cosine, when the entry's sentences were found. */
+    sentence?: number;
     version: number;
     passages: Map<number, Candidate>;
   };
@@ -168,19 +180,20 @@ export function rankEntries(
     for (const m of h.passages) {
       const r = passage(p, m);
       r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
+      p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
     if (h.passages.length > 0) withSentences.add(h.id);
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
-    const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * p.vector };
+    const share = p.sentence === undefined ? 0 : profile.entrySentenceShare;
+    const meaning = (1 - share) * p.vector + share * (p.sentence ?? 0);
+    const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * meaning };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
     const passages = [...p.passages.values()]
       .map(({ start, end, keyword, own, sentence }): RankedPassage => {
         const cosine = own ?? 0;
-        const meaning = withSentences.has(id)
-          ? (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0)
-          : cosine;
-        return { start, end, cosine, score: pkw * keyword + (1 - pkw) * meaning };
+        const said = withSentences.has(id) ? (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0) : cosine;
+        return { start, end, cosine, score: pkw * keyword + (1 - pkw) * said };
       })
       .sort((a, b) => b.score - a.score || a.start - b.start)
       .slice(0, passagesPerHit);
@@ -191,7 +204,7 @@ export function rankEntries(
       score_sources,
       version: p.version,
       cosine: p.vector,
-      relevance: relevanceOf(profile, p.vector, score_sources['keyword']!, score),
+      relevance: relevanceOf(profile, meaning, score_sources['keyword']!, score),
       passages,
     };
   });
