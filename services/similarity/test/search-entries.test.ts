@@ -74,10 +74,11 @@ describe('entry fusion', () => {
     expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
     expect(hits[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
     expect(hits[0]!.passages[0]!.cosine).toBeCloseTo(0.45);
-    // The entry's meaning: 0.6 × its best passage's cosine + 0.4 × its best sentence's (0.62, not 0.5).
-    expect(hits[0]!.score_sources['vector']).toBeCloseTo(0.5 * 0.62);
-    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, 0.62, 0, hits[0]!.score));
-    expect(hits[1]!.score_sources['vector']).toBeCloseTo(0.5 * 0.4); // no sentence found: its passage alone
+    // The entry's meaning: half its best passage's cosine, half its best sentence's (0.65, not 0.5).
+    const vw = 1 - SEMANTIC.keywordWeight;
+    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * 0.65);
+    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, 0.65, 0, hits[0]!.score));
+    expect(hits[1]!.score_sources['vector']).toBeCloseTo(vw * 0.4); // no sentence found: its passage alone
     // Where the model does not know the language, sentences choose passages but do not rank entries.
     const lexical = rankEntries(matches, 10, 2, LEXICAL);
     expect(lexical[0]!.score).toBeCloseTo(rankEntries({ ...matches, sentence: undefined }, 10, 2, LEXICAL)[0]!.score);

@@ -12,10 +12,10 @@ export const MAX_FILTER_TAGS = 20;
 /**
  * How keyword and vector evidence mix, by whether the embedding model knows the question's
  * language (measured with `npm run eval`, docs/eval.md and docs/search.md):
- * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): words and meaning weigh alike;
- *   each BM25 clause is divided by its best in the list plus `damping`, so when even the best
- *   keyword match is weak (a paraphrase) it stays weak, and a strong one (the question's own
- *   words) counts fully.
+ * - `semantic` (a language of EMBEDDING_LANGUAGES, or none named): meaning weighs a little more
+ *   than words; each BM25 clause is divided by its best in the list plus `damping`, so when even
+ *   the best keyword match is weak (a paraphrase) it stays weak, and a strong one (the question's
+ *   own words) counts fully.
  * - `lexical` (a language the model does not know, e.g. German on the local English model): its
  *   vectors say little, so the words weigh most, each clause relative to its best in the list.
  */
@@ -46,9 +46,9 @@ export interface FusionProfile {
   relevance: { intercept: number; cosine: number; keyword: number; score: number };
 }
 export const SEMANTIC: FusionProfile = {
-  keywordWeight: 0.5,
+  keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
-  entrySentenceShare: 0.4,
+  entrySentenceShare: 0.5,
   damping: 20,
   relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
 };
