@@ -32,7 +32,7 @@ import {
   type QuestionResult,
 } from './metrics';
 import { markdown, summary, targets, writeReport, type Report } from './report';
-import { Api, EntrySearch, PASSAGES, SEARCH_LIMIT } from './search';
+import { Api, CALL_TIMEOUT_MS, EntrySearch, PASSAGES, SEARCH_LIMIT } from './search';
 
 const log = (msg: string) => process.stdout.write(`[eval] ${msg}\n`);
 
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     await stack.startServices({ OTEL_SDK_DISABLED: 'true' });
     phase('stack');
     const token = await stack.token('Admin');
-    const api = new Api(stack.gatewayUrl, token);
+    const api = new Api(stack.gatewayUrl, token, { timeoutMs: CALL_TIMEOUT_MS });
     const es = new Client({ node: stack.backends.elasticsearchUrl });
     const entriesIndex = aliasName(EVAL_INDEX_PREFIX, 'entries', stack.model.name, stack.model.dims);
 

@@ -1,47 +1,14 @@
 /**
- * The gateway as the evaluation drives it: a keep-alive JSON client (the benchmark's: undici's
- * `request`, the layer the Elasticsearch client sends the raw queries through, with a timeout per
- * call) and entry search that falls back to the older request when the gateway does not know the
- * passage fields yet.
+ * Entry search as the evaluation drives it, through the benchmark's gateway client (a 60 s bound
+ * per call): it falls back to the older request when the gateway does not know the passage
+ * fields yet.
  */
-import { Agent, request } from 'undici';
+import { Api, HttpError } from '@kb/bench/dist/http';
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`${what}: ${status} ${body.slice(0, 500)}`);
-  }
-}
+export { Api, HttpError };
 
-export class Api {
-  private readonly dispatcher = new Agent({ keepAliveTimeout: 60_000 });
-
-  constructor(
-    readonly baseUrl: string,
-    private readonly token: string,
-    private readonly timeoutMs = 60_000,
-  ) {}
-
-  async post<T = unknown>(path: string, body: unknown): Promise<T> {
-    const res = await request(`${this.baseUrl}/api/knowledge${path}`, {
-      method: 'POST',
-      dispatcher: this.dispatcher,
-      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) throw new HttpError(res.statusCode, text, `POST ${path}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  close(): Promise<void> {
-    return this.dispatcher.close();
-  }
-}
+/** The evaluation's bound on one call. */
+export const CALL_TIMEOUT_MS = 60_000;
 
 export interface Passage {
   text: string;

@@ -173,7 +173,6 @@ export function rankEntries(
     p.vector = Math.max(0, h.cosine);
     for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
   }
-  const withSentences = new Set<string>();
   for (const h of matches.sentence ?? []) {
     const p = parts.get(h.id);
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
@@ -182,7 +181,6 @@ export function rankEntries(
       r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
-    if (h.passages.length > 0) withSentences.add(h.id);
   }
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
     const share = p.sentence === undefined ? 0 : profile.entrySentenceShare;
@@ -192,7 +190,8 @@ export function rankEntries(
     const passages = [...p.passages.values()]
       .map(({ start, end, keyword, own, sentence }): RankedPassage => {
         const cosine = own ?? 0;
-        const said = withSentences.has(id) ? (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0) : cosine;
+        const said =
+          p.sentence === undefined ? cosine : (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0);
         return { start, end, cosine, score: pkw * keyword + (1 - pkw) * said };
       })
       .sort((a, b) => b.score - a.score || a.start - b.start)
