@@ -69,21 +69,46 @@ describe('entry fusion', () => {
         // An entry found by its sentences alone is not ranked on them.
         vectorHit('c', 0.9, [[0, 100, 0.9]]),
       ],
+      context: [
+        { id: 'a', version: 1, cosine: 0.9 },
+        { id: 'c', version: 1, cosine: 0.95 },
+      ],
     };
     const hits = rankEntries(matches, 10, 2, SEMANTIC);
     expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
     expect(hits[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
     expect(hits[0]!.passages[0]!.cosine).toBeCloseTo(0.45);
-    // The entry's meaning: half its best passage's cosine, half its best sentence's (0.65, not 0.5).
+    // The entry's meaning: a quarter its best passage's cosine, a quarter its best sentence's, half
+    // its best sentence's in context (0.125 + 0.2 + 0.45 = 0.775, not 0.5).
     const vw = 1 - SEMANTIC.keywordWeight;
-    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * 0.65);
-    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, 0.65, 0, hits[0]!.score));
+    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * 0.775);
+    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, 0.775, 0, hits[0]!.score));
     expect(hits[1]!.score_sources['vector']).toBeCloseTo(vw * 0.4); // no sentence found: its passage alone
+    // An index built before context vectors (none found at all): half passage, half sentence (0.65).
+    const older = rankEntries({ ...matches, context: [] }, 10, 2, SEMANTIC);
+    expect(older[0]!.score_sources['vector']).toBeCloseTo(vw * 0.65);
     // Where the model does not know the language, sentences choose passages but do not rank entries.
     const lexical = rankEntries(matches, 10, 2, LEXICAL);
     expect(lexical[0]!.score).toBeCloseTo(rankEntries({ ...matches, sentence: undefined }, 10, 2, LEXICAL)[0]!.score);
     // Without sentence matches, the passages' own vectors decide.
     expect(rankEntries({ ...matches, sentence: undefined }, 10, 2, SEMANTIC)[0]!.passages[0]!.start).toBe(0);
+  });
+
+  test("when one entry's sentence read in its context is closer to the question, then it outranks an entry whose passage is closer", () => {
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [vectorHit('passage', 0.6, [[0, 100, 0.6]]), vectorHit('context', 0.5, [[0, 100, 0.5]])],
+      sentence: [vectorHit('passage', 0.6, [[0, 100, 0.6]]), vectorHit('context', 0.55, [[0, 100, 0.55]])],
+      context: [
+        { id: 'passage', version: 1, cosine: 0.6 },
+        { id: 'context', version: 1, cosine: 0.8 },
+      ],
+    };
+    // 0.25 × 0.5 + 0.25 × 0.55 + 0.5 × 0.8 = 0.6625 against 0.6; half passage, half sentence would rank it second.
+    expect(rankEntries(matches, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['context', 'passage']);
+    expect(rankEntries({ ...matches, context: [] }, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['passage', 'context']);
+    // Where the model does not know the language, only the passages rank.
+    expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['passage', 'context']);
   });
 
   test(

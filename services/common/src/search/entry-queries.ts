@@ -5,6 +5,7 @@ import {
   PASSAGE_STEMS_PATH,
   PASSAGE_VECTOR_PATH,
   PASSAGES_PATH,
+  SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
   SENTENCES_PATH,
 } from './mappings';
@@ -18,7 +19,7 @@ export interface PassageMatch {
   score: number;
 }
 
-/** What the two searches of an entry search found, per entry, with the passages behind each. */
+/** What the searches of an entry search found, per entry, with the passages behind each. */
 export interface EntryMatches {
   keyword: {
     id: string;
@@ -33,6 +34,8 @@ export interface EntryMatches {
   vector: { id: string; version: number; cosine: number; passages: PassageMatch[] }[];
   /** Present when passages were asked for: the best sentences' cosines, as their passages (offsets). */
   sentence?: { id: string; version: number; passages: PassageMatch[] }[];
+  /** Present when passages were asked for: each entry's best sentence read with its title and headings (cosine). */
+  context?: { id: string; version: number; cosine: number }[];
 }
 
 /** Entry-level text fields (the query as written) beside the stems of title, summary, similarity_text and keywords. */
@@ -50,13 +53,17 @@ const passageInnerHits = (
 export const SENTENCES_PER_HIT = 12;
 
 /**
- * The two searches of an entry search as one multi-search (one round trip), both filtered inside
- * the query and both reading nothing of _source:
+ * The searches of an entry search as one multi-search (one round trip), all filtered inside
+ * the query and reading nothing of _source:
  * - keyword: BM25 of the query over the title fields and search_keywords, and of its stems over
  *   the entry's stems and (nested, best passage counts) the passages' stems, the best
  *   `passagesPerHit` passages as inner hits;
  * - vector: kNN over the passages' vectors (an entry scores as its best passage), the best
- *   `passagesPerHit` passages as inner hits.
+ *   `passagesPerHit` passages as inner hits;
+ * - when passages are asked for, sentence: kNN over the sentences' own vectors, an entry's
+ *   SENTENCES_PER_HIT best as inner hits (they choose its passages); and context: kNN over the
+ *   sentences read with the entry's title and their passage's headings (an entry scores as its
+ *   best; it ranks entries).
  */
 export function entrySearchBodies(q: {
   query: string;
@@ -85,37 +92,31 @@ export function entrySearchBodies(q: {
       },
     );
   }
+  const queryVector = Array.from(q.queryVector);
+  const knn = (
+    field: string,
+    innerHits: { inner_hits?: estypes.SearchInnerHits },
+  ): estypes.SearchSearchRequestBody => ({
+    size,
+    _source: false,
+    version: true,
+    knn: {
+      field,
+      query_vector: queryVector,
+      k: size,
+      num_candidates: numCandidates(size),
+      filter: [filter],
+      ...innerHits,
+    },
+  });
   return [
     { size, _source: false, version: true, query: { bool: { filter: [filter], should, minimum_should_match: 1 } } },
-    {
-      size,
-      _source: false,
-      version: true,
-      knn: {
-        field: PASSAGE_VECTOR_PATH,
-        query_vector: Array.from(q.queryVector),
-        k: size,
-        num_candidates: numCandidates(size),
-        filter: [filter],
-        ...passageInnerHits('vector', q.passagesPerHit),
-      },
-    },
-    // Which passages state it: the entries' best sentences (kNN over the sentence vectors).
+    knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', q.passagesPerHit)),
+    // Which passages state it (the entries' best sentences), and the best sentence in its context.
     ...(q.passagesPerHit > 0
       ? [
-          {
-            size,
-            _source: false,
-            version: true,
-            knn: {
-              field: SENTENCE_VECTOR_PATH,
-              query_vector: Array.from(q.queryVector),
-              k: size,
-              num_candidates: numCandidates(size),
-              filter: [filter],
-              ...passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH),
-            },
-          } satisfies estypes.SearchSearchRequestBody,
+          knn(SENTENCE_VECTOR_PATH, passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH)),
+          knn(SENTENCE_CONTEXT_VECTOR_PATH, {}),
         ]
       : []),
   ];
@@ -148,7 +149,7 @@ export async function entryMatches(
   const res = await withElasticsearch(() =>
     es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [{}, body]) }),
   );
-  const [keyword, vector, sentence] = res.responses.map((r) => {
+  const [keyword, vector, sentence, context] = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);
     return r.hits.hits;
   });
@@ -176,6 +177,15 @@ export async function entryMatches(
             id: h._id!,
             version: Number(h._version ?? 0),
             passages: passagesOf(h, 'sentence', cosineOfScore, SENTENCES_PATH),
+          })),
+        }
+      : {}),
+    ...(context
+      ? {
+          context: context.map((h) => ({
+            id: h._id!,
+            version: Number(h._version ?? 0),
+            cosine: cosineOfScore(h._score),
           })),
         }
       : {}),

@@ -28,34 +28,43 @@ export interface FusionProfile {
    */
   passageKeywordWeight: number;
   /**
-   * An entry's meaning (ranking and relevance): its best passage's cosine, and this share its
-   * best sentence's when its sentences were found. A question in the fact's own words matches
-   * that sentence far better than the passage around it; 0 where the model does not know the
-   * language (docs/search.md, "Sentences rank entries too").
+   * An entry's meaning (ranking and relevance), when its sentences were searched (passages asked
+   * for): these shares of its best passage's cosine, its best sentence's, and its best sentence's
+   * read with the entry's title and the passage's headings (`context`). A question in the fact's
+   * own words matches that sentence far better than the passage around it, and a paraphrase
+   * matches it better still with what it is about in front of it. Only the passage counts where
+   * the model does not know the language (docs/search.md, "Sentences rank entries too").
+   * Without sentence searches, the meaning is the best passage's cosine.
    */
-  entrySentenceShare: number;
+  meaning: MeaningShares;
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
   damping?: number;
   /**
-   * Relevance = logistic(intercept + cosine × the entry's meaning (its best passage's cosine, with
-   * entrySentenceShare of its best sentence's) + keyword × score_sources.keyword + score × score),
+   * Relevance = logistic(intercept + cosine × the entry's meaning (FusionProfile.meaning) + keyword ×
+   * score_sources.keyword + score × score),
    * fitted on `npm run eval` so that 0.5 separates the answering entries of answerable questions
    * from every hit of questions nothing answers as well as the signals allow (docs/search.md,
    * "Relevance").
    */
   relevance: { intercept: number; cosine: number; keyword: number; score: number };
 }
+/** Shares of an entry's meaning; they add up to 1. */
+export interface MeaningShares {
+  passage: number;
+  sentence: number;
+  context: number;
+}
 export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
-  entrySentenceShare: 0.5,
+  meaning: { passage: 0.25, sentence: 0.25, context: 0.5 },
   damping: 20,
   relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
 };
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
-  entrySentenceShare: 0,
+  meaning: { passage: 1, sentence: 0, context: 0 },
   relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
 };
 
@@ -71,6 +80,17 @@ export const CURATED_KEYWORDS_WEIGHT = 0.3;
  * (when sentence matches are there). The fact is one sentence; the passage's vector blurs it.
  */
 export const SENTENCE_SHARE = 0.85;
+
+/**
+ * The meaning shares a ranking uses: the profile's, or, when no entry had a sentence read in
+ * context (an index built before context vectors, until `reindex entries`), the context's share
+ * spread over the other two in their proportion.
+ */
+export function meaningShares(shares: MeaningShares, contextFound: boolean): MeaningShares {
+  const rest = shares.passage + shares.sentence;
+  if (contextFound || shares.context === 0 || rest === 0) return shares;
+  return { passage: shares.passage / rest, sentence: shares.sentence / rest, context: 0 };
+}
 
 /** The calibrated relevance (0-1) of a hit with these signals. */
 export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
@@ -110,9 +130,10 @@ export function queryStems(query: string, language: string | null | undefined): 
 
 /**
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
- * stems and best passage count as one text signal (their maximum). Vector part: the best
- * passage's cosine, clipped at 0, with the profile's entrySentenceShare of the best sentence's when
- * sentences were searched. search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ * stems and best passage count as one text signal (their maximum). Vector part: the entry's
+ * meaning, its best passage's cosine (clipped at 0) or, when sentences were searched, the
+ * profile's shares of it, of its best sentence's and of its best sentence's in context
+ * (FusionProfile.meaning). search_keywords on top (CURATED_KEYWORDS_WEIGHT).
  *
  * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
  * mostly its best sentence's cosine (SENTENCE_SHARE) and the rest its own vector's (when sentence
@@ -136,6 +157,8 @@ export function rankEntries(
     vector: number;
     /** The best sentence's cosine, when the entry's sentences were found. */
     sentence?: number;
+    /** The best sentence's cosine read in its context (title, headings), when found. */
+    context?: number;
     version: number;
     passages: Map<number, Candidate>;
   };
@@ -182,9 +205,17 @@ export function rankEntries(
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
   }
+  for (const h of matches.context ?? []) {
+    const p = parts.get(h.id);
+    if (p) p.context = Math.max(0, h.cosine);
+  }
+  const shares = meaningShares(profile.meaning, (matches.context?.length ?? 0) > 0);
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
-    const share = p.sentence === undefined ? 0 : profile.entrySentenceShare;
-    const meaning = (1 - share) * p.vector + share * (p.sentence ?? 0);
+    // Found by neither sentence search: its passage alone; else a side that did not find it counts 0.
+    const meaning =
+      p.sentence === undefined && p.context === undefined
+        ? p.vector
+        : shares.passage * p.vector + shares.sentence * (p.sentence ?? 0) + shares.context * (p.context ?? 0);
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * meaning };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
     const passages = [...p.passages.values()]

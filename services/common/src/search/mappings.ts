@@ -9,6 +9,7 @@ export const PASSAGE_STEMS_PATH = 'passages.stems';
 /** The nested sentence vectors of an entry's passages (see entryMappings). */
 export const SENTENCES_PATH = 'sentences';
 export const SENTENCE_VECTOR_PATH = 'sentences.vector';
+export const SENTENCE_CONTEXT_VECTOR_PATH = 'sentences.context_vector';
 
 /**
  * Single node: no replicas. Vectors stay out of `_source` (Elasticsearch 9.1+'s default,
@@ -146,9 +147,11 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
         },
       },
       /**
-       * Every sentence of every passage (sentencesOf of @kb/common), embedded alone: the offsets
-       * are its passage's. They choose an entry's passages (a fact is one sentence among
-       * same-topic ones, which the passage's own vector blurs); the entry is ranked by passages.
+       * Every sentence of every passage (sentencesOf of @kb/common), the offsets its passage's:
+       * `vector` embeds it alone and chooses an entry's passages (a fact is one sentence among
+       * same-topic ones, which the passage's own vector blurs); `context_vector` embeds it after
+       * the entry's title and the passage's headings and, with the passages and `vector`, ranks
+       * the entry. (Added in place to older indices; their entries have it once reindexed.)
        */
       sentences: {
         type: 'nested',
@@ -156,6 +159,7 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
           start: { type: 'integer', index: false },
           end: { type: 'integer', index: false },
           vector: vector(dims),
+          context_vector: vector(dims),
         },
       },
     },

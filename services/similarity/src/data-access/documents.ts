@@ -68,20 +68,66 @@ export async function readExisting(
  * fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it is
  * (mapping violations, a document too large for one request) is that item's `failed` result
  * with Elasticsearch's reason, and sending it again unchanged would fail again.
+ *
+ * Documents go in requests of at most MAX_BULK_BYTES of JSON, one after the other.
  */
 export async function bulkWrite(
   es: Client,
   index: string,
   docs: BulkDoc[],
   alsoTo: string[] = [],
-  options: { requireAlias?: boolean; refresh?: boolean; sameVersionReplaces?: boolean } = {},
+  options: BulkOptions = {},
+): Promise<IndexResult[]> {
+  const sources = docs.map((d) => documentJson(d.doc));
+  const results: IndexResult[] = [];
+  for (const [from, to] of bulkChunks(sources, 1 + alsoTo.length)) {
+    results.push(...(await bulkRequest(es, index, docs.slice(from, to), sources.slice(from, to), alsoTo, options)));
+  }
+  return results;
+}
+
+type BulkOptions = { requireAlias?: boolean; refresh?: boolean; sameVersionReplaces?: boolean };
+
+/**
+ * Bytes of document JSON one bulk request carries at most (its copies to reindex targets
+ * counted): Elasticsearch refuses a request that would hold more than its indexing-pressure limit
+ * (10% of the heap, with each document counted ~4×: ~13 MB of JSON on the local 512 MB node) with
+ * a 429 that retrying never gets through. A few entries at the content bound fill one request.
+ */
+export const MAX_BULK_BYTES = 8 * 1024 * 1024;
+
+/** [from, to) ranges of `sources` whose JSON (times `copies`) stays within MAX_BULK_BYTES; a larger document goes alone. */
+export function bulkChunks(sources: string[], copies: number, maxBytes = MAX_BULK_BYTES): [number, number][] {
+  const chunks: [number, number][] = [];
+  let from = 0;
+  let bytes = 0;
+  sources.forEach((json, i) => {
+    const size = json.length * copies; // UTF-16 units: bytes for the ASCII of vectors and keys
+    if (i > from && bytes + size > maxBytes) {
+      chunks.push([from, i]);
+      from = i;
+      bytes = 0;
+    }
+    bytes += size;
+  });
+  if (sources.length > 0) chunks.push([from, sources.length]);
+  return chunks;
+}
+
+async function bulkRequest(
+  es: Client,
+  index: string,
+  docs: BulkDoc[],
+  sources: string[],
+  alsoTo: string[],
+  options: BulkOptions,
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
   let res;
   try {
     res = await withElasticsearch(() =>
       es.bulk({
-        operations: indexOperations(index, docs, alsoTo, options),
+        operations: indexOperations(index, docs, sources, alsoTo, options),
         refresh: options.refresh !== false,
       }),
     );
@@ -100,8 +146,8 @@ export async function bulkWrite(
       ];
     const half = Math.ceil(docs.length / 2);
     return [
-      ...(await bulkWrite(es, index, docs.slice(0, half), alsoTo, options)),
-      ...(await bulkWrite(es, index, docs.slice(half), alsoTo, options)),
+      ...(await bulkRequest(es, index, docs.slice(0, half), sources.slice(0, half), alsoTo, options)),
+      ...(await bulkRequest(es, index, docs.slice(half), sources.slice(half), alsoTo, options)),
     ];
   }
   if (res.items.some((item) => isUnavailableItem(item.index))) throw elasticsearchUnavailable();
@@ -127,12 +173,12 @@ export async function bulkWrite(
 function indexOperations(
   index: string,
   docs: BulkDoc[],
+  sources: string[],
   alsoTo: string[],
-  { requireAlias, sameVersionReplaces }: { requireAlias?: boolean; sameVersionReplaces?: boolean },
+  { requireAlias, sameVersionReplaces }: BulkOptions,
 ) {
   // require_alias: if the alias were gone, a write must fail rather than auto-create an index
   // with a guessed mapping under the alias's name.
-  const sources = docs.map((d) => documentJson(d.doc));
   return [index, ...alsoTo].flatMap((target) =>
     docs.flatMap((d, i) => [
       {

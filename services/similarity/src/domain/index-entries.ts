@@ -1,7 +1,7 @@
 import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
 import { ENTRY_VECTOR_PATH } from '@kb/common/search';
-import { toStored } from '../data-access/vector-encoding';
+import { toCompact, toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
 import { indexDocuments, optional } from './index-documents';
@@ -26,6 +26,15 @@ export function passageVectorText(title: string, p: Passage): string {
   return [title.trim(), p.headings.join(' › '), p.text].filter((s) => s !== '').join('\n');
 }
 
+/**
+ * A sentence with its entry's title and its passage's headings as context: ranks entries beside
+ * the sentence alone (which chooses passages). A paraphrase of a fact matches the fact better with
+ * what it is about around it.
+ */
+export function sentenceContextText(title: string, p: Passage, sentence: string): string {
+  return [title.trim(), p.headings.join(' › '), sentence].filter((s) => s !== '').join('\n');
+}
+
 // Whitespace-only text is what MongoDB may hold (the edge asks for at least one character):
 // such an entry is indexed without a vector rather than refused, so it is not lost to filters.
 function problem(e: Entry): string | undefined {
@@ -35,11 +44,14 @@ function problem(e: Entry): string | undefined {
 }
 
 /**
- * Sentence vectors an entry has at most: an entry at the content bound has some 1,000 sentences,
- * and Elasticsearch refuses a document of more than 10,000 nested objects. Past this, the last
- * passages are chosen by their own vectors only.
+ * Sentences an entry has vectors for at most (two each: alone and in context): an entry at the
+ * content bound has some 1,100-1,300 sentences of prose, up to 2,500 of the shortest. Each sentence
+ * adds ~7 KB of JSON to the entry's document, and Elasticsearch refuses a document whose indexing
+ * would hold more than its indexing-pressure limit (~13 MB of JSON on the local 512 MB node; see
+ * toCompact): 1,500 keeps the largest entry near 11 MB. Past this, the last passages are chosen by
+ * their own vectors only.
  */
-export const MAX_SENTENCE_VECTORS = 4000;
+export const MAX_SENTENCE_VECTORS = 1500;
 
 /** Each passage's sentences (sentence vector texts), up to MAX_SENTENCE_VECTORS in all. */
 export function sentencesOfPassages(passages: Passage[]): string[][] {
@@ -60,6 +72,8 @@ interface Prepared {
   passageVectors: CachedVector[];
   /** Per passage, its sentences' vectors. */
   sentenceVectors: CachedVector[][];
+  /** Per passage, its sentences' vectors with the title and headings as context. */
+  contextVectors: CachedVector[][];
 }
 
 /**
@@ -81,6 +95,7 @@ function entrySource({
   vector,
   passageVectors,
   sentenceVectors,
+  contextVectors,
 }: Prepared): Record<string, unknown> {
   const language = e.language || null;
   return {
@@ -108,10 +123,15 @@ function entrySource({
       start: p.start,
       end: p.end,
       stems: analyzeText([...p.headings, p.text].join('\n'), language),
-      vector: toStored(passageVectors[i]!.vector),
+      vector: toCompact(passageVectors[i]!.vector),
     })),
     sentences: passages.flatMap((p, i) =>
-      sentenceVectors[i]!.map((v) => ({ start: p.start, end: p.end, vector: toStored(v.vector) })),
+      sentenceVectors[i]!.map((v, j) => ({
+        start: p.start,
+        end: p.end,
+        vector: toCompact(v.vector),
+        context_vector: toCompact(contextVectors[i]![j]!.vector),
+      })),
     ),
   };
 }
@@ -126,14 +146,25 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
   const sentenceLists = passagesOf.map(sentencesOfPassages);
   const passageTexts = valid.flatMap((e, i) => passagesOf[i]!.map((p) => passageVectorText(e.title, p)));
   const sentenceTexts = sentenceLists.flat(2);
-  const embedded = await deps.cache.vectors([...texts.filter((t) => t !== ''), ...passageTexts, ...sentenceTexts]);
+  const contextTexts = valid.flatMap((e, i) =>
+    sentenceLists[i]!.flatMap((ss, j) => ss.map((s) => sentenceContextText(e.title, passagesOf[i]![j]!, s))),
+  );
+  const embedded = await deps.cache.vectors([
+    ...texts.filter((t) => t !== ''),
+    ...passageTexts,
+    ...sentenceTexts,
+    ...contextTexts,
+  ]);
   let next = 0;
   const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
   const passageVectorsOf = passagesOf.map((ps) => ps.map(() => embedded[next++]!));
+  const sentenceVectorsOf = sentenceLists.map((lists) => lists.map((ss) => ss.map(() => embedded[next++]!)));
+  const contextVectorsOf = sentenceLists.map((lists) => lists.map((ss) => ss.map(() => embedded[next++]!)));
   return valid.map((e, i) => {
     const passageVectors = passageVectorsOf[i]!;
-    const sentenceVectors = sentenceLists[i]!.map((ss) => ss.map(() => embedded[next++]!));
-    const all = [vectors[i], ...passageVectors, ...sentenceVectors.flat()].filter(
+    const sentenceVectors = sentenceVectorsOf[i]!;
+    const contextVectors = contextVectorsOf[i]!;
+    const all = [vectors[i], ...passageVectors, ...sentenceVectors.flat(), ...contextVectors.flat()].filter(
       (v): v is CachedVector => v !== undefined,
     );
     return {
@@ -147,6 +178,7 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
         vector: vectors[i],
         passageVectors,
         sentenceVectors,
+        contextVectors,
       }),
     };
   });
