@@ -9,8 +9,26 @@ export function isElasticsearchUnavailable(err: unknown): boolean {
     err instanceof errors.NoLivingConnectionsError
   )
     return true;
-  if (err instanceof errors.ResponseError) return err.statusCode === 429 || (err.statusCode ?? 0) >= 500;
+  if (err instanceof errors.ResponseError)
+    return (err.statusCode === 429 && !isOverIndexingPressure(err)) || (err.statusCode ?? 0) >= 500;
   return false;
+}
+
+/**
+ * Whether an indexing-pressure refusal (429, es_rejected_execution_exception) names an operation
+ * larger than the node's whole limit (`coordinating_operation_bytes=N, …, max_…_bytes=M`, or
+ * `primary_operation_bytes` at the shard), which waiting never lets through, unlike a node busy
+ * with other writes. Seen on Elasticsearch 9.2 for one 14.5 MB entry on a 512 MB heap.
+ */
+export function exceedsIndexingPressure(reason: string | null | undefined): boolean {
+  const operation = /(\w*operation_bytes)=(\d+)/.exec(reason ?? '');
+  const max = /max_\w+_bytes=(\d+)/.exec(reason ?? '');
+  return operation !== null && max !== null && Number(operation[2]) > Number(max[1]);
+}
+
+function isOverIndexingPressure(err: InstanceType<typeof errors.ResponseError>): boolean {
+  const body = err.body as { error?: { reason?: string } } | undefined;
+  return exceedsIndexingPressure(body?.error?.reason);
 }
 
 /** The type of an Elasticsearch error response (e.g. resource_already_exists_exception), if any. */
@@ -22,9 +40,15 @@ export function elasticsearchErrorType(err: unknown): string | undefined {
   return undefined;
 }
 
-/** A request over http.max_content_length (413): the caller splits it rather than retrying. */
+/**
+ * A request over http.max_content_length (413) or larger than indexing pressure ever admits (a
+ * 429 naming an operation over the limit): the caller splits it rather than retrying.
+ */
 export function isRequestTooLarge(err: unknown): boolean {
-  return err instanceof errors.ResponseError && err.statusCode === 413;
+  return (
+    err instanceof errors.ResponseError &&
+    (err.statusCode === 413 || (err.statusCode === 429 && isOverIndexingPressure(err)))
+  );
 }
 
 export const elasticsearchUnavailable = () => AppError.unavailable('Elasticsearch is unavailable');
@@ -47,11 +71,19 @@ export class MissingIndexError extends Error {
 }
 
 /** A bulk item error that is about Elasticsearch, not the document: retried like an outage. */
-export function isUnavailableItem(op: { status: number; error?: { type?: string } } | undefined): boolean {
+export function isUnavailableItem(
+  op: { status: number; error?: { type?: string; reason?: string | null } } | undefined,
+): boolean {
   const status = op?.status ?? 0;
-  // 429 and 5xx: overloaded or failing; cluster_block_exception (403): an index made read-only
-  // (disk watermark, an operator) refuses every document alike until it is lifted.
-  return status === 429 || status >= 500 || op?.error?.type === 'cluster_block_exception';
+  // 429 and 5xx: overloaded or failing (but not an operation larger than indexing pressure ever
+  // admits: isTooLargeItem); cluster_block_exception (403): an index made read-only (disk
+  // watermark, an operator) refuses every document alike until it is lifted.
+  return (status === 429 && !isTooLargeItem(op)) || status >= 500 || op?.error?.type === 'cluster_block_exception';
+}
+
+/** A bulk item refused because its shard's operation is larger than indexing pressure ever admits. */
+export function isTooLargeItem(op: { status: number; error?: { reason?: string | null } } | undefined): boolean {
+  return op?.status === 429 && exceedsIndexingPressure(op.error?.reason);
 }
 
 /** Elasticsearch's reason for refusing a document, with its type ("document_parsing_exception: …"). */

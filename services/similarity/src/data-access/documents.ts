@@ -2,6 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import {
   elasticsearchUnavailable,
   isRequestTooLarge,
+  isTooLargeItem,
   isUnavailableItem,
   MissingIndexError,
   refusal,
@@ -123,6 +124,27 @@ async function bulkRequest(
   options: BulkOptions,
 ): Promise<IndexResult[]> {
   if (docs.length === 0) return [];
+  // Too large for one request: halve the batch until the one document too large is alone.
+  const split = async (subset: number[], why: string): Promise<IndexResult[]> => {
+    if (subset.length === 1) {
+      const d = docs[subset[0]!]!;
+      return [
+        { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: `document_too_large: ${why}` },
+      ];
+    }
+    const half = Math.ceil(subset.length / 2);
+    const send = (part: number[]) =>
+      bulkRequest(
+        es,
+        index,
+        part.map((i) => docs[i]!),
+        part.map((i) => sources[i]!),
+        alsoTo,
+        options,
+      );
+    return [...(await send(subset.slice(0, half))), ...(await send(subset.slice(half)))];
+  };
+  const all = docs.map((_, i) => i);
   let res;
   try {
     res = await withElasticsearch(() =>
@@ -133,37 +155,36 @@ async function bulkRequest(
     );
   } catch (err) {
     if (!isRequestTooLarge(err)) throw err;
-    // Over http.max_content_length: halve the batch until the one document too large is alone.
-    if (docs.length === 1)
-      return [
-        {
-          id: docs[0]!.id,
-          status: 'failed',
-          embeddings: embeddingsSummary(docs[0]!.sources),
-          error:
-            'document_too_large: the document is larger than Elasticsearch accepts in one request (http.max_content_length)',
-        },
-      ];
-    const half = Math.ceil(docs.length / 2);
-    return [
-      ...(await bulkRequest(es, index, docs.slice(0, half), sources.slice(0, half), alsoTo, options)),
-      ...(await bulkRequest(es, index, docs.slice(half), sources.slice(half), alsoTo, options)),
-    ];
+    return split(
+      all,
+      (err as { statusCode?: number }).statusCode === 413 ? OVER_CONTENT_LENGTH : OVER_INDEXING_PRESSURE,
+    );
   }
   if (res.items.some((item) => isUnavailableItem(item.index))) throw elasticsearchUnavailable();
   // Results are read from the first block of items (the main target); copies to pending reindex
   // targets follow it and may be stale there without it mattering.
   const own = res.items.slice(0, docs.length);
   if (own.some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
-  return own.map((item, i) => {
+  // Refused by indexing pressure as larger than it ever admits: the whole shard request was, so
+  // those documents go again in smaller requests (a lone one fails as too large).
+  const tooLarge = all.filter((i) => isTooLargeItem(own[i]!.index));
+  const resent = tooLarge.length > 0 ? await split(tooLarge, OVER_INDEXING_PRESSURE) : [];
+  const written = own.flatMap((item, i): IndexResult[] => {
+    if (tooLarge.includes(i)) return [];
     const d = docs[i]!;
     const op = item.index!;
-    if (op.status === 409) return { id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' };
+    if (op.status === 409) return [{ id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' }];
     if (op.error)
-      return { id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) };
-    return { id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' };
+      return [{ id: d.id, status: 'failed', embeddings: embeddingsSummary(d.sources), error: refusal(op.error) }];
+    return [{ id: d.id, status: 'indexed', embeddings: embeddingsSummary(d.sources), error: '' }];
   });
+  return [...written, ...resent];
 }
+
+const OVER_CONTENT_LENGTH =
+  'the document is larger than Elasticsearch accepts in one request (http.max_content_length)';
+const OVER_INDEXING_PRESSURE =
+  'indexing the document needs more memory than Elasticsearch admits for one request (indexing pressure, 10% of its heap)';
 
 /**
  * `sameVersionReplaces` (entries): external_gte, so the same version written again replaces the

@@ -229,4 +229,46 @@ describe('a bulk request over Elasticsearch size limit', () => {
     expect(results[1]!.error).toMatch(/^document_too_large/);
     expect(sizes).toEqual([3, 2, 1, 1, 1]);
   });
+
+  test('when indexing pressure refuses a shard request as larger than it ever admits, its documents alone go again, smaller', async () => {
+    // Elasticsearch 9.2's answer to one 14.5 MB entry on a 512 MB heap, per item: stand-in client.
+    const over =
+      'rejected execution of primary operation [coordinating_and_primary_bytes=14579462, replica_bytes=0, ' +
+      'all_bytes=14579462, primary_operation_bytes=58316824, max_primary_bytes=53687091]';
+    const sent: string[][] = [];
+    const fake = {
+      bulk: async ({ operations }: { operations: (Record<string, unknown> | string)[] }) => {
+        const docs = operations
+          .filter((_, i) => i % 2 === 1)
+          .map((d) => JSON.parse(d as string) as { id: string; huge: boolean; shard: number });
+        sent.push(docs.map((d) => d.id));
+        // Documents of shard 1 are refused together while a huge one is among them; shard 0's pass.
+        const refused = (shard: number) => shard === 1 && docs.some((d) => d.shard === 1 && d.huge);
+        return {
+          errors: true,
+          items: docs.map((d) => ({
+            index: refused(d.shard)
+              ? { status: 429, _id: d.id, error: { type: 'es_rejected_execution_exception', reason: over } }
+              : { status: 201, _id: d.id },
+          })),
+        };
+      },
+    } as unknown as Client;
+    const spec = [
+      ['a', 0, false],
+      ['b', 1, true],
+      ['c', 1, false],
+      ['d', 0, false],
+    ] as const;
+    const docs = spec.map(([id, shard, huge]) => ({ id, version: 1, doc: { id, shard, huge }, sources: [] }));
+    const results = await bulkWrite(fake, 'entries', docs);
+    expect(Object.fromEntries(results.map((r) => [r.id, r.status]))).toEqual({
+      a: 'indexed',
+      b: 'failed',
+      c: 'indexed',
+      d: 'indexed',
+    });
+    expect(results.find((r) => r.id === 'b')!.error).toMatch(/^document_too_large: .*indexing pressure/);
+    expect(sent).toEqual([['a', 'b', 'c', 'd'], ['b'], ['c']]);
+  });
 });
