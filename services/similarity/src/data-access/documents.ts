@@ -65,10 +65,11 @@ export async function readExisting(
  * answering, so what was indexed is searchable when the call returns; with false it is at the
  * index's next periodic refresh.
  *
- * Failures split in two: Elasticsearch unable to answer now (down, 429, 5xx, a write block)
- * fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it is
- * (mapping violations, a document too large for one request) is that item's `failed` result
- * with Elasticsearch's reason, and sending it again unchanged would fail again.
+ * Failures split in two: Elasticsearch unable to answer now (down, a busy node's 429, 5xx, a
+ * write block) fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it
+ * is (mapping violations, a document too large for one request or for indexing pressure) is that
+ * item's `failed` result with Elasticsearch's reason, and sending it again unchanged would fail
+ * again.
  *
  * Documents go in requests of at most MAX_BULK_BYTES of JSON, one after the other.
  */
@@ -93,7 +94,7 @@ type BulkOptions = { requireAlias?: boolean; refresh?: boolean; sameVersionRepla
  * Bytes of document JSON one bulk request carries at most (its copies to reindex targets
  * counted): Elasticsearch refuses a request that would hold more than its indexing-pressure limit
  * (10% of the heap, with each document counted ~4×: ~13 MB of JSON on the local 512 MB node) with
- * a 429 that retrying never gets through. A few entries at the content bound fill one request.
+ * a 429 that retrying never gets through. An entry at the content bound (~11 MB) goes alone.
  */
 export const MAX_BULK_BYTES = 8 * 1024 * 1024;
 
@@ -170,7 +171,7 @@ async function bulkRequest(
   const tooLarge = all.filter((i) => isTooLargeItem(own[i]!.index));
   const resent = tooLarge.length > 0 ? await split(tooLarge, OVER_INDEXING_PRESSURE) : [];
   const written = own.flatMap((item, i): IndexResult[] => {
-    if (tooLarge.includes(i)) return [];
+    if (isTooLargeItem(item.index)) return [];
     const d = docs[i]!;
     const op = item.index!;
     if (op.status === 409) return [{ id: d.id, status: 'stale', embeddings: embeddingsSummary(d.sources), error: '' }];

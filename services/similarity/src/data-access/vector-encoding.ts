@@ -15,10 +15,8 @@ export function toStored(v: ArrayLike<number>): number[] {
 
 /**
  * A passage's or sentence's vector as JSON numbers rounded to 5 decimals (a cosine moves by less
- * than 1e-4; unit vectors of 384 components are mostly 0.001-0.2), about 60% of toStored's size. A
- * 100,000-character entry carries some 2,500 such vectors, and Elasticsearch refuses a bulk item
- * whose indexing would hold more than its indexing-pressure limit (10% of the heap: ~54 MB on the
- * local 512 MB node, taken as ~4× the item's JSON).
+ * than 1e-4; unit vectors of 384 components are mostly 0.001-0.2), about 60% of toStored's size:
+ * an entry at the content bound carries ~2,700 such vectors (see MAX_BULK_BYTES for why size counts).
  */
 export function toCompact(v: ArrayLike<number>): number[] {
   const out = new Array<number>(v.length);

@@ -23,13 +23,13 @@ function entryVectorText(e: Entry): string {
  * passages whose text (or context) changed.
  */
 export function passageVectorText(title: string, p: Passage): string {
-  return [title.trim(), p.headings.join(' › '), p.text].filter((s) => s !== '').join('\n');
+  return sentenceContextText(title, p, p.text);
 }
 
 /**
- * A sentence with its entry's title and its passage's headings as context: ranks entries beside
- * the sentence alone (which chooses passages). A paraphrase of a fact matches the fact better with
- * what it is about around it.
+ * A text of a passage (a sentence, or the whole passage) after its entry's title and the passage's
+ * headings. A sentence read so ranks entries beside the sentence alone (which chooses passages): a
+ * paraphrase of a fact matches the fact better with what it is about in front of it.
  */
 export function sentenceContextText(title: string, p: Passage, sentence: string): string {
   return [title.trim(), p.headings.join(' › '), sentence].filter((s) => s !== '').join('\n');
@@ -46,10 +46,9 @@ function problem(e: Entry): string | undefined {
 /**
  * Sentences an entry has vectors for at most (two each: alone and in context): an entry at the
  * content bound has some 1,100-1,300 sentences of prose, up to 2,500 of the shortest. Each sentence
- * adds ~7 KB of JSON to the entry's document, and Elasticsearch refuses a document whose indexing
- * would hold more than its indexing-pressure limit (~13 MB of JSON on the local 512 MB node; see
- * toCompact): 1,500 keeps the largest entry near 11 MB. Past this, the last passages are chosen by
- * their own vectors only.
+ * adds ~7 KB of JSON to the entry's document; 1,500 keeps the largest entry near 11 MB, inside
+ * what Elasticsearch's indexing pressure admits for one document on the local node (MAX_BULK_BYTES).
+ * Past this, the last passages are chosen by their own vectors only.
  */
 export const MAX_SENTENCE_VECTORS = 1500;
 
