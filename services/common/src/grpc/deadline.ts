@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError } from '../errors';
 
 /**
  * The deadline of the incoming call being served (epoch ms), set by `unary` for everything its
@@ -20,6 +21,16 @@ export function outsideCall<T>(work: () => T): T {
 /** The deadline of the call being served (epoch ms), or undefined outside a call or without one. */
 export function incomingDeadline(): number | undefined {
   return incoming.getStore()?.deadline;
+}
+
+/**
+ * Throws DEADLINE_EXCEEDED when the caller of the call being served has stopped waiting (its
+ * deadline passed): for long work in steps (embedding thousands of texts), so it stops between
+ * steps instead of running on for nobody. `kept` says what the steps already done left behind.
+ */
+export function stopIfCallerGone(kept: string, now = Date.now()): void {
+  const deadline = incomingDeadline();
+  if (deadline !== undefined && now > deadline) throw new AppError('deadline', `The caller stopped waiting; ${kept}`);
 }
 
 /** grpc-js's deadline of a server call (a Date, a number, Infinity without one) as epoch ms. */

@@ -131,6 +131,13 @@ const BATCH = 200;
  * embeddings and one bulk write well under Elasticsearch's request limit.
  */
 export const CONTENT_CHARS_PER_CALL = 300_000;
+/**
+ * The deadline of a background pass's index call. A call at CONTENT_CHARS_PER_CALL embeds ~8,000
+ * texts (passages, and each sentence twice): about a minute of the local model on two cores, far
+ * past the client's default. A call that still runs out of time is not lost: the similarity
+ * service keeps what it embedded and stops (its embedding cache), and the next pass goes on from there.
+ */
+export const BACKGROUND_INDEX_DEADLINE_MS = 120_000;
 
 /**
  * Keeps the entries' search index in step with MongoDB (the rules: @kb/common documentIndexer).
@@ -151,6 +158,7 @@ export function entryIndexer(deps: {
     intervalMs: deps.intervalMs,
     batchSize: BATCH,
     batchWeight: { of: (e) => e.content.length, max: CONTENT_CHARS_PER_CALL },
+    indexDeadlineMs: BACKGROUND_INDEX_DEADLINE_MS,
     storeUp: deps.isUp,
   });
   return {

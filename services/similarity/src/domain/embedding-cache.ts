@@ -1,3 +1,4 @@
+import { stopIfCallerGone } from '@kb/common';
 import type { Embedder } from '../embedder';
 import { recordCacheLookups } from '../embedder/metrics';
 import { textHash, type EmbeddingStore } from '../data-access/embedding-store';
@@ -9,6 +10,14 @@ export interface CachedVector {
   vector: Float32Array;
   origin: VectorOrigin;
 }
+
+/**
+ * Texts embedded (and written to the cache) at a time when a call brings more: a few seconds of
+ * the model's work on two cores. A large call (an indexer pass of entries at the content bound:
+ * thousands of sentences) then keeps what it embedded if its caller stops waiting, and stops
+ * within one chunk instead of embedding on for nobody; the caller's retry starts where it ended.
+ */
+export const EMBED_CHUNK = 256;
 
 /** A small LRU over a Map (insertion order = recency). */
 class Lru<V> {
@@ -63,16 +72,18 @@ export class EmbeddingCache {
       }
     });
     recordCacheLookups(this.embedder.model, found.size, toEmbed.length);
-    if (toEmbed.length > 0) {
+    for (let from = 0; from < toEmbed.length; from += EMBED_CHUNK) {
+      if (from > 0) stopIfCallerGone('the texts embedded so far are cached');
+      const chunk = toEmbed.slice(from, from + EMBED_CHUNK);
       const computed = await embedOrAppError(
         this.embedder,
-        toEmbed.map((t) => t.text),
+        chunk.map((t) => t.text),
         () => ['texts'],
       );
       // Search queries are kept in the LRU only: one write per search would grow the index unboundedly.
       if (options.persist !== false)
-        await this.store.write(toEmbed.map((t, i) => ({ hash: t.hash, vector: computed[i]! })));
-      toEmbed.forEach(({ hash }, i) => {
+        await this.store.write(chunk.map((t, i) => ({ hash: t.hash, vector: computed[i]! })));
+      chunk.forEach(({ hash }, i) => {
         this.lru.set(hash, computed[i]!);
         found.set(hash, { vector: computed[i]!, origin: 'computed' });
       });

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError, inBatches, stopIfCallerGone } from '@kb/common';
 import { bulkWrite, indexExists, type BulkDoc, type RefusedDoc } from '../data-access/documents';
 import type { IndexResult } from './types';
 import type { IndexKind } from '@kb/common/search';
@@ -64,9 +64,12 @@ async function resolveTarget(deps: IndexDeps, kind: IndexKind, target: string | 
 
 /**
  * What IndexProducts and IndexEntries share: the per-call bound, the write target (plus pending
- * reindex targets when writing through the alias), the common document rules, then one bulk
- * write of what `prepare` makes of the valid documents (refreshed before answering unless
- * `searchableLater`). Results come back in request order.
+ * reindex targets when writing through the alias), the common document rules, then a bulk write
+ * of what `prepare` makes of the valid documents (refreshed before answering unless
+ * `searchableLater`). With `groupWeight`, documents are prepared and written a group at a time
+ * (at most that summed weight, a heavier document alone): a call of several large entries makes
+ * the first searchable when it is ready, not when the last is, and one whose caller stopped
+ * waiting keeps the groups it wrote. Results come back in request order.
  */
 export async function indexDocuments<D extends { id: string; tenant_id: string; version: unknown }>(
   deps: EmbeddingDeps,
@@ -79,6 +82,7 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
     searchableLater?: boolean;
     /** Writing the version the index holds again replaces it (see bulkWrite). */
     sameVersionReplaces?: boolean;
+    groupWeight?: { of: (d: D) => number; max: number };
   },
   check: (doc: D) => string | undefined,
   prepare: (valid: D[], target: string) => Promise<(BulkDoc | RefusedDoc)[]>,
@@ -89,19 +93,23 @@ export async function indexDocuments<D extends { id: string; tenant_id: string; 
   const viaAlias = target === deps.indices.alias(kind);
   const alsoTo = viaAlias ? await deps.indices.pendingTargets(kind) : [];
   const { valid, results } = validDocuments(docs, request.tenantId, check);
-  const prepared = await prepare(valid, target);
-  const bulk: BulkDoc[] = [];
-  for (const d of prepared) {
-    if ('refused' in d) results.set(d.id, { id: d.id, status: 'failed', embeddings: '', error: d.refused });
-    else bulk.push(d);
+  const groups = request.groupWeight ? inBatches(valid, Infinity, request.groupWeight) : [valid];
+  for (const [i, group] of groups.entries()) {
+    if (i > 0) stopIfCallerGone('the documents written so far are kept');
+    const prepared = await prepare(group, target);
+    const bulk: BulkDoc[] = [];
+    for (const d of prepared) {
+      if ('refused' in d) results.set(d.id, { id: d.id, status: 'failed', embeddings: '', error: d.refused });
+      else bulk.push(d);
+    }
+    const written = await deps.indices.withAlias(kind, () =>
+      bulkWrite(deps.es, target, bulk, alsoTo, {
+        requireAlias: viaAlias,
+        refresh: !request.searchableLater,
+        sameVersionReplaces: request.sameVersionReplaces === true,
+      }),
+    );
+    for (const r of written) results.set(r.id, r);
   }
-  const written = await deps.indices.withAlias(kind, () =>
-    bulkWrite(deps.es, target, bulk, alsoTo, {
-      requireAlias: viaAlias,
-      refresh: !request.searchableLater,
-      sameVersionReplaces: request.sameVersionReplaces === true,
-    }),
-  );
-  for (const r of written) results.set(r.id, r);
   return docs.map((d) => results.get(d.id)!);
 }

@@ -16,6 +16,8 @@ import {
 import { CACHE_REFRESH_INTERVAL, SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
+import { EMBED_CHUNK } from '../../src/domain/embedding-cache';
+import { CONTENT_CHARS_PER_GROUP } from '../../src/domain/index-entries';
 import pino from 'pino';
 
 let h: Harness;
@@ -358,6 +360,66 @@ describe('deleting', () => {
     expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
     expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
   });
+
+  test('when a large index call is abandoned, then it stops within a chunk, keeps its work, and the retry goes on from there', async () => {
+    const own = await startSimilarity();
+    try {
+      const cache = own.server.indices.cacheIndex;
+      const cached = async () => {
+        await es.indices.refresh({ index: cache });
+        return (await es.count({ index: cache })).count;
+      };
+      const written = async (id: string) => (await getDoc(id, own.server.indices.alias('entries')))?._version;
+      const entry = (content: string) => ({
+        id: randomUUID(),
+        tenant_id: tenant,
+        version: 1,
+        title: 'Inventory shelves',
+        content,
+        type: 'knowledge',
+        visibility: 'internal',
+        category_id: 'c',
+        language: 'en',
+        search_keywords: [],
+        tags: [],
+        updated_at: new Date().toISOString(),
+      });
+      // A short entry, then one over CONTENT_CHARS_PER_GROUP: 800 distinct sentences, with the
+      // passages and each sentence read in context ~1,700 texts, several chunks of the model's work.
+      const small = entry('Shelf A holds the spare fuses. Shelf B holds the winter tyres for the vans.');
+      const large = entry(
+        Array.from({ length: 80 }, (_, p) =>
+          Array.from(
+            { length: 10 },
+            (_, s) => `Shelf ${p} holds box ${s}, labelled ${p * 10 + s} for the spring inventory count.`,
+          ).join(' '),
+        ).join('\n\n'),
+      );
+      expect(large.content.length).toBeGreaterThan(CONTENT_CHARS_PER_GROUP);
+      const err = await failure(
+        own.client.call('IndexEntries', { caller: caller(tenant), entries: [small, large] }, { deadlineMs: 1_000 }),
+      );
+      expect(err.kind).toBe('deadline');
+      // A chunk in progress when the deadline passed is finished and kept; nothing after it.
+      await new Promise((r) => setTimeout(r, 6_000));
+      const kept = await cached();
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect(await cached()).toBe(kept);
+      expect(kept).toBeGreaterThanOrEqual(EMBED_CHUNK);
+      expect(await written(small.id)).toBe(1);
+      expect(await written(large.id)).toBeUndefined();
+
+      const retry = await own.client.call('IndexEntries', { caller: caller(tenant), entries: [small, large] });
+      expect(retry.results.map((r) => [r.status, r.embeddings])).toEqual([
+        ['indexed', 'cached'],
+        ['indexed', 'computed'],
+      ]);
+      expect(await cached()).toBeGreaterThan(kept + EMBED_CHUNK);
+      expect(await written(large.id)).toBe(1);
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 
   test('when entries are deleted, then the count is reported', async () => {
     const ids = [randomUUID(), randomUUID()];
