@@ -17,7 +17,13 @@ import {
 } from '@kb/common';
 import { entriesRepo } from '../data-access/entries-repo';
 import type { KnowledgeModels } from '../data-access/models';
-import { CONTENT_CHARS_PER_CALL, indexEntries, INDEXER, type EntryIndexOutcome } from '../domain/indexer';
+import {
+  BACKGROUND_INDEX_DEADLINE_MS,
+  CONTENT_CHARS_PER_CALL,
+  indexEntries,
+  INDEXER,
+  type EntryIndexOutcome,
+} from '../domain/indexer';
 import type { Entry } from '../domain/types';
 
 /** A document the search index refused, as `indexErrorLine` prints it. */
@@ -63,7 +69,8 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
       grpc.credentials.createInsecure(),
       CLIENT_OPTIONS,
     ),
-    60_000,
+    // A page can carry CONTENT_CHARS_PER_CALL of content never embedded (a model switch).
+    BACKGROUND_INDEX_DEADLINE_MS,
     input.similarity.sign,
   );
   const caller = systemCaller(INDEXER, '');
