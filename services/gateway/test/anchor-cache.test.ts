@@ -4,6 +4,8 @@ import {
   INDEX_WATCH_IDLE_MS,
   INDEX_WATCH_MS,
   indexWatch,
+  PRELOAD_AGAIN_MS,
+  readAheadDue,
 } from '../src/read-path/read-path';
 
 const anchor = (id: string, version: number) => ({
@@ -134,4 +136,21 @@ describe("the read path's index watch", () => {
       watch.stop();
     },
   );
+});
+
+describe("the read path's reading ahead", () => {
+  test('when a tenant is searched for the first time, then its vectors are read ahead', () => {
+    expect(readAheadDue(undefined, false, 0)).toBe(true);
+    expect(readAheadDue(undefined, true, 0)).toBe(true);
+  });
+
+  test('when an anchor is not kept, then they are read again only once the interval has passed since the last read', () => {
+    const started = 1_000_000;
+    expect(readAheadDue(started, true, started + PRELOAD_AGAIN_MS - 1)).toBe(false);
+    expect(readAheadDue(started, true, started + PRELOAD_AGAIN_MS)).toBe(true);
+  });
+
+  test('when every anchor is kept, then nothing is read again however long ago the last read was', () => {
+    expect(readAheadDue(1_000_000, false, 1_000_000 + 10 * PRELOAD_AGAIN_MS)).toBe(false);
+  });
 });

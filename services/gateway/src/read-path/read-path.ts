@@ -42,7 +42,16 @@ import { entrySearch, type EntrySearchRequest } from './entry-search';
  * runs beside it).
  */
 const ANCHORS_KEPT = 5_000;
-const PRELOAD_AGAIN_MS = 60_000;
+export const PRELOAD_AGAIN_MS = 60_000;
+
+/**
+ * Whether a similar search starts reading its tenant's vectors ahead (per index and field): the
+ * first time, and again when one of its anchors is not kept once PRELOAD_AGAIN_MS have passed
+ * since the last read started (a catalogue that grew since), never more often.
+ */
+export function readAheadDue(startedAt: number | undefined, anchorNotKept: boolean, now = Date.now()): boolean {
+  return startedAt === undefined || (anchorNotKept && now - startedAt >= PRELOAD_AGAIN_MS);
+}
 const PRELOAD_PAGE = 25;
 const PRELOAD_PAUSE_MS = 5;
 /**
@@ -233,18 +242,18 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     }));
   const productsAlias = async (caller: Caller) => (await describe(caller)).products_alias;
 
-  /**
-   * Per tenant, index and field: when the background read of its products' vectors started. It
-   * starts with the first similar search, and again on an anchor not kept once PRELOAD_AGAIN_MS
-   * have passed (a catalogue that grew since).
-   */
+  /** Per tenant, index and field: when the background read of its products' vectors started (readAheadDue). */
   const preloads = new LRUCache<string, number>({ max: SITES_KEPT });
   const preload = (tenantId: string, index: string, field: string, ids: string[]) => {
     if (field === 'hybrid') return;
     const key = `${tenantId}\u0000${index}\u0000${field}`;
-    const started = preloads.get(key);
-    const cold = ids.some((id) => !anchors.get(id));
-    if (started !== undefined && (!cold || Date.now() - started < PRELOAD_AGAIN_MS)) return;
+    if (
+      !readAheadDue(
+        preloads.get(key),
+        ids.some((id) => !anchors.get(id)),
+      )
+    )
+      return;
     preloads.set(key, Date.now());
     void untraced(async () => {
       // The index's state before the first page is read: while it holds, what the pages say holds.
