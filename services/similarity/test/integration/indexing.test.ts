@@ -7,6 +7,7 @@ import { Client } from '@elastic/elasticsearch';
 import {
   caller,
   ELASTICSEARCH_URL,
+  entryDocument,
   failure,
   product,
   startSimilarity,
@@ -370,20 +371,9 @@ describe('deleting', () => {
         return (await es.count({ index: cache })).count;
       };
       const written = async (id: string) => (await getDoc(id, own.server.indices.alias('entries')))?._version;
-      const entry = (content: string) => ({
-        id: randomUUID(),
-        tenant_id: tenant,
-        version: 1,
-        title: 'Inventory shelves',
-        content,
-        type: 'knowledge',
-        visibility: 'internal',
-        category_id: 'c',
-        language: 'en',
-        search_keywords: [],
-        tags: [],
-        updated_at: new Date().toISOString(),
-      });
+      const entry = (content: string) =>
+        entryDocument({ id: randomUUID(), tenant_id: tenant, title: 'Inventory shelves', content });
+
       // A short entry, then one over CONTENT_CHARS_PER_GROUP: 800 distinct sentences, with the
       // passages and each sentence read in context ~1,700 texts, several chunks of the model's work.
       const small = entry('Shelf A holds the spare fuses. Shelf B holds the winter tyres for the vans.');

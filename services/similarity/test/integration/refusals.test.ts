@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, errors } from '@elastic/elasticsearch';
-import { caller, ELASTICSEARCH_URL, product, startSimilarity, type Harness } from './support/similarity';
+import type { similarityV1 } from '@kb/common';
+import { caller, ELASTICSEARCH_URL, entryDocument, product, startSimilarity, type Harness } from './support/similarity';
 import { bulkWrite } from '../../src/data-access/documents';
 import { textHash } from '../../src/data-access/embedding-store';
 import { aliasName, newIndexName } from '@kb/common/search';
@@ -31,20 +32,8 @@ const entriesAlias = () => h.server.indices.alias('entries');
 const source = async (index: string, id: string) =>
   (await es.get<Record<string, unknown>>({ index, id }))._source ?? {};
 const long = (word: string) => `${word} ${'x'.repeat(40_000)} ${word}-end`;
-const entry = (overrides: Record<string, unknown> & { id: string }) => ({
-  tenant_id: tenant,
-  version: 1,
-  title: 'An entry',
-  content: 'Some content',
-  type: 'knowledge',
-  visibility: 'internal',
-  category_id: 'c',
-  language: 'en',
-  search_keywords: [],
-  tags: [],
-  updated_at: new Date().toISOString(),
-  ...overrides,
-});
+const entry = (overrides: Partial<similarityV1.EntryDocument> & { id: string }) =>
+  entryDocument({ tenant_id: tenant, ...overrides });
 
 describe('long values', () => {
   test(

@@ -104,6 +104,25 @@ export function product(
   };
 }
 
+/** An entry document as the knowledge service sends it (id and tenant always set). */
+export function entryDocument(
+  overrides: Partial<similarityV1.EntryDocument> & { id: string; tenant_id: string },
+): similarityV1.EntryDocument {
+  return {
+    version: 1,
+    title: 'An entry',
+    content: 'Some content',
+    type: 'knowledge',
+    visibility: 'internal',
+    category_id: 'c',
+    language: 'en',
+    search_keywords: [],
+    tags: [],
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
 export const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
