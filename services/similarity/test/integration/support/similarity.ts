@@ -104,10 +104,12 @@ export function product(
   };
 }
 
-/** An entry document as the knowledge service sends it (id and tenant always set). */
+/** An entry document as the knowledge service sends it (id, tenant and content always set). */
+export type EntryDoc = similarityV1.EntryDocument & { id: string; tenant_id: string; content: string };
+
 export function entryDocument(
   overrides: Partial<similarityV1.EntryDocument> & { id: string; tenant_id: string },
-): similarityV1.EntryDocument {
+): EntryDoc {
   return {
     version: 1,
     title: 'An entry',
