@@ -26,6 +26,11 @@ export class Api {
     private readonly options: { timeoutMs?: number } = {},
   ) {}
 
+  /** The same token and options against another gateway. */
+  at(baseUrl: string): Api {
+    return new Api(baseUrl, this.token, this.options);
+  }
+
   async call<T = unknown>(
     method: string,
     path: string,

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { LatencyFigures, ThroughputFigures } from './load';
+import { median, type LatencyFigures, type ThroughputFigures } from './load';
 import type { ProfileSummary } from './profiles';
 
 export interface SearchRow {
@@ -155,9 +155,14 @@ export function markdown(r: Report): string {
   }
   if (r.tracing) {
     const t = r.tracing;
+    // Each mode's figure is its median over the rounds; a cost is the median of its rounds' ratios
+    // to off's in the same round (the modes ran side by side, one slice each per round).
+    const pairedCost = (runs: Record<string, number[]>, mode: string) =>
+      1 - median((runs[mode] ?? []).map((x, k) => x / (runs['off']?.[k] ?? NaN)));
     lines.push('');
     lines.push(
-      `| tracing (similar search, 8 clients, mean of ${t.runs['off']?.length ?? 0} runs each) | req/s | throughput cost against off |`,
+      `| tracing (similar search, 8 clients, a set of services per mode side by side, median of ` +
+        `${t.runs['off']?.length ?? 0} rounds) | req/s | throughput cost against off |`,
     );
     lines.push('|---|---|---|');
     lines.push(`| off (OTEL_SDK_DISABLED=true) | ${f1(t.off)} | |`);
@@ -165,27 +170,27 @@ export function markdown(r: Report): string {
       `| on, default sampling (parent-based, 10% of new traces), exported | ${f1(t.on)} | ${(t.cost * 100).toFixed(1)}% |`,
     );
     lines.push(`| on, every request traced and exported | ${f1(t.always)} | ${(t.alwaysCost * 100).toFixed(1)}% |`);
-    const mean = (xs: number[] = []) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     for (const [set, cost] of Object.entries(t.sets ?? {}))
-      lines.push(`| on, default sampling, only \`${set}\` | ${f1(mean(t.runs[set]))} | ${(cost * 100).toFixed(1)}% |`);
+      lines.push(
+        `| on, default sampling, only \`${set}\` | ${f1(median(t.runs[set] ?? []))} | ${(cost * 100).toFixed(1)}% |`,
+      );
     const perMode = (
       what: string,
       unit: string,
       runs: Record<string, number[]>,
       cpu: Record<string, number[]> = {},
     ) => {
-      const off = mean(runs['off']);
-      const offCpu = mean(cpu['off']);
+      const offCpu = median(cpu['off'] ?? []);
       lines.push(
         '',
-        `| ${what}, 8 clients | ${unit} | cost against off | services' CPU ms per request | CPU against off |`,
+        `| ${what}, 8 clients (medians over rounds) | ${unit} | cost against off | services' CPU ms per request | CPU against off |`,
       );
       lines.push('|---|---|---|---|---|');
       for (const [mode, xs] of Object.entries(runs)) {
-        const c = mean(cpu[mode]);
+        const c = median(cpu[mode] ?? []);
         const pct = (x: number) => (mode === 'off' ? '' : `${(x * 100).toFixed(1)}%`);
         lines.push(
-          `| ${mode} | ${f1(mean(xs))} | ${pct(1 - mean(xs) / off)} | ${c.toFixed(2)} | ${pct(c / offCpu - 1)} |`,
+          `| ${mode} | ${f1(median(xs))} | ${pct(pairedCost(runs, mode))} | ${c.toFixed(2)} | ${pct(c / offCpu - 1)} |`,
         );
       }
     };

@@ -37,6 +37,15 @@ export interface BenchStack {
     node?: string,
   ): Promise<RunningServices>;
   stopServices(): Promise<void>;
+  /**
+   * Another set of the four services beside the main one (its own ports, secrets and logs under
+   * `name`), e.g. one per telemetry setting measured side by side. The caller stops it.
+   */
+  startServiceSet(
+    name: string,
+    env: Record<string, string>,
+    node?: string,
+  ): Promise<{ gatewayUrl: string; services: RunningServices }>;
   token(role?: string): Promise<string>;
   /** Products and entries still waiting for the indexer (needs_index / index_pending). */
   backlog(): Promise<number>;
@@ -53,6 +62,30 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
   const logDir = join(runDir(), 'bench-logs');
   mkdirSync(logDir, { recursive: true });
   let db: mongoose.Connection | undefined;
+  const launch = (
+    gatewayPort: number,
+    dir: string,
+    env: Record<string, string>,
+    nodeArgs?: (s: ServiceName) => string[],
+    node?: string,
+  ) =>
+    startServices({
+      mongoUri,
+      elasticsearchUrl: backends.elasticsearchUrl,
+      model,
+      port: gatewayPort,
+      logDir: dir,
+      env: {
+        TENANT_MODE: 'host',
+        DEFAULT_TENANT: TENANT,
+        RATE_LIMIT_PER_MINUTE: '10000000',
+        ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
+        ...env,
+      },
+      ...(nodeArgs ? { nodeArgs } : {}),
+      ...(node ? { node } : {}),
+      onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
+    });
   const stack: BenchStack = {
     backends,
     model,
@@ -62,24 +95,13 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
     services: undefined,
     async startServices(env, nodeArgs, node) {
       await stack.stopServices();
-      stack.services = await startServices({
-        mongoUri,
-        elasticsearchUrl: backends.elasticsearchUrl,
-        model,
-        port,
-        logDir,
-        env: {
-          TENANT_MODE: 'host',
-          DEFAULT_TENANT: TENANT,
-          RATE_LIMIT_PER_MINUTE: '10000000',
-          ELASTICSEARCH_INDEX_PREFIX: INDEX_PREFIX,
-          ...env,
-        },
-        ...(nodeArgs ? { nodeArgs } : {}),
-        ...(node ? { node } : {}),
-        onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
-      });
+      stack.services = await launch(port, logDir, env, nodeArgs, node);
       return stack.services;
+    },
+    async startServiceSet(name, env, node) {
+      const setPort = await freePort();
+      const services = await launch(setPort, join(logDir, name), env, undefined, node);
+      return { gatewayUrl: `http://127.0.0.1:${setPort}`, services };
     },
     async stopServices() {
       await stack.services?.stop();
