@@ -33,6 +33,7 @@ let viewer: string;
 let otherAdmin: string;
 let otherAdminOfSameTenant: string;
 let category: string;
+let siteId: string;
 const entries: Record<string, { id: string; version: number }> = {};
 const products: Record<string, string> = {};
 const open: Client[] = [];
@@ -95,6 +96,7 @@ beforeAll(async () => {
     title: 'Courier handbook',
     content: `# Courier handbook\n\n${filler('Courier', 10)}\n\n## Islands\n\n${FACT}\n\n${filler('Dispatch', 3)}`,
     visibility: 'public',
+    tags: ['couriers'],
   });
   await createEntry('secret', {
     title: 'Island courier contract terms',
@@ -115,9 +117,9 @@ beforeAll(async () => {
     metadata: { trigger_description: 'When a courier invoice is wrong' },
     visibility: 'restricted',
   });
-  expect(
-    (await rest('/api/knowledge/sites', admin, { method: 'POST', body: { slug: 'shop', name: 'Shop' } })).status,
-  ).toBe(201);
+  const site = await rest('/api/knowledge/sites', admin, { method: 'POST', body: { slug: 'shop', name: 'Shop' } });
+  expect(site.status).toBe(201);
+  siteId = site.json.id;
   const catalogue = [
     {
       external_id: 'rain',
@@ -205,7 +207,18 @@ describe('the door', () => {
     }
     const search = tools.find((t) => t.name === 'search_knowledge')!;
     expect(Object.keys(search.inputSchema.properties ?? {}).sort()).toEqual(
-      ['category_id', 'language', 'limit', 'min_relevance', 'query', 'types'].sort(),
+      [
+        'category_id',
+        'language',
+        'limit',
+        'min_relevance',
+        'passages',
+        'query',
+        'site_id',
+        'tags',
+        'types',
+        'updated_after',
+      ].sort(),
     );
     expect(search.inputSchema.required).toEqual(['query']);
     expect(client.getServerVersion()?.name).toBe('knowledge-service');
@@ -291,6 +304,43 @@ describe('knowledge tools', () => {
     });
     expect(result.structuredContent).toEqual({ hits: [] });
     expect(textOf(result)).toMatch(/nothing/i);
+  });
+
+  test('when an assistant serves one shop, then site_id, tags, updated_after and passages narrow search_knowledge as in REST', async () => {
+    const client = await connect(admin);
+    const question = 'ferry to the islands';
+    const idsOf = (r: CallToolResult) =>
+      (r.structuredContent as { hits: { entry: { id: string } }[] }).hits.map((h) => h.entry.id);
+    const everywhere = idsOf(await call(client, 'search_knowledge', { query: question, limit: 10 }));
+    expect(everywhere).toEqual(expect.arrayContaining([entries.handbook!.id, entries.secret!.id]));
+    // Only the handbook is assigned to the shop, and only it carries the tag.
+    const assigned = await rest(`/api/knowledge/sites/${siteId}/knowledge`, admin, {
+      method: 'PUT',
+      body: { entry_ids: [entries.handbook!.id] },
+    });
+    expect(assigned.status).toBe(200);
+    await stack.entryIndexed(tenant, entries.handbook!.id, admin);
+    for (const narrowing of [{ site_id: 'shop' }, { site_id: siteId }, { tags: ['couriers', 'unused'] }]) {
+      const result = await call(client, 'search_knowledge', { query: question, limit: 10, ...narrowing });
+      expect({ narrowing, ids: idsOf(result) }).toEqual({ narrowing, ids: [entries.handbook!.id] });
+      const viaRest = await rest('/api/knowledge/search/entries', admin, {
+        method: 'POST',
+        body: { query: question, limit: 10, ...narrowing, include_content: false },
+      });
+      expect((result.structuredContent as { hits: unknown[] }).hits).toEqual(viaRest.json);
+    }
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect(idsOf(await call(client, 'search_knowledge', { query: question, updated_after: future }))).toEqual([]);
+    const one = await call(client, 'search_knowledge', { query: question, site_id: 'shop', passages: 1 });
+    expect((one.structuredContent as { hits: { passages: unknown[] }[] }).hits[0]!.passages).toHaveLength(1);
+    const unknownSite = await call(client, 'search_knowledge', { query: question, site_id: 'no-such-shop' });
+    const unknownViaRest = await rest('/api/knowledge/search/entries', admin, {
+      method: 'POST',
+      body: { query: question, site_id: 'no-such-shop' },
+    });
+    expect(unknownViaRest.status).toBe(404);
+    expect(errorOf(unknownSite)).toEqual({ status: 404, ...unknownViaRest.json });
+    expect(errorOf(await call(client, 'search_knowledge', { query: question, passages: 6 })).status).toBe(422);
   });
 
   test('when arguments are malformed, then the result is an error with the issues REST names, and no protocol error', async () => {

@@ -88,8 +88,20 @@ const searchKnowledge = define({
     'language the entries are written in. Returns the best matching entries, each with its best passages (the exact ' +
     'text that answers, with offsets into the entry) and a calibrated relevance from 0 to 1: at 0.5 and above the ' +
     'entry most likely answers. Set min_relevance to 0.5 to get an empty list when nothing answers, rather than ' +
-    'weak matches. Use get_knowledge_entry for the whole text of a hit.',
-  input: subset(EntrySearch, ['query', 'limit', 'types', 'category_id', 'language', 'min_relevance']),
+    'weak matches. Narrow with site_id (the shop you serve, by id or slug: its entries only), tags (any of), ' +
+    'updated_after, types or category_id. Use get_knowledge_entry for the whole text of a hit.',
+  input: subset(EntrySearch, [
+    'query',
+    'limit',
+    'passages',
+    'min_relevance',
+    'types',
+    'category_id',
+    'language',
+    'site_id',
+    'tags',
+    'updated_after',
+  ]),
   output: Type.Object({ hits: Type.Array(EntrySearchHit) }),
   readOnly: true,
   async run(args, operation) {
