@@ -439,6 +439,15 @@ describe('catalogue tools', () => {
     const similarIds = (similar.structuredContent as { products: { id: string }[] }).products.map((p) => p.id);
     expect(similarIds[0]).toBe(products.storm);
     expect(similarIds).not.toContain(products.rain);
+    // What the assistant already showed stays out, and the answer is REST's.
+    const args = { limit: 2, language: 'en', exclude_product_ids: [products.storm!] };
+    const more = await call(client, 'find_similar_products', { product_ids: [products.rain], ...args });
+    const moreViaRest = await rest('/api/knowledge/search/similar', admin, {
+      method: 'POST',
+      body: { anchor_product_ids: [products.rain], ...args },
+    });
+    expect(more.structuredContent).toEqual(moreViaRest.json);
+    expect((moreViaRest.json.products as { id: string }[]).map((p) => p.id)).toEqual([products.espresso]);
     const product = await call(client, 'get_product', { id: products.rain });
     expect(product.structuredContent).toEqual((await rest(`/api/knowledge/products/${products.rain}`, admin)).json);
     expect(textOf(product)).toContain('Waterproof rain jacket');

@@ -183,12 +183,12 @@ const findSimilarProducts = define({
   description:
     'Products most like the given ones (by the meaning of their descriptions, titles or images as the shop has set ' +
     'it up): alternatives to a product, or more like a set of products the customer liked. product_ids are product ' +
-    'ids from search_products or get_product (1-10); the given products are never returned. Optional: site_id, limit, ' +
-    'vector_field (which field to compare, or hybrid).',
+    'ids from search_products or get_product (1-10); the given products are never returned. Optional: site_id, ' +
+    'language, limit, exclude_product_ids (e.g. those already shown), vector_field (which field to compare, or hybrid).',
   input: Type.Object(
     {
       product_ids: SimilarSearch.properties.anchor_product_ids,
-      ...subset(SimilarSearch, ['limit', 'site_id', 'vector_field']).properties,
+      ...subset(SimilarSearch, ['limit', 'site_id', 'language', 'exclude_product_ids', 'vector_field']).properties,
     },
     { additionalProperties: false },
   ),
