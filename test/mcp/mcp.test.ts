@@ -21,6 +21,7 @@ const TOOL_NAMES = [
   'search_products',
   'find_similar_products',
   'get_product',
+  'list_sites',
   'save_personal_note',
 ];
 
@@ -196,7 +197,7 @@ describe('the door', () => {
     await expect(connect(otherAdmin)).rejects.toMatchObject({ code: 401 });
   });
 
-  test('when a client connects, then it gets the seven tools, each with an input and an output schema', async () => {
+  test('when a client connects, then it gets the eight tools, each with an input and an output schema', async () => {
     const client = await connect(admin);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOL_NAMES);
@@ -230,6 +231,7 @@ describe('the door', () => {
       ['search_products', { query: 'jacket' }],
       ['find_similar_products', { product_ids: [products.rain] }],
       ['get_product', { id: products.rain }],
+      ['list_sites', {}],
     ] as const) {
       const result = await call(client, name, args);
       expect({ name, isError: result.isError ?? false }).toEqual({ name, isError: false });
@@ -453,6 +455,16 @@ describe('catalogue tools', () => {
     expect(textOf(product)).toContain('Waterproof rain jacket');
     const bad = errorOf(await call(client, 'search_products', { query: 'jacket', limit: 0 }));
     expect(bad.status).toBe(422);
+  });
+
+  test('when the shops are listed, then they are the sites REST lists, each named in the text with its slug', async () => {
+    const client = await connect(readOnly);
+    const result = await call(client, 'list_sites', {});
+    const viaRest = await rest('/api/knowledge/sites', readOnly);
+    expect(result.structuredContent).toEqual({ sites: viaRest.json });
+    expect(viaRest.json).toEqual([expect.objectContaining({ id: siteId, slug: 'shop' })]);
+    expect(textOf(result)).toContain(`slug shop`);
+    expect(errorOf(await call(client, 'list_sites', { slug: 'shop' })).status).toBe(422);
   });
 });
 

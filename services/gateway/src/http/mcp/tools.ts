@@ -6,6 +6,7 @@ import { Entry, EntrySearch, EntrySearchHit, PersonalEntryCreate } from '../entr
 import {
   Product,
   ProductSearch,
+  Site,
   ProductSearchResponse,
   SimilarSearch,
   SimilarSearchResponse,
@@ -267,6 +268,32 @@ async function defaultCategory(operation: Operation): Promise<string> {
 }
 
 /** The tools, in the order tools/list gives them. */
+const listSites = define({
+  name: 'list_sites',
+  title: 'List the shops',
+  description:
+    'The shops (sales channels) of this knowledge base: slug, name, domain, language, and which one is the default. ' +
+    "Pass a shop's slug or id as site_id to search_knowledge, search_products or find_similar_products to stay " +
+    'within the shop the customer is in.',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ sites: Type.Array(Site) }),
+  readOnly: true,
+  async run(_args, operation) {
+    const { body } = await operation('listSites', {});
+    const sites = body as Static<typeof Site>[];
+    const text = sites.length
+      ? sites
+          .map(
+            (s) =>
+              `- ${s.name} [site ${s.id}, slug ${s.slug}]` +
+              `${s.domain ? `, ${s.domain}` : ''}, language ${s.language}${s.is_default ? ', the default' : ''}`,
+          )
+          .join('\n')
+      : 'No shops here.';
+    return { structured: { sites }, text, returned: none() };
+  },
+});
+
 export const TOOLS: Tool[] = [
   searchKnowledge,
   getKnowledgeEntry,
@@ -274,5 +301,6 @@ export const TOOLS: Tool[] = [
   searchProducts,
   findSimilarProducts,
   getProduct,
+  listSites,
   savePersonalNote,
 ];
