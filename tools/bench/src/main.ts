@@ -722,7 +722,10 @@ async function tracingCost(
       }
     }
   } finally {
-    for (const set of Object.values(running)) await set.services.stop();
+    for (const set of Object.values(running)) {
+      await set.api.close();
+      await set.services.stop();
+    }
   }
   const off = median(runs.off!);
   // The cost of a mode: the median over rounds of its throughput against off's in the same round.
