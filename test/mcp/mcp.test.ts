@@ -298,6 +298,33 @@ describe('knowledge tools', () => {
     expect(textOf(result)).toContain('arrive two working days later');
   });
 
+  test('when the answer lies at the end of a long passage, then the text an assistant reads still carries it', async () => {
+    const desk =
+      'The repair desk on the ground floor takes in bicycles, tents and stoves from Monday to Saturday. ' +
+      'Bring the receipt if the item is under warranty, and describe the fault on the form at the counter. ' +
+      'Small jobs such as a puncture or a loose brake cable are usually done the same afternoon, ' +
+      'while larger jobs wait for parts from the manufacturer and can take two to three weeks. ' +
+      'We call or text you when the item is ready, and you pay when you collect it. ';
+    const fact = 'Bicycles left at the repair desk are kept for ninety days after we call, then recycled.';
+    const paragraph = `${desk}${desk.replace('The repair desk', 'Our repair desk')}${fact}`;
+    expect(paragraph.length).toBeGreaterThan(900);
+    expect(paragraph.length).toBeLessThan(1150);
+    await createEntry('repairs', {
+      title: 'Repair desk',
+      content: `## Repair desk\n\n${paragraph}`,
+      visibility: 'public',
+    });
+    const client = await connect(admin);
+    const result = await call(client, 'search_knowledge', {
+      query: 'how long do you store a bike that nobody picked up from repair',
+      limit: 3,
+    });
+    const hits = (result.structuredContent as { hits: { entry: { id: string }; passages: { text: string }[] }[] }).hits;
+    expect(hits[0]!.entry.id).toBe(entries.repairs!.id);
+    expect(hits[0]!.passages[0]!.text).toContain(fact);
+    expect(textOf(result)).toContain(fact);
+  });
+
   test('when nothing answers and min_relevance is 0.5, then the result is an empty list said in words', async () => {
     const client = await connect(admin);
     const result = await call(client, 'search_knowledge', {

@@ -58,7 +58,6 @@ type ProductHit = {
 };
 type EntryJson = Static<typeof Entry>;
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const none = (): Returned => ({ entries: [], products: [] });
 
 function productLines(products: ProductHit[]): string {
@@ -114,7 +113,8 @@ const searchKnowledge = define({
           .map((h, i) => {
             const { title, id, version } = h.entry;
             const head = `${i + 1}. ${title} (entry ${id}, version ${version}, relevance ${h.relevance.toFixed(2)})`;
-            return [head, ...h.passages.map((p) => `   > ${clip(p.text.replace(/\s+/g, ' '), 600)}`)].join('\n');
+            // Whole passages (at most 1,200 characters each): the answering sentence may be anywhere in one.
+            return [head, ...h.passages.map((p) => `   > ${p.text.replace(/\s+/g, ' ')}`)].join('\n');
           })
           .join('\n')
       : 'Nothing in the knowledge base answers this.';
