@@ -325,6 +325,49 @@ describe('knowledge tools', () => {
     expect(textOf(result)).toContain(fact);
   });
 
+  test('when an assistant reads around a passage, then get_knowledge_entry gives that part of the content and says which', async () => {
+    const client = await connect(admin);
+    const search = await call(client, 'search_knowledge', {
+      query: 'how much longer does delivery to the islands take',
+    });
+    const hit = (
+      search.structuredContent as { hits: { entry: { id: string }; passages: { start: number; end: number }[] }[] }
+    ).hits[0]!;
+    expect(hit.entry.id).toBe(entries.handbook!.id);
+    const passage = hit.passages[0]!;
+    const whole = (await rest(`${ENTRIES}/${entries.handbook!.id}`, admin)).json;
+    const start = Math.max(0, passage.start - 200);
+    const end = passage.end + 200;
+    const part = await call(client, 'get_knowledge_entry', { id: entries.handbook!.id, start, end });
+    expect(part.structuredContent).toEqual({
+      ...whole,
+      content: whole.content.slice(start, end),
+      content_range: { start, end, length: whole.content.length },
+    });
+    expect(textOf(part)).toContain(`characters ${start}-${end} of ${whole.content.length}`);
+    expect(textOf(part)).toContain(FACT);
+    expect(textOf(part).length).toBeLessThan(whole.content.length);
+    // Past the end: clamped, and said so; the whole entry without offsets is REST's, untouched.
+    const tail = await call(client, 'get_knowledge_entry', {
+      id: entries.handbook!.id,
+      start: whole.content.length - 10,
+      end: 10 ** 9,
+    });
+    expect((tail.structuredContent as { content_range: unknown }).content_range).toEqual({
+      start: whole.content.length - 10,
+      end: whole.content.length,
+      length: whole.content.length,
+    });
+    expect((await call(client, 'get_knowledge_entry', { id: entries.handbook!.id })).structuredContent).toEqual(whole);
+    const backwards = errorOf(
+      await call(client, 'get_knowledge_entry', { id: entries.handbook!.id, start: 50, end: 10 }),
+    );
+    expect(backwards.status).toBe(422);
+    expect(errorOf(await call(client, 'get_knowledge_entry', { id: entries.handbook!.id, start: -1 })).status).toBe(
+      422,
+    );
+  });
+
   test('when nothing answers and min_relevance is 0.5, then the result is an empty list said in words', async () => {
     const client = await connect(admin);
     const result = await call(client, 'search_knowledge', {

@@ -126,25 +126,65 @@ const searchKnowledge = define({
   },
 });
 
+const Offset = Type.Integer({ minimum: 0, description: 'An offset into the content, in UTF-16 code units' });
+
+/** Where a part of an entry's content was taken from (get_knowledge_entry with start or end). */
+const ContentRange = Type.Object(
+  {
+    start: Type.Integer({ minimum: 0 }),
+    end: Type.Integer({ minimum: 0 }),
+    length: Type.Integer({ minimum: 0, description: "The whole content's length" }),
+  },
+  { description: 'content is entry.content.slice(start, end) of the whole content, not all of it' },
+);
+
 const getKnowledgeEntry = define({
   name: 'get_knowledge_entry',
   title: 'Read a knowledge entry',
   description:
     'The whole knowledge entry with this id (as found by search_knowledge or in the skill index): title, full ' +
-    'Markdown content, type, metadata (a process carries its steps, a skill its trigger_description), tags and version.',
-  input: Type.Object({ id: Uuid }, { additionalProperties: false }),
-  output: Entry,
+    'Markdown content, type, metadata (a process carries its steps, a skill its trigger_description), tags and ' +
+    'version. With start and/or end (offsets into the content, as search_knowledge gives its passages), only that ' +
+    'part of a long content, e.g. a passage with a couple of thousand characters either side; content_range then ' +
+    'says which part it is.',
+  input: Type.Object(
+    { id: Uuid, start: Type.Optional(Offset), end: Type.Optional(Offset) },
+    { additionalProperties: false },
+  ),
+  output: Type.Composite([Entry, Type.Object({ content_range: Type.Optional(ContentRange) })]),
   readOnly: true,
-  async run(args, operation) {
-    const { body } = await operation('getKnowledgeEntry', { params: { entry_id: args.id } });
+  async run({ id, start, end }, operation) {
+    if (start !== undefined && end !== undefined && end < start)
+      throw AppError.invalid([{ loc: ['body', 'end'], msg: 'end must not be before start', type: 'range' }]);
+    const { body } = await operation('getKnowledgeEntry', { params: { entry_id: id } });
     const entry = body as EntryJson;
+    const returned = { entries: [{ id: entry.id, version: entry.version }], products: [] };
+    const head = `# ${entry.title}\n(entry ${entry.id}, version ${entry.version}, type ${entry.type}`;
+    if (start === undefined && end === undefined)
+      return {
+        structured: entry as unknown as Record<string, unknown>,
+        text: `${head})\n\n${entry.content}`,
+        returned,
+      };
+    const range = contentRange(entry.content, start ?? 0, end ?? entry.content.length);
+    const part = entry.content.slice(range.start, range.end);
     return {
-      structured: entry as unknown as Record<string, unknown>,
-      text: `# ${entry.title}\n(entry ${entry.id}, version ${entry.version}, type ${entry.type})\n\n${entry.content}`,
-      returned: { entries: [{ id: entry.id, version: entry.version }], products: [] },
+      structured: { ...entry, content: part, content_range: range },
+      text: `${head}; characters ${range.start}-${range.end} of ${range.length})\n\n${part}`,
+      returned,
     };
   },
 });
+
+/** start and end clamped to the content, and moved off the middle of a surrogate pair (never half a character). */
+export function contentRange(content: string, start: number, end: number): Static<typeof ContentRange> {
+  const inside = (k: number) => {
+    const at = Math.min(k, content.length);
+    const low = content.charCodeAt(at);
+    return at > 0 && at < content.length && low >= 0xdc00 && low <= 0xdfff ? at - 1 : at;
+  };
+  return { start: inside(start), end: inside(end), length: content.length };
+}
 
 const listCategories = define({
   name: 'list_categories',
@@ -267,7 +307,6 @@ async function defaultCategory(operation: Operation): Promise<string> {
   return chosen.id;
 }
 
-/** The tools, in the order tools/list gives them. */
 const listSites = define({
   name: 'list_sites',
   title: 'List the shops',
@@ -294,6 +333,7 @@ const listSites = define({
   },
 });
 
+/** The tools, in the order tools/list gives them. */
 export const TOOLS: Tool[] = [
   searchKnowledge,
   getKnowledgeEntry,
