@@ -358,6 +358,9 @@ describe('knowledge tools', () => {
       end: whole.content.length,
       length: whole.content.length,
     });
+    const empty = await call(client, 'get_knowledge_entry', { id: entries.handbook!.id, start: 10 ** 9 });
+    expect(empty.isError ?? false).toBe(false);
+    expect(empty.structuredContent).toMatchObject({ content: '', content_range: { start: whole.content.length } });
     expect((await call(client, 'get_knowledge_entry', { id: entries.handbook!.id })).structuredContent).toEqual(whole);
     const backwards = errorOf(
       await call(client, 'get_knowledge_entry', { id: entries.handbook!.id, start: 50, end: 10 }),

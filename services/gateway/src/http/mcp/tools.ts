@@ -151,7 +151,11 @@ const getKnowledgeEntry = define({
     { id: Uuid, start: Type.Optional(Offset), end: Type.Optional(Offset) },
     { additionalProperties: false },
   ),
-  output: Type.Composite([Entry, Type.Object({ content_range: Type.Optional(ContentRange) })]),
+  // content may be an empty part (start = end), so it is not the entry's content schema (at least 1 character).
+  output: Type.Composite([
+    Type.Omit(Entry, ['content']),
+    Type.Object({ content: Type.String(), content_range: Type.Optional(ContentRange) }),
+  ]),
   readOnly: true,
   async run({ id, start, end }, operation) {
     if (start !== undefined && end !== undefined && end < start)
