@@ -395,6 +395,14 @@ describe('knowledge tools', () => {
     });
     expect(assigned.status).toBe(200);
     await stack.entryIndexed(tenant, entries.handbook!.id, admin);
+    // Entries and passages as REST gives them; scores may move a little between the two calls
+    // (BM25 statistics change when Elasticsearch merges away the handbook's previous version).
+    const shape = (hits: { entry: { id: string; version: number }; passages: { start: number; end: number }[] }[]) =>
+      hits.map((h) => ({
+        id: h.entry.id,
+        version: h.entry.version,
+        passages: h.passages.map((p) => [p.start, p.end]),
+      }));
     for (const narrowing of [{ site_id: 'shop' }, { site_id: siteId }, { tags: ['couriers', 'unused'] }]) {
       const result = await call(client, 'search_knowledge', { query: question, limit: 10, ...narrowing });
       expect({ narrowing, ids: idsOf(result) }).toEqual({ narrowing, ids: [entries.handbook!.id] });
@@ -402,14 +410,6 @@ describe('knowledge tools', () => {
         method: 'POST',
         body: { query: question, limit: 10, ...narrowing, include_content: false },
       });
-      // Entries and passages as REST gives them; scores may move a little between the two calls
-      // (BM25 statistics change when Elasticsearch merges away the handbook's previous version).
-      const shape = (hits: { entry: { id: string; version: number }; passages: { start: number; end: number }[] }[]) =>
-        hits.map((h) => ({
-          id: h.entry.id,
-          version: h.entry.version,
-          passages: h.passages.map((p) => [p.start, p.end]),
-        }));
       expect(shape((result.structuredContent as { hits: Parameters<typeof shape>[0] }).hits)).toEqual(
         shape(viaRest.json),
       );

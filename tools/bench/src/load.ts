@@ -20,6 +20,15 @@ export function median(xs: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * What a mode costs against `off`, from rounds in which every mode ran once: the median over the
+ * rounds of 1 − its throughput / off's in the same round.
+ */
+export function pairedCost(runs: Record<string, number[]>, mode: string): number {
+  const off = runs['off'] ?? [];
+  return 1 - median((runs[mode] ?? []).map((x, round) => x / (off[round] ?? NaN)));
+}
+
 export function latencyFigures(ms: number[]): LatencyFigures {
   const sorted = [...ms].sort((a, b) => a - b);
   return {

@@ -21,7 +21,7 @@ import { entryFilter, entryMatches, entrySearchBodies, queryStems } from '@kb/co
 import { checkoutDir, type RunningServices } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, type BenchProduct } from './catalogue';
-import { closedLoop, latencyFigures, median, pairedRounds, timed } from './load';
+import { closedLoop, latencyFigures, median, pairedCost, pairedRounds, timed } from './load';
 import {
   aliases,
   allProductVectors,
@@ -728,8 +728,7 @@ async function tracingCost(
     }
   }
   const off = median(runs.off!);
-  // The cost of a mode: the median over rounds of its throughput against off's in the same round.
-  const cost = (mode: string) => 1 - median(runs[mode]!.map((x, r) => x / runs.off![r]!));
+  const cost = (mode: string) => pairedCost(runs, mode);
   return {
     runs,
     on: median(runs.on!),

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { median, type LatencyFigures, type ThroughputFigures } from './load';
+import { median, pairedCost, type LatencyFigures, type ThroughputFigures } from './load';
 import type { ProfileSummary } from './profiles';
 
 export interface SearchRow {
@@ -155,10 +155,7 @@ export function markdown(r: Report): string {
   }
   if (r.tracing) {
     const t = r.tracing;
-    // Each mode's figure is its median over the rounds; a cost is the median of its rounds' ratios
-    // to off's in the same round (the modes ran side by side, one slice each per round).
-    const pairedCost = (runs: Record<string, number[]>, mode: string) =>
-      1 - median((runs[mode] ?? []).map((x, k) => x / (runs['off']?.[k] ?? NaN)));
+    // Each mode's figure is its median over the rounds (the modes ran side by side, a slice each per round).
     lines.push('');
     lines.push(
       `| tracing (similar search, 8 clients, a set of services per mode side by side, median of ` +
