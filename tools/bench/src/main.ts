@@ -409,6 +409,7 @@ async function main(): Promise<void> {
   };
   const receiver = await SpanReceiver.start();
   const stack = await startBenchStack(log);
+  report.machine.servicesNode = stack.serviceNodeVersion;
   const profile = process.env.BENCH_PROFILE === '1';
   const profileDir = join(OUT, 'profiles');
   const nodeArgs = profile ? () => ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined;

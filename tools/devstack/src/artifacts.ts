@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { cacheDir, elasticsearchBaseDir, mkdirShared } from './cache';
+import { cacheDir, checkoutDir, elasticsearchBaseDir, mkdirShared } from './cache';
 import type { Log } from './log';
 import { procStat } from './process-group';
 
@@ -34,7 +35,9 @@ interface Component {
   profile: string;
   dir: string;
   size: string;
-  /** Turns what Maven copied into `download` into the finished folder `result`. */
+  /** Puts what is fetched into `download` (default: Maven copies the pom.xml profile's artifacts). */
+  fetch?(download: string, log: Log): Promise<void>;
+  /** Turns what was fetched into `download` into the finished folder `result`. */
   install(download: string, result: string): Promise<void>;
 }
 
@@ -100,6 +103,69 @@ export async function ensureEmbeddingModel(log: Log): Promise<EmbeddingModel> {
   };
 }
 
+/** The Node release docker/node-base.lock pins for the images: npm package, version and integrity. */
+export interface PinnedNode {
+  name: string;
+  version: string;
+  integrity: string;
+}
+
+/** What docker/node-base.lock pins as the images' Node (`npm node-linux-<arch> <version> any <integrity>`). */
+export function pinnedNode(root = checkoutDir()): PinnedNode | undefined {
+  const lock = readFileSync(join(root, 'docker', 'node-base.lock'), 'utf8');
+  const m = /^npm (node-linux-[a-z0-9]+) (\S+) \S+ (sha512-\S+)$/m.exec(lock);
+  return m ? { name: m[1]!, version: m[2]!, integrity: m[3]! } : undefined;
+}
+
+/** The images' Node from the npm registry's `node-linux-<arch>` package, checked against the lock's integrity. */
+const serviceNode = (pin: PinnedNode): Component => ({
+  label: `Node ${pin.version} (the images' runtime)`,
+  profile: 'node',
+  dir: join(cacheDir(), `${pin.name}-${pin.version}`),
+  size: '30 MB download',
+  async fetch(download) {
+    mkdirSync(download, { recursive: true });
+    await run('npm', ['pack', '--silent', '--pack-destination', download, `${pin.name}@${pin.version}`]);
+    const tarball = join(download, `${pin.name}-${pin.version}.tgz`);
+    const got = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+    if (got !== pin.integrity)
+      throw new Error(`${pin.name}@${pin.version} has integrity ${got}; docker/node-base.lock says ${pin.integrity}`);
+  },
+  async install(download, result) {
+    await run('tar', ['-xzf', join(download, `${pin.name}-${pin.version}.tgz`), '-C', download]);
+    mkdirSync(join(result, 'bin'), { recursive: true });
+    renameSync(join(download, 'package', 'bin', 'node'), join(result, 'bin', 'node'));
+  },
+});
+
+/**
+ * The Node binary the services run on locally (`npm start`, the benchmark, the evaluation): the
+ * release the images run (docker/node-base.lock, Node 24 LTS, which package.json's `engines`
+ * asks for), fetched once and checked against the lock's integrity, unless this Node is already
+ * of its major version. `KB_SERVICE_NODE` names another binary (`current`: this process's Node).
+ * Where the pinned package does not fit the machine or cannot be fetched, this Node, said so.
+ */
+export async function ensureServiceNode(log: Log): Promise<string> {
+  const chosen = process.env.KB_SERVICE_NODE?.trim();
+  if (chosen) return chosen === 'current' ? process.execPath : resolve(chosen);
+  const pin = pinnedNode();
+  if (!pin || process.version.split('.')[0] === `v${pin.version.split('.')[0]}`) return process.execPath;
+  if (pin.name !== `node-${process.platform}-${process.arch}`) {
+    log(
+      `The services run on this Node ${process.version}: the images' Node ${pin.version} is pinned for ${pin.name} only.`,
+    );
+    return process.execPath;
+  }
+  try {
+    return join(await ensure(serviceNode(pin), log), 'bin', 'node');
+  } catch (err) {
+    log(
+      `Could not fetch Node ${pin.version} (${(err as Error).message}); the services run on this Node ${process.version}.`,
+    );
+    return process.execPath;
+  }
+}
+
 /**
  * Work happens in a `.partial-*` folder next to the target and is renamed into place with its
  * marker, so the target is either complete or absent; runs racing on a cold cache both finish.
@@ -124,7 +190,7 @@ async function ensure(c: Component, log: Log): Promise<string> {
   try {
     const started = Date.now();
     log(`Fetching ${c.label} (${c.size}${refetch ? '' : ', first time only'}) into ${c.dir} ...`);
-    await mavenCopy(c, download, log);
+    await (c.fetch ? c.fetch(download, log) : mavenCopy(c, download, log));
     await c.install(download, result);
     writeMarker(result);
     try {
@@ -246,7 +312,7 @@ async function mavenCopy(c: Component, outputDir: string, log: Log): Promise<voi
   }
 }
 
-/** Runs a helper tool (unzip), failing with its output and a hint when it is missing. */
+/** Runs a helper tool (unzip, tar, npm), failing with its output and a hint when it is missing. */
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -2,10 +2,13 @@ export { startBackends, type Backends, type BackendMode, type StartBackendsOptio
 export {
   ensureArtifacts,
   ensureEmbeddingModel,
+  ensureServiceNode,
+  pinnedNode,
   ELASTICSEARCH_VERSION,
   MONGO_JAVA_SERVER_VERSION,
   type Artifacts,
   type EmbeddingModel,
+  type PinnedNode,
 } from './artifacts';
 export { cacheDir, checkoutDir, checkoutKey, mkdirShared, runDir } from './cache';
 export { assertPortFree, freePort } from './ports';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { DEFAULT_GATEWAY_PORT } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
-import { ensureEmbeddingModel } from './artifacts';
+import { ensureEmbeddingModel, ensureServiceNode } from './artifacts';
 import { DEMO_QUESTION, seedDemoData, type SeedCounts, type SeedResult } from './demo';
 import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const model = await ensureEmbeddingModel(log);
+  const node = await ensureServiceNode(log);
   const backends = await startBackends({ persistent: true, log }).catch((err: Error) => fail(err.message));
   const mongoUri = withDatabase(backends.mongoUri, DATABASE);
   // The admin CLI of this checkout finds the same database through the run state.
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
       port,
       logDir: join(runDir(), 'logs'),
       env: { TENANT_MODE: 'host', DEFAULT_TENANT: DEMO_TENANT },
+      node,
       onStarted: (child) => {
         children.push(child);
         backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker });

@@ -325,7 +325,12 @@ async function evaluate(
     startedAt: '',
     seconds: 0,
     phases: {},
-    machine: { cores: availableParallelism(), node: process.version, platform: `${process.platform}-${process.arch}` },
+    machine: {
+      cores: availableParallelism(),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      servicesNode: stack.serviceNodeVersion,
+    },
     settings: {
       entries: 'all',
       limit: SEARCH_LIMIT,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { corpusStats } from './corpus/generate';
 import type { LogisticFit, NoAnswerRow, OffsetsCheck, PassageHitRate, QuestionResult, Retrieval } from './metrics';
 import type { SearchMode } from './search';
+import { servicesOn } from '@kb/bench/dist/report';
 
 type Latency = { n: number; p50: number; p95: number; mean: number };
 
@@ -20,7 +21,13 @@ export interface Report {
   startedAt: string;
   seconds: number;
   phases: Record<string, number>;
-  machine: { cores: number; node: string; platform: string };
+  machine: {
+    cores: number;
+    node: string;
+    platform: string;
+    /** The services' Node, when not the runner's. */
+    servicesNode?: string;
+  };
   settings: {
     entries: number | 'all';
     limit: number;
@@ -114,7 +121,7 @@ export function markdown(r: Report): string {
   out.push('# Knowledge-entry search: evaluation', '');
   out.push(
     `Run of ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${r.machine.cores} cores ` +
-      `(${r.machine.platform}, Node ${r.machine.node}); ` +
+      `(${r.machine.platform}, Node ${r.machine.node}${servicesOn(r.machine)}); ` +
       `${(r.seconds / 60).toFixed(1)} minutes. Search API mode: ${modeLine(r)}.`,
     '',
     `Corpus: ${r.corpus.entries} entries (${r.corpus.entriesByLanguage.en} English, ${r.corpus.entriesByLanguage.de} German, ` +
