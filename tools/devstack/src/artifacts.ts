@@ -145,10 +145,16 @@ const serviceNode = (pin: PinnedNode): Component => ({
  * of its major version. `KB_SERVICE_NODE` names another binary (`current`: this process's Node).
  * Where the pinned package does not fit the machine or cannot be fetched, this Node, said so.
  */
-export async function ensureServiceNode(log: Log): Promise<string> {
+export async function ensureServiceNode(log: Log, root = checkoutDir()): Promise<string> {
   const chosen = process.env.KB_SERVICE_NODE?.trim();
   if (chosen) return chosen === 'current' ? process.execPath : resolve(chosen);
-  const pin = pinnedNode();
+  let pin: PinnedNode | undefined;
+  try {
+    pin = pinnedNode(root);
+  } catch {
+    log(`The services run on this Node ${process.version}: docker/node-base.lock cannot be read.`);
+    return process.execPath;
+  }
   if (!pin || process.version.split('.')[0] === `v${pin.version.split('.')[0]}`) return process.execPath;
   if (pin.name !== `node-${process.platform}-${process.arch}`) {
     log(

@@ -31,6 +31,19 @@ test('when the repository lock is read, then it pins the major version package.j
   expect(engines).toBe(`>=${pin?.version.split('.')[0]}`);
 });
 
+test('when the lock cannot be read, then the services run on this Node, and the start says why', async () => {
+  const before = process.env.KB_SERVICE_NODE;
+  delete process.env.KB_SERVICE_NODE;
+  const said: string[] = [];
+  try {
+    const root = mkdtempSync(join(tmpdir(), 'kb-nolock-'));
+    await expect(ensureServiceNode((m) => void said.push(m), root)).resolves.toBe(process.execPath);
+    expect(said.join('\n')).toMatch(/node-base\.lock cannot be read/);
+  } finally {
+    if (before !== undefined) process.env.KB_SERVICE_NODE = before;
+  }
+});
+
 describe('KB_SERVICE_NODE', () => {
   const before = process.env.KB_SERVICE_NODE;
   afterEach(() => {
