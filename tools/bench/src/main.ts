@@ -3,7 +3,8 @@
  * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (500),
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
- * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results).
+ * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results),
+ * BENCH_MEMORY_LIMITS=chart (each service process in a memory cgroup of the chart's limit; root only).
  *
  * BENCH_ONLY=ingest measures the cold ingest alone (see ingestOnly): BENCH_PRODUCTS (default
  * 2000 there) fresh products per round, BENCH_ROUNDS rounds (1), BENCH_INGEST_ENV to compare
@@ -387,7 +388,11 @@ const TRACING_ON = (receiver: SpanReceiver) => ({
   OTEL_BSP_SCHEDULE_DELAY: '1000',
 });
 
-function memory(ctx: Ctx, into: Record<string, number>): void {
+/** Peak memory so far: each process's VmHWM, and under BENCH_MEMORY_LIMITS each service's cgroup figures. */
+function memory(ctx: Ctx, report: Report): void {
+  const into = report.memoryMiB;
+  const cgroups = ctx.stack.memoryLimits;
+  if (cgroups) report.memoryLimits = cgroups.summary();
   for (const child of ctx.stack.services?.children ?? [])
     into[child.name] = Math.max(into[child.name] ?? 0, peakMemoryMiB(child.pgid));
   for (const [name, pgid] of Object.entries(backendGroups(ctx.stack.backends))) {
@@ -478,11 +483,12 @@ async function main(): Promise<void> {
         tier.similar.push(await similarRow(ctx, 'hybrid', 1, { throughput: false }));
       }
       report.tiers.push(tier);
-      memory(ctx, report.memoryMiB);
+      memory(ctx, report);
       writeReport(report, OUT);
     }
   } finally {
     report.seconds = (performance.now() - began) / 1000;
+    if (stack.memoryLimits) report.memoryLimits = stack.memoryLimits.summary();
     writeReport(report, OUT);
     await api?.close();
     await stack.stop();
@@ -615,7 +621,7 @@ async function mainTier(
   }
   await new Promise((r) => setTimeout(r, 5000));
   report.hops = medianBreakdown(traced.map((id) => receiver.trace(id)));
-  memory(ctx, report.memoryMiB);
+  memory(ctx, report);
 
   report.tracing = await tracingCost(ctx, receiver);
   await ctx.stack.startServices(TRACING_ON(receiver));

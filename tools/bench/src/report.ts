@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { median, pairedCost, type LatencyFigures, type ThroughputFigures } from './load';
+import type { ServiceMemory } from './memory-limits';
 import type { ProfileSummary } from './profiles';
 
 export interface SearchRow {
@@ -78,6 +79,8 @@ export interface Report {
   };
   profiles?: Record<string, ProfileSummary>;
   memoryMiB: Record<string, number>;
+  /** BENCH_MEMORY_LIMITS=chart: per service, the chart's limit, the highest peak in its cgroup, OOM kills. */
+  memoryLimits?: { cgroup: string; rows: ServiceMemory[] };
   tiers: TierResult[];
   seconds?: number;
 }
@@ -241,6 +244,19 @@ export function markdown(r: Report): string {
   );
   lines.push('|---|---|');
   for (const [name, mib] of Object.entries(r.memoryMiB)) lines.push(`| ${name} | ${mib.toFixed(0)} |`);
+  if (r.memoryLimits) {
+    lines.push('');
+    lines.push(
+      `| each service in a memory cgroup (${r.memoryLimits.cgroup}) of the chart's limit | limit MiB | ` +
+        'highest peak charged MiB | of the limit | processes | OOM kills |',
+    );
+    lines.push('|---|---|---|---|---|---|');
+    for (const x of r.memoryLimits.rows)
+      lines.push(
+        `| ${x.service} | ${x.limitMiB.toFixed(0)} | ${x.peakMiB.toFixed(0)} | ` +
+          `${((100 * x.peakMiB) / x.limitMiB).toFixed(0)}% | ${x.processes} | ${x.oomKills} |`,
+      );
+  }
   if (r.tiers.length > 1) {
     lines.push('');
     const bare1 = r.embedder?.rows.find((x) => x.what.startsWith('bare') && x.batch === 1)?.textsPerSecond;

@@ -6,12 +6,14 @@ import mongoose from 'mongoose';
 import type { Role } from '@kb/common';
 import { knowledgeAdmin } from '@kb/knowledge';
 import {
+  checkoutDir,
   ensureEmbeddingModel,
   ensureServiceNode,
   freePort,
   groupMembers,
   procStat,
   runDir,
+  SERVICES,
   startBackends,
   startServices,
   type Backends,
@@ -19,6 +21,7 @@ import {
   type RunningServices,
   type ServiceName,
 } from '@kb/devstack';
+import { chartPodSettings, MemoryCgroups } from './memory-limits';
 
 export const TENANT = 'bench';
 /** BENCH_DATABASE and BENCH_INDEX_PREFIX keep two runs on shared backends apart. */
@@ -53,12 +56,15 @@ export interface BenchStack {
   token(role?: string): Promise<string>;
   /** Products and entries still waiting for the indexer (needs_index / index_pending). */
   backlog(): Promise<number>;
+  /** BENCH_MEMORY_LIMITS=chart: the memory cgroups every service process runs in (memory-limits.ts). */
+  memoryLimits: MemoryCgroups | undefined;
   stop(): Promise<void>;
 }
 
 export async function startBenchStack(log: (msg: string) => void): Promise<BenchStack> {
   const model = await ensureEmbeddingModel(log);
   const serviceNode = await ensureServiceNode(log);
+  const memoryLimits = chartLimitsWanted(log);
   const backends = await startBackends({ persistent: false, log });
   const url = new URL(backends.mongoUri);
   url.pathname = `/${DATABASE}`;
@@ -89,6 +95,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
       },
       ...(nodeArgs ? { nodeArgs } : {}),
       node: node ?? serviceNode,
+      ...(memoryLimits ? { launcher: memoryLimits.launcher } : {}),
       onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
     });
   const stack: BenchStack = {
@@ -136,13 +143,34 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
         .catch(() => 0);
       return products + entries;
     },
+    memoryLimits,
     async stop() {
       await db?.close();
       await stack.stopServices();
       await backends.stop();
+      const left = memoryLimits?.remove() ?? [];
+      if (left.length) log(`memory cgroups left behind (a process still in them): ${left.join(', ')}`);
     },
   };
   return stack;
+}
+
+/** BENCH_MEMORY_LIMITS=chart: the chart's memory limits, one cgroup per service process; unset: none. */
+function chartLimitsWanted(log: (msg: string) => void): MemoryCgroups | undefined {
+  const wanted = process.env.BENCH_MEMORY_LIMITS;
+  if (!wanted) return undefined;
+  if (wanted !== 'chart') throw new Error(`BENCH_MEMORY_LIMITS: "chart" or unset, not ${wanted}`);
+  const values = readFileSync(join(checkoutDir(), 'charts', 'knowledge-service', 'values.yaml'), 'utf8');
+  const cgroups = MemoryCgroups.open(chartPodSettings(values, SERVICES));
+  const pods = Object.entries(cgroups.pods).map(
+    ([name, pod]) =>
+      `${name} ${(pod.limitBytes / 2 ** 20).toFixed(0)} MiB` +
+      Object.entries(pod.env)
+        .map(([k, v]) => ` ${k}=${v}`)
+        .join(''),
+  );
+  log(`each service runs in a memory cgroup (${cgroups.version}) as the chart's pod: ${pods.join(', ')}`);
+  return cgroups;
 }
 
 /** Peak resident memory (VmHWM) of the largest process in a process group, in MiB. */

@@ -28,6 +28,15 @@ export interface ServicesOptions {
   node?: string;
   /** Called with each process as it starts, before the next one (run-state tracking). */
   onStarted?: (child: RunningProcess) => void;
+  /**
+   * Rewrites how a service's process is started, e.g. inside a memory cgroup with the chart's
+   * settings (the benchmark's BENCH_MEMORY_LIMITS); `env` is a default the run's settings override.
+   */
+  launcher?: (
+    service: ServiceName,
+    command: string,
+    args: string[],
+  ) => { command: string; args: string[]; env?: Record<string, string> };
 }
 
 export interface RunningServices {
@@ -85,17 +94,21 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     // --title rewrites the process's command line to the title, which is then the marker a
     // later run recognises it by.
     const marker = `kb-${name}`;
+    const node = opts.node ?? process.execPath;
+    const args = [
+      `--title=${marker}`,
+      ...(opts.nodeArgs?.(name) ?? []),
+      '--require',
+      telemetry,
+      join(checkoutDir(), 'services', name, 'dist', 'main.js'),
+    ];
+    const launched = opts.launcher ? opts.launcher(name, node, args) : { command: node, args };
     return startProcess({
       name,
-      command: opts.node ?? process.execPath,
-      args: [
-        `--title=${marker}`,
-        ...(opts.nodeArgs?.(name) ?? []),
-        '--require',
-        telemetry,
-        join(checkoutDir(), 'services', name, 'dist', 'main.js'),
-      ],
+      command: launched.command,
+      args: launched.args,
       env: {
+        ...launched.env, // the settings given to this run, and this process's environment, win
         ...common,
         ...(name === 'similarity' ? { SERVICE_SYSTEM_SECRET: systemSecret } : {}),
         OTEL_SERVICE_NAME: `kb-${name}`,
