@@ -695,6 +695,27 @@ describe('secure defaults: a render with only the required values', () => {
     },
   );
 
+  test("when rendered, then every service runs with the chart's V8 young generation, and a component's env overrides it", async () => {
+    for (const c of COMPONENTS)
+      expect(environmentOf(rendered.required, find(rendered.required, 'Deployment', `initech-${c}`))).toMatchObject({
+        NODE_OPTIONS: '--max-semi-space-size=8',
+      });
+    const objects = objectsOf(
+      await toolOutput(helm, [
+        'template',
+        'initech',
+        chart,
+        '-f',
+        valuesFile('node-options', {
+          components: { similarity: { env: { NODE_OPTIONS: '--max-semi-space-size=32' } } },
+        }),
+      ]),
+    );
+    const env = (c: string) => environmentOf(objects, find(objects, 'Deployment', `initech-${c}`));
+    expect(env('similarity')['NODE_OPTIONS']).toBe('--max-semi-space-size=32');
+    expect(env('gateway')['NODE_OPTIONS']).toBe('--max-semi-space-size=8');
+  });
+
   test('when the read path is off, then the gateway has no Elasticsearch URL and no egress to it', async () => {
     const objects = objectsOf(
       await toolOutput(helm, [
