@@ -104,6 +104,11 @@ function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<stri
   return env;
 }
 
+/** The objects `helm template` renders for release initech with valuesFile(name, patch). */
+async function renderedWith(name: string, patch: Record<string, unknown>): Promise<K8sObject[]> {
+  return objectsOf(await toolOutput(helm, ['template', 'initech', chart, '-f', valuesFile(name, patch)]));
+}
+
 let helm = '';
 let kubectl = '';
 const rendered = {} as Record<'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork' | 'required', K8sObject[]>;
@@ -590,15 +595,9 @@ describe('the service-to-service secrets', () => {
   );
 
   test('when serviceAuth.existingSecret names one, then no Secret is rendered and every reference uses it', async () => {
-    const objects = objectsOf(
-      await toolOutput(helm, [
-        'template',
-        'initech',
-        chart,
-        '-f',
-        valuesFile('service-auth', { serviceAuth: { existingSecret: 'initech-auth', systemKey: 'sys' } }),
-      ]),
-    );
+    const objects = await renderedWith('service-auth', {
+      serviceAuth: { existingSecret: 'initech-auth', systemKey: 'sys' },
+    });
     expect(byKind(objects, 'Secret')).toEqual([]);
     expect(refs(objects, 'Deployment', 'initech-similarity')).toEqual({
       SERVICE_AUTH_SECRET: { name: 'initech-auth', key: 'service-secret' },
@@ -700,17 +699,9 @@ describe('secure defaults: a render with only the required values', () => {
       expect(environmentOf(rendered.required, find(rendered.required, 'Deployment', `initech-${c}`))).toMatchObject({
         NODE_OPTIONS: '--max-semi-space-size=8',
       });
-    const objects = objectsOf(
-      await toolOutput(helm, [
-        'template',
-        'initech',
-        chart,
-        '-f',
-        valuesFile('node-options', {
-          components: { similarity: { env: { NODE_OPTIONS: '--max-semi-space-size=32' } } },
-        }),
-      ]),
-    );
+    const objects = await renderedWith('node-options', {
+      components: { similarity: { env: { NODE_OPTIONS: '--max-semi-space-size=32' } } },
+    });
     const env = (c: string) => environmentOf(objects, find(objects, 'Deployment', `initech-${c}`));
     expect(env('similarity')['NODE_OPTIONS']).toBe('--max-semi-space-size=32');
     expect(env('gateway')['NODE_OPTIONS']).toBe('--max-semi-space-size=8');
