@@ -9,7 +9,7 @@
  *
  * Needs root and a writable memory controller: cgroup v1 (`/sys/fs/cgroup/memory`) or v2.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { ServiceName } from '@kb/devstack';
@@ -98,7 +98,7 @@ export class MemoryCgroups {
 
   /** The machine's memory controller, or an error that says why it cannot be used. */
   static open(pods: Record<ServiceName, PodSettings>): MemoryCgroups {
-    if (existsSync(join(V1_ROOT, 'memory.limit_in_bytes'))) return new MemoryCgroups('v1', V1_ROOT, pods);
+    if (existsSync(join(V1_ROOT, 'memory.limit_in_bytes'))) return new MemoryCgroups('v1', V1_ROOT, pods).tidy();
     const controllers = existsSync(join(V2_ROOT, 'cgroup.controllers'))
       ? readFileSync(join(V2_ROOT, 'cgroup.controllers'), 'utf8')
       : '';
@@ -106,7 +106,18 @@ export class MemoryCgroups {
       throw new Error('BENCH_MEMORY_LIMITS: no memory cgroup controller here (cgroup v1 or v2)');
     // Children of the root get the memory controller only when the root hands it down.
     writeFileSync(join(V2_ROOT, 'cgroup.subtree_control'), '+memory');
-    return new MemoryCgroups('v2', V2_ROOT, pods);
+    return new MemoryCgroups('v2', V2_ROOT, pods).tidy();
+  }
+
+  /** Removes the empty groups an earlier run left when it was killed before its stop. */
+  private tidy(): this {
+    for (const name of leftoverGroups(readdirSync(this.root), (pid) => existsSync(`/proc/${pid}`)))
+      try {
+        rmdirSync(join(this.root, name));
+      } catch {
+        // a process still in it: left alone
+      }
+    return this;
   }
 
   /** A new group for one process of `service`, sized as the chart's limit: how to start the process in it, with the chart's env. */
@@ -157,6 +168,14 @@ export class MemoryCgroups {
     }
     return left;
   }
+}
+
+/** The groups of earlier runs (`kb-bench-<pid>-…`) whose benchmark process is gone. */
+export function leftoverGroups(names: string[], alive: (pid: number) => boolean): string[] {
+  return names.filter((n) => {
+    const pid = /^kb-bench-(\d+)-/.exec(n)?.[1];
+    return pid !== undefined && Number(pid) !== process.pid && !alive(Number(pid));
+  });
 }
 
 /** One service's row: its limit, the highest peak of any of its processes, the OOM kills of all of them. */

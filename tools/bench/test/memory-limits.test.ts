@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@kb/devstack';
-import { chartPodSettings, inCgroup, memoryQuantity, perService } from '../src/memory-limits';
+import { chartPodSettings, inCgroup, leftoverGroups, memoryQuantity, perService } from '../src/memory-limits';
 
 const MiB = 2 ** 20;
 
@@ -60,5 +60,16 @@ describe("the benchmark's memory limits (BENCH_MEMORY_LIMITS=chart)", () => {
       { service: 'gateway', limitMiB: 256, peakMiB: 192, processes: 2, oomKills: 1 },
       { service: 'similarity', limitMiB: 1024, peakMiB: 372, processes: 1, oomKills: 0 },
     ]);
+  });
+
+  it("when an earlier run was killed before its stop, then only its groups are tidied, not a live run's or others'", () => {
+    const names = [
+      'kb-bench-100-gateway-3',
+      'kb-bench-200-catalog-1',
+      `kb-bench-${process.pid}-gateway-0`,
+      'kbt-256',
+      'docker',
+    ];
+    expect(leftoverGroups(names, (pid) => pid === 200)).toEqual(['kb-bench-100-gateway-3']);
   });
 });
