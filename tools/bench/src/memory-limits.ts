@@ -132,22 +132,16 @@ export class MemoryCgroups {
 
   /** Every process's figures so far (a group whose process has ended keeps its peak and kills). */
   figures(): CgroupFigures[] {
-    return this.groups.map((g) => {
-      const read = (file: string) => readFileSync(join(g.dir, file), 'utf8');
-      const counter = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-      return this.version === 'v1'
-        ? {
-            service: g.service,
-            limitBytes: g.limitBytes,
-            peakBytes: Number(read('memory.max_usage_in_bytes')),
-            oomKills: counter(read('memory.oom_control'), 'oom_kill'),
-          }
-        : {
-            service: g.service,
-            limitBytes: g.limitBytes,
-            peakBytes: existsSync(join(g.dir, 'memory.peak')) ? Number(read('memory.peak')) : Number.NaN,
-            oomKills: counter(read('memory.events'), 'oom_kill'),
-          };
+    return this.groups.map(({ service, dir, limitBytes }) => {
+      const read = (file: string) => readFileSync(join(dir, file), 'utf8');
+      const events = read(this.version === 'v1' ? 'memory.oom_control' : 'memory.events');
+      const peak = this.version === 'v1' ? 'memory.max_usage_in_bytes' : 'memory.peak'; // v2: kernel 5.19 on
+      return {
+        service,
+        limitBytes,
+        peakBytes: existsSync(join(dir, peak)) ? Number(read(peak)) : Number.NaN,
+        oomKills: Number(/^oom_kill (\d+)$/m.exec(events)?.[1] ?? 0),
+      };
     });
   }
 

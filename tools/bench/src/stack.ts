@@ -148,6 +148,15 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
       await db?.close();
       await stack.stopServices();
       await backends.stop();
+      if (memoryLimits) {
+        // Every mode's log says it, BENCH_ONLY=ingest's too (its report has no table for it).
+        const rows = memoryLimits
+          .summary()
+          .rows.map(
+            (r) => `${r.service} ${r.peakMiB.toFixed(0)} of ${r.limitMiB.toFixed(0)} MiB, ${r.oomKills} OOM kills`,
+          );
+        log(`highest memory under the chart's limits: ${rows.join('; ')}`);
+      }
       const left = memoryLimits?.remove() ?? [];
       if (left.length) log(`memory cgroups left behind (a process still in them): ${left.join(', ')}`);
     },
