@@ -3,7 +3,14 @@
  * Elasticsearch, with the hit fields kept in the index and anchors' vectors kept by version.
  * Against the real services, Elasticsearch and embedding model.
  */
-import { createElasticsearchClient, readTenantAnchors, type StoredProduct } from '@kb/common/search';
+import {
+  createElasticsearchClient,
+  knnNeighbours,
+  readAnchors,
+  readTenantAnchors,
+  type HitSources,
+  type StoredProduct,
+} from '@kb/common/search';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -162,6 +169,74 @@ describe('similar search on the read path', () => {
     const res = await similar({ anchor_product_ids: [gone] });
     expect(res.status).toBe(404);
     expect(res.json.detail).toBe('None of the anchor products was found');
+  });
+
+  test('when most hits are kept, then a hit written since still shows its new fields', async () => {
+    const body = { anchor_product_ids: [ids.get('road')], limit: 5 };
+    // Enough searches for the gateway to keep these hits and ask Elasticsearch for ids and versions only.
+    for (let i = 0; i < 25; i++) expect((await similar(body)).status).toBe(200);
+    const before = (await similar(body)).json.products.find((p: { id: string }) => p.id === ids.get('race'));
+    expect(before).toBeDefined();
+    expect((await upsert({ ...PRODUCTS[2], price_current: 42.5, title: 'Racing flat (new)' })).status).toBe(200);
+    const after = (await similar(body)).json.products.find((p: { id: string }) => p.id === ids.get('race'));
+    expect(after).toMatchObject({ title: 'Racing flat (new)', price_current: '42.5' });
+    const stored = await stack.request(shop, `/api/knowledge/products/${ids.get('race')}`, { token: admin });
+    expect(pick(after, HIT_FIELDS)).toEqual(pick(stored.json, HIT_FIELDS));
+  });
+
+  test('when kNN hits are kept by version, then a search without _source answers the same; an older version is read again', async () => {
+    const es = createElasticsearchClient(process.env.ELASTICSEARCH_URL as string);
+    try {
+      await es.indices.refresh({ index: '_all' });
+      const prefix = new URL(stack.mongoUri).pathname.slice(1);
+      const alias = Object.values(await es.indices.getAlias({ name: `${prefix}-products-*` })).flatMap((a) =>
+        Object.keys(a.aliases),
+      )[0]!;
+      const [anchor] = await readAnchors(es, alias, [ids.get('anchor')!], ['description']);
+      const vector = Float64Array.from(anchor!.source['vector_description'] as number[]);
+      const centroids = new Map([['description' as const, vector]]);
+      const q = {
+        index: alias,
+        centroids,
+        k: 4,
+        filter: { tenantId: shop, excludedIds: [anchor!.id] },
+        withVectors: false,
+        sourceFields: ['hit'],
+      };
+      const plain = await knnNeighbours(es, q);
+      expect(plain).toHaveLength(4);
+      const kept = new Map<string, { version: number; source: Record<string, unknown> }>();
+      let lean = false;
+      const observed: number[] = [];
+      const sources: HitSources = {
+        get: (index, id, version) => {
+          const k = kept.get(`${index}/${id}`);
+          return k?.version === version ? k.source : undefined;
+        },
+        set: (index, id, version, source) => void kept.set(`${index}/${id}`, { version, source }),
+        lean: () => lean,
+        observe: (_alias, hits, missing) => void observed.push(hits, missing),
+      };
+      const mget = jest.spyOn(es, 'mget');
+      // Not lean: the answer's sources are kept, at the versions the index holds.
+      expect(await knnNeighbours(es, { ...q, sources })).toEqual(plain);
+      expect(kept.size).toBe(4);
+      expect(observed).toEqual([4, 4]);
+      // Lean: no `_source` asked for, every hit from what was kept.
+      lean = true;
+      expect(await knnNeighbours(es, { ...q, sources })).toEqual(plain);
+      expect(mget).not.toHaveBeenCalled();
+      expect(observed.slice(2)).toEqual([4, 0]);
+      // One hit kept at an older version: read by id, the index's version answers.
+      const [key, stale] = [...kept.entries()][1]!;
+      kept.set(key, { version: stale.version - 1, source: { hit: { title: 'stale' } } });
+      expect(await knnNeighbours(es, { ...q, sources })).toEqual(plain);
+      expect(mget).toHaveBeenCalledTimes(1);
+      expect(kept.get(key)).toEqual(stale);
+      expect(observed.slice(4)).toEqual([4, 1]);
+    } finally {
+      await es.close();
+    }
   });
 
   test("when a tenant's vectors are read ahead, then each product comes with its version and vectors, the limit holds", async () => {

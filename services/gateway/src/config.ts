@@ -11,6 +11,7 @@ import {
   loadConfig,
 } from '@kb/common';
 import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
+import { HIT_CACHE_CHARS_DEFAULT } from './read-path/hit-sources';
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Port(DEFAULT_GATEWAY_PORT),
@@ -40,6 +41,12 @@ export const GatewayConfigSchema = Type.Object({
    * indices the similarity service writes); without it, through the catalog and similarity services.
    */
   ELASTICSEARCH_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  /**
+   * The read path keeps hits' `_source` fields by version, up to this many characters of JSON
+   * (0.65-1 KB a product): while most hits of a search are kept, Elasticsearch is asked for ids,
+   * scores and versions only. 0: every search reads `_source`.
+   */
+  HIT_CACHE_CHARS: Type.Integer({ default: HIT_CACHE_CHARS_DEFAULT, minimum: 0, maximum: 1_000_000_000 }),
   /** Deadline of every gRPC call the gateway makes. */
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */

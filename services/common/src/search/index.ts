@@ -8,6 +8,7 @@ export * from './knn';
 export * from './mappings';
 export * from './similar-products';
 export * from './similar-queries';
+export * from './hit-sources';
 export * from './similar-scoring';
 export * from './vectors';
 export * from './search-queries';

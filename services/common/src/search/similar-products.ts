@@ -18,6 +18,7 @@ import {
   type StoredProduct,
 } from './similar-queries';
 import type { Client } from '@elastic/elasticsearch';
+import type { HitSources } from './hit-sources';
 import { productVectorPath } from './mappings';
 import {
   anchorWeights,
@@ -84,6 +85,8 @@ export interface SimilarDeps {
   anchorCache?: AnchorCache;
   /** `_source` fields each hit carries back in RankedHit.source. */
   hitFields?: readonly string[];
+  /** Hits' sources kept by version (one field searched): see HitSources. */
+  hitSources?: HitSources;
 }
 
 /** What the centroids and field weights make of the anchors: the input of every kNN round. */
@@ -170,6 +173,7 @@ async function searchCandidates(
     filter,
     withVectors: plan.fields.length > 1,
     ...(deps.hitFields ? { sourceFields: deps.hitFields } : {}),
+    ...(deps.hitSources ? { sources: deps.hitSources } : {}),
   });
   const candidates = hits.map((h) => scoreCandidate(h, plan.centroids, plan.weights));
   candidates.sort(byScoreThenId);

@@ -3,6 +3,7 @@ import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '../index';
 import { withElasticsearch } from './es-errors';
 import { numCandidates } from './knn';
 import { productVectorPath } from './mappings';
+import type { HitSources } from './hit-sources';
 
 export interface StoredProduct {
   id: string;
@@ -52,8 +53,10 @@ export async function readTenantAnchors(
   tenantId: string,
   field: ProductVectorField,
   limit: number,
-  keep: (anchor: StoredProduct) => boolean,
+  keep: (anchor: StoredProduct & { index: string }) => boolean,
   pages: { size: number; between?: () => Promise<void> } = { size: 100 },
+  /** More `_source` fields read beside the tenant and the vector (a read path's hit fields, kept by version). */
+  moreFields: readonly string[] = [],
 ): Promise<number> {
   let read = 0;
   let page = await withElasticsearch(() =>
@@ -64,7 +67,7 @@ export async function readTenantAnchors(
       version: true,
       query: { term: { tenant_id: tenantId } },
       // In the body: the querystring's _source_exclude_vectors would replace these includes (all vectors back).
-      _source: { includes: ['tenant_id', productVectorPath(field)], exclude_vectors: false },
+      _source: { includes: ['tenant_id', productVectorPath(field), ...moreFields], exclude_vectors: false },
     }),
   );
   const scrollId = () => page._scroll_id;
@@ -74,6 +77,7 @@ export async function readTenantAnchors(
         if (read >= limit) return read;
         read += 1;
         const anchor = {
+          index: h._index,
           id: h._id!,
           ...(h._version !== undefined ? { version: h._version } : {}),
           source: h._source ?? {},
@@ -119,6 +123,15 @@ function filterQuery(f: SimilarFilter): estypes.QueryDslQueryContainer {
   return { bool: { filter, must_not: mustNot } };
 }
 
+/** The `_source` fields a kNN hit carries (what collapsing and explain read, then `sourceFields`): what HitSources keep. */
+export const hitSourceFields = (sourceFields: readonly string[] = []) => [
+  'site_id',
+  'language',
+  'is_parent',
+  'parent_product_id',
+  ...sourceFields,
+];
+
 /**
  * kNN around each field's centroid (one clause per field, `k` neighbours each), every filter
  * inside the query. The hits carry what explain and collapsing read, plus the field vectors
@@ -134,10 +147,15 @@ export async function knnNeighbours(
     withVectors: boolean;
     /** More `_source` fields each hit carries back (the read path's `hit`). */
     sourceFields?: readonly string[];
+    /** Sources kept by version (not with vectors): while most hits are kept, Elasticsearch sends ids, scores and versions only. */
+    sources?: HitSources;
   },
-): Promise<{ id: string; score: number | null | undefined; source: Record<string, unknown> }[]> {
+): Promise<NeighbourHit[]> {
   const fields = [...q.centroids.keys()];
   const filter = filterQuery(q.filter);
+  const includes = [...hitSourceFields(q.sourceFields), ...(q.withVectors ? fields.map(productVectorPath) : [])];
+  const sources = q.withVectors ? undefined : q.sources;
+  const lean = sources?.lean(q.index) ?? false;
   const out = await withElasticsearch(() =>
     es.search<Record<string, unknown>>({
       index: q.index,
@@ -149,18 +167,62 @@ export async function knnNeighbours(
         num_candidates: numCandidates(q.k),
         filter,
       })),
-      _source: {
-        includes: [
-          'site_id',
-          'language',
-          'is_parent',
-          'parent_product_id',
-          ...(q.withVectors ? fields.map(productVectorPath) : []),
-          ...(q.sourceFields ?? []),
-        ],
-        ...(q.withVectors ? { exclude_vectors: false } : {}),
-      },
+      ...(sources ? { version: true } : {}),
+      _source: lean ? false : { includes, ...(q.withVectors ? { exclude_vectors: false } : {}) },
     }),
   );
-  return out.hits.hits.map((h) => ({ id: h._id!, score: h._score, source: h._source ?? {} }));
+  const hits = out.hits.hits;
+  if (!sources) return hits.map((h) => ({ id: h._id!, score: h._score, source: h._source ?? {} }));
+  return keptSources(es, sources, { alias: q.index, includes, lean }, hits);
+}
+
+/** A kNN hit: its id, Elasticsearch's score, and the `_source` fields asked for. */
+export interface NeighbourHit {
+  id: string;
+  score: number | null | undefined;
+  source: Record<string, unknown>;
+}
+
+/**
+ * The hits with their sources: kept ones at the version Elasticsearch reported, the others from
+ * the answer (`lean` false) or read by id at the version the index holds now (a document gone
+ * meanwhile is no hit). Every source read is kept; the alias's miss rate learns how many were not.
+ */
+async function keptSources(
+  es: Client,
+  sources: HitSources,
+  q: { alias: string; includes: string[]; lean: boolean },
+  hits: estypes.SearchHit<Record<string, unknown>>[],
+): Promise<NeighbourHit[]> {
+  const found: (NeighbourHit | undefined)[] = [];
+  const unread: number[] = [];
+  let missing = 0;
+  hits.forEach((h, i) => {
+    const version = h._version;
+    const kept = version === undefined ? undefined : sources.get(h._index, h._id!, version);
+    if (!kept) missing += 1;
+    if (kept) found[i] = { id: h._id!, score: h._score, source: kept };
+    else if (!q.lean) {
+      const source = h._source ?? {};
+      if (version !== undefined) sources.set(h._index, h._id!, version, source);
+      found[i] = { id: h._id!, score: h._score, source };
+    } else unread.push(i);
+  });
+  sources.observe(q.alias, hits.length, missing);
+  if (unread.length) {
+    const res = await withElasticsearch(() =>
+      es.mget<Record<string, unknown>>({
+        docs: unread.map((i) => ({ _index: hits[i]!._index, _id: hits[i]!._id! })),
+        _source_includes: q.includes,
+      }),
+    );
+    res.docs.forEach((d, j) => {
+      if (!('found' in d) || !d.found) return;
+      const i = unread[j]!;
+      const source = d._source ?? {};
+      if (d._version !== undefined) sources.set(d._index, d._id, d._version, source);
+      found[i] = { id: d._id, score: hits[i]!._score, source };
+    });
+  }
+  return found.filter((h): h is NeighbourHit => h !== undefined);
 }

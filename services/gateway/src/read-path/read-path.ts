@@ -20,9 +20,11 @@ import {
   type ElasticsearchClient,
   elasticsearchErrorType,
   elasticsearchIsUp,
+  hitSourceFields,
   hybridMatches,
   PRODUCT_SEARCH,
   productFilter,
+  productVectorPath,
   rankHybrid,
   readAnchorVersions,
   readTenantAnchors,
@@ -33,6 +35,7 @@ import {
 } from '@kb/common/search';
 import type { Backends } from '../clients/backends';
 import { entrySearch, type EntrySearchRequest } from './entry-search';
+import { HIT_CACHE_CHARS_DEFAULT, hitSources } from './hit-sources';
 
 /**
  * Anchors whose vectors are kept (a 384-dim field as JSON numbers is ~3 KB: ~15 MB for one field
@@ -63,8 +66,15 @@ export const ANCHOR_CONFIRMED_MS = 1_000;
 /** How long a site's id (by uuid or slug) is kept: a deleted site's slug is refused at most this late. */
 const SITE_TTL_MS = 5_000;
 const SITES_KEPT = 10_000;
+/** The `_source` fields a similar search's hit carries back: what the answer shows. */
+const HIT_FIELDS = ['hit'] as const;
 /** Query texts whose embedding is kept (384 floats each: ~1.5 MB at most); a model change restarts the gateway. */
 const QUERY_VECTORS_KEPT = 1_000;
+
+/** The fields a kept hit has: those of `source` that `fields` names and it holds. */
+const pick = (source: Record<string, unknown>, fields: readonly string[]) =>
+  Object.fromEntries(fields.filter((f) => f in source).map((f) => [f, source[f]]));
+const hitFields = hitSourceFields(HIT_FIELDS);
 
 /** What the index answered: hits with the product fields a search hit shows, in the catalog's message shape. */
 export interface SimilarReadAnswer {
@@ -212,7 +222,18 @@ export function indexWatch(es: ElasticsearchClient, index: string) {
  * the tenant filter inside the query and every field a hit shows kept in the index. Writes and
  * indexing keep the gRPC path; MongoDB stays the truth and the index is derived from it.
  */
-export function readPath(options: { url: string; backends: Backends; logger: Logger }): ReadPath {
+export function readPath(options: {
+  url: string;
+  backends: Backends;
+  logger: Logger;
+  /**
+   * Hits' `_source` fields kept by version (HitSources), up to this many characters of JSON
+   * (default HIT_CACHE_CHARS_DEFAULT: at least as many products as ANCHORS_KEPT); while most hits
+   * of a similar search are kept, Elasticsearch answers its kNN with ids, scores and versions only
+   * (docs/performance.md). 0: none kept.
+   */
+  hitCacheChars?: number;
+}): ReadPath {
   const { backends, logger } = options;
   const es = createElasticsearchClient(options.url);
   /** One watch per products index the searches read (an alias: a reindex moves it). */
@@ -224,6 +245,8 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
   };
   let watchedIndex: string | undefined;
   const anchors = anchorCache(() => (watchedIndex ? watches.get(watchedIndex)?.state() : undefined));
+  const hitCacheChars = options.hitCacheChars ?? HIT_CACHE_CHARS_DEFAULT;
+  const kept = hitCacheChars > 0 ? hitSources({ maxChars: hitCacheChars }) : undefined;
   const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
   const queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS_KEPT });
   let model: Promise<similarityV1.ModelInfo__Output> | undefined;
@@ -266,11 +289,17 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
         field as ProductVectorField,
         ANCHORS_KEPT,
         (a) => {
-          if (!anchors.get(a.id)) anchors.set(a, before ?? null); // what a search read itself is as recent
+          const { index: concrete, source, ...rest } = a;
+          const vector = productVectorPath(field as ProductVectorField);
+          const anchor = { ...rest, source: { tenant_id: source['tenant_id'], [vector]: source[vector] } };
+          if (!anchors.get(a.id)) anchors.set(anchor, before ?? null); // what a search read itself is as recent
+          // The hit this product makes, kept at its version: the searches that find it need no `_source`.
+          if (kept && a.version !== undefined) kept.set(concrete, a.id, a.version, pick(source, hitFields));
           return true;
         },
         // Small pages with a pause between: searches running meanwhile wait for a page at most.
         { size: PRELOAD_PAGE, between: () => new Promise((r) => setTimeout(r, PRELOAD_PAUSE_MS)) },
+        kept ? hitFields : [],
       );
     }).catch((err: unknown) => {
       preloads.delete(key); // tried again by the next search
@@ -307,7 +336,13 @@ export function readPath(options: { url: string; backends: Backends; logger: Log
     let answer: SimilarAnswer;
     try {
       answer = await similarProducts(
-        { es, productsIndex: async () => index, anchorCache: anchors, hitFields: ['hit'] },
+        {
+          es,
+          productsIndex: async () => index,
+          anchorCache: anchors,
+          hitFields: HIT_FIELDS,
+          ...(kept ? { hitSources: kept } : {}),
+        },
         caller.tenant_id,
         searched,
       );
