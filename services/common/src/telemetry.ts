@@ -61,17 +61,19 @@ const metricReaders =
     : undefined;
 
 /**
- * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: the ones a
- * trace of this system is made of (HTTP into the gateway, MongoDB). The gateway names its HTTP
- * span after the route itself (`nameHttpRoute`): the Koa instrumentation wrapped every
- * middleware of every request for one router span that said what the HTTP span now says. Elasticsearch
+ * The instrumentations loaded when OTEL_NODE_ENABLED_INSTRUMENTATIONS is not set: MongoDB's. The
+ * gateway makes the HTTP server span and metric of each request itself (its first Koa
+ * middleware, `http/server-span.ts`), under the same names: the http instrumentation patched
+ * every request's and response's emitters and cost ~0.25 ms of a similar search, sampled or not
+ * (docs/performance.md), and no other service serves HTTP. The Koa instrumentation wrapped every
+ * middleware of every request for one router span that said what the server span says. Elasticsearch
  * spans come from its client itself; the services' gRPC spans and context propagation are their
  * own (grpc/tracing.ts), cheaper than the grpc-js instrumentation. The rest of the bundle cost
  * CPU on every request, sampled or not, and added nothing here: undici (an HTTP span under each
  * Elasticsearch client span, ~0.5 ms of CPU per similar search), pino (the logger's own mixin
  * writes trace_id and span_id), runtime-node (only feeds metrics: loaded when they are exported).
  */
-export const DEFAULT_INSTRUMENTATIONS = 'http,mongoose,mongodb';
+export const DEFAULT_INSTRUMENTATIONS = 'mongoose,mongodb';
 // runtime-node gives the Node runtime metrics (nodejs.eventloop.*, v8js.*): loaded when metrics are exported.
 if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
   const runtimeNode = metricsExporters.some((e) => e !== 'none') ? ',runtime-node' : '';

@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config';
 import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';
 import { requestId } from './http/request-id';
+import { serverSpans } from './http/server-span';
 import { requestLimits, type RequestLimits } from './http/rate-limit';
 import { tenantResolver } from './http/tenancy';
 import { authenticator } from './http/authentication';
@@ -29,7 +30,7 @@ import { readPath, type ReadPath } from './read-path/read-path';
 const VERSION: string = (require('../package.json') as { version: string }).version;
 
 /**
- * The Koa application: middleware order is request id → errors → failed-authentication limit →
+ * The Koa application: middleware order is server span → request id → errors → failed-authentication limit →
  * routes; each route resolves the tenant, authenticates, counts the caller's rate limit, and
  * only then reads the body.
  */
@@ -82,6 +83,7 @@ export function createGatewayApp(
   apiDocsRoutes(router);
   probeRoutes(router, backends, reads && (() => reads.elasticsearchUp()));
 
+  app.use(serverSpans());
   app.use(requestId(logger));
   app.use(errorHandler(logger));
   app.use(limits.failedAuthentications);
