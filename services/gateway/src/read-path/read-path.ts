@@ -291,7 +291,8 @@ export function readPath(options: {
         (a) => {
           const { index: concrete, source, ...rest } = a;
           const vector = productVectorPath(field as ProductVectorField);
-          const anchor = { ...rest, source: { tenant_id: source['tenant_id'], [vector]: source[vector] } };
+          // The anchor as a search reads it: the tenant, and the vector only where the product has one.
+          const anchor = { ...rest, source: pick(source, ['tenant_id', vector]) };
           if (!anchors.get(a.id)) anchors.set(anchor, before ?? null); // what a search read itself is as recent
           // The hit this product makes, kept at its version: the searches that find it need no `_source`.
           if (kept && a.version !== undefined) kept.set(concrete, a.id, a.version, pick(source, hitFields));
