@@ -13,7 +13,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { KoaLayerType } from '@opentelemetry/instrumentation-koa';
-import { statementIfRecorded } from './tracing';
+import { PROBE_PATHS, statementIfRecorded } from './tracing';
 import { serviceSampler } from './sampling';
 
 const exporting = Boolean(
@@ -36,7 +36,6 @@ const prometheusPort = Number(process.env.OTEL_EXPORTER_PROMETHEUS_PORT) || Prom
 // default is every interface, which on a developer's machine (services on 127.0.0.1) is more.
 if (prometheus && !process.env.OTEL_EXPORTER_PROMETHEUS_HOST)
   process.env.OTEL_EXPORTER_PROMETHEUS_HOST = process.env.HOST || process.env.GRPC_HOST || '127.0.0.1';
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 
 /** One JSON line like the services' own (pino) lines: telemetry starts before any logger. */
 function logError(msg: string, fields: Record<string, unknown>): void {

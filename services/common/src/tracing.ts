@@ -88,11 +88,16 @@ export function statementIfRecorded(command: unknown): string {
   });
 }
 
+/** Paths the kubelet probes every few seconds: answered without a span or an HTTP measurement. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
 /**
  * Names the HTTP server span of the request being served after its route template
  * (`POST /api/knowledge/products`, `http.route`, and the route label of the HTTP metrics), as the
  * Koa instrumentation did with a span per router layer: one assignment instead of a span. The
- * http instrumentation reads the route when the response ends. Without the SDK, a no-op.
+ * http instrumentation reads the route when the response ends. Without the SDK, a no-op; the
+ * gateway's own server span (its default, http/server-span.ts) reads the route itself, so this
+ * matters only where OTEL_NODE_ENABLED_INSTRUMENTATIONS loads `http`.
  */
 export function nameHttpRoute(route: string | undefined): void {
   const metadata = route ? getRPCMetadata(context.active()) : undefined;

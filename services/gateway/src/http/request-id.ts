@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { context } from '@opentelemetry/api';
 import { nameHttpRoute, type Logger } from '@kb/common';
+import { matchedRoute } from './server-span';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The router's template (`/api/knowledge/products/:product_id`), never the path's ids. */
-const matchedRoute = (ctx: Koa.Context) => (ctx as { _matchedRoute?: string })._matchedRoute;
 
 /**
  * Every response carries X-Request-Id: the caller's own when it is a sane token, else a new

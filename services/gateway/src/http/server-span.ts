@@ -10,9 +10,8 @@ import {
   ValueType,
   type Attributes,
 } from '@opentelemetry/api';
+import { PROBE_PATHS } from '@kb/common';
 
-/** Paths answered without a span or a metric: the kubelet's probes, every few seconds. */
-const PROBE_PATHS = new Set(['/healthz', '/readyz']);
 /** The methods HTTP semantic conventions name; any other is `_OTHER` (with the original beside it). */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
 /** Query parameters whose values are never recorded (instrumentation-http's default list). */
@@ -20,7 +19,7 @@ const REDACTED_QUERY = ['AWSAccessKeyId', 'Signature', 'sig', 'X-Goog-Signature'
 const SCOPE = '@kb/gateway';
 
 /** The router's template (`/api/knowledge/products/:product_id`), never the path's ids. */
-const matchedRoute = (ctx: Koa.Context) => (ctx as { _matchedRoute?: string })._matchedRoute;
+export const matchedRoute = (ctx: Koa.Context) => (ctx as { _matchedRoute?: string })._matchedRoute;
 
 /**
  * The request's SERVER span and its `http.server.request.duration`, as OpenTelemetry's HTTP
