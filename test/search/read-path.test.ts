@@ -173,8 +173,9 @@ describe('similar search on the read path', () => {
 
   test('when most hits are kept, then a hit written since still shows its new fields', async () => {
     const body = { anchor_product_ids: [ids.get('road')], limit: 5 };
-    // Enough searches for the gateway to keep these hits and ask Elasticsearch for ids and versions only.
-    for (let i = 0; i < 25; i++) expect((await similar(body)).status).toBe(200);
+    // Enough searches for the gateway to keep these hits and ask Elasticsearch for ids and versions
+    // only (each a question of its own, min_score below every hit: no kept answer gives it).
+    for (let i = 0; i < 25; i++) expect((await similar({ ...body, min_score: -0.99 + i / 1000 })).status).toBe(200);
     const before = (await similar(body)).json.products.find((p: { id: string }) => p.id === ids.get('race'));
     expect(before).toBeDefined();
     expect((await upsert({ ...PRODUCTS[2], price_current: 42.5, title: 'Racing flat (new)' })).status).toBe(200);
@@ -263,6 +264,78 @@ describe('similar search on the read path', () => {
       await es.close();
     }
   });
+
+  test(
+    'when the same similar search is asked again, then the kept answer is given without a search; ' +
+      'when the index is written elsewhere and refreshed, then the next answers show it within the bound',
+    async () => {
+      const es = createElasticsearchClient(process.env.ELASTICSEARCH_URL as string);
+      try {
+        const prefix = new URL(stack.mongoUri).pathname.slice(1);
+        const [index] = Object.keys(await es.indices.getAlias({ name: `${prefix}-products-*` }));
+        const queries = async () =>
+          (await es.indices.stats({ index: index!, metric: 'search' }))._all.primaries?.search?.query_total ?? -1;
+        const body = { anchor_product_ids: [ids.get('rain')], limit: 3 };
+        const first = await similar(body);
+        expect(first.status).toBe(200);
+        // Kept once the gateway's watch has read the index as it was before and after a search.
+        let kept = false;
+        for (let i = 0; i < 30 && !kept; i++) {
+          const before = await queries();
+          const again = await similar(body);
+          expect(again.json).toEqual(first.json);
+          kept = (await queries()) === before;
+          if (!kept) await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(kept).toBe(true);
+        // Another writer (not this gateway) changes a hit in the index, and makes it searchable a while later.
+        const hit = first.json.products[0] as { id: string; title: string };
+        const doc = await es.get<Record<string, unknown>>(
+          { index: index!, id: hit.id },
+          { querystring: { _source_exclude_vectors: false } },
+        );
+        const source = doc._source!;
+        // No scheduled refresh meanwhile: the test makes the write searchable itself.
+        const interval = (await es.indices.getSettings({ index: index!, name: 'index.refresh_interval' }))[index!]
+          ?.settings?.index?.refresh_interval;
+        await es.indices.putSettings({ index: index!, settings: { refresh_interval: '-1' } });
+        await es.index({
+          index: index!,
+          id: hit.id,
+          version: doc._version! + 1,
+          version_type: 'external',
+          document: { ...source, hit: { ...(source['hit'] as object), title: 'Changed elsewhere' } },
+        });
+        // Written, not yet searchable: the answers asked meanwhile (kept again) are of the index as searches see it.
+        await new Promise((r) => setTimeout(r, 1_200));
+        for (let i = 0; i < 3; i++) expect((await similar(body)).json).toEqual(first.json);
+        await es.indices.refresh({ index: index! });
+        await es.indices.putSettings({ index: index!, settings: { refresh_interval: interval ?? null } });
+        const written = Date.now();
+        let seen: number | undefined;
+        while (seen === undefined && Date.now() - written < 10_000) {
+          const res = await similar(body);
+          const shown = (res.json.products as { id: string; title: string }[]).find((p) => p.id === hit.id);
+          if (shown?.title === 'Changed elsewhere') seen = Date.now() - written;
+          else await new Promise((r) => setTimeout(r, 50));
+        }
+        // Two intervals of the watch (INDEX_WATCH_MS 500) and the read of its counters.
+        expect(seen).toBeDefined();
+        expect(seen!).toBeLessThan(2_000);
+        // Put back as the catalog wrote it (a later version, as a reindex would).
+        await es.index({
+          index: index!,
+          id: hit.id,
+          version: doc._version! + 2,
+          version_type: 'external',
+          document: source,
+          refresh: true,
+        });
+      } finally {
+        await es.close();
+      }
+    },
+  );
 
   test('when the catalog service is down, then similar search is still answered (no MongoDB read)', async () => {
     const body = { anchor_product_ids: [ids.get('road')], limit: 4 };

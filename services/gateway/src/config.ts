@@ -12,6 +12,7 @@ import {
 } from '@kb/common';
 import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
 import { HIT_CACHE_CHARS_DEFAULT } from './read-path/hit-sources';
+import { SIMILAR_CACHE_HITS_DEFAULT } from './read-path/read-path';
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Port(DEFAULT_GATEWAY_PORT),
@@ -47,6 +48,11 @@ export const GatewayConfigSchema = Type.Object({
    * scores and versions only. 0: every search reads `_source`.
    */
   HIT_CACHE_CHARS: Type.Integer({ default: HIT_CACHE_CHARS_DEFAULT, minimum: 0, maximum: 1_000_000_000 }),
+  /**
+   * Similar-search answers kept, counted in hits: the same question is answered again while the
+   * products index has been neither written nor refreshed since (docs/architecture.md). 0: none.
+   */
+  SIMILAR_CACHE_HITS: Type.Integer({ default: SIMILAR_CACHE_HITS_DEFAULT, minimum: 0, maximum: 10_000_000 }),
   /** Deadline of every gRPC call the gateway makes. */
   GRPC_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
   /** Largest accepted JSON body, in bytes. */

@@ -100,7 +100,13 @@ export interface GatewayServer {
 
 export async function startGateway(config: GatewayConfig, backends: Backends, logger: Logger): Promise<GatewayServer> {
   const reads = config.ELASTICSEARCH_URL
-    ? readPath({ url: config.ELASTICSEARCH_URL, backends, logger, hitCacheChars: config.HIT_CACHE_CHARS })
+    ? readPath({
+        url: config.ELASTICSEARCH_URL,
+        backends,
+        logger,
+        hitCacheChars: config.HIT_CACHE_CHARS,
+        similarCacheHits: config.SIMILAR_CACHE_HITS,
+      })
     : undefined;
   const { app } = createGatewayApp(config, backends, logger, reads);
   // Each back service (and Elasticsearch, for the read path) watched from here on: calls that

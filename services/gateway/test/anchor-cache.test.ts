@@ -92,14 +92,19 @@ describe("the read path's index watch", () => {
 
   /** An Elasticsearch client answering the indexing stats with `total` index operations. */
   const client = () => {
-    const counters = { total: 1, calls: 0 };
+    const counters = { total: 1, refreshes: 4, calls: 0 };
     const es = {
       indices: {
         stats: async () => {
           counters.calls += 1;
           return {
             indices: { 'kb-products-1': {} },
-            _all: { primaries: { indexing: { index_total: counters.total } } },
+            _all: {
+              primaries: {
+                indexing: { index_total: counters.total },
+                refresh: { external_total: counters.refreshes },
+              },
+            },
           };
         },
       },
@@ -119,9 +124,15 @@ describe("the read path's index watch", () => {
       expect(first?.value).toBe('kb-products-1:1:?');
       await jest.advanceTimersByTimeAsync(INDEX_WATCH_MS);
       expect(watch.state()).toEqual({ ...first, seenAt: expect.any(Number) }); // unchanged: changedAt kept
+      expect(first?.searchable).toBe('kb-products-1:1:?:4');
+      // A refresh (what searches see changed) leaves the write counters, and so the anchors, as they were.
+      counters.refreshes = 5;
+      await jest.advanceTimersByTimeAsync(INDEX_WATCH_MS);
+      expect(watch.state()).toEqual({ ...first, searchable: 'kb-products-1:1:?:5', seenAt: expect.any(Number) });
       counters.total = 2;
       await jest.advanceTimersByTimeAsync(INDEX_WATCH_MS);
       expect(watch.state()?.value).toBe('kb-products-1:2:?');
+      expect(watch.state()?.searchable).toBe('kb-products-1:2:?:5');
       expect(watch.state()?.changedAt).toBeGreaterThan(first!.changedAt);
 
       await jest.advanceTimersByTimeAsync(INDEX_WATCH_IDLE_MS + INDEX_WATCH_MS);

@@ -13,6 +13,8 @@
  * sets, BENCH_TRACING_NODE another Node binary for the services).
  * BENCH_ONLY=search: the catalogue and entries loaded, then only similar search (one anchor),
  * product search and entry search against their raw queries (a few minutes).
+ * BENCH_ONLY=compare: service settings side by side (see compareSettings): BENCH_COMPARE_ENV
+ * (`A=X=1,Y=2;B=X=3`), BENCH_PRODUCTS (default 2000 there), BENCH_ROUNDS (4).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -48,9 +50,9 @@ const env = (name: string, fallback: number) => Number(process.env[name] ?? fall
  * only what tracing costs (tracingCost).
  */
 const ONLY = process.env.BENCH_ONLY;
-if (ONLY !== undefined && ONLY !== 'ingest' && ONLY !== 'tracing' && ONLY !== 'search')
-  throw new Error(`BENCH_ONLY: "ingest", "tracing" or "search", not ${ONLY}`);
-const PRODUCTS = env('BENCH_PRODUCTS', ONLY === 'ingest' ? 2000 : 5000);
+if (ONLY !== undefined && !['ingest', 'tracing', 'search', 'compare'].includes(ONLY))
+  throw new Error(`BENCH_ONLY: "ingest", "tracing", "search" or "compare", not ${ONLY}`);
+const PRODUCTS = env('BENCH_PRODUCTS', ONLY === 'ingest' || ONLY === 'compare' ? 2000 : 5000);
 const ENTRIES = env('BENCH_ENTRIES', 500);
 const QUERIES = env('BENCH_QUERIES', 300);
 const SECONDS = env('BENCH_SECONDS', 8);
@@ -437,6 +439,12 @@ async function main(): Promise<void> {
       report.tracing = await tracingCost(ctx, receiver, true);
       return;
     }
+    if (ONLY === 'compare') {
+      log(`loading ${PRODUCTS} products`);
+      await ingest(ctx, catalogue(PRODUCTS));
+      await compareSettings(ctx, receiver);
+      return;
+    }
     if (ONLY === 'search') {
       log(`loading ${PRODUCTS} products`);
       ctx.ids = [];
@@ -489,12 +497,12 @@ async function main(): Promise<void> {
   } finally {
     report.seconds = (performance.now() - began) / 1000;
     if (stack.memoryLimits) report.memoryLimits = stack.memoryLimits.summary();
-    writeReport(report, OUT);
+    if (ONLY !== 'compare') writeReport(report, OUT); // compare writes compare.json alone
     await api?.close();
     await stack.stop();
     await receiver.close();
   }
-  process.stdout.write(`\n${markdown(report)}\n`);
+  if (ONLY !== 'compare') process.stdout.write(`\n${markdown(report)}\n`);
 }
 
 /** Product and entry search against their raw queries (query vectors from a bare session); the product queries. */
@@ -820,17 +828,7 @@ const textsOf = (p: BenchProduct) =>
  */
 async function ingestOnly(): Promise<void> {
   const rounds = env('BENCH_ROUNDS', 1);
-  const variants = (process.env.BENCH_INGEST_ENV ?? '')
-    .split(';')
-    .filter(Boolean)
-    .map((v) => {
-      const [name, ...settings] = v.split('=');
-      const pairs = settings.join('=').split(',').filter(Boolean);
-      return {
-        name: name!,
-        env: Object.fromEntries(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
-      };
-    });
+  const variants = settingVariants(process.env.BENCH_INGEST_ENV);
   if (variants.length === 0) variants.push({ name: 'as configured', env: {} });
   const receiver = await SpanReceiver.start();
   const stack = await startBenchStack(log).catch(async (err: unknown) => {
@@ -926,6 +924,91 @@ async function ingestOnly(): Promise<void> {
           .map((f) => `  ${f.ms.toFixed(0).padStart(6)} ms ${(f.share * 100).toFixed(1).padStart(5)}%  ${f.fn}`),
       );
   process.stdout.write(`\n${lines.join('\n')}\n`);
+}
+
+/** `A=X=1,Y=2;B=X=3`: named sets of service settings (BENCH_INGEST_ENV, BENCH_COMPARE_ENV). */
+function settingVariants(spec: string | undefined): { name: string; env: Record<string, string> }[] {
+  return (spec ?? '')
+    .split(';')
+    .filter(Boolean)
+    .map((v) => {
+      const [name, ...settings] = v.split('=');
+      const pairs = settings.join('=').split(',').filter(Boolean);
+      return {
+        name: name!,
+        env: Object.fromEntries(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+      };
+    });
+}
+
+/**
+ * BENCH_ONLY=compare: service settings side by side on one index. Each BENCH_COMPARE_ENV variant
+ * gets a set of the four services of its own (startServiceSet) beside the main one ("as
+ * configured"); every query goes to each gateway and to raw Elasticsearch in turn (the order
+ * rotating per query), for similar search with a different anchor per query and with the same
+ * anchor every time, BENCH_ROUNDS rounds of BENCH_QUERIES. Prints p50 / p99 per round and over
+ * all rounds, each against raw kNN; writes `compare.json`. What a setting changes by less than
+ * the spread of its rounds is not a difference.
+ */
+async function compareSettings(ctx: Ctx, receiver: SpanReceiver): Promise<void> {
+  const variants = settingVariants(process.env.BENCH_COMPARE_ENV);
+  if (variants.length === 0) throw new Error('BENCH_ONLY=compare needs BENCH_COMPARE_ENV (e.g. A=HIT_CACHE_CHARS=0)');
+  const rounds = env('BENCH_ROUNDS', 4);
+  const sets: { name: string; api: Api; services?: RunningServices }[] = [{ name: 'as configured', api: ctx.api }];
+  const results: { cases: string; round: number; p50: Record<string, number>; p99: Record<string, number> }[] = [];
+  try {
+    for (const [k, v] of variants.entries()) {
+      const set = await ctx.stack.startServiceSet(`compare-${k}`, { ...TRACING_ON(receiver), ...v.env });
+      sets.push({ name: v.name, api: ctx.api.at(set.gatewayUrl), services: set.services });
+    }
+    const kinds = {
+      'a different anchor per query': anchorSets(ctx, QUERIES, 1, 11),
+      'the same anchor every query': Array.from({ length: QUERIES }, () => anchorSets(ctx, 1, 1, 12)[0]!),
+    };
+    const order = [...sets.map((s) => s.name), 'raw'];
+    for (const [kind, anchors] of Object.entries(kinds)) {
+      const cases = await Promise.all(anchors.map((a) => similarCase(ctx, a, 'description')));
+      const call = (name: string, i: number) =>
+        name === 'raw'
+          ? cases[i]!.raw()
+          : sets.find((s) => s.name === name)!.api.post('/search/similar', cases[i]!.body);
+      // Each gateway warmed up (its anchors and hits read ahead, the JIT) before anything counts.
+      for (const name of order) for (let i = 0; i < Math.min(200, QUERIES); i++) await call(name, i);
+      const all: Record<string, number[]> = Object.fromEntries(order.map((n) => [n, []]));
+      for (let round = 1; round <= rounds; round++) {
+        const times: Record<string, number[]> = Object.fromEntries(order.map((n) => [n, []]));
+        for (let i = 0; i < QUERIES; i++) {
+          const turn = [...order.slice(i % order.length), ...order.slice(0, i % order.length)];
+          for (const name of turn) times[name]!.push((await timed(() => call(name, i))).ms);
+        }
+        for (const n of order) all[n]!.push(...times[n]!);
+        results.push(figures(kind, round, times));
+      }
+      results.push(figures(kind, 0, all));
+    }
+  } finally {
+    for (const s of sets) await s.services?.stop();
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, 'compare.json'), JSON.stringify({ variants, rounds, results }, null, 2));
+  }
+  function figures(cases: string, round: number, times: Record<string, number[]>) {
+    const f = Object.fromEntries(Object.entries(times).map(([n, ms]) => [n, latencyFigures(ms)]));
+    const line = Object.keys(f)
+      .filter((n) => n !== 'raw')
+      .map(
+        (n) => `${n} ${f[n]!.p50.toFixed(2)} / ${f[n]!.p99.toFixed(2)} ms (${(f[n]!.p50 / f['raw']!.p50).toFixed(3)}×)`,
+      )
+      .join('; ');
+    log(
+      `${cases}, ${round ? `round ${round}` : 'all rounds'}: ${line}; raw ${f['raw']!.p50.toFixed(2)} / ${f['raw']!.p99.toFixed(2)} ms`,
+    );
+    return {
+      cases,
+      round,
+      p50: Object.fromEntries(Object.entries(f).map(([n, x]) => [n, x.p50])),
+      p99: Object.fromEntries(Object.entries(f).map(([n, x]) => [n, x.p99])),
+    };
+  }
 }
 
 (ONLY === 'ingest' ? ingestOnly() : main()).catch((err: unknown) => {

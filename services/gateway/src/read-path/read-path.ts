@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { trace } from '@opentelemetry/api';
 import {
   AppError,
   DependencyWatch,
@@ -96,7 +97,10 @@ export interface ReadPath {
   ): Promise<catalogV1.ProductSearchHit__Output[] | undefined>;
   /** The entry search answered from the index; undefined when the index cannot answer it alone (then ask the knowledge service). */
   searchEntries(caller: Caller, req: EntrySearchRequest): Promise<knowledgeV1.EntrySearchHit__Output[] | undefined>;
-  /** A write through this gateway (any but a search): what was confirmed for its tenant's entries counts no more. */
+  /**
+   * A write through this gateway (any but a search): what was confirmed for its tenant's entries,
+   * and its kept similar-search answers, count no more.
+   */
   forgetTenant(tenantId: string): void;
   /** Whether the gateway's own watch sees Elasticsearch up (/readyz reports it). */
   elasticsearchUp(): boolean;
@@ -111,7 +115,19 @@ export interface IndexState {
   value: string;
   /** When this value was first seen (or the watch started). */
   changedAt: number;
+  /**
+   * `value` and the count of refreshes searches see (external refreshes): while it stays the
+   * same, a search reads what the last one read (no write, and none made searchable, since).
+   */
+  searchable: string;
 }
+
+/**
+ * Similar-search answers kept, counted in hits (SIMILAR_CACHE_HITS): an answer is given again
+ * while the products index has not been written or refreshed since it was searched (IndexWatch,
+ * read every INDEX_WATCH_MS) and no write came through this gateway for its tenant.
+ */
+export const SIMILAR_CACHE_HITS_DEFAULT = 20_000;
 
 /**
  * A read of anchors takes at most this long (the client's request timeout): an index state first
@@ -126,7 +142,7 @@ const READ_BOUND_MS = 10_000;
  * counters are still what they were (IndexWatch, read every INDEX_WATCH_MS).
  */
 export function anchorCache(
-  indexState: () => IndexState | undefined = () => undefined,
+  indexState: () => Pick<IndexState, 'value' | 'changedAt'> | undefined = () => undefined,
 ): AnchorCache & { set(anchor: StoredProduct, state?: string | null): void } {
   const kept = new LRUCache<string, { anchor: StoredProduct; confirmedAt: number; state: string | undefined }>({
     max: ANCHORS_KEPT,
@@ -180,13 +196,18 @@ export function indexWatch(es: ElasticsearchClient, index: string) {
   let first: Promise<void> | undefined;
   const poll = async () => {
     try {
-      const res = await untraced(() => es.indices.stats({ index, metric: 'indexing' }));
-      const totals = res._all.primaries?.indexing;
+      const res = await untraced(() => es.indices.stats({ index, metric: ['indexing', 'refresh'] }));
+      const totals = res._all.primaries;
       const value = `${Object.keys(res.indices ?? {})
         .sort()
-        .join(',')}:${totals?.index_total ?? '?'}:${totals?.delete_total ?? '?'}`;
+        .join(',')}:${totals?.indexing?.index_total ?? '?'}:${totals?.indexing?.delete_total ?? '?'}`;
+      // Searches see external refreshes (scheduled, or asked for by a write); a realtime get's internal one shows them nothing.
+      const searchable = `${value}:${totals?.refresh?.external_total ?? '?'}`;
       const now = Date.now();
-      state = state?.value === value ? { ...state, seenAt: now } : { value, changedAt: now, seenAt: now };
+      state =
+        state?.value === value
+          ? { ...state, searchable, seenAt: now }
+          : { value, searchable, changedAt: now, seenAt: now };
     } catch {
       state = undefined;
     }
@@ -233,6 +254,8 @@ export function readPath(options: {
    * (docs/performance.md). 0: none kept.
    */
   hitCacheChars?: number;
+  /** Similar-search answers kept, in hits (default SIMILAR_CACHE_HITS_DEFAULT); 0: none. */
+  similarCacheHits?: number;
 }): ReadPath {
   const { backends, logger } = options;
   const es = createElasticsearchClient(options.url);
@@ -248,6 +271,16 @@ export function readPath(options: {
   const hitCacheChars = options.hitCacheChars ?? HIT_CACHE_CHARS_DEFAULT;
   const kept = hitCacheChars > 0 ? hitSources({ maxChars: hitCacheChars }) : undefined;
   const sites = new LRUCache<string, string>({ max: SITES_KEPT, ttl: SITE_TTL_MS });
+  const similarCacheHits = options.similarCacheHits ?? SIMILAR_CACHE_HITS_DEFAULT;
+  const answers =
+    similarCacheHits > 0
+      ? new LRUCache<string, { searchable: string; answer: SimilarReadAnswer }>({
+          maxSize: similarCacheHits,
+          sizeCalculation: (a) => a.answer.hits.length + 1,
+        })
+      : undefined;
+  /** Per tenant, how many writes came through this gateway (part of a kept answer's key: a write retires its tenant's). */
+  const writes = new Map<string, number>();
   const queryVectors = new LRUCache<string, Float32Array>({ max: QUERY_VECTORS_KEPT });
   let model: Promise<similarityV1.ModelInfo__Output> | undefined;
   // Not traced: a probe every quarter second would be a trace every quarter second.
@@ -327,12 +360,23 @@ export function readPath(options: {
     watch.assertUp();
     const index = await productsAlias(caller);
     if (!index) return undefined; // a similarity service that does not name its aliases
+    watchedIndex = index;
+    const watched = watchOf(index);
+    void watched.touch();
+    // The same question asked again while the index is as it was searched: the same answer.
+    const before = watched.state();
+    const key =
+      answers &&
+      JSON.stringify([caller.tenant_id, writes.get(caller.tenant_id) ?? 0, index, { ...req, caller: undefined }]);
+    const given = key === undefined ? undefined : answers?.get(key);
+    if (given && before?.searchable === given.searchable) {
+      trace.getActiveSpan()?.setAttribute('kb.similar.answer', 'kept');
+      return given.answer;
+    }
     const sent = similarAnchorsOf(req);
     const site = req.site_id !== undefined ? await siteOrNoAnchor(caller, index, req.site_id, sent.anchors) : undefined;
     // The catalog's road fills in the same defaults (similarSearchOf): the two answer alike.
     const searched: similarityV1.SimilarProductsRequest__Output = { caller: null, ...similarSearchOf(req, sent, site) };
-    watchedIndex = index;
-    void watchOf(index).touch();
     preload(caller.tenant_id, index, searched.vector_field, sent.anchors);
     let answer: SimilarAnswer;
     try {
@@ -354,7 +398,7 @@ export function readPath(options: {
     }
     // A document indexed before the index kept what hits show: the catalog answers (until a reindex).
     if (answer.hits.some((h) => !h.source?.['hit'])) return undefined;
-    return {
+    const read: SimilarReadAnswer = {
       anchor_product_ids: answer.anchor_product_ids,
       vector_field: answer.vector_field,
       hits: answer.hits.map((h) => ({
@@ -370,6 +414,10 @@ export function readPath(options: {
           })
         : '',
     };
+    // Kept only when the index was known as it was before and after the search: what it read is that state's.
+    if (key && before && watched.state()?.searchable === before.searchable)
+      answers!.set(key, { searchable: before.searchable, answer: read });
+    return read;
   }
 
   /** The query's embedding by the similarity service's model (kept for repeated queries). */
@@ -466,7 +514,10 @@ export function readPath(options: {
     elasticsearchUp: () => watch.isUp(),
     searchProducts: answering(searchProducts),
     searchEntries: answering(searchEntries),
-    forgetTenant: (tenantId) => entries.forgetTenant(tenantId),
+    forgetTenant: (tenantId) => {
+      entries.forgetTenant(tenantId);
+      writes.set(tenantId, (writes.get(tenantId) ?? 0) + 1);
+    },
     start: () => watch.start(),
     stop: () => {
       watch.stop();
