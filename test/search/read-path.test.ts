@@ -310,7 +310,7 @@ describe('similar search on the read path', () => {
         await new Promise((r) => setTimeout(r, 1_200));
         for (let i = 0; i < 3; i++) expect((await similar(body)).json).toEqual(first.json);
         await es.indices.refresh({ index: index! });
-        await es.indices.putSettings({ index: index!, settings: { refresh_interval: interval ?? null } });
+        await es.indices.putSettings({ index: index!, settings: { refresh_interval: interval ?? '1s' } });
         const written = Date.now();
         let seen: number | undefined;
         while (seen === undefined && Date.now() - written < 10_000) {
