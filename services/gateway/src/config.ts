@@ -12,7 +12,7 @@ import {
 } from '@kb/common';
 import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
 import { HIT_CACHE_CHARS_DEFAULT } from './read-path/hit-sources';
-import { SIMILAR_CACHE_HITS_DEFAULT } from './read-path/read-path';
+import { SIMILAR_CACHE_HITS_DEFAULT } from './read-path/answer-cache';
 
 export const GatewayConfigSchema = Type.Object({
   PORT: Port(DEFAULT_GATEWAY_PORT),

@@ -37,6 +37,7 @@ import {
 import type { Backends } from '../clients/backends';
 import { entrySearch, type EntrySearchRequest } from './entry-search';
 import { HIT_CACHE_CHARS_DEFAULT, hitSources } from './hit-sources';
+import { SIMILAR_CACHE_HITS_DEFAULT } from './answer-cache';
 
 /**
  * Anchors whose vectors are kept (a 384-dim field as JSON numbers is ~3 KB: ~15 MB for one field
@@ -121,13 +122,6 @@ export interface IndexState {
    */
   searchable: string;
 }
-
-/**
- * Similar-search answers kept, counted in hits (SIMILAR_CACHE_HITS): an answer is given again
- * while the products index has not been written or refreshed since it was searched (IndexWatch,
- * read every INDEX_WATCH_MS) and no write came through this gateway for its tenant.
- */
-export const SIMILAR_CACHE_HITS_DEFAULT = 20_000;
 
 /**
  * A read of anchors takes at most this long (the client's request timeout): an index state first
