@@ -24,6 +24,7 @@ import Router from '@koa/router';
 import { Agent, request } from 'undici';
 import { createElasticsearchClient } from '@kb/common/search';
 import { startBackends } from '@kb/devstack';
+import { seededRandom } from './catalogue';
 import { latencyFigures, timed } from './load';
 
 const INDEX = `hop-floor-${process.pid}`;
@@ -35,8 +36,8 @@ const ROUNDS = Number(process.env.HOP_ROUNDS ?? 4);
 const log = (msg: string) => process.stdout.write(`[hop-floor] ${msg}\n`);
 
 function unitVectors(seed: number) {
-  let x = seed;
-  const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
+  const random = seededRandom(seed);
+  const next = () => random() - 0.5;
   return () => {
     const v = Array.from({ length: DIMS }, next);
     const norm = Math.hypot(...v);
