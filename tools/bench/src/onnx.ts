@@ -1,19 +1,28 @@
 /**
  * A bare onnxruntime-node session on the service's model: the tokenizer, one run, mean pooling
- * and normalisation, nothing else. What the service's embedder is compared against.
+ * and normalisation, nothing else. What the service's embedder is compared against (and, with
+ * `cls` pooling, how models pooled otherwise are tried: tools/eval's models.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+
+/** How a text's vector is made of its tokens' hidden states, as the model card says. */
+export type Pooling = 'mean' | 'cls';
 
 export class BareSession {
   private constructor(
     private readonly session: InferenceSession,
     private readonly tokenizer: Tokenizer,
     private readonly maxTokens: number,
+    private readonly pooling: Pooling,
   ) {}
 
-  static async open(model: { modelPath: string; tokenizerPath: string }, maxTokens = 256): Promise<BareSession> {
+  static async open(
+    model: { modelPath: string; tokenizerPath: string },
+    maxTokens = 256,
+    pooling: Pooling = 'mean',
+  ): Promise<BareSession> {
     const tokenizer = new Tokenizer(JSON.parse(readFileSync(model.tokenizerPath, 'utf8')) as object, {});
     const session = await InferenceSession.create(model.modelPath, {
       intraOpNumThreads: 2,
@@ -21,7 +30,7 @@ export class BareSession {
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
     });
-    return new BareSession(session, tokenizer, maxTokens);
+    return new BareSession(session, tokenizer, maxTokens, pooling);
   }
 
   /** One vector per text, `batch` texts per run (padded to the longest of the run). */
@@ -52,7 +61,9 @@ export class BareSession {
     const data = hidden.data as Float32Array;
     return encoded.map((e, b) => {
       const v = new Float32Array(width);
-      for (let t = 0; t < e.length; t++) for (let d = 0; d < width; d++) v[d]! += data[(b * seq + t) * width + d]!;
+      // mean: every real token; cls: the first ([CLS]) only. Normalised either way, so no division.
+      const tokens = this.pooling === 'cls' ? 1 : e.length;
+      for (let t = 0; t < tokens; t++) for (let d = 0; d < width; d++) v[d]! += data[(b * seq + t) * width + d]!;
       let n = 0;
       for (let d = 0; d < width; d++) n += v[d]! * v[d]!;
       n = Math.sqrt(n);

@@ -296,6 +296,7 @@ export function markdown(r: Report): string {
     'npm run eval                      # the whole corpus, writes docs/eval.json and docs/eval.md',
     'npm run eval -- --entries 12      # a quick run on 12 entries (all unanswerable questions)',
     'npm run eval -- --check-corpus    # only build and check the corpus, no stack',
+    "node tools/eval/dist/models.js    # a model's vectors alone on the corpus, no stack (docs/search.md)",
     '```',
     '',
     `The corpus is generated in code (\`tools/eval/src/corpus/\`, seed ${r.corpus.seed}): the same text on every machine. ` +
