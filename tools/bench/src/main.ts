@@ -8,7 +8,8 @@
  *
  * BENCH_ONLY=ingest measures the cold ingest alone (see ingestOnly): BENCH_PRODUCTS (default
  * 2000 there) fresh products per round, BENCH_ROUNDS rounds (1), BENCH_INGEST_ENV to compare
- * service settings in alternating rounds, BENCH_PROFILE=1 for CPU profiles of the services.
+ * service settings in alternating rounds, BENCH_PROFILE=1 for CPU profiles of the services,
+ * then BENCH_SINGLE (400) more one upsert each, BENCH_SINGLE_IN_FLIGHT (8) at a time.
  * BENCH_ONLY=tracing: only the tracing-cost comparison (BENCH_TRACING_SETS adds instrumentation
  * sets, BENCH_TRACING_NODE another Node binary for the services).
  * BENCH_ONLY=search: the catalogue and entries loaded, then only similar search (one anchor),
@@ -99,6 +100,35 @@ async function ingest(
   const seconds = (performance.now() - t0) / 1000;
   ctx.ids = [...new Set([...ctx.ids, ...ids])];
   return { seconds, perSecond: products.length / seconds, texts: products.length * 3 };
+}
+
+/**
+ * The same kind of products one upsert each (`POST /products`), `inFlight` at a time: how a shop
+ * that syncs product by product writes. Each upsert answers once its product is searchable, so
+ * the figure is answered upserts per second; p50 is one upsert's time.
+ */
+async function ingestSingly(
+  ctx: Ctx,
+  products: BenchProduct[],
+  inFlight: number,
+): Promise<{ seconds: number; perSecond: number; p50Ms: number }> {
+  const t0 = performance.now();
+  const ids: string[] = [];
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < products.length; i = next++) {
+        const started = performance.now();
+        ids[i] = (await ctx.api.post<{ id: string }>(`/products?site_id=${ctx.siteId}`, products[i])).id;
+        times.push(performance.now() - started);
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  await waitIndexed(ctx, ids);
+  ctx.ids = [...new Set([...ctx.ids, ...ids])];
+  return { seconds, perSecond: products.length / seconds, p50Ms: median(times) };
 }
 
 let bulkRetries = 0;
@@ -831,8 +861,10 @@ const textsOf = (p: BenchProduct) =>
  * BENCH_ONLY=ingest: the cold ingest alone, BENCH_ROUNDS rounds of BENCH_PRODUCTS new products
  * each, with each process's CPU per product. BENCH_INGEST_ENV (`A=X=1,Y=2;B=X=3`) names service
  * settings to compare: the services are restarted with each in turn before a round (rounds
- * alternate between them; the machine is shared, so compare alternating rounds). Writes
- * `ingest.json` beside the other results.
+ * alternate between them; the machine is shared, so compare alternating rounds). After each
+ * round's bulks, BENCH_SINGLE more products (default 400; 0: none) one upsert each,
+ * BENCH_SINGLE_IN_FLIGHT at a time (default 8; ingestSingly). Writes `ingest.json` beside the
+ * other results.
  */
 async function ingestOnly(): Promise<void> {
   const rounds = env('BENCH_ROUNDS', 1);
@@ -855,10 +887,20 @@ async function ingestOnly(): Promise<void> {
     textsPerSecond: number;
     cpuMsPerProduct: Record<string, number>;
     profiles?: Record<string, ProfileSummary>;
+    single?: {
+      products: number;
+      inFlight: number;
+      perSecond: number;
+      p50Ms: number;
+      cpuMsPerProduct: Record<string, number>;
+    };
   }[] = [];
   let ctx: Ctx | undefined;
+  const single = env('BENCH_SINGLE', 400);
+  const inFlight = env('BENCH_SINGLE_IN_FLIGHT', 8);
   try {
-    const products = catalogue(PRODUCTS * rounds);
+    const products = catalogue((PRODUCTS + single) * rounds);
+    const singles = products.splice(PRODUCTS * rounds);
     for (let round = 0; round < rounds; round++) {
       const variant = variants[round % variants.length]!;
       log(`round ${round + 1}: starting the services (${variant.name})`);
@@ -899,6 +941,20 @@ async function ingestOnly(): Promise<void> {
         textsPerSecond: texts / cold.seconds,
         cpuMsPerProduct: cpu,
       });
+      if (single > 0) {
+        const one = singles.slice(round * single, (round + 1) * single);
+        const cpuBefore = cpuOf(ctx);
+        const r = await ingestSingly(ctx, one, inFlight);
+        const cpuSingle = perRequest(cpuBefore, cpuOf(ctx), one.length);
+        log(
+          `  ${variant.name}: ${one.length} products one upsert each, ${inFlight} in flight: ` +
+            `${r.perSecond.toFixed(1)} products/s, p50 ${r.p50Ms.toFixed(0)} ms; CPU ms per product: ` +
+            Object.entries(cpuSingle)
+              .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+              .join(', '),
+        );
+        results.at(-1)!.single = { products: one.length, inFlight, ...r, cpuMsPerProduct: cpuSingle };
+      }
       if (nodeArgs) {
         const pids = Object.fromEntries(stack.services!.children.map((c) => [c.name, c.pgid]));
         await stack.stopServices();
@@ -922,6 +978,19 @@ async function ingestOnly(): Promise<void> {
         `${r.textsPerSecond.toFixed(1)} | ${names.map((n) => (r.cpuMsPerProduct[n] ?? 0).toFixed(2)).join(' / ')} |`,
     ),
   ];
+  if (results.some((r) => r.single))
+    lines.push(
+      '',
+      `| round | variant | products, one upsert each | in flight | products/s | p50 ms | CPU ms per product: ${names.join(' / ')} |`,
+      '|---|---|---|---|---|---|---|',
+      ...results
+        .filter((r) => r.single)
+        .map(
+          ({ round, variant, single: x }) =>
+            `| ${round} | ${variant} | ${x!.products} | ${x!.inFlight} | ${x!.perSecond.toFixed(1)} | ${x!.p50Ms.toFixed(0)} | ` +
+            `${names.map((n) => (x!.cpuMsPerProduct[n] ?? 0).toFixed(2)).join(' / ')} |`,
+        ),
+    );
   for (const r of results)
     for (const [name, p] of Object.entries(r.profiles ?? {}))
       lines.push(

@@ -8,6 +8,7 @@ import {
   refusal,
   withElasticsearch,
 } from '@kb/common/search';
+import { searchableNow } from './refresh-coalescer';
 import { vectorJson } from './vector-encoding';
 import type { IndexResult } from '../domain/types';
 
@@ -61,9 +62,9 @@ export async function readExisting(
 
 /**
  * Bulk-indexes with the document version as the external version; a conflict means a newer
- * version is indexed already (stale, not an error). Unless `refresh` is false, refreshes before
- * answering, so what was indexed is searchable when the call returns; with false it is at the
- * index's next periodic refresh.
+ * version is indexed already (stale, not an error). Unless `refresh` is false, what was indexed is
+ * searchable when the call returns (a refresh shared with the writes side by side:
+ * RefreshCoalescer); with false it is at the index's next periodic refresh.
  *
  * Failures split in two: Elasticsearch unable to answer now (down, a busy node's 429, 5xx, a
  * write block) fails the whole call with UNAVAILABLE, to be retried; a document it refuses as it
@@ -149,10 +150,7 @@ async function bulkRequest(
   let res;
   try {
     res = await withElasticsearch(() =>
-      es.bulk({
-        operations: indexOperations(index, docs, sources, alsoTo, options),
-        refresh: options.refresh !== false,
-      }),
+      es.bulk({ operations: indexOperations(index, docs, sources, alsoTo, options) }),
     );
   } catch (err) {
     if (!isRequestTooLarge(err)) throw err;
@@ -170,6 +168,8 @@ async function bulkRequest(
   // those documents go again in smaller requests (a lone one fails as too large).
   const tooLarge = all.filter((i) => isTooLargeItem(own[i]!.index));
   const resent = tooLarge.length > 0 ? await split(tooLarge, OVER_INDEXING_PRESSURE) : [];
+  // Searchable before answering: a refresh shared with the writes side by side (RefreshCoalescer).
+  if (options.refresh !== false) await searchableNow(es, [index, ...alsoTo]);
   const written = own.flatMap((item, i): IndexResult[] => {
     if (isTooLargeItem(item.index)) return [];
     const d = docs[i]!;
@@ -256,8 +256,9 @@ export async function deleteAtVersions(
   const operations = [index, ...alsoFrom].flatMap((target) =>
     refs.map((r) => ({ delete: { _index: target, _id: r.id, version: r.version, version_type: 'external' as const } })),
   );
-  const res = await withElasticsearch(() => es.bulk({ operations, refresh: true }));
+  const res = await withElasticsearch(() => es.bulk({ operations }));
   if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429))
     throw elasticsearchUnavailable();
+  await searchableNow(es, [index, ...alsoFrom]);
   return res.items.slice(0, refs.length).filter((item) => item.delete?.result === 'deleted').length;
 }

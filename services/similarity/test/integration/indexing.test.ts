@@ -125,6 +125,37 @@ describe('indexing products', () => {
     expect((await getDoc(id))?._source?.['title']).toBe('Version six');
   });
 
+  test('when single-product writes come side by side, then each is searchable when answered and they share refreshes', async () => {
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    const write = (id: string, i: number) =>
+      h.client.call('IndexProducts', {
+        caller: caller(tenant),
+        products: [
+          product({ id, tenant_id: tenant, title: `Side by side ${i}`, text_description: `Side by side ${i}` }),
+        ],
+      });
+    // Texts embedded first, so that the eight bulk requests reach Elasticsearch close together.
+    await Promise.all(
+      ids.map((id, i) => h.client.call('Embed', { caller: caller(tenant), texts: [`Side by side ${i}`] })),
+    );
+    const refreshes = async () => {
+      const stats = await es.indices.stats({ index: productsAlias(), metric: 'refresh' });
+      return Object.values(stats.indices ?? {}).reduce((n, s) => n + (s.primaries?.refresh?.external_total ?? 0), 0);
+    };
+    const before = await refreshes();
+    // A search (not a realtime GET) right after each answer: what was answered must be searchable.
+    const found = await Promise.all(
+      ids.map(async (id, i) => {
+        expect((await write(id, i)).results[0]!.status).toBe('indexed');
+        return (await es.search({ index: productsAlias(), query: { ids: { values: [id] } }, size: 1 })).hits.hits
+          .length;
+      }),
+    );
+    expect(found).toEqual(ids.map(() => 1));
+    // One refresh per write before RefreshCoalescer; writes that wait together share one.
+    expect((await refreshes()) - before).toBeLessThan(ids.length);
+  });
+
   test('when a field text is empty, then that vector is left out', async () => {
     const id = randomUUID();
     await h.client.call('IndexProducts', {

@@ -195,6 +195,7 @@ describe('a bulk request over Elasticsearch size limit', () => {
   test('when a batch is too large for one request, then it is halved until the one document too large fails alone', async () => {
     // Elasticsearch answers 413 to a request over http.max_content_length (100 MB): stand-in client.
     const sizes: number[] = [];
+    const refreshed: string[] = [];
     const fake = {
       bulk: async ({ operations }: { operations: (Record<string, unknown> | string)[] }) => {
         // Document lines are sent as JSON text (documentJson), action lines as objects.
@@ -207,6 +208,7 @@ describe('a bulk request over Elasticsearch size limit', () => {
         }
         return { errors: false, items: [{ index: { status: 201, _id: 'x' } }] };
       },
+      indices: { refresh: async ({ index }: { index: string }) => void refreshed.push(index) },
     } as unknown as Client;
     const docs = ['a', 'b', 'c'].map((id) => ({ id, version: 1, doc: { huge: id === 'b' }, sources: [] }));
     const results = await bulkWrite(fake, 'products', docs);
@@ -217,6 +219,8 @@ describe('a bulk request over Elasticsearch size limit', () => {
     ]);
     expect(results[1]!.error).toMatch(/^document_too_large/);
     expect(sizes).toEqual([3, 2, 1, 1, 1]);
+    // What was written is made searchable before the call answers.
+    expect(new Set(refreshed)).toEqual(new Set(['products']));
   });
 
   test('when indexing pressure refuses a shard request as larger than it ever admits, its documents alone go again, smaller', async () => {
@@ -242,6 +246,7 @@ describe('a bulk request over Elasticsearch size limit', () => {
           })),
         };
       },
+      indices: { refresh: async () => ({}) },
     } as unknown as Client;
     const spec = [
       ['a', 0, false],
