@@ -16,8 +16,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { splitPassages } from '@kb/common';
-import { SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
+import { splitPassages, type Passage } from '@kb/common';
+import { dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import { sentenceContextText, sentencesOfPassages, passageVectorText } from '@kb/similarity/dist/domain/index-entries';
@@ -54,20 +54,16 @@ function parseOptions(argv: string[]): Options {
   return { model: values.model, pooling, queryPrefix: values['query-prefix'], batch, language };
 }
 
-const dot = (a: Float32Array, b: Float32Array) => {
-  let s = 0;
-  for (let k = 0; k < a.length; k++) s += a[k]! * b[k]!;
-  return s;
-};
 const max = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), -1);
 
 interface Embedded {
   entry: CorpusEntry;
-  passages: { start: number; end: number; text: string }[];
+  passages: Passage[];
   passageVectors: Float32Array[];
-  /** Per passage, its sentences' vectors: alone, and read in context. */
+  /** Per passage, its sentences' vectors alone (they choose the passage). */
   sentences: Float32Array[][];
-  contexts: Float32Array[][];
+  /** Every sentence's vector read in its context (they rank the entry). */
+  contexts: Float32Array[];
 }
 
 async function embedEntry(session: BareSession, entry: CorpusEntry, batch: number): Promise<Embedded> {
@@ -78,14 +74,12 @@ async function embedEntry(session: BareSession, entry: CorpusEntry, batch: numbe
     batch,
   );
   const flatAlone = await session.embed(lists.flat(), batch);
-  const flatContext = await session.embed(
+  const contexts = await session.embed(
     lists.flatMap((ss, j) => ss.map((s) => sentenceContextText(entry.title, passages[j]!, s))),
     batch,
   );
   let next = 0;
   const sentences = lists.map((ss) => ss.map(() => flatAlone[next++]!));
-  next = 0;
-  const contexts = lists.map((ss) => ss.map(() => flatContext[next++]!));
   return { entry, passages, passageVectors, sentences, contexts };
 }
 
@@ -122,7 +116,7 @@ async function main(): Promise<void> {
       .map((e) => {
         const own = e.passageVectors.map((x) => dot(v, x));
         const alone = e.sentences.map((ss) => ss.map((x) => dot(v, x)));
-        const context = e.contexts.flat().map((x) => dot(v, x));
+        const context = e.contexts.map((x) => dot(v, x));
         const meaning = shares.passage * max(own) + shares.sentence * max(alone.flat()) + shares.context * max(context);
         const passageScores = e.passages.map(
           (_, j) => (1 - SENTENCE_SHARE) * own[j]! + SENTENCE_SHARE * max(alone[j]!),

@@ -86,6 +86,8 @@ export async function bulkWrite(
   for (const [from, to] of bulkChunks(sources, 1 + alsoTo.length)) {
     results.push(...(await bulkRequest(es, index, docs.slice(from, to), sources.slice(from, to), alsoTo, options)));
   }
+  // Searchable before answering: one refresh for all the requests, shared with the writes side by side.
+  if (options.refresh !== false && docs.length > 0) await searchableNow(es, [index, ...alsoTo]);
   return results;
 }
 
@@ -168,8 +170,6 @@ async function bulkRequest(
   // those documents go again in smaller requests (a lone one fails as too large).
   const tooLarge = all.filter((i) => isTooLargeItem(own[i]!.index));
   const resent = tooLarge.length > 0 ? await split(tooLarge, OVER_INDEXING_PRESSURE) : [];
-  // Searchable before answering: a refresh shared with the writes side by side (RefreshCoalescer).
-  if (options.refresh !== false) await searchableNow(es, [index, ...alsoTo]);
   const written = own.flatMap((item, i): IndexResult[] => {
     if (isTooLargeItem(item.index)) return [];
     const d = docs[i]!;
