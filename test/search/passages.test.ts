@@ -188,6 +188,22 @@ describe('relevance', () => {
     expect(answered[0]!.relevance).toBeGreaterThanOrEqual(0.5);
     expect(answered[0]!.relevance).toBeLessThanOrEqual(1);
   });
+
+  test('when a question’s word is only in an entry the caller may not see, then it stays unknown to that caller', async () => {
+    const query = 'must the person accepting a quokkaberry wine parcel show ID?';
+    const courier = async (token: string) => {
+      const hit = (await hits({ query }, token)).find((h) => h.entry.title === 'Courier handbook');
+      expect(hit).toBeDefined();
+      return hit!.relevance;
+    };
+    const before = await courier(agent);
+    expect(await courier(admin)).toBeCloseTo(before, 2);
+    await create({ title: 'Jam cellar', content: 'Quokkaberry jam ships in glass jars.', visibility: 'restricted' });
+    // The agent may not see the new entry: for it the word is still unknown and nothing changes.
+    expect(await courier(agent)).toBeCloseTo(before, 2);
+    // The admin sees it: the knowledge base knows the word, and the same entry is more likely the answer.
+    expect(await courier(admin)).toBeGreaterThan(before + 0.02);
+  });
 });
 
 describe('filters', () => {

@@ -139,10 +139,28 @@ describe('entry fusion', () => {
   test('when the best passage is closer to the question, then relevance is higher, within 0-1, and 0.5 near the calibrated cosine', () => {
     const at = (cos: number) => relevanceOf(SEMANTIC, cos, 0, 0);
     expect(at(0.2)).toBeLessThan(0.2);
-    expect(at(0.39)).toBeCloseTo(0.5, 1);
+    expect(at(0.35)).toBeCloseTo(0.5, 1);
     expect(at(0.6)).toBeGreaterThan(0.85);
     expect(at(1)).toBeLessThanOrEqual(1);
     expect(relevanceOf(LEXICAL, 0.9, 0, 0.1)).toBeLessThan(relevanceOf(LEXICAL, 0.1, 0, 0.6));
+  });
+
+  test('when more of the question’s terms are in no entry, then every hit’s relevance is lower and the ranking the same', () => {
+    const matches: EntryMatches = {
+      keyword: [keywordHit('a', 3), keywordHit('b', 1)],
+      vector: [vectorHit('a', 0.45), vectorHit('b', 0.5)],
+    };
+    for (const profile of [SEMANTIC, LEXICAL]) {
+      const known = rankEntries({ ...matches, unknownTerms: 0 }, 10, 3, profile);
+      const unknown = rankEntries({ ...matches, unknownTerms: 0.6 }, 10, 3, profile);
+      expect(unknown.map((h) => h.id)).toEqual(known.map((h) => h.id));
+      unknown.forEach((h, i) => {
+        expect(h.score).toBe(known[i]!.score);
+        expect(h.relevance).toBeLessThan(known[i]!.relevance);
+      });
+      expect(rankEntries(matches, 10, 3, profile)[0]!.relevance).toBe(known[0]!.relevance);
+    }
+    expect(relevanceOf(SEMANTIC, 0.4, 0, 0, 1)).toBeLessThan(relevanceOf(SEMANTIC, 0.4, 0, 0, 0.5));
   });
 
   test("when the query matches one entry's search_keywords and another's meaning, then the curated entry ranks first", () => {

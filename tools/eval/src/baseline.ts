@@ -9,7 +9,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
-import { entryMatches, entrySearchBodies, queryStems } from '@kb/common/search';
+import { entryMatches, entrySearchBodies, queryStems, queryTermGroups } from '@kb/common/search';
 import { SEARCH_LIMIT } from './search';
 
 /**
@@ -81,8 +81,15 @@ export class WholeEntryBaseline {
     return { hits, rawMs };
   }
 
-  /** The milliseconds of the service's own passage msearch for this question, straight against Elasticsearch. */
-  async passageQueryMs(query: string, language: string, vector: Float32Array): Promise<number> {
+  /**
+   * The milliseconds of the service's own passage msearch for this question, straight against
+   * Elasticsearch, and the share of its terms no entry contains (EntryMatches.unknownTerms).
+   */
+  async passageQuery(
+    query: string,
+    language: string,
+    vector: Float32Array,
+  ): Promise<{ ms: number; unknownTerms: number | null }> {
     const filter = entryFilter(this.tenantId, {
       visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
       types: [],
@@ -91,14 +98,15 @@ export class WholeEntryBaseline {
     const bodies = entrySearchBodies({
       query: query.trim(),
       stems: queryStems(query.trim(), language),
+      termGroups: queryTermGroups(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: PASSAGES_ASKED + 2,
       filter,
       queryVector: vector,
     });
     const t0 = performance.now();
-    await entryMatches(this.es, this.index, bodies);
-    return performance.now() - t0;
+    const matches = await entryMatches(this.es, this.index, bodies);
+    return { ms: performance.now() - t0, unknownTerms: matches.unknownTerms ?? null };
   }
 }
 

@@ -28,6 +28,7 @@ import {
   retrieval,
   retrievalByGroup,
   THRESHOLDS,
+  foundAt,
   type OffsetsCheck,
   type QuestionResult,
 } from './metrics';
@@ -265,6 +266,8 @@ async function evaluate(
   log('asking every fact in its own words');
   const ownWordsRanks: (number | null)[] = [];
   const ownWordsPassageHits: boolean[] = [];
+  /** The relevance of each question's entry among its hits (null: not among them, or no relevance). */
+  const ownWordsRelevance: (number | null)[] = [];
   for (const q of questions) {
     if (!q.key || !q.entrySlug) continue;
     const { hits } = await search.search(q.key, q.language);
@@ -273,6 +276,7 @@ async function evaluate(
       ids.get(q.entrySlug),
     );
     ownWordsRanks.push(rank);
+    ownWordsRelevance.push(rank === null ? null : (hits[rank - 1]!.relevance ?? null));
     if (rank !== null && rank <= 5 && search.mode === 'passages')
       ownWordsPassageHits.push(passageContains(hits[rank - 1]!.passages, q.key));
   }
@@ -280,13 +284,16 @@ async function evaluate(
     retrieval: retrieval(ownWordsRanks),
     passageHitRate:
       ownWordsPassageHits.length > 0 ? ownWordsPassageHits.filter(Boolean).length / ownWordsPassageHits.length : null,
+    foundAt: search.mode === 'passages' ? foundAt(ownWordsRelevance) : null,
   };
   phase('own words');
 
   log('latency: every question again, gateway and raw msearch in turn');
   for (const [i, q] of questions.entries()) {
     results[i]!.service.warmMs = (await search.search(q.question, q.language)).ms;
-    results[i]!.service.rawMs = await baseline.passageQueryMs(q.question, q.language, vectors[i]!);
+    const raw = await baseline.passageQuery(q.question, q.language, vectors[i]!);
+    results[i]!.service.rawMs = raw.ms;
+    results[i]!.service.unknownTerms = raw.unknownTerms;
     results[i]!.baseline.warmRawMs = (await baseline.search(q.question, q.language, vectors[i]!)).rawMs;
   }
   phase('latency');
@@ -319,7 +326,10 @@ async function evaluate(
   const calibration = fitLogistic(
     results
       .filter((r) => r.service.hits.length > 0)
-      .map((r) => ({ x: r.service.hits[0]!.score_sources, y: r.position !== undefined && r.service.rank === 1 })),
+      .map((r) => ({
+        x: { ...r.service.hits[0]!.score_sources, unknown_terms: r.service.unknownTerms ?? 0 },
+        y: r.position !== undefined && r.service.rank === 1,
+      })),
   );
   const partial: Omit<Report, 'targets' | 'questions'> = {
     startedAt: '',

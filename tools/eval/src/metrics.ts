@@ -27,6 +27,8 @@ export interface QuestionResult {
     warmMs: number;
     /** The service's own passage msearch straight against Elasticsearch, warm (query vector precomputed). */
     rawMs: number;
+    /** The share of the question's terms no entry contains (the same msearch; null: not counted). */
+    unknownTerms?: number | null;
   };
   baseline: {
     rank: number | null;
@@ -129,6 +131,14 @@ export function noAnswer(results: QuestionResult[], value: (h: QuestionResult['s
       precisionOfAnswers: answered.length ? right / answered.length : NaN,
     };
   });
+}
+
+/** Per threshold, the share of questions whose entry was among the hits with at least that relevance. */
+export function foundAt(relevanceOfEntry: (number | null)[]): { threshold: number; share: number }[] {
+  return THRESHOLDS.map((t) => ({
+    threshold: t,
+    share: relevanceOfEntry.filter((r) => r !== null && r >= t).length / Math.max(1, relevanceOfEntry.length),
+  }));
 }
 
 export function percentile(values: number[], p: number): number {

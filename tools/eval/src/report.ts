@@ -17,7 +17,12 @@ export interface Target {
 
 export interface Report {
   /** Every answerable fact asked with its key span as the question (en + de). */
-  ownWords: { retrieval: Retrieval; passageHitRate: number | null };
+  ownWords: {
+    retrieval: Retrieval;
+    passageHitRate: number | null;
+    /** Per min_relevance threshold, the share whose entry is still found (null: no relevance in the API). */
+    foundAt?: { threshold: number; share: number }[] | null;
+  };
   startedAt: string;
   seconds: number;
   phases: Record<string, number>;
@@ -209,22 +214,31 @@ export function markdown(r: Report): string {
     );
   }
   out.push('## Questions nothing answers', '');
-  const noAnswerTable = (rows: NoAnswerRow[], what: string) =>
+  const ownFound = (t: number) => r.ownWords.foundAt?.find((x) => x.threshold === t)?.share;
+  const noAnswerTable = (rows: NoAnswerRow[], what: string, withOwnWords = false) =>
     table(
-      [what, 'unanswerable: no hit', 'answerable: entry still found', 'top hit right, of those answered'],
+      [
+        what,
+        'unanswerable: no hit',
+        'answerable: entry still found',
+        ...(withOwnWords ? ['in their own words: entry still found'] : []),
+        'top hit right, of those answered',
+      ],
       rows.map((row) => [
         `≥ ${row.threshold}`,
         f(row.unanswerableNoHit),
         f(row.answerableFound),
+        ...(withOwnWords ? [f(ownFound(row.threshold))] : []),
         f(row.precisionOfAnswers),
       ]),
     );
   if (r.service.noAnswer) {
     out.push(
       'Computed here from each hit’s `relevance`, as `min_relevance` would filter: a question gets no hit when no hit ' +
-        'reaches the threshold.',
+        'reaches the threshold. "In their own words": the same facts asked with their key span (above), whose ' +
+        'questions share words with their entry as many users’ do.',
       '',
-      noAnswerTable(r.service.noAnswer, 'min_relevance'),
+      noAnswerTable(r.service.noAnswer, 'min_relevance', true),
       '',
     );
   } else {
@@ -278,7 +292,8 @@ export function markdown(r: Report): string {
   if (r.calibration) {
     const c = r.calibration;
     out.push(
-      `A logistic regression of P(top hit is the right entry) on the top hit’s \`score_sources\` (${c.n} questions with a hit, ` +
+      `A logistic regression of P(top hit is the right entry) on the top hit’s \`score_sources\` and the question’s unknown ` +
+        `terms (the share of its terms no entry contains; ${c.n} questions with a hit, ` +
         `${c.positives} right; unanswerable questions count as wrong), fitted by gradient descent (${c.iterations} steps, L2 ${c.l2}):`,
       '',
       '```text',
@@ -286,7 +301,7 @@ export function markdown(r: Report): string {
       '```',
       '',
       `Log-loss ${c.logLoss.toFixed(4)}, accuracy at 0.5 ${c.accuracy.toFixed(3)}, AUC ${c.auc.toFixed(3)} (on the training data). ` +
-        'The per-question features are in `docs/eval.json` (`questions[].service.hits`).',
+        'The per-question features are in `docs/eval.json` (`questions[].service.hits`, `questions[].service.unknownTerms`).',
       '',
     );
   } else out.push('No fit: no hit carried score_sources.', '');

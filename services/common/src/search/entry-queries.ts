@@ -36,7 +36,18 @@ export interface EntryMatches {
   sentence?: { id: string; version: number; passages: PassageMatch[] }[];
   /** Present when passages were asked for: each entry's best sentence read with its title and headings (cosine). */
   context?: { id: string; version: number; cosine: number }[];
+  /**
+   * The share (0-1) of the question's terms that no entry the search could see contains (title,
+   * summary, keywords or content, after analysis); of its readings (termGroups), the smallest.
+   * A question about something the knowledge base never mentions has a high share: relevance
+   * counts it (FusionProfile.relevance). Absent when no terms were counted.
+   */
+  unknownTerms?: number;
 }
+
+/** At most this many distinct query terms are counted for EntryMatches.unknownTerms. */
+export const MAX_COUNTED_TERMS = 32;
+const TERMS_AGG = 'known_terms';
 
 /** Entry-level text fields (the query as written) beside the stems of title, summary, similarity_text and keywords. */
 export const ENTRY_TITLE_FIELDS = ['title^2', 'summary^1.5', 'similarity_text'];
@@ -72,6 +83,8 @@ export function entrySearchBodies(q: {
   passagesPerHit: number;
   filter: SearchFilter;
   queryVector: Float32Array;
+  /** The query's terms per reading (queryTermGroups): each is counted in the entries the filter lets through. */
+  termGroups?: string[][];
 }): estypes.SearchSearchRequestBody[] {
   const { query, stems, size, filter } = q;
   const should: estypes.QueryDslQueryContainer[] = [
@@ -110,7 +123,13 @@ export function entrySearchBodies(q: {
     },
   });
   return [
-    { size, _source: false, version: true, query: { bool: { filter: [filter], should, minimum_should_match: 1 } } },
+    {
+      size,
+      _source: false,
+      version: true,
+      query: { bool: { filter: [filter], should, minimum_should_match: 1 } },
+      ...termCounts(q.termGroups ?? []),
+    },
     knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', q.passagesPerHit)),
     // Which passages state it (the entries' best sentences), and the best sentence in its context.
     ...(q.passagesPerHit > 0
@@ -120,6 +139,40 @@ export function entrySearchBodies(q: {
         ]
       : []),
   ];
+}
+
+/**
+ * How many entries contain each query term, as an aggregation of the keyword search: an entry that
+ * contains a term matches that search (its stems or a passage's), so the counts are over the
+ * entries the filter lets through (this caller's visible ones), never more. The readings go along
+ * as the aggregation's `meta`, which Elasticsearch returns with the buckets.
+ */
+function termCounts(groups: string[][]): { aggs?: Record<string, estypes.AggregationsAggregationContainer> } {
+  const counted = [...new Set(groups.flat())].slice(0, MAX_COUNTED_TERMS);
+  if (counted.length === 0) return {};
+  const filters: Record<string, estypes.QueryDslQueryContainer> = {};
+  counted.forEach((term, i) => {
+    filters[String(i)] = {
+      bool: {
+        should: [
+          { term: { stems: term } },
+          { nested: { path: PASSAGES_PATH, query: { term: { [PASSAGE_STEMS_PATH]: term } } } },
+        ],
+      },
+    };
+  });
+  const readings = groups.map((g) => g.map((t) => counted.indexOf(t)).filter((i) => i >= 0)).filter((g) => g.length);
+  return { aggs: { [TERMS_AGG]: { filters: { filters }, meta: { readings } } } };
+}
+
+/** EntryMatches.unknownTerms from the keyword search's term counts (undefined without them). */
+export function unknownTermShare(aggregations: Record<string, unknown> | undefined): number | undefined {
+  const agg = aggregations?.[TERMS_AGG] as
+    { buckets?: Record<string, { doc_count?: number }>; meta?: { readings?: number[][] } } | undefined;
+  const readings = agg?.meta?.readings ?? [];
+  if (!agg?.buckets || readings.length === 0) return undefined;
+  const unknown = (i: number) => (Number(agg.buckets?.[String(i)]?.doc_count ?? 0) > 0 ? 0 : 1);
+  return Math.min(...readings.map((r) => r.reduce((n, i) => n + unknown(i), 0) / r.length));
 }
 
 type Hit = estypes.SearchHit<unknown>;
@@ -149,10 +202,12 @@ export async function entryMatches(
   const res = await withElasticsearch(() =>
     es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [{}, body]) }),
   );
-  const [keyword, vector, sentence, context] = res.responses.map((r) => {
+  const answers = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);
-    return r.hits.hits;
+    return r;
   });
+  const [keyword, vector, sentence, context] = answers.map((r) => r.hits.hits);
+  const unknownTerms = unknownTermShare(answers[0]?.aggregations);
   const named = (h: Hit, name: string) =>
     Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
   return {
@@ -189,5 +244,6 @@ export async function entryMatches(
           })),
         }
       : {}),
+    ...(unknownTerms !== undefined ? { unknownTerms } : {}),
   };
 }

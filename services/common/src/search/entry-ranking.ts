@@ -41,12 +41,13 @@ export interface FusionProfile {
   damping?: number;
   /**
    * Relevance = logistic(intercept + cosine × the entry's meaning (FusionProfile.meaning) + keyword ×
-   * score_sources.keyword + score × score),
+   * score_sources.keyword + score × score + unknownTerms × the share of the question's terms that
+   * no entry searched contains (EntryMatches.unknownTerms)),
    * fitted on `npm run eval` so that 0.5 separates the answering entries of answerable questions
    * from every hit of questions nothing answers as well as the signals allow (docs/search.md,
    * "Relevance").
    */
-  relevance: { intercept: number; cosine: number; keyword: number; score: number };
+  relevance: { intercept: number; cosine: number; keyword: number; score: number; unknownTerms: number };
 }
 /** Shares of an entry's meaning; they add up to 1. */
 export interface MeaningShares {
@@ -59,13 +60,13 @@ export const SEMANTIC: FusionProfile = {
   passageKeywordWeight: 0.3,
   meaning: { passage: 0.25, sentence: 0.25, context: 0.5 },
   damping: 20,
-  relevance: { intercept: -4.32, cosine: 11, keyword: 1.15, score: 0 },
+  relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -2 },
 };
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
   meaning: { passage: 1, sentence: 0, context: 0 },
-  relevance: { intercept: -3.33, cosine: 0, keyword: 0, score: 9 },
+  relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
 };
 
 /**
@@ -92,10 +93,20 @@ export function meaningShares(shares: MeaningShares, contextFound: boolean): Mea
   return { passage: shares.passage / rest, sentence: shares.sentence / rest, context: 0 };
 }
 
-/** The calibrated relevance (0-1) of a hit with these signals. */
-export function relevanceOf(profile: FusionProfile, cosine: number, keyword: number, score: number): number {
+/**
+ * The calibrated relevance (0-1) of a hit with these signals; `unknownTerms` is the question's
+ * (0-1: the share of its terms that no entry searched contains, EntryMatches.unknownTerms).
+ */
+export function relevanceOf(
+  profile: FusionProfile,
+  cosine: number,
+  keyword: number,
+  score: number,
+  unknownTerms = 0,
+): number {
   const r = profile.relevance;
-  return 1 / (1 + Math.exp(-(r.intercept + r.cosine * cosine + r.keyword * keyword + r.score * score)));
+  const logit = r.intercept + r.cosine * cosine + r.keyword * keyword + r.score * score + r.unknownTerms * unknownTerms;
+  return 1 / (1 + Math.exp(-logit));
 }
 
 export const profileFor = (language: string | null | undefined, modelLanguages: readonly string[]) =>
@@ -118,6 +129,21 @@ export interface RankedEntryHit {
   /** 0-1, calibrated (FusionProfile.relevance): at 0.5 and above the entry most likely answers. */
   relevance: number;
   passages: RankedPassage[];
+}
+
+/**
+ * The query's terms, one list per way it may be read: in the language asked for, else in each
+ * language entries are stemmed in ('en', 'de'). Distinct terms, in order.
+ */
+export function queryTermGroups(query: string, language: string | null | undefined): string[][] {
+  const terms = (lang: string) => [
+    ...new Set(
+      analyzeText(query, lang)
+        .split(' ')
+        .filter((t) => t !== ''),
+    ),
+  ];
+  return language ? [terms(language)] : [terms('en'), terms('de')];
 }
 
 /** The query's stems: in the language asked for, else in every language entries are stemmed in (the union). */
@@ -234,7 +260,7 @@ export function rankEntries(
       score_sources,
       version: p.version,
       cosine: p.vector,
-      relevance: relevanceOf(profile, meaning, score_sources['keyword']!, score),
+      relevance: relevanceOf(profile, meaning, score_sources['keyword']!, score, matches.unknownTerms ?? 0),
       passages,
     };
   });

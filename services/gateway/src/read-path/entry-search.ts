@@ -16,6 +16,7 @@ import {
   entrySearchBodies,
   profileFor,
   queryStems,
+  queryTermGroups,
   rankEntries,
   withElasticsearch,
   type ElasticsearchClient,
@@ -206,6 +207,7 @@ export function entrySearch(deps: {
       const bodies = entrySearchBodies({
         query,
         stems: queryStems(query, req.language),
+        termGroups: queryTermGroups(query, req.language),
         size: Math.max(limit * 3, 30),
         // Two more per side than asked: the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,

@@ -7,6 +7,7 @@ import {
   MAX_PASSAGES,
   profileFor,
   queryStems,
+  queryTermGroups,
   rankEntries,
   type RankedEntryHit,
 } from '@kb/common/search';
@@ -45,6 +46,7 @@ export async function searchEntries(
   const bodies = entrySearchBodies({
     query,
     stems: queryStems(query, req.language),
+    termGroups: queryTermGroups(query, req.language),
     size,
     // Two more per side than asked: the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,

@@ -45,6 +45,20 @@ const getDoc = async (id: string, index = productsAlias()) => {
   }
 };
 
+/** Resolves once no refresh is running or queued on the Elasticsearch node (at most 5 s). */
+async function refreshThreadsIdle(): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    const stats = await es.nodes.stats({ metric: 'thread_pool' });
+    const busy = Object.values(stats.nodes).some((n) => {
+      const pool = n.thread_pool?.['refresh'];
+      return (pool?.active ?? 0) + (pool?.queue ?? 0) > 0;
+    });
+    if (!busy) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('indexing products', () => {
   test('when a product is indexed, then it is stored under the alias with its version and three vectors', async () => {
     const id = randomUUID();
@@ -86,6 +100,10 @@ describe('indexing products', () => {
     async () => {
       // No periodic refresh while this runs: what a search finds is only what a refresh made searchable.
       await es.indices.putSettings({ index: productsAlias(), settings: { refresh_interval: '-1' } });
+      // Elasticsearch answers a refresh_interval change with one more refresh of its own, run on its
+      // refresh threads after the change is acknowledged: wait for them to be idle, or that refresh
+      // could come after the write below and make it searchable.
+      await refreshThreadsIdle();
       try {
         const t = `t-${randomUUID()}`;
         const [later, now] = [randomUUID(), randomUUID()];
