@@ -9,7 +9,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
-import { entryMatches, entrySearchBodies, queryStems, queryTermGroups } from '@kb/common/search';
+import { entryMatches, entrySearchBodies, queryStems, queryTermGroups, unknownTermShare } from '@kb/common/search';
 import { SEARCH_LIMIT } from './search';
 
 /**
@@ -90,12 +90,27 @@ export class WholeEntryBaseline {
     language: string,
     vector: Float32Array,
   ): Promise<{ ms: number; unknownTerms: number | null }> {
+    const bodies = this.passageBodies(query, language, vector);
+    const t0 = performance.now();
+    const matches = await entryMatches(this.es, this.index, bodies);
+    return { ms: performance.now() - t0, unknownTerms: matches.unknownTerms ?? null };
+  }
+
+  /** The share of the question's terms no entry contains, from the keyword search's term counts alone. */
+  async unknownTerms(query: string, language: string): Promise<number | null> {
+    const [keyword] = this.passageBodies(query, language, new Float32Array([1]));
+    const res = await this.es.search({ index: this.index, ...keyword!, size: 0 });
+    return unknownTermShare(res.aggregations) ?? null;
+  }
+
+  /** The service's passage msearch for this question (entrySearchBodies, as the similarity service builds it). */
+  private passageBodies(query: string, language: string, vector: Float32Array) {
     const filter = entryFilter(this.tenantId, {
       visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
       types: [],
       language,
     });
-    const bodies = entrySearchBodies({
+    return entrySearchBodies({
       query: query.trim(),
       stems: queryStems(query.trim(), language),
       termGroups: queryTermGroups(query.trim(), language),
@@ -104,9 +119,6 @@ export class WholeEntryBaseline {
       filter,
       queryVector: vector,
     });
-    const t0 = performance.now();
-    const matches = await entryMatches(this.es, this.index, bodies);
-    return { ms: performance.now() - t0, unknownTerms: matches.unknownTerms ?? null };
   }
 }
 

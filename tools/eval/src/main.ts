@@ -32,7 +32,7 @@ import {
   type OffsetsCheck,
   type QuestionResult,
 } from './metrics';
-import { markdown, summary, targets, writeReport, type Report } from './report';
+import { markdown, summary, targets, writeReport, type OwnWordsQuestion, type Report } from './report';
 import { Api, CALL_TIMEOUT_MS, EntrySearch, PASSAGES, SEARCH_LIMIT } from './search';
 
 const log = (msg: string) => process.stdout.write(`[eval] ${msg}\n`);
@@ -266,8 +266,8 @@ async function evaluate(
   log('asking every fact in its own words');
   const ownWordsRanks: (number | null)[] = [];
   const ownWordsPassageHits: boolean[] = [];
-  /** The relevance of each question's entry among its hits (null: not among them, or no relevance). */
-  const ownWordsRelevance: (number | null)[] = [];
+  /** Each question's entry among its hits: rank and relevance (null: not among them), and its unknown terms. */
+  const ownWordsQuestions: OwnWordsQuestion[] = [];
   for (const q of questions) {
     if (!q.key || !q.entrySlug) continue;
     const { hits } = await search.search(q.key, q.language);
@@ -276,7 +276,13 @@ async function evaluate(
       ids.get(q.entrySlug),
     );
     ownWordsRanks.push(rank);
-    ownWordsRelevance.push(rank === null ? null : (hits[rank - 1]!.relevance ?? null));
+    ownWordsQuestions.push({
+      id: q.id,
+      language: q.language,
+      rank,
+      relevance: rank === null ? null : (hits[rank - 1]!.relevance ?? null),
+      unknownTerms: await baseline.unknownTerms(q.key, q.language),
+    });
     if (rank !== null && rank <= 5 && search.mode === 'passages')
       ownWordsPassageHits.push(passageContains(hits[rank - 1]!.passages, q.key));
   }
@@ -284,7 +290,8 @@ async function evaluate(
     retrieval: retrieval(ownWordsRanks),
     passageHitRate:
       ownWordsPassageHits.length > 0 ? ownWordsPassageHits.filter(Boolean).length / ownWordsPassageHits.length : null,
-    foundAt: search.mode === 'passages' ? foundAt(ownWordsRelevance) : null,
+    foundAt: search.mode === 'passages' ? foundAt(ownWordsQuestions.map((x) => x.relevance)) : null,
+    questions: ownWordsQuestions,
   };
   phase('own words');
 

@@ -15,6 +15,15 @@ export interface Target {
   met: boolean | null;
 }
 
+/** A fact asked in its own words: its entry's rank and relevance among the hits (null: absent), its unknown terms. */
+export interface OwnWordsQuestion {
+  id: string;
+  language: string;
+  rank: number | null;
+  relevance: number | null;
+  unknownTerms: number | null;
+}
+
 export interface Report {
   /** Every answerable fact asked with its key span as the question (en + de). */
   ownWords: {
@@ -22,6 +31,7 @@ export interface Report {
     passageHitRate: number | null;
     /** Per min_relevance threshold, the share whose entry is still found (null: no relevance in the API). */
     foundAt?: { threshold: number; share: number }[] | null;
+    questions?: OwnWordsQuestion[];
   };
   startedAt: string;
   seconds: number;
@@ -312,6 +322,7 @@ export function markdown(r: Report): string {
     'npm run eval -- --entries 12      # a quick run on 12 entries (all unanswerable questions)',
     'npm run eval -- --check-corpus    # only build and check the corpus, no stack',
     "node tools/eval/dist/models.js    # a model's vectors alone on the corpus, no stack (docs/search.md)",
+    'node tools/eval/dist/calibrate.js # other relevance coefficients on this docs/eval.json (docs/search.md)',
     '```',
     '',
     `The corpus is generated in code (\`tools/eval/src/corpus/\`, seed ${r.corpus.seed}): the same text on every machine. ` +
