@@ -257,6 +257,11 @@ describe('German', () => {
     const found = await hits({ query: 'Wer holt eine Rücksendung eines Kühlschranks ab?', language: 'de' });
     expect(found[0]?.entry.id).toBe(de.id);
     expect(found[0]!.passages[0]!.text).toContain('Rücksendungen');
+    // Without language the question is read as the German it is (ranked by its words), every entry searched.
+    const unsaid = await hits({ query: 'Wer holt eine Rücksendung eines Kühlschranks ab?' });
+    expect(unsaid[0]?.entry.id).toBe(de.id);
+    expect(unsaid[0]!.passages[0]!.text).toContain('Rücksendungen');
+    expect(unsaid.some((h) => h.entry.id !== de.id)).toBe(true); // English entries were searched too
   });
 });
 

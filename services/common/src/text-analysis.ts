@@ -12,6 +12,8 @@
  * in a few tens of milliseconds, lazily, on the first call.
  */
 
+import { detect } from 'tinyld/light';
+
 /** A Snowball stemmer of NLP.js (untyped JavaScript): `stemWord` memoises every word in `cache`. */
 interface NlpStemmer {
   stemWord(word: string): string;
@@ -94,6 +96,24 @@ export function markTerms(
     }
   }
   return marks;
+}
+
+/** A question of fewer words is not told apart: one or two words are too few to tell English from German. */
+export const MIN_WORDS_TO_DETECT = 3;
+
+/**
+ * The language of a question that does not say it, among those analysed here ('en', 'de'), or
+ * undefined when it has fewer than MIN_WORDS_TO_DETECT words or the detector cannot tell. A
+ * character n-gram detector for short texts (tinyld's light model, MIT, CommonJS: ~2 MB of heap
+ * against ~27 MB for its normal model, and the same answers on the evaluation's 422 questions,
+ * 421 right and one English question of two German product names read as German), ~0.1 ms a
+ * question.
+ */
+export function detectQuestionLanguage(text: string): 'en' | 'de' | undefined {
+  const words = text.match(WORD)?.length ?? 0;
+  if (words < MIN_WORDS_TO_DETECT) return undefined;
+  const found = detect(text, { only: ['en', 'de'] });
+  return found === 'en' || found === 'de' ? found : undefined;
 }
 
 function languageOf(language: string | null | undefined): Language {

@@ -1,4 +1,4 @@
-import { analyzeText, germanCompoundParts, markTerms } from '../src/text-analysis';
+import { analyzeText, detectQuestionLanguage, germanCompoundParts, markTerms } from '../src/text-analysis';
 
 const terms = (text: string, language: string | null | undefined) => analyzeText(text, language).split(' ');
 const marked = (text: string, query: string, language: string | null | undefined) =>
@@ -164,5 +164,23 @@ describe('markTerms', () => {
 
   test('other languages match lower-cased words exactly', () => {
     expect(marked('Retours et RETOURS, retour', 'retours', 'fr')).toEqual(['Retours', 'RETOURS']);
+  });
+});
+
+describe('detectQuestionLanguage', () => {
+  test.each([
+    ['Wie lange dauert der Versand in die Schweiz?', 'de'],
+    ['Repariert ihr auch Fahrräder?', 'de'],
+    ['Wer holt eine Rücksendung eines Kühlschranks ab?', 'de'],
+    ['Can I return gear I already used outdoors?', 'en'],
+    ['who do I call when the pipes freeze?', 'en'],
+    ['must the person accepting a wine parcel show ID?', 'en'],
+  ])('a question of three words or more: %s is %s', (question, language) => {
+    expect(detectQuestionLanguage(question)).toBe(language);
+  });
+
+  test('too few words, or none, or nothing either language has: undefined', () => {
+    for (const q of ['refund', 'cancel order', 'Versandkosten', '', '   ', '123 456 789', '?? !! ..'])
+      expect(detectQuestionLanguage(q)).toBeUndefined();
   });
 });

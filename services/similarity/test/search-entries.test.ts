@@ -1,5 +1,5 @@
 import type { EntryMatches } from '@kb/common/search';
-import { LEXICAL, profileFor, rankEntries, relevanceOf, SEMANTIC } from '@kb/common/search';
+import { LEXICAL, profileFor, questionProfile, rankEntries, relevanceOf, SEMANTIC } from '@kb/common/search';
 
 const keywordHit = (id: string, bm25: number, passages: [number, number, number][] = []) => ({
   id,
@@ -143,6 +143,16 @@ describe('entry fusion', () => {
     expect(at(0.6)).toBeGreaterThan(0.85);
     expect(at(1)).toBeLessThanOrEqual(1);
     expect(relevanceOf(LEXICAL, 0.9, 0, 0.1)).toBeLessThan(relevanceOf(LEXICAL, 0.1, 0, 0.6));
+  });
+
+  test('when a question names no language, then a German one ranks by its words on an English model, others by meaning', () => {
+    expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', undefined, ['en'])).toBe(LEXICAL);
+    expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', '', ['en'])).toBe(LEXICAL);
+    expect(questionProfile('How long does shipping to Switzerland take?', undefined, ['en'])).toBe(SEMANTIC);
+    expect(questionProfile('Versandkosten', undefined, ['en'])).toBe(SEMANTIC); // too short to tell
+    // A language named wins over the detected one; a model that knows German ranks it by meaning.
+    expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', 'en', ['en'])).toBe(SEMANTIC);
+    expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', undefined, ['en', 'de'])).toBe(SEMANTIC);
   });
 
   test('when more of the question’s terms are in no entry, then every hit’s relevance is lower and the ranking the same', () => {

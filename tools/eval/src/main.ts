@@ -42,10 +42,18 @@ interface Options {
   keep: boolean;
   out: string;
   checkOnly: boolean;
+  /** --no-language: questions are asked without their language (the search reads them in every language). */
+  withLanguage: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { entries: undefined, keep: false, out: resolve(checkoutDir(), 'docs'), checkOnly: false };
+  const options: Options = {
+    entries: undefined,
+    keep: false,
+    out: resolve(checkoutDir(), 'docs'),
+    checkOnly: false,
+    withLanguage: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = () => {
@@ -60,8 +68,9 @@ function parseArgs(argv: string[]): Options {
     } else if (arg === '--keep') options.keep = true;
     else if (arg === '--out') options.out = resolve(value());
     else if (arg === '--check-corpus') options.checkOnly = true;
+    else if (arg === '--no-language') options.withLanguage = false;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus]\n');
+      process.stdout.write('npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus] [--no-language]\n');
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
   }
@@ -122,7 +131,7 @@ async function main(): Promise<void> {
     await waitIndexed(stack, es, entriesIndex, ids.size);
     phase('index');
 
-    const report = await evaluate(api, es, stack, corpus, ids, entriesIndex, phase);
+    const report = await evaluate(api, es, stack, corpus, ids, entriesIndex, phase, options.withLanguage);
     report.startedAt = startedAt;
     report.settings.entries = options.entries ?? 'all';
     report.seconds = (performance.now() - began) / 1000;
@@ -200,6 +209,7 @@ async function evaluate(
   ids: Map<string, string>,
   entriesIndex: string,
   phase: (name: string) => void,
+  withLanguage: boolean,
 ): Promise<Report> {
   const questions = corpus.questions;
   log(`embedding ${questions.length} questions for the whole-entry baseline`);
@@ -208,7 +218,7 @@ async function evaluate(
     questions.map((q) => q.question),
   );
   const baseline = new WholeEntryBaseline(es, entriesIndex, TENANT);
-  const search = new EntrySearch(api);
+  const search = new EntrySearch(api, { withLanguage });
   phase('embed');
 
   log(`asking ${questions.length} questions (gateway, then the whole-entry baseline)`);
@@ -356,6 +366,7 @@ async function evaluate(
       database: EVAL_DATABASE,
       indexPrefix: EVAL_INDEX_PREFIX,
       entriesIndex,
+      questionLanguage: withLanguage ? 'asked' : 'omitted',
     },
     mode: search.mode ?? 'fallback',
     baselineFields: { fromService: fields.fromService, ...fields.fields },

@@ -51,6 +51,8 @@ export interface Report {
     database: string;
     indexPrefix: string;
     entriesIndex: string;
+    /** Whether the search requests named the question's language (`--no-language`: omitted). */
+    questionLanguage?: 'asked' | 'omitted';
   };
   mode: SearchMode;
   baselineFields: { fromService: boolean; textFields: string[]; keywordField: string; vectorField: string };
@@ -123,8 +125,10 @@ function table(headers: string[], rows: string[][]): string {
 }
 
 function modeLine(r: Report): string {
+  const language = r.settings.questionLanguage === 'omitted' ? '' : ', language';
   return r.mode === 'passages'
-    ? 'passages (the gateway answered `{query, limit: 10, passages: 3, language, include_content: false}` with passages and relevance)'
+    ? `passages (the gateway answered \`{query, limit: 10, passages: 3${language}, include_content: false}\` with passages and relevance` +
+        (language ? ')' : '; no `language`: every question read in English and German, every entry searched)')
     : 'fallback (the gateway refused the passage fields with a 422, so only `{query, limit, language}` was sent: ' +
         'no passages, no relevance)';
 }
@@ -321,6 +325,7 @@ export function markdown(r: Report): string {
     'npm run eval                      # the whole corpus, writes docs/eval.json and docs/eval.md',
     'npm run eval -- --entries 12      # a quick run on 12 entries (all unanswerable questions)',
     'npm run eval -- --check-corpus    # only build and check the corpus, no stack',
+    'npm run eval -- --no-language     # the questions asked without their language',
     "node tools/eval/dist/models.js    # a model's vectors alone on the corpus, no stack (docs/search.md)",
     'node tools/eval/dist/calibrate.js # other relevance coefficients on this docs/eval.json (docs/search.md)',
     '```',

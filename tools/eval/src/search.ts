@@ -40,7 +40,10 @@ const unknownField = (err: unknown) =>
 export class EntrySearch {
   mode: SearchMode | undefined;
 
-  constructor(private readonly api: Api) {}
+  constructor(
+    private readonly api: Api,
+    private readonly options: { withLanguage?: boolean } = {},
+  ) {}
 
   /** One search; `ms` is the round trip of the request whose answer is returned. */
   async search(
@@ -48,14 +51,15 @@ export class EntrySearch {
     language: string,
     options: { includeContent?: boolean } = {},
   ): Promise<{ hits: Hit[]; ms: number }> {
+    const lang = this.options.withLanguage === false ? {} : { language };
     const full = {
       query,
       limit: SEARCH_LIMIT,
       passages: PASSAGES,
-      language,
+      ...lang,
       include_content: options.includeContent ?? false,
     };
-    const older = { query, limit: SEARCH_LIMIT, language };
+    const older = { query, limit: SEARCH_LIMIT, ...lang };
     if (this.mode !== 'fallback') {
       try {
         const answer = await this.timed(full);

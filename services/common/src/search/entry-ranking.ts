@@ -1,4 +1,4 @@
-import { analyzeText } from '../text-analysis';
+import { analyzeText, detectQuestionLanguage } from '../text-analysis';
 import type { EntryMatches, PassageMatch } from './entry-queries';
 import { TEXT_SHARE } from './hybrid-ranking';
 import { byScoreThenId } from './similar-products';
@@ -111,6 +111,19 @@ export function relevanceOf(
 
 export const profileFor = (language: string | null | undefined, modelLanguages: readonly string[]) =>
   !language || modelLanguages.includes(language.slice(0, 2).toLowerCase()) ? SEMANTIC : LEXICAL;
+
+/**
+ * The profile of a question: by the language it was asked in, else by the one it is written in
+ * when that can be told (detectQuestionLanguage: a German question ranks by its words on an
+ * English model whether or not the caller said so), else semantic. Only the profile follows the
+ * detected language: entries of every language are still searched, and the question is still
+ * read in each language (queryStems, queryTermGroups).
+ */
+export const questionProfile = (
+  query: string,
+  language: string | null | undefined,
+  modelLanguages: readonly string[],
+) => profileFor(language || detectQuestionLanguage(query), modelLanguages);
 
 export interface RankedPassage {
   start: number;

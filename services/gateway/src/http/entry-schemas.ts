@@ -222,7 +222,15 @@ export const EntrySearch = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })),
     types: Type.Optional(Type.Array(EntryType, { maxItems: 7 })),
     category_id: Type.Optional(Uuid),
-    language: Type.Optional(Language),
+    language: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 5,
+        description:
+          'Only entries in this language, the question read in it. Absent: every entry, the question read in English ' +
+          'and German, and ranked as the language it is written in when that can be told (three words or more)',
+      }),
+    ),
     passages: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 5, default: 3, description: 'Best passages per hit (0: none)' }),
     ),

@@ -14,7 +14,7 @@ import {
   entryFilter,
   entryMatches,
   entrySearchBodies,
-  profileFor,
+  questionProfile,
   queryStems,
   queryTermGroups,
   rankEntries,
@@ -217,7 +217,7 @@ export function entrySearch(deps: {
       let ranked: RankedEntryHit[];
       try {
         const matches = await entryMatches(es, index, bodies);
-        ranked = rankEntries(matches, limit, passages, profileFor(req.language, model.languages));
+        ranked = rankEntries(matches, limit, passages, questionProfile(query, req.language, model.languages));
       } catch (err) {
         // No index yet (nothing indexed so far): the similarity service creates it on the gRPC path.
         if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;

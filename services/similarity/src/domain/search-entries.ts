@@ -5,7 +5,7 @@ import {
   entrySearchBodies,
   MAX_FILTER_TAGS,
   MAX_PASSAGES,
-  profileFor,
+  questionProfile,
   queryStems,
   queryTermGroups,
   rankEntries,
@@ -54,5 +54,5 @@ export async function searchEntries(
     queryVector: queryVector!.vector,
   });
   const matches = await entryMatches(deps.es, deps.indices.alias('entries'), bodies);
-  return rankEntries(matches, limit, passagesPerHit, profileFor(req.language, modelLanguages));
+  return rankEntries(matches, limit, passagesPerHit, questionProfile(query, req.language, modelLanguages));
 }
