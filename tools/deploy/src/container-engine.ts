@@ -26,6 +26,28 @@ export const NO_ENGINE_HELP =
   '`apt-get install podman runc` (see docker/README.md for the two settings podman needs on some machines), ' +
   'or name one with CONTAINER_ENGINE=docker|podman.';
 
+/**
+ * Open files a podman build step may hold: podman (buildah) gives RUN steps 1,024 when the
+ * repository's containers.conf leaves out the default ulimits (which this machine kind refuses),
+ * and `npm ci` opening its cache's index files comes close enough to that to fail now and then
+ * with EMFILE. Raised to this process's own hard limit, the most a container here may be given
+ * (more is refused), at most 65,536; undefined when that is no more than 1,024 or unknown.
+ */
+export function buildNofile(hardLimit: number | undefined): number | undefined {
+  if (hardLimit === undefined || hardLimit <= 1024) return undefined;
+  return Math.min(hardLimit, 65_536);
+}
+
+/** This process's hard limit on open files (undefined when it cannot be read); "unlimited" counts as Infinity. */
+export function processHardNofile(): number | undefined {
+  const r = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' });
+  const out = r.stdout?.trim();
+  if (r.status !== 0 || !out) return undefined;
+  if (out === 'unlimited') return Infinity;
+  const n = Number(out);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
 /** The repository's podman settings (no default ulimits, the runc runtime); see docker/README.md. */
 export function containersConfFile(): string {
   return join(checkoutDir(), 'docker', 'containers.conf');

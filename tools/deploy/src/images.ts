@@ -20,6 +20,8 @@ import { checkoutDir, ensureEmbeddingModel, pinnedNode } from '@kb/devstack';
 import {
   IMAGE_SERVICES,
   NO_ENGINE_HELP,
+  buildNofile,
+  processHardNofile,
   engineEnv,
   findEngineCli,
   imageExists,
@@ -72,6 +74,8 @@ async function buildBase(engine: EngineCli, root: string): Promise<string> {
 /** Engine-specific flags: host networking for the build's downloads, and a TLS proxy's CA where the host has one. */
 function buildFlags(engine: EngineCli): string[] {
   const flags = ['--network', 'host'];
+  const nofile = engine === 'podman' ? buildNofile(processHardNofile()) : undefined;
+  if (nofile !== undefined) flags.push('--ulimit', `nofile=${nofile}:${nofile}`);
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   // BuildKit has no build-time volumes; the podman (buildah) build mounts the host's CA bundle.
   if (ca && engine === 'podman')
