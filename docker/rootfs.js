@@ -74,6 +74,16 @@ function app(service, appDir) {
       }
     }
   }
+  const tinyld = path.join(appDir, 'node_modules/tinyld');
+  if (fs.existsSync(tinyld)) {
+    // Question language detection loads the light model only (services/common text-analysis.ts);
+    // the package also ships its normal and heavy models, a playground and images (~12 MB).
+    const keep = new Set(['package.json', 'license', 'dist/tinyld.light.node.js']);
+    for (const file of fs.readdirSync(tinyld, { recursive: true })) {
+      const full = path.join(tinyld, file);
+      if (!keep.has(file) && fs.statSync(full, { throwIfNoEntry: false })?.isFile()) fs.rmSync(full);
+    }
+  }
   // The manifest stage carries the tools' package.json files only because `npm ci` checks every
   // workspace against the lock. Of tools/, only the admin CLI ships, in the knowledge image alone:
   // the chart's bootstrap Job and an operator's one-off pod run it as `node /app/admin.js …`
