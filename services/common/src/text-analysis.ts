@@ -12,8 +12,6 @@
  * in a few tens of milliseconds, lazily, on the first call.
  */
 
-import { detect } from 'tinyld/light';
-
 /** A Snowball stemmer of NLP.js (untyped JavaScript): `stemWord` memoises every word in `cache`. */
 interface NlpStemmer {
   stemWord(word: string): string;
@@ -98,6 +96,8 @@ export function markTerms(
   return marks;
 }
 
+let detector: typeof import('tinyld/light') | undefined;
+
 /** A question of fewer words is not told apart: one or two words are too few to tell English from German. */
 export const MIN_WORDS_TO_DETECT = 3;
 
@@ -112,7 +112,9 @@ export const MIN_WORDS_TO_DETECT = 3;
 export function detectQuestionLanguage(text: string): 'en' | 'de' | undefined {
   const words = text.match(WORD)?.length ?? 0;
   if (words < MIN_WORDS_TO_DETECT) return undefined;
-  const found = detect(text, { only: ['en', 'de'] });
+  // Loaded on first use, as the stemmers are: most users of @kb/common never detect a language.
+  detector ??= require('tinyld/light') as typeof import('tinyld/light');
+  const found = detector.detect(text, { only: ['en', 'de'] });
   return found === 'en' || found === 'de' ? found : undefined;
 }
 
