@@ -97,14 +97,14 @@ export class WholeEntryBaseline {
   }
 
   /** The share of the question's terms no entry contains, from the keyword search's term counts alone. */
-  async unknownTerms(query: string, language: string): Promise<number | null> {
+  async unknownTerms(query: string, language: string | undefined): Promise<number | null> {
     const [keyword] = this.passageBodies(query, language, new Float32Array([1]));
     const res = await this.es.search({ index: this.index, ...keyword!, size: 0 });
     return unknownTermShare(res.aggregations) ?? null;
   }
 
   /** The service's passage msearch for this question (entrySearchBodies, as the similarity service builds it). */
-  private passageBodies(query: string, language: string, vector: Float32Array) {
+  private passageBodies(query: string, language: string | undefined, vector: Float32Array) {
     const filter = entryFilter(this.tenantId, {
       visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
       types: [],

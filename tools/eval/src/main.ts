@@ -291,7 +291,7 @@ async function evaluate(
       language: q.language,
       rank,
       relevance: rank === null ? null : (hits[rank - 1]!.relevance ?? null),
-      unknownTerms: await baseline.unknownTerms(q.key, q.language),
+      unknownTerms: await baseline.unknownTerms(q.key, withLanguage ? q.language : undefined),
     });
     if (rank !== null && rank <= 5 && search.mode === 'passages')
       ownWordsPassageHits.push(passageContains(hits[rank - 1]!.passages, q.key));
@@ -310,7 +310,10 @@ async function evaluate(
     results[i]!.service.warmMs = (await search.search(q.question, q.language)).ms;
     const raw = await baseline.passageQuery(q.question, q.language, vectors[i]!);
     results[i]!.service.rawMs = raw.ms;
-    results[i]!.service.unknownTerms = raw.unknownTerms;
+    // As the search asked it: without its language, every entry and both readings count.
+    results[i]!.service.unknownTerms = withLanguage
+      ? raw.unknownTerms
+      : await baseline.unknownTerms(q.question, undefined);
     results[i]!.baseline.warmRawMs = (await baseline.search(q.question, q.language, vectors[i]!)).rawMs;
   }
   phase('latency');
