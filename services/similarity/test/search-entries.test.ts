@@ -1,5 +1,13 @@
 import type { EntryMatches } from '@kb/common/search';
-import { LEXICAL, profileFor, questionProfile, rankEntries, relevanceOf, SEMANTIC } from '@kb/common/search';
+import {
+  LEXICAL,
+  meaningShares,
+  profileFor,
+  questionProfile,
+  rankEntries,
+  relevanceOf,
+  SEMANTIC,
+} from '@kb/common/search';
 
 const keywordHit = (id: string, bm25: number, passages: [number, number, number][] = []) => ({
   id,
@@ -73,20 +81,26 @@ describe('entry fusion', () => {
         { id: 'a', version: 1, cosine: 0.9 },
         { id: 'c', version: 1, cosine: 0.95 },
       ],
+      topic: [{ id: 'a', version: 1, cosine: 0.6 }],
     };
     const hits = rankEntries(matches, 10, 2, SEMANTIC);
     expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
     expect(hits[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
     expect(hits[0]!.passages[0]!.cosine).toBeCloseTo(0.45);
-    // The entry's meaning: a quarter its best passage's cosine, a quarter its best sentence's, half
-    // its best sentence's in context (0.125 + 0.2 + 0.45 = 0.775, not 0.5).
+    // The entry's meaning: the profile's shares of its best passage's cosine (0.5), its best
+    // sentence's (0.8), its best sentence's in context (0.9) and its topic's (0.6).
+    const m = SEMANTIC.meaning;
+    const meaning = m.passage * 0.5 + m.sentence * 0.8 + m.context * 0.9 + m.topic * 0.6;
+    expect(meaning).toBeGreaterThan(0.6);
     const vw = 1 - SEMANTIC.keywordWeight;
-    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * 0.775);
-    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, 0.775, 0, hits[0]!.score));
+    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * meaning);
+    expect(hits[0]!.relevance).toBeCloseTo(relevanceOf(SEMANTIC, meaning, 0, hits[0]!.score));
     expect(hits[1]!.score_sources['vector']).toBeCloseTo(vw * 0.4); // no sentence found: its passage alone
-    // An index built before context vectors (none found at all): half passage, half sentence (0.65).
-    const older = rankEntries({ ...matches, context: [] }, 10, 2, SEMANTIC);
-    expect(older[0]!.score_sources['vector']).toBeCloseTo(vw * 0.65);
+    // An index built before context and topic vectors (none found at all): passage and sentence alone.
+    const older = rankEntries({ ...matches, context: [], topic: [] }, 10, 2, SEMANTIC);
+    expect(older[0]!.score_sources['vector']).toBeCloseTo(
+      (vw * (m.passage * 0.5 + m.sentence * 0.8)) / (m.passage + m.sentence),
+    );
     // Where the model does not know the language, sentences choose passages but do not rank entries.
     const lexical = rankEntries(matches, 10, 2, LEXICAL);
     expect(lexical[0]!.score).toBeCloseTo(rankEntries({ ...matches, sentence: undefined }, 10, 2, LEXICAL)[0]!.score);
@@ -104,11 +118,47 @@ describe('entry fusion', () => {
         { id: 'context', version: 1, cosine: 0.8 },
       ],
     };
-    // 0.25 × 0.5 + 0.25 × 0.55 + 0.5 × 0.8 = 0.6625 against 0.6; half passage, half sentence would rank it second.
+    // In context it is closer by 0.2 (against 0.1 and 0.05 behind on passage and sentence): first;
+    // passage and sentence alone would rank it second.
     expect(rankEntries(matches, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['context', 'passage']);
     expect(rankEntries({ ...matches, context: [] }, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['passage', 'context']);
     // Where the model does not know the language, only the passages rank.
     expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['passage', 'context']);
+  });
+
+  test('when one entry is about what the question asks and another only holds slightly closer sentences, then the topic decides', () => {
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [vectorHit('about', 0.5, [[0, 100, 0.5]]), vectorHit('sentences', 0.52, [[0, 100, 0.52]])],
+      sentence: [vectorHit('about', 0.6, [[0, 100, 0.6]]), vectorHit('sentences', 0.62, [[0, 100, 0.62]])],
+      context: [
+        { id: 'about', version: 1, cosine: 0.7 },
+        { id: 'sentences', version: 1, cosine: 0.72 },
+      ],
+      topic: [
+        { id: 'about', version: 1, cosine: 0.7 },
+        { id: 'sentences', version: 1, cosine: 0.2 },
+      ],
+    };
+    expect(rankEntries(matches, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['about', 'sentences']);
+    // No topic vectors in the index (built before them): the sentences decide.
+    expect(rankEntries({ ...matches, topic: [] }, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['sentences', 'about']);
+    // Where the model does not know the language, only the passages rank.
+    expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['sentences', 'about']);
+  });
+
+  test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {
+    const shares = { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 };
+    expect(meaningShares(shares, { context: true, topic: true })).toEqual(shares);
+    const noTopic = meaningShares(shares, { context: true, topic: false });
+    expect(noTopic.topic).toBe(0);
+    expect(noTopic.context).toBeCloseTo(0.5 / 0.85);
+    expect(noTopic.passage + noTopic.sentence + noTopic.context).toBeCloseTo(1);
+    const neither = meaningShares(shares, { context: false, topic: false });
+    expect(neither).toEqual({ passage: 0.1 / 0.35, sentence: 0.25 / 0.35, context: 0, topic: 0 });
+    // Nothing left to spread to: the shares as they are.
+    const topicOnly = { passage: 0, sentence: 0, context: 0, topic: 1 };
+    expect(meaningShares(topicOnly, { context: true, topic: false })).toEqual(topicOnly);
   });
 
   test(

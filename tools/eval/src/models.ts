@@ -1,10 +1,10 @@
 /**
  * How well an embedding model's vectors alone serve entry search on the evaluation corpus, without
  * the stack: each English (or German) entry split and embedded the way the similarity service
- * indexes it (passages with title and headings; every sentence alone and read in its context), the
- * questions embedded, and entries ranked by the meaning entry search gives them (SEMANTIC's
- * shares of the best passage's, sentence's and sentence-in-context's cosines), an entry's passages
- * chosen as it chooses them (SENTENCE_SHARE). No BM25: this compares models, not the search; the
+ * indexes it (passages with title and headings; every sentence alone and read in its context; the
+ * topic), the questions embedded, and entries ranked by the meaning entry search gives them
+ * (SEMANTIC's shares of the best passage's, sentence's, sentence-in-context's and topic's
+ * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE). No BM25: this compares models, not the search; the
  * whole search is `npm run eval`. docs/search.md ("Other local models") has its figures.
  *
  *   node tools/eval/dist/models.js [--model DIR] [--pooling mean|cls] [--query-prefix TEXT]
@@ -20,7 +20,12 @@ import { splitPassages, type Passage } from '@kb/common';
 import { dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
-import { sentenceContextText, sentencesOfPassages, passageVectorText } from '@kb/similarity/dist/domain/index-entries';
+import {
+  passageVectorText,
+  sentenceContextText,
+  sentencesOfPassages,
+  topicVectorText,
+} from '@kb/similarity/dist/domain/index-entries';
 import { modelFilesIn } from '@kb/similarity/dist/embedder';
 import { buildCorpus, type CorpusEntry } from './corpus/generate';
 import { passageContains } from './metrics';
@@ -64,6 +69,8 @@ interface Embedded {
   sentences: Float32Array[][];
   /** Every sentence's vector read in its context (they rank the entry). */
   contexts: Float32Array[];
+  /** The entry's topic: title and summary (it ranks the entry). */
+  topic: Float32Array;
 }
 
 async function embedEntry(session: BareSession, entry: CorpusEntry, batch: number): Promise<Embedded> {
@@ -78,9 +85,10 @@ async function embedEntry(session: BareSession, entry: CorpusEntry, batch: numbe
     lists.flatMap((ss, j) => ss.map((s) => sentenceContextText(entry.title, passages[j]!, s))),
     batch,
   );
+  const [topic] = await session.embed([topicVectorText(entry)], 1);
   let next = 0;
   const sentences = lists.map((ss) => ss.map(() => flatAlone[next++]!));
-  return { entry, passages, passageVectors, sentences, contexts };
+  return { entry, passages, passageVectors, sentences, contexts, topic: topic! };
 }
 
 async function main(): Promise<void> {
@@ -97,7 +105,7 @@ async function main(): Promise<void> {
   const embedded: Embedded[] = [];
   for (const entry of entries) embedded.push(await embedEntry(session, entry, options.batch));
   const embedSeconds = (performance.now() - started) / 1000;
-  const texts = embedded.reduce((n, e) => n + e.passages.length + 2 * e.sentences.flat().length, 0);
+  const texts = embedded.reduce((n, e) => n + 1 + e.passages.length + 2 * e.sentences.flat().length, 0);
   const queryVectors = await session.embed(
     questions.map((q) => options.queryPrefix + q.question),
     options.batch,
@@ -117,7 +125,11 @@ async function main(): Promise<void> {
         const own = e.passageVectors.map((x) => dot(v, x));
         const alone = e.sentences.map((ss) => ss.map((x) => dot(v, x)));
         const context = e.contexts.map((x) => dot(v, x));
-        const meaning = shares.passage * max(own) + shares.sentence * max(alone.flat()) + shares.context * max(context);
+        const meaning =
+          shares.passage * max(own) +
+          shares.sentence * max(alone.flat()) +
+          shares.context * max(context) +
+          shares.topic * dot(v, e.topic);
         const passageScores = e.passages.map(
           (_, j) => (1 - SENTENCE_SHARE) * own[j]! + SENTENCE_SHARE * max(alone[j]!),
         );

@@ -8,6 +8,7 @@ import {
   SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
   SENTENCES_PATH,
+  TOPIC_VECTOR_PATH,
 } from './mappings';
 import { multiSearchError, type SearchFilter } from './search-queries';
 
@@ -36,6 +37,8 @@ export interface EntryMatches {
   sentence?: { id: string; version: number; passages: PassageMatch[] }[];
   /** Present when passages were asked for: each entry's best sentence read with its title and headings (cosine). */
   context?: { id: string; version: number; cosine: number }[];
+  /** Present when passages were asked for: the entry's topic (title, summary, similarity_text) vector's cosine. */
+  topic?: { id: string; version: number; cosine: number }[];
   /**
    * The share (0-1) of the question's terms that no entry the search could see contains (title,
    * summary, keywords or content, after analysis); of its readings (termGroups), the smallest.
@@ -74,7 +77,8 @@ export const SENTENCES_PER_HIT = 12;
  * - when passages are asked for, sentence: kNN over the sentences' own vectors, an entry's
  *   SENTENCES_PER_HIT best as inner hits (they choose its passages); and context: kNN over the
  *   sentences read with the entry's title and their passage's headings (an entry scores as its
- *   best; it ranks entries).
+ *   best; it ranks entries); and topic: kNN over the entries' topic vectors (title, summary and
+ *   similarity_text; it ranks entries).
  */
 export function entrySearchBodies(q: {
   query: string;
@@ -136,6 +140,7 @@ export function entrySearchBodies(q: {
       ? [
           knn(SENTENCE_VECTOR_PATH, passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH)),
           knn(SENTENCE_CONTEXT_VECTOR_PATH, {}),
+          knn(TOPIC_VECTOR_PATH, {}),
         ]
       : []),
   ];
@@ -206,7 +211,9 @@ export async function entryMatches(
     if ('error' in r) throw multiSearchError(r);
     return r;
   });
-  const [keyword, vector, sentence, context] = answers.map((r) => r.hits.hits);
+  const [keyword, vector, sentence, context, topic] = answers.map((r) => r.hits.hits);
+  const cosines = (hits: Hit[]) =>
+    hits.map((h) => ({ id: h._id!, version: Number(h._version ?? 0), cosine: cosineOfScore(h._score) }));
   const unknownTerms = unknownTermShare(answers[0]?.aggregations);
   const named = (h: Hit, name: string) =>
     Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
@@ -235,15 +242,8 @@ export async function entryMatches(
           })),
         }
       : {}),
-    ...(context
-      ? {
-          context: context.map((h) => ({
-            id: h._id!,
-            version: Number(h._version ?? 0),
-            cosine: cosineOfScore(h._score),
-          })),
-        }
-      : {}),
+    ...(context ? { context: cosines(context) } : {}),
+    ...(topic ? { topic: cosines(topic) } : {}),
     ...(unknownTerms !== undefined ? { unknownTerms } : {}),
   };
 }

@@ -29,12 +29,14 @@ export interface FusionProfile {
   passageKeywordWeight: number;
   /**
    * An entry's meaning (ranking and relevance), when its sentences were searched (passages asked
-   * for): these shares of its best passage's cosine, its best sentence's, and its best sentence's
-   * read with the entry's title and the passage's headings (`context`). A question in the fact's
-   * own words matches that sentence far better than the passage around it, and a paraphrase
-   * matches it better still with what it is about in front of it. Only the passage counts where
-   * the model does not know the language (docs/search.md, "Sentences rank entries too").
-   * Without sentence searches, the meaning is the best passage's cosine.
+   * for): these shares of its best passage's cosine, its best sentence's, its best sentence's
+   * read with the entry's title and the passage's headings (`context`), and its topic's (title,
+   * summary and similarity_text). A question in the fact's own words matches that sentence far
+   * better than the passage around it, a paraphrase matches it better still with what it is
+   * about in front of it, and the topic says which entry is about what the question asks. Only
+   * the passage counts where the model does not know the language (docs/search.md, "Sentences
+   * rank entries too", "The entry's topic"). Without sentence searches, the meaning is the best
+   * passage's cosine.
    */
   meaning: MeaningShares;
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
@@ -54,18 +56,19 @@ export interface MeaningShares {
   passage: number;
   sentence: number;
   context: number;
+  topic: number;
 }
 export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
-  meaning: { passage: 0.25, sentence: 0.25, context: 0.5 },
+  meaning: { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 },
   damping: 20,
-  relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -2 },
+  relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 },
 };
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
-  meaning: { passage: 1, sentence: 0, context: 0 },
+  meaning: { passage: 1, sentence: 0, context: 0, topic: 0 },
   relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
 };
 
@@ -83,14 +86,21 @@ export const CURATED_KEYWORDS_WEIGHT = 0.3;
 export const SENTENCE_SHARE = 0.85;
 
 /**
- * The meaning shares a ranking uses: the profile's, or, when no entry had a sentence read in
- * context (an index built before context vectors, until `reindex entries`), the context's share
- * spread over the other two in their proportion.
+ * The meaning shares a ranking uses: the profile's, or, when no entry of the search had a
+ * sentence read in context or a topic vector (an index built before them, until `reindex
+ * entries`), that share spread over the others in their proportion.
  */
-export function meaningShares(shares: MeaningShares, contextFound: boolean): MeaningShares {
-  const rest = shares.passage + shares.sentence;
-  if (contextFound || shares.context === 0 || rest === 0) return shares;
-  return { passage: shares.passage / rest, sentence: shares.sentence / rest, context: 0 };
+export function meaningShares(shares: MeaningShares, found: { context: boolean; topic: boolean }): MeaningShares {
+  const missing = (found.context ? 0 : shares.context) + (found.topic ? 0 : shares.topic);
+  const rest = 1 - missing;
+  if (missing === 0 || rest <= 0) return shares;
+  const keep = (share: number, present = true) => (present ? share / rest : 0);
+  return {
+    passage: keep(shares.passage),
+    sentence: keep(shares.sentence),
+    context: keep(shares.context, found.context),
+    topic: keep(shares.topic, found.topic),
+  };
 }
 
 /**
@@ -198,6 +208,8 @@ export function rankEntries(
     sentence?: number;
     /** The best sentence's cosine read in its context (title, headings), when found. */
     context?: number;
+    /** The entry's topic vector's cosine, when found. */
+    topic?: number;
     version: number;
     passages: Map<number, Candidate>;
   };
@@ -248,13 +260,23 @@ export function rankEntries(
     const p = parts.get(h.id);
     if (p) p.context = Math.max(0, h.cosine);
   }
-  const shares = meaningShares(profile.meaning, (matches.context?.length ?? 0) > 0);
+  for (const h of matches.topic ?? []) {
+    const p = parts.get(h.id);
+    if (p) p.topic = Math.max(0, h.cosine);
+  }
+  const shares = meaningShares(profile.meaning, {
+    context: (matches.context?.length ?? 0) > 0,
+    topic: (matches.topic?.length ?? 0) > 0,
+  });
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
     // Found by neither sentence search: its passage alone; else a side that did not find it counts 0.
     const meaning =
       p.sentence === undefined && p.context === undefined
         ? p.vector
-        : shares.passage * p.vector + shares.sentence * (p.sentence ?? 0) + shares.context * (p.context ?? 0);
+        : shares.passage * p.vector +
+          shares.sentence * (p.sentence ?? 0) +
+          shares.context * (p.context ?? 0) +
+          shares.topic * (p.topic ?? 0);
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * meaning };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
     const passages = [...p.passages.values()]

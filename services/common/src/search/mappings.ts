@@ -2,6 +2,8 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { ProductVectorField } from '../index';
 export const productVectorPath = (field: ProductVectorField) => `vector_${field}` as const;
 export const ENTRY_VECTOR_PATH = 'vector';
+/** An entry's topic: its title, summary and similarity_text embedded together (see entryMappings). */
+export const TOPIC_VECTOR_PATH = 'topic_vector';
 /** The nested passages of an entry and their fields (see entryMappings). */
 export const PASSAGES_PATH = 'passages';
 export const PASSAGE_VECTOR_PATH = 'passages.vector';
@@ -124,6 +126,12 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       updated_at: { type: 'date' },
       version: { type: 'long' },
       vector: vector(dims),
+      /**
+       * What the entry is about, as its editor says it (title, summary, similarity_text), without
+       * the content: with the sentences it ranks the entry (a question asks about a topic first).
+       * (Added in place to older indices; their entries have it once reindexed.)
+       */
+      topic_vector: vector(dims),
       site_ids: keyword,
       /**
        * The entry as a search hit shows it, content left out (EntryDocument.hit_json), and its

@@ -1,6 +1,6 @@
 import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
-import { ENTRY_VECTOR_PATH } from '@kb/common/search';
+import { ENTRY_VECTOR_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
 import { toCompact, toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
@@ -15,6 +15,22 @@ function entryVectorText(e: Entry): string {
     .map((s) => (s ?? '').trim())
     .filter((s) => s !== '')
     .join('\n\n');
+}
+
+/**
+ * The text an entry's topic is embedded from: what its editor says it is about (title, summary,
+ * similarity_text), without the content. A question asks about a topic before it asks for a fact:
+ * beside the sentences, this ranks entries (measured, docs/search.md "The entry's topic").
+ */
+export function topicVectorText(e: {
+  title?: string | null;
+  summary?: string | null;
+  similarity_text?: string | null;
+}): string {
+  return [e.title, e.summary, e.similarity_text]
+    .map((s) => (s ?? '').trim())
+    .filter((s) => s !== '')
+    .join('\n');
 }
 
 /**
@@ -68,6 +84,7 @@ interface Prepared {
   model: string;
   passages: Passage[];
   vector: CachedVector | undefined;
+  topicVector: CachedVector | undefined;
   passageVectors: CachedVector[];
   /** Per passage, its sentences' vectors. */
   sentenceVectors: CachedVector[][];
@@ -92,6 +109,7 @@ function entrySource({
   model,
   passages,
   vector,
+  topicVector,
   passageVectors,
   sentenceVectors,
   contextVectors,
@@ -118,6 +136,7 @@ function entrySource({
     hit: entryHit(e, model),
     version: Number(e.version),
     ...(vector ? { [ENTRY_VECTOR_PATH]: toStored(vector.vector) } : {}),
+    ...(topicVector ? { [TOPIC_VECTOR_PATH]: toCompact(topicVector.vector) } : {}),
     passages: passages.map((p, i) => ({
       start: p.start,
       end: p.end,
@@ -142,6 +161,7 @@ const isRefusal = (err: unknown) => err instanceof AppError && err.kind === 'inv
 async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[]> {
   const passagesOf = valid.map((e) => splitPassages(e.content));
   const texts = valid.map(entryVectorText);
+  const topics = valid.map(topicVectorText);
   const sentenceLists = passagesOf.map(sentencesOfPassages);
   const passageTexts = valid.flatMap((e, i) => passagesOf[i]!.map((p) => passageVectorText(e.title, p)));
   const sentenceTexts = sentenceLists.flat(2);
@@ -150,12 +170,14 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
   );
   const embedded = await deps.cache.vectors([
     ...texts.filter((t) => t !== ''),
+    ...topics.filter((t) => t !== ''),
     ...passageTexts,
     ...sentenceTexts,
     ...contextTexts,
   ]);
   let next = 0;
   const vectors = texts.map((t) => (t === '' ? undefined : embedded[next++]));
+  const topicVectors = topics.map((t) => (t === '' ? undefined : embedded[next++]));
   const passageVectorsOf = passagesOf.map((ps) => ps.map(() => embedded[next++]!));
   const sentenceVectorsOf = sentenceLists.map((lists) => lists.map((ss) => ss.map(() => embedded[next++]!)));
   const contextVectorsOf = sentenceLists.map((lists) => lists.map((ss) => ss.map(() => embedded[next++]!)));
@@ -163,9 +185,13 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
     const passageVectors = passageVectorsOf[i]!;
     const sentenceVectors = sentenceVectorsOf[i]!;
     const contextVectors = contextVectorsOf[i]!;
-    const all = [vectors[i], ...passageVectors, ...sentenceVectors.flat(), ...contextVectors.flat()].filter(
-      (v): v is CachedVector => v !== undefined,
-    );
+    const all = [
+      vectors[i],
+      topicVectors[i],
+      ...passageVectors,
+      ...sentenceVectors.flat(),
+      ...contextVectors.flat(),
+    ].filter((v): v is CachedVector => v !== undefined);
     return {
       id: e.id,
       version: Number(e.version),
@@ -175,6 +201,7 @@ async function prepareAll(deps: EmbeddingDeps, valid: Entry[]): Promise<BulkDoc[
         model: all.length > 0 ? deps.cache.model : '',
         passages: passagesOf[i]!,
         vector: vectors[i],
+        topicVector: topicVectors[i],
         passageVectors,
         sentenceVectors,
         contextVectors,

@@ -406,6 +406,55 @@ describe('deleting', () => {
     expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
   });
 
+  test('when an entry is indexed, then its topic vector embeds its title, summary and similarity_text, not its content', async () => {
+    const id = randomUUID();
+    const entry = (version: number, summary: string, content: string) => ({
+      id,
+      tenant_id: tenant,
+      version,
+      title: 'Parcel lockers',
+      summary,
+      similarity_text: 'collection points',
+      content,
+      type: 'knowledge',
+      visibility: 'internal',
+      category_id: 'c',
+      language: 'en',
+      search_keywords: [],
+      tags: [],
+      updated_at: new Date().toISOString(),
+    });
+    const topicOf = async () => {
+      const doc = await getDoc(id, h.server.indices.alias('entries'));
+      return doc?._source?.['topic_vector'] as number[];
+    };
+    const embedded = async (text: string) => Array.from((await h.server.embedder.embed([text]))[0]!);
+    const close = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]!) < 1e-4);
+
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry(1, 'Where lockers are and how long they keep a parcel.', `Lockers keep parcels. ${id}`)],
+    });
+    const first = await topicOf();
+    expect(first).toHaveLength(h.server.embedder.dims);
+    expect(
+      close(
+        first,
+        await embedded('Parcel lockers\nWhere lockers are and how long they keep a parcel.\ncollection points'),
+      ),
+    ).toBe(true);
+    // Another content: the same topic. Another summary: another topic.
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry(2, 'Where lockers are and how long they keep a parcel.', `A different body. ${id}`)],
+    });
+    expect(close(await topicOf(), first)).toBe(true);
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entry(3, 'Opening hours of the pickup desk.', `A different body. ${id}`)],
+    });
+    expect(close(await topicOf(), first)).toBe(false);
+  });
   test('when a large index call is abandoned, then it stops within a chunk, keeps its work, and the retry goes on from there', async () => {
     const own = await startSimilarity();
     try {
