@@ -147,6 +147,38 @@ describe('entry fusion', () => {
     expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['sentences', 'about']);
   });
 
+  test(
+    'when the sentence closest to the question restates what the whole entry says and a slightly less close one ' +
+      'does not, then the passage of the one that does not comes first; the entry ranks on the closest',
+    () => {
+      const sentenceHit = (centralities: [number, number]) => ({
+        id: 'a',
+        version: 1,
+        passages: [
+          { start: 0, end: 100, score: 0.62, centrality: centralities[0] },
+          { start: 100, end: 200, score: 0.58, centrality: centralities[1] },
+        ],
+      });
+      const matches = (centralities: [number, number]): EntryMatches => ({
+        keyword: [],
+        vector: [
+          vectorHit('a', 0.5, [
+            [0, 100, 0.5],
+            [100, 200, 0.5],
+          ]),
+        ],
+        sentence: [sentenceHit(centralities)],
+      });
+      // 0.62 - 0.3 × 0.8 = 0.38 against 0.58 - 0.3 × 0.4 = 0.46.
+      const [hit] = rankEntries(matches([0.8, 0.4]), 10, 2, SEMANTIC);
+      expect(hit!.passages.map((p) => p.start)).toEqual([100, 0]);
+      // As central as each other (or not indexed with centralities): the closer sentence's passage.
+      expect(rankEntries(matches([0.6, 0.6]), 10, 2, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([0, 100]);
+      // The entry's meaning counts its closest sentence whatever its centrality.
+      expect(hit!.score).toBeCloseTo(rankEntries(matches([0, 0]), 10, 2, SEMANTIC)[0]!.score);
+    },
+  );
+
   test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {
     const shares = { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 };
     expect(meaningShares(shares, { context: true, topic: true })).toEqual(shares);

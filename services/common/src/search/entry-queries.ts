@@ -5,6 +5,7 @@ import {
   PASSAGE_STEMS_PATH,
   PASSAGE_VECTOR_PATH,
   PASSAGES_PATH,
+  SENTENCE_CENTRALITY_PATH,
   SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
   SENTENCES_PATH,
@@ -18,6 +19,8 @@ export interface PassageMatch {
   end: number;
   /** BM25 of its stems (keyword inner hits) or its vector's cosine (kNN inner hits). */
   score: number;
+  /** Sentence inner hits: the sentence's centrality in its entry (absent where not indexed). */
+  centrality?: number;
 }
 
 /** What the searches of an entry search found, per entry, with the passages behind each. */
@@ -60,8 +63,11 @@ const passageInnerHits = (
   name: string,
   size: number,
   path = PASSAGES_PATH,
+  also: string[] = [],
 ): { inner_hits?: estypes.SearchInnerHits } =>
-  size > 0 ? { inner_hits: { name, size, _source: false, docvalue_fields: [`${path}.start`, `${path}.end`] } } : {};
+  size > 0
+    ? { inner_hits: { name, size, _source: false, docvalue_fields: [`${path}.start`, `${path}.end`, ...also] } }
+    : {};
 
 /** Sentences read per hit to choose its passages: enough to cover the passages of a long entry's best few. */
 export const SENTENCES_PER_HIT = 12;
@@ -138,7 +144,10 @@ export function entrySearchBodies(q: {
     // Which passages state it (the entries' best sentences), and the best sentence in its context.
     ...(q.passagesPerHit > 0
       ? [
-          knn(SENTENCE_VECTOR_PATH, passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH)),
+          knn(
+            SENTENCE_VECTOR_PATH,
+            passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH, [SENTENCE_CENTRALITY_PATH]),
+          ),
           knn(SENTENCE_CONTEXT_VECTOR_PATH, {}),
           knn(TOPIC_VECTOR_PATH, {}),
         ]
@@ -192,8 +201,9 @@ function passagesOf(
   return inner.flatMap((h) => {
     const start = Number(h.fields?.[`${path}.start`]?.[0]);
     const end = Number(h.fields?.[`${path}.end`]?.[0]);
+    const centrality = h.fields?.[SENTENCE_CENTRALITY_PATH]?.[0] as number | undefined;
     return Number.isInteger(start) && Number.isInteger(end) && end > start
-      ? [{ start, end, score: score(h._score) }]
+      ? [{ start, end, score: score(h._score), ...(typeof centrality === 'number' ? { centrality } : {}) }]
       : [];
   });
 }

@@ -86,6 +86,15 @@ export const CURATED_KEYWORDS_WEIGHT = 0.3;
 export const SENTENCE_SHARE = 0.85;
 
 /**
+ * In choosing a passage, its best sentence counts its cosine minus this much of its centrality
+ * (its cosine to the centroid of its entry's sentences, PassageMatch.centrality): a sentence
+ * that restates what the whole entry is about is near every question on the entry's subject,
+ * while the one that answers says something the rest does not (docs/search.md, "Choosing the
+ * passages"). An entry's rank takes its best sentence's cosine as it is.
+ */
+export const CENTRALITY_PENALTY = 0.3;
+
+/**
  * The meaning shares a ranking uses: the profile's, or, when no entry of the search had a
  * sentence read in context or a topic vector (an index built before them, until `reindex
  * entries`), that share spread over the others in their proportion.
@@ -252,7 +261,7 @@ export function rankEntries(
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
     for (const m of h.passages) {
       const r = passage(p, m);
-      r.sentence = Math.max(r.sentence ?? 0, m.score, 0);
+      r.sentence = Math.max(r.sentence ?? 0, m.score - CENTRALITY_PENALTY * (m.centrality ?? 0), 0);
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
   }

@@ -12,6 +12,7 @@ export const PASSAGE_STEMS_PATH = 'passages.stems';
 export const SENTENCES_PATH = 'sentences';
 export const SENTENCE_VECTOR_PATH = 'sentences.vector';
 export const SENTENCE_CONTEXT_VECTOR_PATH = 'sentences.context_vector';
+export const SENTENCE_CENTRALITY_PATH = 'sentences.centrality';
 
 /**
  * Single node: no replicas. Vectors stay out of `_source` (Elasticsearch 9.1+'s default,
@@ -159,7 +160,9 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
        * `vector` embeds it alone and chooses an entry's passages (a fact is one sentence among
        * same-topic ones, which the passage's own vector blurs); `context_vector` embeds it after
        * the entry's title and the passage's headings and, with the passages and `vector`, ranks
-       * the entry. (Added in place to older indices; their entries have it once reindexed.)
+       * the entry; `centrality` (how much it restates what the entry as a whole says) counts
+       * against it in choosing passages. (Added in place to older indices; their entries have them
+       * once reindexed.)
        */
       sentences: {
         type: 'nested',
@@ -168,6 +171,8 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
           end: { type: 'integer', index: false },
           vector: vector(dims),
           context_vector: vector(dims),
+          /** The sentence's cosine to the centroid of its entry's sentences (read back through doc values). */
+          centrality: { type: 'float', index: false },
         },
       },
     },

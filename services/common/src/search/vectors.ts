@@ -26,3 +26,19 @@ export function centroid(vectors: ArrayLike<number>[], weights: number[]): Float
   });
   return normalized(sum);
 }
+
+/**
+ * Each vector's cosine to the centroid of its set (3 decimals; 0 where the set cancels out): how
+ * much it says what the whole set says. Entry search uses it on an entry's sentences to tell a
+ * sentence that answers something from one that restates the entry's subject.
+ */
+export function centralities(vectors: ArrayLike<number>[]): number[] {
+  const centre = centroid(
+    vectors,
+    vectors.map(() => 1),
+  );
+  return vectors.map((v) => {
+    const unit = centre && normalized(v);
+    return unit ? Math.round(dot(unit, centre) * 1000) / 1000 : 0;
+  });
+}

@@ -1,6 +1,6 @@
 import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
-import { ENTRY_VECTOR_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
+import { centralities, ENTRY_VECTOR_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
 import { toCompact, toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
@@ -115,6 +115,9 @@ function entrySource({
   contextVectors,
 }: Prepared): Record<string, unknown> {
   const language = e.language || null;
+  const flat = centralities(sentenceVectors.flat().map((v) => v.vector));
+  let next = 0;
+  const central = sentenceVectors.map((vs) => vs.map(() => flat[next++]!));
   return {
     tenant_id: e.tenant_id,
     visibility: e.visibility,
@@ -149,6 +152,7 @@ function entrySource({
         end: p.end,
         vector: toCompact(v.vector),
         context_vector: toCompact(contextVectors[i]![j]!.vector),
+        centrality: central[i]![j]!,
       })),
     ),
   };

@@ -14,7 +14,7 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
-import { CACHE_REFRESH_INTERVAL, SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
+import { CACHE_REFRESH_INTERVAL, centralities, SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
 import { EMBED_CHUNK } from '../../src/domain/embedding-cache';
@@ -404,6 +404,42 @@ describe('deleting', () => {
     expect(doc).toMatchObject({ _version: 3 });
     expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
     expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
+  });
+
+  test("when an entry is indexed, then each sentence carries its centrality among the entry's sentences", async () => {
+    const id = randomUUID();
+    const sentences = [
+      'Parcel lockers keep a parcel for seven days before it goes back to the sender.',
+      'A locker parcel is kept for a week and then returned to whoever sent it.',
+      'Lockers hold parcels seven days; after that the parcel is sent back.',
+      'Our bakery sells sourdough bread on Saturday mornings from eight o clock.',
+    ];
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [
+        {
+          id,
+          tenant_id: tenant,
+          version: 1,
+          title: 'Parcel lockers',
+          content: sentences.join(' '),
+          type: 'knowledge',
+          visibility: 'internal',
+          category_id: 'c',
+          language: 'en',
+          search_keywords: [],
+          tags: [],
+          updated_at: new Date().toISOString(),
+        },
+      ],
+    });
+    const doc = await getDoc(id, h.server.indices.alias('entries'));
+    const stored = doc?._source?.['sentences'] as { vector: number[]; centrality: number }[];
+    expect(stored).toHaveLength(4);
+    // Computed from the unrounded vectors: the stored ones (5 decimals) give the same to 3.
+    centralities(stored.map((s) => s.vector)).forEach((c, i) => expect(stored[i]!.centrality).toBeCloseTo(c, 2));
+    // The sentence about something else is the least central.
+    expect(stored[3]!.centrality).toBe(Math.min(...stored.map((s) => s.centrality)));
   });
 
   test('when an entry is indexed, then its topic vector embeds its title, summary and similarity_text, not its content', async () => {
