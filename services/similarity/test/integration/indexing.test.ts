@@ -323,89 +323,7 @@ describe('embedding cache', () => {
   });
 });
 
-describe('deleting', () => {
-  test('when a product is deleted at its version, then it is gone; an unknown id is fine', async () => {
-    const id = randomUUID();
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 2 })],
-    });
-    const res = await h.client.call('DeleteProducts', {
-      caller: caller(tenant),
-      documents: [
-        { id, version: 3 },
-        { id: randomUUID(), version: 1 },
-      ],
-    });
-    expect(res.deleted).toBe(1);
-    expect(await getDoc(id)).toBeUndefined();
-  });
-
-  test('when a delete carries an older version than the indexed one, then the document stays', async () => {
-    const id = randomUUID();
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 7 })],
-    });
-    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 6 }] });
-    expect(res.deleted).toBe(0);
-    expect((await getDoc(id))?._version).toBe(7);
-  });
-
-  test('when a delete has been applied, then an older index write of the same id is stale', async () => {
-    const id = randomUUID();
-    await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 1 })],
-    });
-    await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 2 }] });
-    const res = await h.client.call('IndexProducts', {
-      caller: caller(tenant),
-      products: [product({ id, tenant_id: tenant, version: 1 })],
-    });
-    expect(res.results[0]!.status).toBe('stale');
-    expect(await getDoc(id)).toBeUndefined();
-  });
-
-  test("when a tenant deletes another tenant's product, then nothing is deleted", async () => {
-    const id = randomUUID();
-    await h.client.call('IndexProducts', { caller: SYSTEM, products: [product({ id, tenant_id: other, version: 1 })] });
-    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 9 }] });
-    expect(res.deleted).toBe(0);
-    expect(await getDoc(id)).toBeDefined();
-  });
-
-  test('when entries are indexed, then the model is answered, versions are external and a repeat text is cached', async () => {
-    const id = randomUUID();
-    const entry = (version: number, title: string) => ({
-      id,
-      tenant_id: tenant,
-      version,
-      title,
-      content: `Body ${id}`,
-      type: 'knowledge',
-      visibility: 'internal',
-      category_id: 'c',
-      language: 'en',
-      search_keywords: ['x'],
-      tags: ['t'],
-      updated_at: new Date().toISOString(),
-    });
-    const first = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(2, 'Second')] });
-    expect(first).toEqual({
-      model: h.server.embedder.model,
-      results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }],
-    });
-    const older = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(1, 'First')] });
-    expect(older.results[0]).toMatchObject({ status: 'stale' });
-    const again = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(3, 'Second')] });
-    expect(again.results[0]).toMatchObject({ status: 'indexed', embeddings: 'cached' });
-    const doc = await getDoc(id, h.server.indices.alias('entries'));
-    expect(doc).toMatchObject({ _version: 3 });
-    expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
-    expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
-  });
-
+describe('indexing entries', () => {
   test("when an entry is indexed, then each sentence carries its centrality among the entry's sentences", async () => {
     const id = randomUUID();
     const sentences = [
@@ -491,6 +409,91 @@ describe('deleting', () => {
     });
     expect(close(await topicOf(), first)).toBe(false);
   });
+});
+
+describe('deleting', () => {
+  test('when a product is deleted at its version, then it is gone; an unknown id is fine', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 2 })],
+    });
+    const res = await h.client.call('DeleteProducts', {
+      caller: caller(tenant),
+      documents: [
+        { id, version: 3 },
+        { id: randomUUID(), version: 1 },
+      ],
+    });
+    expect(res.deleted).toBe(1);
+    expect(await getDoc(id)).toBeUndefined();
+  });
+
+  test('when a delete carries an older version than the indexed one, then the document stays', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 7 })],
+    });
+    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 6 }] });
+    expect(res.deleted).toBe(0);
+    expect((await getDoc(id))?._version).toBe(7);
+  });
+
+  test('when a delete has been applied, then an older index write of the same id is stale', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 1 })],
+    });
+    await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 2 }] });
+    const res = await h.client.call('IndexProducts', {
+      caller: caller(tenant),
+      products: [product({ id, tenant_id: tenant, version: 1 })],
+    });
+    expect(res.results[0]!.status).toBe('stale');
+    expect(await getDoc(id)).toBeUndefined();
+  });
+
+  test("when a tenant deletes another tenant's product, then nothing is deleted", async () => {
+    const id = randomUUID();
+    await h.client.call('IndexProducts', { caller: SYSTEM, products: [product({ id, tenant_id: other, version: 1 })] });
+    const res = await h.client.call('DeleteProducts', { caller: caller(tenant), documents: [{ id, version: 9 }] });
+    expect(res.deleted).toBe(0);
+    expect(await getDoc(id)).toBeDefined();
+  });
+
+  test('when entries are indexed, then the model is answered, versions are external and a repeat text is cached', async () => {
+    const id = randomUUID();
+    const entry = (version: number, title: string) => ({
+      id,
+      tenant_id: tenant,
+      version,
+      title,
+      content: `Body ${id}`,
+      type: 'knowledge',
+      visibility: 'internal',
+      category_id: 'c',
+      language: 'en',
+      search_keywords: ['x'],
+      tags: ['t'],
+      updated_at: new Date().toISOString(),
+    });
+    const first = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(2, 'Second')] });
+    expect(first).toEqual({
+      model: h.server.embedder.model,
+      results: [{ id, status: 'indexed', embeddings: 'computed', error: '' }],
+    });
+    const older = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(1, 'First')] });
+    expect(older.results[0]).toMatchObject({ status: 'stale' });
+    const again = await h.client.call('IndexEntries', { caller: caller(tenant), entries: [entry(3, 'Second')] });
+    expect(again.results[0]).toMatchObject({ status: 'indexed', embeddings: 'cached' });
+    const doc = await getDoc(id, h.server.indices.alias('entries'));
+    expect(doc).toMatchObject({ _version: 3 });
+    expect(doc?._source).toMatchObject({ tenant_id: tenant, visibility: 'internal', title: 'Second', tags: ['t'] });
+    expect(doc?._source?.['vector']).toHaveLength(h.server.embedder.dims);
+  });
+
   test('when a large index call is abandoned, then it stops within a chunk, keeps its work, and the retry goes on from there', async () => {
     const own = await startSimilarity();
     try {
