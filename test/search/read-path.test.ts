@@ -11,6 +11,7 @@ import {
   type HitSources,
   type StoredProduct,
 } from '@kb/common/search';
+import { refreshThreadsIdle } from '../support/elasticsearch-refresh';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -303,6 +304,7 @@ describe('similar search on the read path', () => {
         const interval = (await es.indices.getSettings({ index: index!, name: 'index.refresh_interval' }))[index!]
           ?.settings?.index?.refresh_interval;
         await es.indices.putSettings({ index: index!, settings: { refresh_interval: '-1' } });
+        await refreshThreadsIdle(es); // the refresh Elasticsearch runs on that change is over
         await es.index({
           index: index!,
           id: hit.id,

@@ -1,5 +1,6 @@
 import type { EntryMatches } from '@kb/common/search';
 import {
+  CENTRALITY_PENALTY,
   LEXICAL,
   meaningShares,
   profileFor,
@@ -188,9 +189,64 @@ describe('entry fusion', () => {
     expect(noTopic.passage + noTopic.sentence + noTopic.context).toBeCloseTo(1);
     const neither = meaningShares(shares, { context: false, topic: false });
     expect(neither).toEqual({ passage: 0.1 / 0.35, sentence: 0.25 / 0.35, context: 0, topic: 0 });
-    // Nothing left to spread to: the shares as they are.
+    // Nothing left to spread to: the passage alone.
     const topicOnly = { passage: 0, sentence: 0, context: 0, topic: 1 };
-    expect(meaningShares(topicOnly, { context: true, topic: false })).toEqual(topicOnly);
+    expect(meaningShares(topicOnly, { context: true, topic: false })).toEqual({
+      passage: 1,
+      sentence: 0,
+      context: 0,
+      topic: 0,
+    });
+    // Shares that do not add up to 1 keep their total.
+    const half = meaningShares(
+      { passage: 0.1, sentence: 0.1, context: 0.2, topic: 0.1 },
+      { context: true, topic: false },
+    );
+    expect(half.passage + half.sentence + half.context).toBeCloseTo(0.5);
+  });
+
+  test('when an entry indexed by an earlier release has no topic vector, then it ranks on its other signals, not on a topic of 0', () => {
+    const same = (id: string) => ({
+      vector: vectorHit(id, 0.6, [[0, 100, 0.6]]),
+      sentence: vectorHit(id, 0.6, [[0, 100, 0.6]]),
+      context: { id, version: 1, cosine: 0.6 },
+    });
+    const [fresh, old] = [same('fresh'), same('old')];
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [
+        { ...fresh.vector, hasTopic: true },
+        { ...old.vector, hasTopic: false },
+      ],
+      sentence: [fresh.sentence, old.sentence],
+      context: [fresh.context, old.context],
+      topic: [{ id: 'fresh', version: 1, cosine: 0.2 }],
+    };
+    const hits = rankEntries(matches, 10, 2, SEMANTIC);
+    const vw = 1 - SEMANTIC.keywordWeight;
+    // The old entry: 0.6 on every signal it has. The fresh one: its topic is far from the question.
+    expect(hits.map((h) => h.id)).toEqual(['old', 'fresh']);
+    expect(hits[0]!.score_sources['vector']).toBeCloseTo(vw * 0.6);
+    expect(hits[1]!.score_sources['vector']).toBeCloseTo(
+      vw * ((1 - SEMANTIC.meaning.topic) * 0.6 + SEMANTIC.meaning.topic * 0.2),
+    );
+    // With a topic vector not among the topic search's hits, an entry counts a topic of 0.
+    const unseen = rankEntries(
+      { ...matches, vector: [matches.vector[0]!, { ...old.vector, hasTopic: true }] },
+      10,
+      2,
+      SEMANTIC,
+    );
+    expect(unseen.find((h) => h.id === 'old')!.score_sources['vector']).toBeCloseTo(
+      vw * (1 - SEMANTIC.meaning.topic) * 0.6,
+    );
+  });
+
+  test('when the shipped settings are read, then they are the ones docs/search.md gives', () => {
+    expect(SEMANTIC.meaning).toEqual({ passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 });
+    expect(LEXICAL.meaning).toEqual({ passage: 1, sentence: 0, context: 0, topic: 0 });
+    expect(CENTRALITY_PENALTY).toBe(0.3);
+    expect(SEMANTIC.relevance).toEqual({ intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 });
   });
 
   test(

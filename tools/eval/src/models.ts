@@ -4,7 +4,9 @@
  * indexes it (passages with title and headings; every sentence alone and read in its context; the
  * topic), the questions embedded, and entries ranked by the meaning entry search gives them
  * (SEMANTIC's shares of the best passage's, sentence's, sentence-in-context's and topic's
- * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE). No BM25: this compares models, not the search; the
+ * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE, CENTRALITY_PENALTY; from all
+ * its sentences, where the service reads an entry's best SENTENCES_PER_HIT). No BM25: this compares
+ * models, not the search; the
  * whole search is `npm run eval`. docs/search.md ("Other local models") has its figures.
  *
  *   node tools/eval/dist/models.js [--model DIR] [--pooling mean|cls] [--query-prefix TEXT]
@@ -17,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { splitPassages, type Passage } from '@kb/common';
-import { dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
+import { centralities, CENTRALITY_PENALTY, dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import {
@@ -65,11 +67,12 @@ interface Embedded {
   entry: CorpusEntry;
   passages: Passage[];
   passageVectors: Float32Array[];
-  /** Per passage, its sentences' vectors alone (they choose the passage). */
+  /** Per passage, its sentences' vectors alone (they choose the passage), and their centralities. */
   sentences: Float32Array[][];
+  centrality: number[][];
   /** Every sentence's vector read in its context (they rank the entry). */
   contexts: Float32Array[];
-  /** The entry's topic: title and summary (it ranks the entry). */
+  /** The entry's topic: title and summary (the corpus has no similarity_text; it ranks the entry). */
   topic: Float32Array;
 }
 
@@ -86,9 +89,12 @@ async function embedEntry(session: BareSession, entry: CorpusEntry, batch: numbe
     batch,
   );
   const [topic] = await session.embed([topicVectorText(entry)], 1);
+  const central = centralities(flatAlone);
   let next = 0;
   const sentences = lists.map((ss) => ss.map(() => flatAlone[next++]!));
-  return { entry, passages, passageVectors, sentences, contexts, topic: topic! };
+  next = 0;
+  const centrality = lists.map((ss) => ss.map(() => central[next++]!));
+  return { entry, passages, passageVectors, sentences, centrality, contexts, topic: topic! };
 }
 
 async function main(): Promise<void> {
@@ -131,7 +137,9 @@ async function main(): Promise<void> {
           shares.context * max(context) +
           shares.topic * dot(v, e.topic);
         const passageScores = e.passages.map(
-          (_, j) => (1 - SENTENCE_SHARE) * own[j]! + SENTENCE_SHARE * max(alone[j]!),
+          (_, j) =>
+            (1 - SENTENCE_SHARE) * own[j]! +
+            SENTENCE_SHARE * max(alone[j]!.map((c, i) => c - CENTRALITY_PENALTY * e.centrality[j]![i]!)),
         );
         return { e, meaning, passageScores };
       })

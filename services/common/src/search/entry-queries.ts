@@ -5,6 +5,7 @@ import {
   PASSAGE_STEMS_PATH,
   PASSAGE_VECTOR_PATH,
   PASSAGES_PATH,
+  HAS_TOPIC_PATH,
   SENTENCE_CENTRALITY_PATH,
   SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
@@ -34,8 +35,10 @@ export interface EntryMatches {
     passage: number;
     keywords: number;
     passages: PassageMatch[];
+    /** Whether the entry's document has a topic vector (read when passages are asked for). */
+    hasTopic?: boolean;
   }[];
-  vector: { id: string; version: number; cosine: number; passages: PassageMatch[] }[];
+  vector: { id: string; version: number; cosine: number; passages: PassageMatch[]; hasTopic?: boolean }[];
   /** Present when passages were asked for: the best sentences' cosines, as their passages (offsets). */
   sentence?: { id: string; version: number; passages: PassageMatch[] }[];
   /** Present when passages were asked for: each entry's best sentence read with its title and headings (cosine). */
@@ -116,13 +119,17 @@ export function entrySearchBodies(q: {
     );
   }
   const queryVector = Array.from(q.queryVector);
+  // With the topic search, the searches that find candidates say whether each has a topic vector.
+  const topicMarker = q.passagesPerHit > 0 ? { docvalue_fields: [HAS_TOPIC_PATH] } : {};
   const knn = (
     field: string,
     innerHits: { inner_hits?: estypes.SearchInnerHits },
+    fields: { docvalue_fields?: string[] } = {},
   ): estypes.SearchSearchRequestBody => ({
     size,
     _source: false,
     version: true,
+    ...fields,
     knn: {
       field,
       query_vector: queryVector,
@@ -138,9 +145,10 @@ export function entrySearchBodies(q: {
       _source: false,
       version: true,
       query: { bool: { filter: [filter], should, minimum_should_match: 1 } },
+      ...topicMarker,
       ...termCounts(q.termGroups ?? []),
     },
-    knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', q.passagesPerHit)),
+    knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', q.passagesPerHit), topicMarker),
     // Which passages state it (the entries' best sentences), and the best sentence in its context.
     ...(q.passagesPerHit > 0
       ? [
@@ -225,6 +233,8 @@ export async function entryMatches(
   const cosines = (hits: Hit[]) =>
     hits.map((h) => ({ id: h._id!, version: Number(h._version ?? 0), cosine: cosineOfScore(h._score) }));
   const unknownTerms = unknownTermShare(answers[0]?.aggregations);
+  // Read with the topic search only (passages asked for); a document without the field has no topic vector.
+  const hasTopic = (h: Hit) => (topic ? { hasTopic: h.fields?.[HAS_TOPIC_PATH]?.[0] === true } : {});
   const named = (h: Hit, name: string) =>
     Number((h.matched_queries as Record<string, number> | undefined)?.[name] ?? 0);
   return {
@@ -236,12 +246,14 @@ export async function entryMatches(
       passage: named(h, 'passage'),
       keywords: named(h, 'keywords'),
       passages: passagesOf(h, 'keyword', (s) => s ?? 0),
+      ...hasTopic(h),
     })),
     vector: vector!.map((h) => ({
       id: h._id!,
       version: Number(h._version ?? 0),
       cosine: cosineOfScore(h._score),
       passages: passagesOf(h, 'vector', cosineOfScore),
+      ...hasTopic(h),
     })),
     ...(sentence
       ? {

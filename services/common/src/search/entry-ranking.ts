@@ -95,15 +95,18 @@ export const SENTENCE_SHARE = 0.85;
 export const CENTRALITY_PENALTY = 0.3;
 
 /**
- * The meaning shares a ranking uses: the profile's, or, when no entry of the search had a
- * sentence read in context or a topic vector (an index built before them, until `reindex
- * entries`), that share spread over the others in their proportion.
+ * The meaning shares a ranking uses: the profile's, or, where a signal is missing (no entry of the
+ * search had a sentence read in context; this entry has no topic vector: indexed by an earlier
+ * release, until it is written again or `reindex entries`), its share spread over the others in
+ * their proportion, so such an entry's meaning stays on the same scale.
  */
 export function meaningShares(shares: MeaningShares, found: { context: boolean; topic: boolean }): MeaningShares {
   const missing = (found.context ? 0 : shares.context) + (found.topic ? 0 : shares.topic);
-  const rest = 1 - missing;
-  if (missing === 0 || rest <= 0) return shares;
-  const keep = (share: number, present = true) => (present ? share / rest : 0);
+  const total = shares.passage + shares.sentence + shares.context + shares.topic;
+  const rest = total - missing;
+  if (missing === 0) return shares;
+  if (rest <= 0) return { passage: total, sentence: 0, context: 0, topic: 0 }; // nothing else: the passage alone
+  const keep = (share: number, present = true) => (present ? (share * total) / rest : 0);
   return {
     passage: keep(shares.passage),
     sentence: keep(shares.sentence),
@@ -190,14 +193,15 @@ export function queryStems(query: string, language: string | null | undefined): 
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
  * stems and best passage count as one text signal (their maximum). Vector part: the entry's
  * meaning, its best passage's cosine (clipped at 0) or, when sentences were searched, the
- * profile's shares of it, of its best sentence's and of its best sentence's in context
- * (FusionProfile.meaning). search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ * profile's shares of it, of its best sentence's, of its best sentence's in context and of its
+ * topic's (FusionProfile.meaning; meaningShares where a signal is missing). search_keywords on top (CURATED_KEYWORDS_WEIGHT).
  *
  * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
- * mostly its best sentence's cosine (SENTENCE_SHARE) and the rest its own vector's (when sentence
- * matches are there): a fact is one sentence among same-topic ones, which the passage's vector
- * blurs (docs/search.md). A side that did not name the passage counts 0 for it (measured: better
- * than its weakest named one). A hit keeps its `passagesPerHit` best.
+ * mostly its best sentence's cosine less CENTRALITY_PENALTY × that sentence's centrality
+ * (SENTENCE_SHARE) and the rest its own vector's (when sentence matches are there): a fact is one
+ * sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
+ * that did not name the passage counts 0 for it (measured: better than its weakest named one).
+ * A hit keeps its `passagesPerHit` best.
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -219,13 +223,15 @@ export function rankEntries(
     context?: number;
     /** The entry's topic vector's cosine, when found. */
     topic?: number;
+    /** Whether its document has a topic vector (an entry indexed by an earlier release has none). */
+    hasTopic: boolean;
     version: number;
     passages: Map<number, Candidate>;
   };
   const parts = new Map<string, Part>();
   const part = (id: string, version: number) => {
     let p = parts.get(id);
-    if (!p) parts.set(id, (p = { keyword: 0, curated: 0, vector: 0, version, passages: new Map() }));
+    if (!p) parts.set(id, (p = { keyword: 0, curated: 0, vector: 0, version, hasTopic: false, passages: new Map() }));
     p.version = Math.max(p.version, version);
     return p;
   };
@@ -249,11 +255,13 @@ export function rankEntries(
     // TEXT_SHARE of the keyword half, as product search weighs its text fields beside search_keywords.
     p.keyword = TEXT_SHARE * Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
     p.curated = curated(h.keywords);
+    p.hasTopic ||= h.hasTopic === true;
     for (const m of h.passages) passage(p, m).keyword = passageBm25(m.score);
   }
   for (const h of matches.vector) {
     const p = part(h.id, h.version);
     p.vector = Math.max(0, h.cosine);
+    p.hasTopic ||= h.hasTopic === true;
     for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
   }
   for (const h of matches.sentence ?? []) {
@@ -273,12 +281,13 @@ export function rankEntries(
     const p = parts.get(h.id);
     if (p) p.topic = Math.max(0, h.cosine);
   }
-  const shares = meaningShares(profile.meaning, {
-    context: (matches.context?.length ?? 0) > 0,
-    topic: (matches.topic?.length ?? 0) > 0,
-  });
+  const contextFound = (matches.context?.length ?? 0) > 0;
+  const withTopic = meaningShares(profile.meaning, { context: contextFound, topic: true });
+  const withoutTopic = meaningShares(profile.meaning, { context: contextFound, topic: false });
   const hits = [...parts.entries()].map(([id, p]): RankedEntryHit => {
     // Found by neither sentence search: its passage alone; else a side that did not find it counts 0.
+    // An entry without a topic vector (indexed by an earlier release) ranks on the other shares.
+    const shares = p.hasTopic || p.topic !== undefined ? withTopic : withoutTopic;
     const meaning =
       p.sentence === undefined && p.context === undefined
         ? p.vector

@@ -4,6 +4,8 @@ export const productVectorPath = (field: ProductVectorField) => `vector_${field}
 export const ENTRY_VECTOR_PATH = 'vector';
 /** An entry's topic: its title, summary and similarity_text embedded together (see entryMappings). */
 export const TOPIC_VECTOR_PATH = 'topic_vector';
+/** Whether an entry's document has a topic vector (read back through doc values; see entryMappings). */
+export const HAS_TOPIC_PATH = 'has_topic';
 /** The nested passages of an entry and their fields (see entryMappings). */
 export const PASSAGES_PATH = 'passages';
 export const PASSAGE_VECTOR_PATH = 'passages.vector';
@@ -133,6 +135,11 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
        * (Added in place to older indices; their entries have it once reindexed.)
        */
       topic_vector: vector(dims),
+      /**
+       * True where `topic_vector` is there: an entry indexed by an earlier release has none until
+       * it is written again or reindexed, and ranks without it rather than with a topic of 0.
+       */
+      has_topic: { type: 'boolean' },
       site_ids: keyword,
       /**
        * The entry as a search hit shows it, content left out (EntryDocument.hit_json), and its

@@ -1,6 +1,6 @@
 import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
-import { centralities, ENTRY_VECTOR_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
+import { centralities, ENTRY_VECTOR_PATH, HAS_TOPIC_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
 import { toCompact, toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';
@@ -139,7 +139,7 @@ function entrySource({
     hit: entryHit(e, model),
     version: Number(e.version),
     ...(vector ? { [ENTRY_VECTOR_PATH]: toStored(vector.vector) } : {}),
-    ...(topicVector ? { [TOPIC_VECTOR_PATH]: toCompact(topicVector.vector) } : {}),
+    ...(topicVector ? { [TOPIC_VECTOR_PATH]: toCompact(topicVector.vector), [HAS_TOPIC_PATH]: true } : {}),
     passages: passages.map((p, i) => ({
       start: p.start,
       end: p.end,

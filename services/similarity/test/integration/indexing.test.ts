@@ -20,6 +20,7 @@ import { textHash } from '../../src/data-access/embedding-store';
 import { EMBED_CHUNK } from '../../src/domain/embedding-cache';
 import { CONTENT_CHARS_PER_GROUP } from '../../src/domain/index-entries';
 import pino from 'pino';
+import { refreshThreadsIdle } from '../../../../test/support/elasticsearch-refresh';
 
 let h: Harness;
 let es: Client;
@@ -44,20 +45,6 @@ const getDoc = async (id: string, index = productsAlias()) => {
     return undefined;
   }
 };
-
-/** Resolves once no refresh is running or queued on the Elasticsearch node (at most 5 s). */
-async function refreshThreadsIdle(): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
-    const stats = await es.nodes.stats({ metric: 'thread_pool' });
-    const busy = Object.values(stats.nodes).some((n) => {
-      const pool = n.thread_pool?.['refresh'];
-      return (pool?.active ?? 0) + (pool?.queue ?? 0) > 0;
-    });
-    if (!busy) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('indexing products', () => {
   test('when a product is indexed, then it is stored under the alias with its version and three vectors', async () => {
@@ -103,7 +90,7 @@ describe('indexing products', () => {
       // Elasticsearch answers a refresh_interval change with one more refresh of its own, run on its
       // refresh threads after the change is acknowledged: wait for them to be idle, or that refresh
       // could come after the write below and make it searchable.
-      await refreshThreadsIdle();
+      await refreshThreadsIdle(es);
       try {
         const t = `t-${randomUUID()}`;
         const [later, now] = [randomUUID(), randomUUID()];
@@ -326,11 +313,13 @@ describe('embedding cache', () => {
 describe('indexing entries', () => {
   test("when an entry is indexed, then each sentence carries its centrality among the entry's sentences", async () => {
     const id = randomUUID();
+    // Two passages (two sections): the sentence about something else opens the second.
     const sentences = [
       'Parcel lockers keep a parcel for seven days before it goes back to the sender.',
       'A locker parcel is kept for a week and then returned to whoever sent it.',
       'Lockers hold parcels seven days; after that the parcel is sent back.',
       'Our bakery sells sourdough bread on Saturday mornings from eight o clock.',
+      'A parcel left in a locker past seven days is returned to its sender.',
     ];
     await h.client.call('IndexEntries', {
       caller: caller(tenant),
@@ -340,7 +329,7 @@ describe('indexing entries', () => {
           tenant_id: tenant,
           version: 1,
           title: 'Parcel lockers',
-          content: sentences.join(' '),
+          content: `## Keeping\n\n${sentences.slice(0, 3).join(' ')}\n\n## Elsewhere\n\n${sentences.slice(3).join(' ')}`,
           type: 'knowledge',
           visibility: 'internal',
           category_id: 'c',
@@ -352,12 +341,14 @@ describe('indexing entries', () => {
       ],
     });
     const doc = await getDoc(id, h.server.indices.alias('entries'));
-    const stored = doc?._source?.['sentences'] as { vector: number[]; centrality: number }[];
-    expect(stored).toHaveLength(4);
-    // Computed from the unrounded vectors: the stored ones (5 decimals) give the same to 3.
+    const stored = doc?._source?.['sentences'] as { start: number; vector: number[]; centrality: number }[];
+    expect(stored).toHaveLength(5);
+    expect(new Set(stored.map((s) => s.start)).size).toBe(2);
+    // Computed from the unrounded vectors: the stored ones (5 decimals) give the same within 0.005.
     centralities(stored.map((s) => s.vector)).forEach((c, i) => expect(stored[i]!.centrality).toBeCloseTo(c, 2));
-    // The sentence about something else is the least central.
+    // The sentence about something else (the second passage's first) is the least central.
     expect(stored[3]!.centrality).toBe(Math.min(...stored.map((s) => s.centrality)));
+    expect(stored[3]!.start).toBeGreaterThan(stored[2]!.start);
   });
 
   test('when an entry is indexed, then its topic vector embeds its title, summary and similarity_text, not its content', async () => {
@@ -380,6 +371,7 @@ describe('indexing entries', () => {
     });
     const topicOf = async () => {
       const doc = await getDoc(id, h.server.indices.alias('entries'));
+      expect(doc?._source?.['has_topic']).toBe(true);
       return doc?._source?.['topic_vector'] as number[];
     };
     const embedded = async (text: string) => Array.from((await h.server.embedder.embed([text]))[0]!);

@@ -1,0 +1,99 @@
+import type { Client } from '@elastic/elasticsearch';
+import {
+  entryMatches,
+  entrySearchBodies,
+  HAS_TOPIC_PATH,
+  PASSAGE_VECTOR_PATH,
+  SENTENCE_CENTRALITY_PATH,
+  SENTENCE_CONTEXT_VECTOR_PATH,
+  SENTENCE_VECTOR_PATH,
+  TOPIC_VECTOR_PATH,
+} from '@kb/common/search';
+
+const filter = { term: { tenant_id: 't1' } };
+const bodies = (passagesPerHit: number) =>
+  entrySearchBodies({
+    query: 'q',
+    stems: 'q',
+    size: 30,
+    passagesPerHit,
+    filter,
+    queryVector: new Float32Array(4),
+  });
+
+describe('entry search bodies', () => {
+  test('when passages are asked for, then five searches run, every one inside the caller’s filter', () => {
+    const b = bodies(3);
+    expect(b.map((x) => (x.knn as { field?: string } | undefined)?.field ?? 'keyword')).toEqual([
+      'keyword',
+      PASSAGE_VECTOR_PATH,
+      SENTENCE_VECTOR_PATH,
+      SENTENCE_CONTEXT_VECTOR_PATH,
+      TOPIC_VECTOR_PATH,
+    ]);
+    expect((b[0]!.query as { bool: { filter: unknown[] } }).bool.filter).toEqual([filter]);
+    for (const x of b.slice(1)) expect((x.knn as { filter: unknown[] }).filter).toEqual([filter]);
+    // The searches that find candidates say whether each has a topic vector; sentences carry their centrality.
+    expect(b[0]!.docvalue_fields).toEqual([HAS_TOPIC_PATH]);
+    expect(b[1]!.docvalue_fields).toEqual([HAS_TOPIC_PATH]);
+    const sentenceHits = (b[2]!.knn as { inner_hits: { docvalue_fields: string[] } }).inner_hits;
+    expect(sentenceHits.docvalue_fields).toContain(SENTENCE_CENTRALITY_PATH);
+    for (const x of b) expect(x._source).toBe(false);
+  });
+
+  test('when no passages are asked for, then only the keyword and passage searches run', () => {
+    const b = bodies(0);
+    expect(b).toHaveLength(2);
+    expect(b[0]!.docvalue_fields).toBeUndefined();
+    expect(b[1]!.docvalue_fields).toBeUndefined();
+  });
+});
+
+describe('entry matches', () => {
+  const hit = (id: string, extra: Record<string, unknown> = {}) => ({ _id: id, _version: 2, _score: 0.9, ...extra });
+  /** A client whose msearch answers these hits, one list per search, in order. */
+  const client = (lists: Record<string, unknown>[][]) =>
+    ({
+      msearch: async () => ({ responses: lists.map((hits) => ({ hits: { hits } })) }),
+    }) as unknown as Client;
+
+  test('when Elasticsearch answers, then topic cosines, topic markers and sentence centralities are read', async () => {
+    const sentenceInner = {
+      inner_hits: {
+        sentence: {
+          hits: {
+            hits: [
+              {
+                _score: 0.8,
+                fields: { 'sentences.start': [0], 'sentences.end': [100], [SENTENCE_CENTRALITY_PATH]: [0.71] },
+              },
+              { _score: 0.7, fields: { 'sentences.start': [100], 'sentences.end': [200] } },
+            ],
+          },
+        },
+      },
+    };
+    const m = await entryMatches(
+      client([
+        [hit('new', { fields: { [HAS_TOPIC_PATH]: [true] } }), hit('old')],
+        [hit('new', { fields: { [HAS_TOPIC_PATH]: [true] } })],
+        [hit('new', sentenceInner)],
+        [hit('new')],
+        [hit('new', { _score: 0.8 })],
+      ]),
+      'entries',
+      bodies(3),
+    );
+    expect(m.keyword.map((k) => [k.id, k.hasTopic])).toEqual([
+      ['new', true],
+      ['old', false],
+    ]);
+    expect(m.vector[0]!.hasTopic).toBe(true);
+    // kNN scores of cosine vectors are (1 + cosine) / 2.
+    expect(m.topic).toEqual([{ id: 'new', version: 2, cosine: expect.closeTo(0.6, 6) }]);
+    expect(m.sentence![0]!.passages).toEqual([
+      { start: 0, end: 100, score: expect.closeTo(0.6, 6), centrality: 0.71 },
+      { start: 100, end: 200, score: expect.closeTo(0.4, 6) },
+    ]);
+  });
+});
