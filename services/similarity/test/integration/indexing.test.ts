@@ -324,20 +324,12 @@ describe('indexing entries', () => {
     await h.client.call('IndexEntries', {
       caller: caller(tenant),
       entries: [
-        {
+        entryDocument({
           id,
           tenant_id: tenant,
-          version: 1,
           title: 'Parcel lockers',
           content: `## Keeping\n\n${sentences.slice(0, 3).join(' ')}\n\n## Elsewhere\n\n${sentences.slice(3).join(' ')}`,
-          type: 'knowledge',
-          visibility: 'internal',
-          category_id: 'c',
-          language: 'en',
-          search_keywords: [],
-          tags: [],
-          updated_at: new Date().toISOString(),
-        },
+        }),
       ],
     });
     const doc = await getDoc(id, h.server.indices.alias('entries'));
@@ -353,22 +345,16 @@ describe('indexing entries', () => {
 
   test('when an entry is indexed, then its topic vector embeds its title, summary and similarity_text, not its content', async () => {
     const id = randomUUID();
-    const entry = (version: number, summary: string, content: string) => ({
-      id,
-      tenant_id: tenant,
-      version,
-      title: 'Parcel lockers',
-      summary,
-      similarity_text: 'collection points',
-      content,
-      type: 'knowledge',
-      visibility: 'internal',
-      category_id: 'c',
-      language: 'en',
-      search_keywords: [],
-      tags: [],
-      updated_at: new Date().toISOString(),
-    });
+    const entry = (version: number, summary: string, content: string) =>
+      entryDocument({
+        id,
+        tenant_id: tenant,
+        version,
+        title: 'Parcel lockers',
+        summary,
+        similarity_text: 'collection points',
+        content,
+      });
     const topicOf = async () => {
       const doc = await getDoc(id, h.server.indices.alias('entries'));
       expect(doc?._source?.['has_topic']).toBe(true);
