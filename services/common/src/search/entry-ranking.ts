@@ -102,9 +102,9 @@ export const CENTRALITY_PENALTY = 0.3;
  */
 export function meaningShares(shares: MeaningShares, found: { context: boolean; topic: boolean }): MeaningShares {
   const missing = (found.context ? 0 : shares.context) + (found.topic ? 0 : shares.topic);
+  if (missing === 0) return shares;
   const total = shares.passage + shares.sentence + shares.context + shares.topic;
   const rest = total - missing;
-  if (missing === 0) return shares;
   if (rest <= 0) return { passage: total, sentence: 0, context: 0, topic: 0 }; // nothing else: the passage alone
   const keep = (share: number, present = true) => (present ? (share * total) / rest : 0);
   return {
@@ -194,7 +194,8 @@ export function queryStems(query: string, language: string | null | undefined): 
  * stems and best passage count as one text signal (their maximum). Vector part: the entry's
  * meaning, its best passage's cosine (clipped at 0) or, when sentences were searched, the
  * profile's shares of it, of its best sentence's, of its best sentence's in context and of its
- * topic's (FusionProfile.meaning; meaningShares where a signal is missing). search_keywords on top (CURATED_KEYWORDS_WEIGHT).
+ * topic's (FusionProfile.meaning; meaningShares where a signal is missing). search_keywords on
+ * top (CURATED_KEYWORDS_WEIGHT).
  *
  * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
  * mostly its best sentence's cosine less CENTRALITY_PENALTY × that sentence's centrality
