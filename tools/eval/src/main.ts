@@ -15,7 +15,7 @@ import { Client } from '@elastic/elasticsearch';
 import { startBenchStack, TENANT, type BenchStack } from '@kb/bench/dist/stack';
 import { checkoutDir } from '@kb/devstack';
 import { aliasName } from '@kb/common/search';
-import { buildCorpus, checkCorpus, corpusStats, type Corpus } from './corpus/generate';
+import { buildCorpus, checkCorpus, corpusStats, type Corpus, type Question } from './corpus/generate';
 import { embedQueries, WholeEntryBaseline, wholeEntryFields } from './baseline';
 import {
   checkOffsets,
@@ -201,6 +201,61 @@ async function waitIndexed(stack: BenchStack, es: Client, index: string, expecte
   throw new Error(`entries were not indexed within ${INDEX_DEADLINE_MS / 60_000} minutes`);
 }
 
+/** One question through the gateway and through the whole-entry baseline: its entry's rank in each, its passages. */
+async function askQuestion(
+  search: EntrySearch,
+  baseline: WholeEntryBaseline,
+  corpus: Corpus,
+  ids: Map<string, string>,
+  q: Question,
+  text: string,
+  vector: Float32Array,
+): Promise<QuestionResult> {
+  const { hits, ms } = await search.search(text, q.language);
+  const base = await baseline.search(text, q.language, vector);
+  const entryId = q.entrySlug ? ids.get(q.entrySlug) : undefined;
+  const rank = rankOf(
+    hits.map((h) => h.entry.id),
+    entryId,
+  );
+  const entryHit = rank === null ? undefined : hits[rank - 1];
+  const entry = corpus.entries.find((e) => e.slug === q.entrySlug);
+  const factStart = entry && q.fact ? entry.content.indexOf(q.fact) : -1;
+  const factSpan: [number, number] | undefined = factStart >= 0 ? [factStart, factStart + q.fact!.length] : undefined;
+  return {
+    id: q.id,
+    language: q.language,
+    question: text,
+    ...(q.position ? { position: q.position, entryId, key: q.key } : {}),
+    service: {
+      rank,
+      hits: hits.map((h) => ({
+        id: h.entry.id,
+        score: h.score,
+        relevance: h.relevance ?? null,
+        score_sources: h.score_sources,
+      })),
+      passageHit:
+        entryHit && rank! <= 5 && search.mode === 'passages' ? passageContains(entryHit.passages, q.key!) : null,
+      passagesOfEntry: entryHit?.passages.length ?? 0,
+      passageSpans: (entryHit?.passages ?? []).map((p): [number, number] => [p.start, p.end]),
+      ...(factSpan ? { factSpan } : {}),
+      ms,
+      warmMs: NaN,
+      rawMs: NaN,
+    },
+    baseline: {
+      rank: rankOf(
+        base.hits.map((h) => h.id),
+        entryId,
+      ),
+      hits: base.hits,
+      rawMs: base.rawMs,
+      warmRawMs: NaN,
+    },
+  };
+}
+
 async function evaluate(
   api: Api,
   es: Client,
@@ -222,51 +277,11 @@ async function evaluate(
   phase('embed');
 
   log(`asking ${questions.length} questions (gateway, then the whole-entry baseline)`);
+  const ask = (q: Question, text: string, vector: Float32Array) =>
+    askQuestion(search, baseline, corpus, ids, q, text, vector);
   const results: QuestionResult[] = [];
   for (const [i, q] of questions.entries()) {
-    const { hits, ms } = await search.search(q.question, q.language);
-    const base = await baseline.search(q.question, q.language, vectors[i]!);
-    const entryId = q.entrySlug ? ids.get(q.entrySlug) : undefined;
-    const rank = rankOf(
-      hits.map((h) => h.entry.id),
-      entryId,
-    );
-    const entryHit = rank === null ? undefined : hits[rank - 1];
-    const entry = corpus.entries.find((e) => e.slug === q.entrySlug);
-    const factStart = entry && q.fact ? entry.content.indexOf(q.fact) : -1;
-    const factSpan: [number, number] | undefined = factStart >= 0 ? [factStart, factStart + q.fact!.length] : undefined;
-    results.push({
-      id: q.id,
-      language: q.language,
-      question: q.question,
-      ...(q.position ? { position: q.position, entryId, key: q.key } : {}),
-      service: {
-        rank,
-        hits: hits.map((h) => ({
-          id: h.entry.id,
-          score: h.score,
-          relevance: h.relevance ?? null,
-          score_sources: h.score_sources,
-        })),
-        passageHit:
-          entryHit && rank! <= 5 && search.mode === 'passages' ? passageContains(entryHit.passages, q.key!) : null,
-        passagesOfEntry: entryHit?.passages.length ?? 0,
-        passageSpans: (entryHit?.passages ?? []).map((p): [number, number] => [p.start, p.end]),
-        ...(factSpan ? { factSpan } : {}),
-        ms,
-        warmMs: NaN,
-        rawMs: NaN,
-      },
-      baseline: {
-        rank: rankOf(
-          base.hits.map((h) => h.id),
-          entryId,
-        ),
-        hits: base.hits,
-        rawMs: base.rawMs,
-        warmRawMs: NaN,
-      },
-    });
+    results.push(await ask(q, q.question, vectors[i]!));
     if (i === 0) log(`  search API mode: ${search.mode}`);
   }
   phase('questions');
@@ -304,6 +319,38 @@ async function evaluate(
     questions: ownWordsQuestions,
   };
   phase('own words');
+
+  // The same facts asked as a customer who knows the shop's words asks: naming the subject.
+  const topicalQuestions = questions.filter((q) => q.topical);
+  log(`asking ${topicalQuestions.length} questions that name their subject (gateway, then the whole-entry baseline)`);
+  const topicalVectors = await embedQueries(
+    stack.model,
+    topicalQuestions.map((q) => q.topical!),
+  );
+  const topicalResults: QuestionResult[] = [];
+  for (const [i, q] of topicalQuestions.entries()) topicalResults.push(await ask(q, q.topical!, topicalVectors[i]!));
+  const topical = {
+    retrieval: retrievalByGroup(topicalResults, 'service'),
+    baseline: retrievalByGroup(topicalResults, 'baseline'),
+    passageHitRate: search.mode === 'passages' ? passageHitRates(topicalResults) : null,
+    foundAt:
+      search.mode === 'passages'
+        ? foundAt(
+            topicalResults.map((r) =>
+              r.service.rank === null ? null : (r.service.hits[r.service.rank - 1]!.relevance ?? null),
+            ),
+          )
+        : null,
+    questions: topicalResults.map((r) => ({
+      id: r.id,
+      question: r.question,
+      rank: r.service.rank,
+      baselineRank: r.baseline.rank,
+      relevance: r.service.rank === null ? null : (r.service.hits[r.service.rank - 1]!.relevance ?? null),
+      passageHit: r.service.passageHit,
+    })),
+  };
+  phase('topical');
 
   log('latency: every question again, gateway and raw msearch in turn');
   for (const [i, q] of questions.entries()) {
@@ -382,6 +429,7 @@ async function evaluate(
     },
     baseline: { retrieval: retrievalByGroup(results, 'baseline') },
     ownWords,
+    topical,
     latency: {
       search: searchWarm,
       searchCold: latency(results.map((r) => r.service.ms)),

@@ -33,6 +33,24 @@ export interface Report {
     foundAt?: { threshold: number; share: number }[] | null;
     questions?: OwnWordsQuestion[];
   };
+  /**
+   * Every answerable fact asked naming its subject (corpus/questions-topical.ts), through the
+   * service and through the whole-entry baseline; absent in reports written before it.
+   */
+  topical?: {
+    retrieval: Record<string, Retrieval>;
+    baseline: Record<string, Retrieval>;
+    passageHitRate: Record<string, PassageHitRate> | null;
+    foundAt: { threshold: number; share: number }[] | null;
+    questions: {
+      id: string;
+      question: string;
+      rank: number | null;
+      baselineRank: number | null;
+      relevance: number | null;
+      passageHit: boolean | null;
+    }[];
+  };
   startedAt: string;
   seconds: number;
   phases: Record<string, number>;
@@ -204,6 +222,51 @@ export function markdown(r: Report): string {
     ),
     '',
   );
+  if (r.topical) {
+    const t = r.topical;
+    const tb = t.baseline;
+    const p = t.passageHitRate;
+    const found = (x: number) => t.foundAt?.find((row) => row.threshold === x)?.share;
+    out.push(
+      '## Questions that name their subject',
+      '',
+      'Every answerable fact asked a third way, as a customer who knows what the shop calls things asks it ' +
+        '(`tools/eval/src/corpus/questions-topical.ts`: "How many days does standard delivery take?"): the question names ' +
+        'its subject, mostly in its entry’s words, and asks for the fact in its own (on average ' +
+        `${r.corpus.sharedContentWordsTopical?.mean.toFixed(2) ?? '–'} content words shared with the fact). ` +
+        'Between the paraphrases and the facts’ own words; written once, before any run of them; a setting is kept only if ' +
+        'neither these nor the paraphrases nor the own words lose by it. ' +
+        'Passage hit rate and "found at 0.5" as above.',
+      '',
+      table(
+        [
+          'Questions',
+          'n',
+          'R@1',
+          'R@5',
+          'R@10',
+          'MRR@10',
+          'passage hit rate',
+          'found at 0.5',
+          'whole-entry R@5',
+          'MRR@10',
+        ],
+        GROUP_ROWS.filter(([k]) => t.retrieval[k]?.n).map(([k, label]) => [
+          label,
+          String(t.retrieval[k]!.n),
+          f(t.retrieval[k]!.recallAt1),
+          f(t.retrieval[k]!.recallAt5),
+          f(t.retrieval[k]!.recallAt10),
+          f(t.retrieval[k]!.mrrAt10),
+          f(p?.[k]?.rate),
+          k === 'all' ? f(found(0.5)) : '',
+          f(tb[k]?.recallAt5),
+          f(tb[k]?.mrrAt10),
+        ]),
+      ),
+      '',
+    );
+  }
   out.push('## Passages', '');
   if (r.service.passageHitRate) {
     const p = r.service.passageHitRate;
@@ -365,6 +428,13 @@ export function summary(r: Report): string {
     '',
     `facts in their own words: R@5 ${f(r.ownWords.retrieval.recallAt5)}, MRR@10 ${f(r.ownWords.retrieval.mrrAt10)}, ` +
       `passage hit rate ${r.ownWords.passageHitRate === null ? '–' : f(r.ownWords.passageHitRate)}`,
+    ...(r.topical
+      ? [
+          `naming their subject: English R@5 ${f(r.topical.retrieval.en?.recallAt5)}, MRR@10 (en + de) ` +
+            `${f(r.topical.retrieval.all?.mrrAt10)}, passage hit rate ${f(r.topical.passageHitRate?.all?.rate)}, ` +
+            `German R@5 ${f(r.topical.retrieval.de?.recallAt5)}; whole-entry English R@5 ${f(r.topical.baseline.en?.recallAt5)}`,
+        ]
+      : []),
     `latency p50/p95: search ${ms(r.latency.search.p50)} / ${ms(r.latency.search.p95)}, ` +
       `raw passage query ${ms(r.latency.rawPassages.p50)} / ${ms(r.latency.rawPassages.p95)} ` +
       `(ratio ${f(r.latency.searchOverRawP50, 2)}), ` +

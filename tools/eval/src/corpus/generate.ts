@@ -9,6 +9,7 @@ import { GERMAN_ENTRIES } from './entries-de';
 import { ENGLISH_FILLER } from './filler-en';
 import { GERMAN_FILLER } from './filler-de';
 import type { TopicFiller } from './filler';
+import { TOPICAL_QUESTIONS } from './questions-topical';
 import { normalise, sharedContent } from './text';
 import { POSITIONS, type EntrySpec, type Language, type Position } from './types';
 import { UNANSWERABLE } from './unanswerable';
@@ -53,6 +54,8 @@ export interface Question {
   position?: Position;
   fact?: string;
   key?: string;
+  /** The same fact asked naming its subject (questions-topical.ts); answerable questions only. */
+  topical?: string;
 }
 
 export interface Corpus {
@@ -120,6 +123,7 @@ export function buildCorpus(options: { entries?: number; seed?: number } = {}): 
         position: POSITIONS[i]!,
         fact: f.text,
         key: f.key,
+        topical: TOPICAL_QUESTIONS.get(`${spec.slug}#${POSITIONS[i]}`),
       }),
     );
   for (const u of UNANSWERABLE) questions.push({ id: u.slug, language: u.language, question: u.question });
@@ -318,6 +322,8 @@ export function checkCorpus(corpus: Corpus): string[] {
     if (shared.length > MAX_SHARED_WORDS)
       problems.push(`${q.id}: question shares ${shared.length} content words with its fact (${shared.join(', ')})`);
     const key = normalise(q.key);
+    if (!q.topical) problems.push(`${q.id}: no topical question`);
+    else if (normalise(q.topical).includes(key)) problems.push(`${q.id}: the topical question contains the key span`);
     corpus.entries.forEach((e, i) => {
       const count = normalised[i]!.split(key).length - 1;
       if (e.slug === q.entrySlug && count !== 1) problems.push(`${q.id}: key occurs ${count} times in its own entry`);
@@ -332,6 +338,7 @@ export function corpusStats(corpus: Corpus) {
   const bytes = corpus.entries.map((e) => Buffer.byteLength(e.content, 'utf8'));
   const answerable = corpus.questions.filter((q) => q.fact);
   const shared = answerable.map((q) => sharedContent(q.question, q.fact!).length);
+  const sharedTopical = answerable.map((q) => sharedContent(q.topical ?? '', q.fact!).length);
   const byLanguage = (l: Language) => corpus.entries.filter((e) => e.language === l).length;
   return {
     seed: CORPUS_SEED,
@@ -350,6 +357,11 @@ export function corpusStats(corpus: Corpus) {
       mean: shared.reduce((a, b) => a + b, 0) / Math.max(1, shared.length),
       max: Math.max(0, ...shared),
       histogram: [0, 1, 2].map((n) => shared.filter((s) => s === n).length),
+    },
+    /** The same for the questions that name their subject (questions-topical.ts). */
+    sharedContentWordsTopical: {
+      mean: sharedTopical.reduce((a, b) => a + b, 0) / Math.max(1, sharedTopical.length),
+      max: Math.max(0, ...sharedTopical),
     },
   };
 }
