@@ -3,7 +3,9 @@ import {
   entryMatches,
   entrySearchBodies,
   HAS_TOPIC_PATH,
+  LEXICAL,
   PASSAGE_VECTOR_PATH,
+  SEMANTIC,
   SENTENCE_CENTRALITY_PATH,
   SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
@@ -11,12 +13,13 @@ import {
 } from '@kb/common/search';
 
 const filter = { term: { tenant_id: 't1' } };
-const bodies = (passagesPerHit: number) =>
+const bodies = (passagesPerHit: number, sentencesPerHit = 30) =>
   entrySearchBodies({
     query: 'q',
     stems: 'q',
     size: 30,
     passagesPerHit,
+    sentencesPerHit,
     filter,
     queryVector: new Float32Array(4),
   });
@@ -39,6 +42,15 @@ describe('entry search bodies', () => {
     const sentenceHits = (b[2]!.knn as { inner_hits: { docvalue_fields: string[] } }).inner_hits;
     expect(sentenceHits.docvalue_fields).toContain(SENTENCE_CENTRALITY_PATH);
     for (const x of b) expect(x._source).toBe(false);
+  });
+
+  test('when a profile says how many sentences choose the passages, then the sentence search reads that many per entry', () => {
+    const sentenceHits = (b: ReturnType<typeof bodies>) =>
+      (b[2]!.knn as { inner_hits: { size: number } }).inner_hits.size;
+    expect(sentenceHits(bodies(3, SEMANTIC.passageChoice.sentencesPerHit))).toBe(30);
+    expect(sentenceHits(bodies(3, LEXICAL.passageChoice.sentencesPerHit))).toBe(12);
+    // The passage searches read the passages asked for, whatever the sentences.
+    expect((bodies(3, 30)[1]!.knn as { inner_hits: { size: number } }).inner_hits.size).toBe(3);
   });
 
   test('when no passages are asked for, then only the keyword and passage searches run', () => {

@@ -1,6 +1,5 @@
 import type { EntryMatches } from '@kb/common/search';
 import {
-  CENTRALITY_PENALTY,
   LEXICAL,
   meaningShares,
   profileFor,
@@ -170,7 +169,7 @@ describe('entry fusion', () => {
         ],
         sentence: [sentenceHit(centralities)],
       });
-      // 0.62 - 0.3 × 0.8 = 0.38 against 0.58 - 0.3 × 0.4 = 0.46.
+      // 0.62 - 0.5 × 0.8 = 0.22 against 0.58 - 0.5 × 0.4 = 0.38.
       const [hit] = rankEntries(matches([0.8, 0.4]), 10, 2, SEMANTIC);
       expect(hit!.passages.map((p) => p.start)).toEqual([100, 0]);
       // As central as each other (or not indexed with centralities): the closer sentence's passage.
@@ -245,7 +244,8 @@ describe('entry fusion', () => {
   test('when the shipped settings are read, then they are the ones docs/search.md gives', () => {
     expect(SEMANTIC.meaning).toEqual({ passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 });
     expect(LEXICAL.meaning).toEqual({ passage: 1, sentence: 0, context: 0, topic: 0 });
-    expect(CENTRALITY_PENALTY).toBe(0.3);
+    expect(SEMANTIC.passageChoice).toEqual({ sentencesPerHit: 30, centralityPenalty: 0.5 });
+    expect(LEXICAL.passageChoice).toEqual({ sentencesPerHit: 12, centralityPenalty: 0.3 });
     expect(SEMANTIC.relevance).toEqual({ intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 });
   });
 

@@ -6,6 +6,7 @@ const body = (termGroups: string[][]) =>
     stems: 'q',
     size: 30,
     passagesPerHit: 3,
+    sentencesPerHit: 30,
     filter: { term: { tenant_id: 't1' } },
     queryVector: new Float32Array(4),
     termGroups,

@@ -21,7 +21,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
 import { DEFAULT_PASSAGES } from '@kb/common';
-import { entryFilter, entryMatches, entrySearchBodies, queryStems, queryTermGroups } from '@kb/common/search';
+import { entryFilter, entryMatches, entrySearchBodies, queryStems, queryTermGroups, SEMANTIC } from '@kb/common/search';
 import { checkoutDir, type RunningServices } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, seededRandom, type BenchProduct } from './catalogue';
@@ -332,6 +332,7 @@ async function searchRow(
       termGroups: queryTermGroups(query, undefined),
       size: 30,
       passagesPerHit: DEFAULT_PASSAGES + 2,
+      sentencesPerHit: SEMANTIC.passageChoice.sentencesPerHit,
       filter: entryFilter(TENANT, {
         visibility: {
           visibilities: ADMIN_VISIBLE,

@@ -9,7 +9,14 @@ import type { Client } from '@elastic/elasticsearch';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
-import { entryMatches, entrySearchBodies, queryStems, queryTermGroups, unknownTermShare } from '@kb/common/search';
+import {
+  entryMatches,
+  entrySearchBodies,
+  queryStems,
+  queryTermGroups,
+  questionProfile,
+  unknownTermShare,
+} from '@kb/common/search';
 import { SEARCH_LIMIT } from './search';
 
 /**
@@ -116,11 +123,15 @@ export class WholeEntryBaseline {
       termGroups: queryTermGroups(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: PASSAGES_ASKED + 2,
+      sentencesPerHit: questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice.sentencesPerHit,
       filter,
       queryVector: vector,
     });
   }
 }
+
+/** The languages of the model the stack runs (the similarity service's EMBEDDING_LANGUAGES default). */
+const LOCAL_MODEL_LANGUAGES = ['en'];
 
 /** Passages per hit the eval asks for, and the extra inner hits the service reads per side. */
 const PASSAGES_ASKED = 3;

@@ -4,8 +4,8 @@
  * indexes it (passages with title and headings; every sentence alone and read in its context; the
  * topic), the questions embedded, and entries ranked by the meaning entry search gives them
  * (SEMANTIC's shares of the best passage's, sentence's, sentence-in-context's and topic's
- * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE, CENTRALITY_PENALTY; from all
- * its sentences, where the service reads an entry's best SENTENCES_PER_HIT). No BM25: this compares
+ * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE, SEMANTIC.passageChoice; from
+ * all its sentences, where the service reads an entry's best `sentencesPerHit`). No BM25: this compares
  * models, not the search; the
  * whole search is `npm run eval`. docs/search.md ("Other local models") has its figures.
  *
@@ -19,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { splitPassages, type Passage } from '@kb/common';
-import { centralities, CENTRALITY_PENALTY, dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
+import { centralities, dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import {
@@ -119,6 +119,7 @@ async function main(): Promise<void> {
   await session.close();
 
   const shares = SEMANTIC.meaning;
+  const penalty = SEMANTIC.passageChoice.centralityPenalty;
   let r1 = 0;
   let r5 = 0;
   let mrr = 0;
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
         const passageScores = e.passages.map(
           (_, j) =>
             (1 - SENTENCE_SHARE) * own[j]! +
-            SENTENCE_SHARE * max(alone[j]!.map((c, i) => c - CENTRALITY_PENALTY * e.centrality[j]![i]!)),
+            SENTENCE_SHARE * max(alone[j]!.map((c, i) => c - penalty * e.centrality[j]![i]!)),
         );
         return { e, meaning, passageScores };
       })

@@ -72,9 +72,6 @@ const passageInnerHits = (
     ? { inner_hits: { name, size, _source: false, docvalue_fields: [`${path}.start`, `${path}.end`, ...also] } }
     : {};
 
-/** Sentences read per hit to choose its passages: enough to cover the passages of a long entry's best few. */
-export const SENTENCES_PER_HIT = 12;
-
 /**
  * The searches of an entry search as one multi-search (one round trip), all filtered inside
  * the query and reading nothing of _source:
@@ -84,7 +81,7 @@ export const SENTENCES_PER_HIT = 12;
  * - vector: kNN over the passages' vectors (an entry scores as its best passage), the best
  *   `passagesPerHit` passages as inner hits;
  * - when passages are asked for, sentence: kNN over the sentences' own vectors, an entry's
- *   SENTENCES_PER_HIT best as inner hits (they choose its passages); and context: kNN over the
+ *   `sentencesPerHit` best as inner hits (they choose its passages); and context: kNN over the
  *   sentences read with the entry's title and their passage's headings (an entry scores as its
  *   best; it ranks entries); and topic: kNN over the entries' topic vectors (title, summary and
  *   similarity_text; it ranks entries).
@@ -94,6 +91,8 @@ export function entrySearchBodies(q: {
   stems: string;
   size: number;
   passagesPerHit: number;
+  /** An entry's best sentences read when passages are asked for (FusionProfile.passageChoice). */
+  sentencesPerHit: number;
   filter: SearchFilter;
   queryVector: Float32Array;
   /** The query's terms per reading (queryTermGroups): each is counted in the entries the filter lets through. */
@@ -154,7 +153,7 @@ export function entrySearchBodies(q: {
       ? [
           knn(
             SENTENCE_VECTOR_PATH,
-            passageInnerHits('sentence', SENTENCES_PER_HIT, SENTENCES_PATH, [SENTENCE_CENTRALITY_PATH]),
+            passageInnerHits('sentence', q.sentencesPerHit, SENTENCES_PATH, [SENTENCE_CENTRALITY_PATH]),
           ),
           knn(SENTENCE_CONTEXT_VECTOR_PATH, {}),
           knn(TOPIC_VECTOR_PATH, {}),

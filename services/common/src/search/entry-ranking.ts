@@ -39,6 +39,17 @@ export interface FusionProfile {
    * passage's cosine.
    */
   meaning: MeaningShares;
+  /**
+   * Choosing an entry's passages (when passages are asked for): the entry's best sentences read
+   * (their cosines, as the sentence search's inner hits), and how much of its centrality a
+   * sentence's cosine loses (its cosine to the centroid of its entry's sentences: a sentence that
+   * restates what the whole entry is about is near every question on the entry's subject, while
+   * the one that answers says something the rest does not). More sentences and a larger penalty
+   * where the model knows the language; where it does not, its cosines say little and more of
+   * them choose worse (docs/search.md, "A sentence that restates its entry counts less"). An
+   * entry's rank takes its best sentence's cosine as it is.
+   */
+  passageChoice: { sentencesPerHit: number; centralityPenalty: number };
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
   damping?: number;
   /**
@@ -62,6 +73,7 @@ export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
   meaning: { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 },
+  passageChoice: { sentencesPerHit: 30, centralityPenalty: 0.5 },
   damping: 20,
   relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 },
 };
@@ -69,6 +81,7 @@ export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
   meaning: { passage: 1, sentence: 0, context: 0, topic: 0 },
+  passageChoice: { sentencesPerHit: 12, centralityPenalty: 0.3 },
   relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
 };
 
@@ -84,15 +97,6 @@ export const CURATED_KEYWORDS_WEIGHT = 0.3;
  * (when sentence matches are there). The fact is one sentence; the passage's vector blurs it.
  */
 export const SENTENCE_SHARE = 0.85;
-
-/**
- * In choosing a passage, its best sentence counts its cosine minus this much of its centrality
- * (its cosine to the centroid of its entry's sentences, PassageMatch.centrality): a sentence
- * that restates what the whole entry is about is near every question on the entry's subject,
- * while the one that answers says something the rest does not (docs/search.md, "Choosing the
- * passages"). An entry's rank takes its best sentence's cosine as it is.
- */
-export const CENTRALITY_PENALTY = 0.3;
 
 /**
  * The meaning shares a ranking uses: the profile's, or, where a signal is missing (no entry of the
@@ -198,7 +202,7 @@ export function queryStems(query: string, language: string | null | undefined): 
  * top (CURATED_KEYWORDS_WEIGHT).
  *
  * A passage scores from its own BM25 (passageKeywordWeight) and its meaning, where its meaning is
- * mostly its best sentence's cosine less CENTRALITY_PENALTY × that sentence's centrality
+ * mostly its best sentence's cosine less the profile's centrality penalty × that sentence's centrality
  * (SENTENCE_SHARE) and the rest its own vector's (when sentence matches are there): a fact is one
  * sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
  * that did not name the passage counts 0 for it (measured: better than its weakest named one).
@@ -213,6 +217,7 @@ export function rankEntries(
   const kw = profile.keywordWeight;
   const vw = 1 - kw;
   const pkw = profile.passageKeywordWeight;
+  const penalty = profile.passageChoice.centralityPenalty;
   type Candidate = RankedPassage & { keyword: number; own?: number; sentence?: number };
   type Part = {
     keyword: number;
@@ -270,7 +275,7 @@ export function rankEntries(
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
     for (const m of h.passages) {
       const r = passage(p, m);
-      r.sentence = Math.max(r.sentence ?? 0, m.score - CENTRALITY_PENALTY * (m.centrality ?? 0), 0);
+      r.sentence = Math.max(r.sentence ?? 0, m.score - penalty * (m.centrality ?? 0), 0);
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
   }

@@ -204,6 +204,7 @@ export function entrySearch(deps: {
         tags: req.tags ?? [],
         updated_after: req.updated_after,
       });
+      const profile = questionProfile(query, req.language, model.languages);
       const bodies = entrySearchBodies({
         query,
         stems: queryStems(query, req.language),
@@ -211,13 +212,14 @@ export function entrySearch(deps: {
         size: Math.max(limit * 3, 30),
         // Two more per side than asked: the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,
+        sentencesPerHit: profile.passageChoice.sentencesPerHit,
         filter,
         queryVector: await deps.queryVector(caller, query),
       });
       let ranked: RankedEntryHit[];
       try {
         const matches = await entryMatches(es, index, bodies);
-        ranked = rankEntries(matches, limit, passages, questionProfile(query, req.language, model.languages));
+        ranked = rankEntries(matches, limit, passages, profile);
       } catch (err) {
         // No index yet (nothing indexed so far): the similarity service creates it on the gRPC path.
         if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;

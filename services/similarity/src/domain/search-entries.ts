@@ -43,6 +43,7 @@ export async function searchEntries(
   const size = Math.max(limit * 3, 30);
   const passagesPerHit = req.passages;
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
+  const profile = questionProfile(query, req.language, modelLanguages);
   const bodies = entrySearchBodies({
     query,
     stems: queryStems(query, req.language),
@@ -50,9 +51,10 @@ export async function searchEntries(
     size,
     // Two more per side than asked: the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
+    sentencesPerHit: profile.passageChoice.sentencesPerHit,
     filter,
     queryVector: queryVector!.vector,
   });
   const matches = await entryMatches(deps.es, deps.indices.alias('entries'), bodies);
-  return rankEntries(matches, limit, passagesPerHit, questionProfile(query, req.language, modelLanguages));
+  return rankEntries(matches, limit, passagesPerHit, profile);
 }
