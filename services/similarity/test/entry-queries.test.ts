@@ -2,6 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import {
   entryMatches,
   entrySearchBodies,
+  type PassageReading,
   HAS_TOPIC_PATH,
   LEXICAL,
   PASSAGE_VECTOR_PATH,
@@ -13,13 +14,13 @@ import {
 } from '@kb/common/search';
 
 const filter = { term: { tenant_id: 't1' } };
-const bodies = (passagesPerHit: number, sentencesPerHit = 30) =>
+const bodies = (passagesPerHit: number, reading: PassageReading = SEMANTIC.passageChoice) =>
   entrySearchBodies({
     query: 'q',
     stems: 'q',
     size: 30,
     passagesPerHit,
-    sentencesPerHit,
+    reading,
     filter,
     queryVector: new Float32Array(4),
   });
@@ -44,13 +45,20 @@ describe('entry search bodies', () => {
     for (const x of b) expect(x._source).toBe(false);
   });
 
-  test('when a profile says how many sentences choose the passages, then the sentence search reads that many per entry', () => {
-    const sentenceHits = (b: ReturnType<typeof bodies>) =>
-      (b[2]!.knn as { inner_hits: { size: number } }).inner_hits.size;
-    expect(sentenceHits(bodies(3, SEMANTIC.passageChoice.sentencesPerHit))).toBe(30);
-    expect(sentenceHits(bodies(3, LEXICAL.passageChoice.sentencesPerHit))).toBe(12);
-    // The passage searches read the passages asked for, whatever the sentences.
-    expect((bodies(3, 30)[1]!.knn as { inner_hits: { size: number } }).inner_hits.size).toBe(3);
+  test('when a profile says how much of each entry chooses its passages, then each search reads that many per entry', () => {
+    const innerHits = (b: ReturnType<typeof bodies>) => [
+      (b[0]!.query as { bool: { should: { nested?: { inner_hits: { size: number } } }[] } }).bool.should.find(
+        (c) => c.nested,
+      )!.nested!.inner_hits.size,
+      (b[1]!.knn as { inner_hits: { size: number } }).inner_hits.size,
+      (b[2]!.knn as { inner_hits: { size: number } }).inner_hits.size,
+    ];
+    // keyword passages, vector passages, sentences
+    expect(innerHits(bodies(5, SEMANTIC.passageChoice))).toEqual([15, 10, 30]);
+    // The lexical profile reads the passages asked for (and two more, as the services ask), and 12 sentences.
+    expect(innerHits(bodies(5, LEXICAL.passageChoice))).toEqual([5, 5, 12]);
+    // More passages asked for than a profile reads: as many as asked.
+    expect(innerHits(bodies(17, SEMANTIC.passageChoice))).toEqual([17, 17, 30]);
   });
 
   test('when no passages are asked for, then only the keyword and passage searches run', () => {

@@ -244,8 +244,18 @@ describe('entry fusion', () => {
   test('when the shipped settings are read, then they are the ones docs/search.md gives', () => {
     expect(SEMANTIC.meaning).toEqual({ passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 });
     expect(LEXICAL.meaning).toEqual({ passage: 1, sentence: 0, context: 0, topic: 0 });
-    expect(SEMANTIC.passageChoice).toEqual({ sentencesPerHit: 30, centralityPenalty: 0.5 });
-    expect(LEXICAL.passageChoice).toEqual({ sentencesPerHit: 12, centralityPenalty: 0.3 });
+    expect(SEMANTIC.passageChoice).toEqual({
+      sentencesPerHit: 30,
+      keywordPassagesPerHit: 15,
+      vectorPassagesPerHit: 10,
+      centralityPenalty: 0.5,
+    });
+    expect(LEXICAL.passageChoice).toEqual({
+      sentencesPerHit: 12,
+      keywordPassagesPerHit: 0,
+      vectorPassagesPerHit: 0,
+      centralityPenalty: 0.3,
+    });
     expect(SEMANTIC.relevance).toEqual({ intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 });
   });
 

@@ -1,4 +1,4 @@
-import { entrySearchBodies, MAX_COUNTED_TERMS, queryTermGroups, unknownTermShare } from '@kb/common/search';
+import { entrySearchBodies, MAX_COUNTED_TERMS, queryTermGroups, SEMANTIC, unknownTermShare } from '@kb/common/search';
 
 const body = (termGroups: string[][]) =>
   entrySearchBodies({
@@ -6,7 +6,7 @@ const body = (termGroups: string[][]) =>
     stems: 'q',
     size: 30,
     passagesPerHit: 3,
-    sentencesPerHit: 30,
+    reading: SEMANTIC.passageChoice,
     filter: { term: { tenant_id: 't1' } },
     queryVector: new Float32Array(4),
     termGroups,

@@ -332,7 +332,7 @@ async function searchRow(
       termGroups: queryTermGroups(query, undefined),
       size: 30,
       passagesPerHit: DEFAULT_PASSAGES + 2,
-      sentencesPerHit: SEMANTIC.passageChoice.sentencesPerHit,
+      reading: SEMANTIC.passageChoice,
       filter: entryFilter(TENANT, {
         visibility: {
           visibilities: ADMIN_VISIBLE,

@@ -123,7 +123,7 @@ export class WholeEntryBaseline {
       termGroups: queryTermGroups(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: PASSAGES_ASKED + 2,
-      sentencesPerHit: questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice.sentencesPerHit,
+      reading: questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,
       filter,
       queryVector: vector,
     });

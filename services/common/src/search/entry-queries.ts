@@ -73,13 +73,25 @@ const passageInnerHits = (
     : {};
 
 /**
+ * How much of each entry an entry search reads to choose its passages (FusionProfile.passageChoice):
+ * its best sentences, and at least this many of its best passages by BM25 and by their vectors, so
+ * that the passages its sentences point to carry their words' and their vector's evidence too (a
+ * passage a side did not name counts 0 there). Only when passages are asked for.
+ */
+export interface PassageReading {
+  sentencesPerHit: number;
+  keywordPassagesPerHit: number;
+  vectorPassagesPerHit: number;
+}
+
+/**
  * The searches of an entry search as one multi-search (one round trip), all filtered inside
  * the query and reading nothing of _source:
  * - keyword: BM25 of the query over the title fields and search_keywords, and of its stems over
  *   the entry's stems and (nested, best passage counts) the passages' stems, the best
- *   `passagesPerHit` passages as inner hits;
+ *   `passagesPerHit` passages (or the reading's keywordPassagesPerHit, if more) as inner hits;
  * - vector: kNN over the passages' vectors (an entry scores as its best passage), the best
- *   `passagesPerHit` passages as inner hits;
+ *   `passagesPerHit` passages (or vectorPassagesPerHit) as inner hits;
  * - when passages are asked for, sentence: kNN over the sentences' own vectors, an entry's
  *   `sentencesPerHit` best as inner hits (they choose its passages); and context: kNN over the
  *   sentences read with the entry's title and their passage's headings (an entry scores as its
@@ -91,14 +103,16 @@ export function entrySearchBodies(q: {
   stems: string;
   size: number;
   passagesPerHit: number;
-  /** An entry's best sentences read when passages are asked for (FusionProfile.passageChoice). */
-  sentencesPerHit: number;
+  /** How much of each entry is read to choose its passages, when passages are asked for. */
+  reading: PassageReading;
   filter: SearchFilter;
   queryVector: Float32Array;
   /** The query's terms per reading (queryTermGroups): each is counted in the entries the filter lets through. */
   termGroups?: string[][];
 }): estypes.SearchSearchRequestBody[] {
   const { query, stems, size, filter } = q;
+  // A side's inner hits: the passages asked for, or more where the profile reads more (none when none are asked).
+  const perSide = (atLeast: number) => (q.passagesPerHit > 0 ? Math.max(q.passagesPerHit, atLeast) : 0);
   const should: estypes.QueryDslQueryContainer[] = [
     { multi_match: { query, fields: ENTRY_TITLE_FIELDS, type: 'best_fields', _name: 'text' } },
     { match: { search_keywords: { query, _name: 'keywords' } } },
@@ -112,7 +126,7 @@ export function entrySearchBodies(q: {
           score_mode: 'max',
           _name: 'passage',
           query: { match: { [PASSAGE_STEMS_PATH]: { query: stems } } },
-          ...passageInnerHits('keyword', q.passagesPerHit),
+          ...passageInnerHits('keyword', perSide(q.reading.keywordPassagesPerHit)),
         },
       },
     );
@@ -147,13 +161,13 @@ export function entrySearchBodies(q: {
       ...topicMarker,
       ...termCounts(q.termGroups ?? []),
     },
-    knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', q.passagesPerHit), topicMarker),
+    knn(PASSAGE_VECTOR_PATH, passageInnerHits('vector', perSide(q.reading.vectorPassagesPerHit)), topicMarker),
     // Which passages state it (the entries' best sentences), and the best sentence in its context.
     ...(q.passagesPerHit > 0
       ? [
           knn(
             SENTENCE_VECTOR_PATH,
-            passageInnerHits('sentence', q.sentencesPerHit, SENTENCES_PATH, [SENTENCE_CENTRALITY_PATH]),
+            passageInnerHits('sentence', q.reading.sentencesPerHit, SENTENCES_PATH, [SENTENCE_CENTRALITY_PATH]),
           ),
           knn(SENTENCE_CONTEXT_VECTOR_PATH, {}),
           knn(TOPIC_VECTOR_PATH, {}),

@@ -1,5 +1,5 @@
 import { analyzeText, detectQuestionLanguage } from '../text-analysis';
-import type { EntryMatches, PassageMatch } from './entry-queries';
+import type { EntryMatches, PassageMatch, PassageReading } from './entry-queries';
 import { TEXT_SHARE } from './hybrid-ranking';
 import { byScoreThenId } from './similar-products';
 
@@ -40,16 +40,17 @@ export interface FusionProfile {
    */
   meaning: MeaningShares;
   /**
-   * Choosing an entry's passages (when passages are asked for): the entry's best sentences read
-   * (their cosines, as the sentence search's inner hits), and how much of its centrality a
-   * sentence's cosine loses (its cosine to the centroid of its entry's sentences: a sentence that
-   * restates what the whole entry is about is near every question on the entry's subject, while
-   * the one that answers says something the rest does not). More sentences and a larger penalty
-   * where the model knows the language; where it does not, its cosines say little and more of
-   * them choose worse (docs/search.md, "A sentence that restates its entry counts less"). An
-   * entry's rank takes its best sentence's cosine as it is.
+   * Choosing an entry's passages (when passages are asked for): how much of each entry is read
+   * (PassageReading: its best sentences, as the sentence search's inner hits, and at least so
+   * many of its best passages by BM25 and by vector), and how much of its centrality a sentence's
+   * cosine loses (its cosine to the centroid of its entry's sentences: a sentence that restates
+   * what the whole entry is about is near every question on the entry's subject, while the one
+   * that answers says something the rest does not). More read and a larger penalty where the
+   * model knows the language; where it does not, its cosines say little and more of them choose
+   * worse (docs/search.md, "More of each entry read"). An entry's rank takes its best sentence's
+   * cosine as it is.
    */
-  passageChoice: { sentencesPerHit: number; centralityPenalty: number };
+  passageChoice: PassageReading & { centralityPenalty: number };
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
   damping?: number;
   /**
@@ -73,7 +74,7 @@ export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
   meaning: { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 },
-  passageChoice: { sentencesPerHit: 30, centralityPenalty: 0.5 },
+  passageChoice: { sentencesPerHit: 30, keywordPassagesPerHit: 15, vectorPassagesPerHit: 10, centralityPenalty: 0.5 },
   damping: 20,
   relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 },
 };
@@ -81,7 +82,7 @@ export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
   meaning: { passage: 1, sentence: 0, context: 0, topic: 0 },
-  passageChoice: { sentencesPerHit: 12, centralityPenalty: 0.3 },
+  passageChoice: { sentencesPerHit: 12, keywordPassagesPerHit: 0, vectorPassagesPerHit: 0, centralityPenalty: 0.3 },
   relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
 };
 

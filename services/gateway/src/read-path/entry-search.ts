@@ -212,7 +212,7 @@ export function entrySearch(deps: {
         size: Math.max(limit * 3, 30),
         // Two more per side than asked: the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,
-        sentencesPerHit: profile.passageChoice.sentencesPerHit,
+        reading: profile.passageChoice,
         filter,
         queryVector: await deps.queryVector(caller, query),
       });

@@ -51,7 +51,7 @@ export async function searchEntries(
     size,
     // Two more per side than asked: the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
-    sentencesPerHit: profile.passageChoice.sentencesPerHit,
+    reading: profile.passageChoice,
     filter,
     queryVector: queryVector!.vector,
   });
