@@ -148,6 +148,59 @@ describe('entry fusion', () => {
   });
 
   test(
+    'when two passages hold the same best sentence (they overlap around it, or repeat it), then only one is ' +
+      'returned for it and the next passage is chosen by its own sentence',
+    () => {
+      const sentence = (start: number, end: number, score: number, centrality: number) => ({
+        start,
+        end,
+        score,
+        centrality,
+      });
+      const matches: EntryMatches = {
+        keyword: [],
+        vector: [
+          vectorHit('a', 0.5, [
+            [0, 120, 0.5],
+            [100, 220, 0.5],
+            [400, 500, 0.5],
+          ]),
+        ],
+        sentence: [
+          {
+            id: 'a',
+            version: 1,
+            passages: [
+              // One sentence in the overlap of the first two passages: read once per passage.
+              sentence(0, 120, 0.7, 0.4),
+              sentence(100, 220, 0.7, 0.4),
+              sentence(100, 220, 0.5, 0.4),
+              sentence(400, 500, 0.62, 0.4),
+            ],
+          },
+        ],
+      };
+      const [hit] = rankEntries(matches, 10, 3, SEMANTIC);
+      // The overlap's sentence chooses the first passage; the third passage's own sentence (0.62)
+      // then outranks the second passage's next best (0.5).
+      expect(hit!.passages.map((p) => p.start)).toEqual([0, 400, 100]);
+      // Best first, each scored by the sentence it was chosen with.
+      const scores = hit!.passages.map((p) => p.score);
+      expect([...scores].sort((x, y) => y - x)).toEqual(scores);
+      expect(scores[2]).toBeLessThan(scores[1]!);
+      // The entry's own rank still counts its best sentence, wherever it was read.
+      expect(hit!.score).toBeCloseTo(
+        rankEntries(
+          { ...matches, sentence: [{ id: 'a', version: 1, passages: [sentence(0, 120, 0.7, 0.4)] }] },
+          10,
+          3,
+          SEMANTIC,
+        )[0]!.score,
+      );
+    },
+  );
+
+  test(
     'when the sentence closest to the question restates what the whole entry says and a slightly less close one ' +
       'does not, then the passage of the one that does not comes first; the entry ranks on the closest',
     () => {

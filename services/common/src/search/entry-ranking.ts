@@ -194,6 +194,63 @@ export function queryStems(query: string, language: string | null | undefined): 
     .join(' ');
 }
 
+/** A passage an entry search named, with what each search said of it (rankEntries). */
+interface PassageCandidate {
+  start: number;
+  end: number;
+  /** Its BM25 as a 0-1 signal (0: the keyword search did not name it). */
+  keyword: number;
+  /** Its vector's cosine (undefined: the vector search did not name it). */
+  own?: number;
+  /** Its sentences the sentence search named: cosine less the centrality penalty, and which sentence. */
+  sentences: { value: number; key: string }[];
+}
+
+/**
+ * One sentence, whichever passage it was read in: a sentence in the overlap of two passages, or
+ * one repeated word for word, has one vector, so the same cosine and centrality.
+ */
+const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
+
+/**
+ * An entry's `n` best passages, best first: each scores pkw × its BM25 signal + (1 − pkw) × its
+ * meaning (SENTENCE_SHARE of its best sentence, the rest its own cosine; its cosine alone where the
+ * entry's sentences were not searched). Chosen one at a time: a sentence that chose a passage
+ * counts no more for the others, so two passages that overlap around one sentence (or repeat it)
+ * are not both returned for it; each is then scored by its next best sentence.
+ */
+function choosePassages(candidates: PassageCandidate[], bySentences: boolean, pkw: number, n: number): RankedPassage[] {
+  const used = new Set<string>();
+  const scored = (c: PassageCandidate) => {
+    const cosine = c.own ?? 0;
+    let best: { value: number; key: string } | undefined;
+    for (const x of c.sentences) if (!used.has(x.key) && (!best || x.value > best.value)) best = x;
+    const said = bySentences ? (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (best?.value ?? 0) : cosine;
+    return {
+      passage: { start: c.start, end: c.end, cosine, score: pkw * c.keyword + (1 - pkw) * said },
+      key: best?.key,
+    };
+  };
+  const chosen: RankedPassage[] = [];
+  const left = [...candidates];
+  while (chosen.length < n && left.length > 0) {
+    let at = 0;
+    let top = scored(left[0]!);
+    for (let i = 1; i < left.length; i++) {
+      const next = scored(left[i]!);
+      const { score, start } = next.passage;
+      if (score > top.passage.score || (score === top.passage.score && start < top.passage.start)) {
+        at = i;
+        top = next;
+      }
+    }
+    chosen.push(top.passage);
+    if (top.key !== undefined) used.add(top.key);
+    left.splice(at, 1);
+  }
+  return chosen;
+}
+
 /**
  * Keyword part: each clause's BM25 made a 0-1 signal (see FusionProfile); title fields, entry
  * stems and best passage count as one text signal (their maximum). Vector part: the entry's
@@ -207,7 +264,7 @@ export function queryStems(query: string, language: string | null | undefined): 
  * (SENTENCE_SHARE) and the rest its own vector's (when sentence matches are there): a fact is one
  * sentence among same-topic ones, which the passage's vector blurs (docs/search.md). A side
  * that did not name the passage counts 0 for it (measured: better than its weakest named one).
- * A hit keeps its `passagesPerHit` best.
+ * A hit keeps its `passagesPerHit` best, a sentence choosing one passage only (choosePassages).
  */
 export function rankEntries(
   matches: EntryMatches,
@@ -219,7 +276,7 @@ export function rankEntries(
   const vw = 1 - kw;
   const pkw = profile.passageKeywordWeight;
   const penalty = profile.passageChoice.centralityPenalty;
-  type Candidate = RankedPassage & { keyword: number; own?: number; sentence?: number };
+  type Candidate = PassageCandidate;
   type Part = {
     keyword: number;
     curated: number;
@@ -244,7 +301,7 @@ export function rankEntries(
   };
   const passage = (p: Part, m: PassageMatch) => {
     let r = p.passages.get(m.start);
-    if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, score: 0, cosine: 0, keyword: 0 }));
+    if (!r) p.passages.set(m.start, (r = { start: m.start, end: m.end, keyword: 0, sentences: [] }));
     return r;
   };
   const k = matches.keyword;
@@ -276,7 +333,7 @@ export function rankEntries(
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
     for (const m of h.passages) {
       const r = passage(p, m);
-      r.sentence = Math.max(r.sentence ?? 0, m.score - penalty * (m.centrality ?? 0), 0);
+      r.sentences.push({ value: Math.max(m.score - penalty * (m.centrality ?? 0), 0), key: sentenceKey(m) });
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
   }
@@ -304,15 +361,7 @@ export function rankEntries(
           shares.topic * (p.topic ?? 0);
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * meaning };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
-    const passages = [...p.passages.values()]
-      .map(({ start, end, keyword, own, sentence }): RankedPassage => {
-        const cosine = own ?? 0;
-        const said =
-          p.sentence === undefined ? cosine : (1 - SENTENCE_SHARE) * cosine + SENTENCE_SHARE * (sentence ?? 0);
-        return { start, end, cosine, score: pkw * keyword + (1 - pkw) * said };
-      })
-      .sort((a, b) => b.score - a.score || a.start - b.start)
-      .slice(0, passagesPerHit);
+    const passages = choosePassages([...p.passages.values()], p.sentence !== undefined, pkw, passagesPerHit);
     const score = Object.values(score_sources).reduce((a, b) => a + b, 0);
     return {
       id,
