@@ -4,7 +4,7 @@
  * indexes it (passages with title and headings; every sentence alone and read in its context; the
  * topic), the questions embedded, and entries ranked by the meaning entry search gives them
  * (SEMANTIC's shares of the best passage's, sentence's, sentence-in-context's and topic's
- * cosines), an entry's passages chosen as it chooses them (SENTENCE_SHARE, SEMANTIC.passageChoice; from
+ * cosines), an entry's passages chosen as it chooses them (choosePassages, SEMANTIC.passageChoice; from
  * all its sentences, where the service reads an entry's best `sentencesPerHit`). No BM25: this compares
  * models, not the search; the
  * whole search is `npm run eval`. docs/search.md ("Other local models") has its figures.
@@ -19,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { splitPassages, type Passage } from '@kb/common';
-import { centralities, dot, SEMANTIC, SENTENCE_SHARE } from '@kb/common/search';
+import { centralities, choosePassages, dot, SEMANTIC, type PassageCandidate } from '@kb/common/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import {
@@ -69,6 +69,8 @@ interface Embedded {
   passageVectors: Float32Array[];
   /** Per passage, its sentences' vectors alone (they choose the passage), and their centralities. */
   sentences: Float32Array[][];
+  /** The sentences' text, per passage (one sentence chooses one passage: choosePassages). */
+  sentenceTexts: string[][];
   centrality: number[][];
   /** Every sentence's vector read in its context (they rank the entry). */
   contexts: Float32Array[];
@@ -94,7 +96,7 @@ async function embedEntry(session: BareSession, entry: CorpusEntry, batch: numbe
   const sentences = lists.map((ss) => ss.map(() => flatAlone[next++]!));
   next = 0;
   const centrality = lists.map((ss) => ss.map(() => central[next++]!));
-  return { entry, passages, passageVectors, sentences, centrality, contexts, topic: topic! };
+  return { entry, passages, passageVectors, sentences, sentenceTexts: lists, centrality, contexts, topic: topic! };
 }
 
 async function main(): Promise<void> {
@@ -137,12 +139,18 @@ async function main(): Promise<void> {
           shares.sentence * max(alone.flat()) +
           shares.context * max(context) +
           shares.topic * dot(v, e.topic);
-        const passageScores = e.passages.map(
-          (_, j) =>
-            (1 - SENTENCE_SHARE) * own[j]! +
-            SENTENCE_SHARE * max(alone[j]!.map((c, i) => c - penalty * e.centrality[j]![i]!)),
-        );
-        return { e, meaning, passageScores };
+        // As rankEntries chooses them, without BM25 and from all the entry's sentences.
+        const candidates: PassageCandidate[] = e.passages.map((p, j) => ({
+          start: p.start,
+          end: p.end,
+          keyword: 0,
+          own: Math.max(0, own[j]!),
+          sentences: alone[j]!.map((c, i) => ({
+            value: Math.max(0, c - penalty * e.centrality[j]![i]!),
+            key: e.sentenceTexts[j]![i]!,
+          })),
+        }));
+        return { e, meaning, candidates };
       })
       .sort((a, b) => b.meaning - a.meaning);
     const rank = ranked.findIndex((r) => r.e.entry.slug === q.entrySlug) + 1;
@@ -155,11 +163,9 @@ async function main(): Promise<void> {
     }
     if (rank >= 1 && rank <= 10) mrr += 1 / rank;
     const own = ranked[rank - 1]!;
-    const best = own.passageScores
-      .map((score, j) => ({ score, passage: own.e.passages[j]! }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, 3)
-      .map((x) => x.passage);
+    const best = choosePassages(own.candidates, true, 0, 3).map((c) => ({
+      text: own.e.entry.content.slice(c.start, c.end),
+    }));
     if (passageContains(best, q.key!)) passageHits++;
   });
   const n = questions.length;

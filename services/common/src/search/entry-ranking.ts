@@ -195,7 +195,7 @@ export function queryStems(query: string, language: string | null | undefined): 
 }
 
 /** A passage an entry search named, with what each search said of it (rankEntries). */
-interface PassageCandidate {
+export interface PassageCandidate {
   start: number;
   end: number;
   /** Its BM25 as a 0-1 signal (0: the keyword search did not name it). */
@@ -219,7 +219,12 @@ const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
  * counts no more for the others, so two passages that overlap around one sentence (or repeat it)
  * are not both returned for it; each is then scored by its next best sentence.
  */
-function choosePassages(candidates: PassageCandidate[], bySentences: boolean, pkw: number, n: number): RankedPassage[] {
+export function choosePassages(
+  candidates: PassageCandidate[],
+  bySentences: boolean,
+  pkw: number,
+  n: number,
+): RankedPassage[] {
   const used = new Set<string>();
   const scored = (c: PassageCandidate) => {
     const cosine = c.own ?? 0;
