@@ -55,8 +55,9 @@ describe('entry search bodies', () => {
     ];
     // keyword passages, vector passages, sentences
     expect(innerHits(bodies(5, SEMANTIC.passageChoice))).toEqual([15, 10, 30]);
-    // The lexical profile reads the passages asked for (and two more, as the services ask), and 12 sentences.
+    // The lexical profile reads the passages asked for (3 and two more, as the services ask), and 12 sentences.
     expect(innerHits(bodies(5, LEXICAL.passageChoice))).toEqual([5, 5, 12]);
+    expect(innerHits(bodies(7, LEXICAL.passageChoice))).toEqual([7, 7, 12]);
     // More passages asked for than a profile reads: as many as asked.
     expect(innerHits(bodies(17, SEMANTIC.passageChoice))).toEqual([17, 17, 30]);
   });
@@ -66,6 +67,8 @@ describe('entry search bodies', () => {
     expect(b).toHaveLength(2);
     expect(b[0]!.docvalue_fields).toBeUndefined();
     expect(b[1]!.docvalue_fields).toBeUndefined();
+    // Whatever the profile reads, no passage is read when none is asked for.
+    expect(JSON.stringify(b)).not.toContain('inner_hits');
   });
 });
 

@@ -232,6 +232,32 @@ describe('entry fusion', () => {
     },
   );
 
+  test('when the profiles weigh centrality differently, then each chooses the passage its own penalty favours', () => {
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [
+        vectorHit('a', 0.5, [
+          [0, 100, 0.5],
+          [100, 200, 0.5],
+        ]),
+      ],
+      sentence: [
+        {
+          id: 'a',
+          version: 1,
+          passages: [
+            { start: 0, end: 100, score: 0.62, centrality: 0.5 },
+            { start: 100, end: 200, score: 0.55, centrality: 0.3 },
+          ],
+        },
+      ],
+    };
+    // Semantic, 0.5: 0.62 - 0.25 = 0.37 against 0.55 - 0.15 = 0.40.
+    expect(rankEntries(matches, 10, 2, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([100, 0]);
+    // Lexical, 0.3: 0.62 - 0.15 = 0.47 against 0.55 - 0.09 = 0.46.
+    expect(rankEntries(matches, 10, 2, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 100]);
+  });
+
   test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {
     const shares = { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 };
     expect(meaningShares(shares, { context: true, topic: true })).toEqual(shares);

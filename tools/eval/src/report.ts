@@ -235,7 +235,7 @@ export function markdown(r: Report): string {
         'its subject, mostly in its entry’s words, and asks for the fact in its own (on average ' +
         `${r.corpus.sharedContentWordsTopical?.mean.toFixed(2) ?? '–'} content words shared with the fact). ` +
         'Between the paraphrases and the facts’ own words; written once, before any run of them; a setting is kept only if ' +
-        'neither these nor the paraphrases nor the own words lose by it. ' +
+        'neither these nor the paraphrases nor the own words lose by it beyond the spread between runs. ' +
         'Passage hit rate and "found at 0.5" as above.',
       '',
       table(

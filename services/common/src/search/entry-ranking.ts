@@ -215,7 +215,7 @@ const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
 /**
  * An entry's `n` best passages, best first: each scores pkw × its BM25 signal + (1 − pkw) × its
  * meaning (SENTENCE_SHARE of its best sentence, the rest its own cosine; its cosine alone where the
- * entry's sentences were not searched). Chosen one at a time: a sentence that chose a passage
+ * sentence search found none of the entry's sentences). Chosen one at a time: a sentence that chose a passage
  * counts no more for the others, so two passages that overlap around one sentence (or repeat it)
  * are not both returned for it; each is then scored by its next best sentence.
  */
@@ -281,7 +281,6 @@ export function rankEntries(
   const vw = 1 - kw;
   const pkw = profile.passageKeywordWeight;
   const penalty = profile.passageChoice.centralityPenalty;
-  type Candidate = PassageCandidate;
   type Part = {
     keyword: number;
     curated: number;
@@ -295,7 +294,7 @@ export function rankEntries(
     /** Whether its document has a topic vector (an entry indexed by an earlier release has none). */
     hasTopic: boolean;
     version: number;
-    passages: Map<number, Candidate>;
+    passages: Map<number, PassageCandidate>;
   };
   const parts = new Map<string, Part>();
   const part = (id: string, version: number) => {

@@ -210,7 +210,7 @@ export function entrySearch(deps: {
         stems: queryStems(query, req.language),
         termGroups: queryTermGroups(query, req.language),
         size: Math.max(limit * 3, 30),
-        // Two more per side than asked: the fusion picks the best of both sides' candidates.
+        // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,
         reading: profile.passageChoice,
         filter,

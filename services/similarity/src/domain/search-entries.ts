@@ -49,7 +49,7 @@ export async function searchEntries(
     stems: queryStems(query, req.language),
     termGroups: queryTermGroups(query, req.language),
     size,
-    // Two more per side than asked: the fusion picks the best of both sides' candidates.
+    // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
     reading: profile.passageChoice,
     filter,
