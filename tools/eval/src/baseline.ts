@@ -12,6 +12,8 @@ import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
   entryMatches,
   entrySearchBodies,
+  type EntryMatches,
+  type PassageReading,
   queryStems,
   queryTermGroups,
   questionProfile,
@@ -110,8 +112,30 @@ export class WholeEntryBaseline {
     return unknownTermShare(res.aggregations) ?? null;
   }
 
-  /** The service's passage msearch for this question (entrySearchBodies, as the similarity service builds it). */
-  private passageBodies(query: string, language: string | undefined, vector: Float32Array) {
+  /**
+   * What the service's searches find for this question, reading `reading` of each entry and
+   * `passagesPerHit` passages per side (replay.ts records them with more than any profile reads).
+   */
+  async matches(
+    query: string,
+    language: string,
+    vector: Float32Array,
+    reading: PassageReading,
+    passagesPerHit: number,
+  ): Promise<EntryMatches> {
+    return entryMatches(this.es, this.index, this.passageBodies(query, language, vector, { reading, passagesPerHit }));
+  }
+
+  /**
+   * The service's passage msearch for this question (entrySearchBodies, as the similarity service
+   * builds it; `read` overrides how much of each entry it reads).
+   */
+  private passageBodies(
+    query: string,
+    language: string | undefined,
+    vector: Float32Array,
+    read?: { reading: PassageReading; passagesPerHit: number },
+  ) {
     const filter = entryFilter(this.tenantId, {
       visibility: { visibilities: VISIBLE, workspace_scoped: false, workspace_ids: [] },
       types: [],
@@ -122,8 +146,8 @@ export class WholeEntryBaseline {
       stems: queryStems(query.trim(), language),
       termGroups: queryTermGroups(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
-      passagesPerHit: PASSAGES_ASKED + 2,
-      reading: questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,
+      passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
+      reading: read?.reading ?? questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,
       filter,
       queryVector: vector,
     });
@@ -131,7 +155,7 @@ export class WholeEntryBaseline {
 }
 
 /** The languages of the model the stack runs (the similarity service's EMBEDDING_LANGUAGES default). */
-const LOCAL_MODEL_LANGUAGES = ['en'];
+export const LOCAL_MODEL_LANGUAGES = ['en'];
 
 /** Passages per hit the eval asks for, and the extra inner hits the service reads per side. */
 const PASSAGES_ASKED = 3;

@@ -6,7 +6,10 @@
  * Elasticsearch; prints a table and writes docs/eval.json and docs/eval.md. Stops the stack at the
  * end, on an error and on Ctrl-C.
  *
- *   npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus]
+ *   npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus] [--no-language] [--record FILE]
+ *
+ * --record FILE: also keep every question's Elasticsearch matches in FILE, to rank them again
+ * with other settings in seconds (replay.ts).
  */
 import { EVAL_DATABASE, EVAL_INDEX_PREFIX } from './env';
 import { availableParallelism } from 'node:os';
@@ -33,6 +36,7 @@ import {
   type QuestionResult,
 } from './metrics';
 import { markdown, summary, targets, writeReport, type OwnWordsQuestion, type Report } from './report';
+import { record } from './replay';
 import { Api, CALL_TIMEOUT_MS, EntrySearch, PASSAGES, SEARCH_LIMIT } from './search';
 
 const log = (msg: string) => process.stdout.write(`[eval] ${msg}\n`);
@@ -44,6 +48,8 @@ interface Options {
   checkOnly: boolean;
   /** --no-language: questions are asked without their language (the search reads them in every language). */
   withLanguage: boolean;
+  /** --record FILE: every question's EntryMatches, for replay.ts. */
+  record?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -69,8 +75,11 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--out') options.out = resolve(value());
     else if (arg === '--check-corpus') options.checkOnly = true;
     else if (arg === '--no-language') options.withLanguage = false;
+    else if (arg === '--record') options.record = resolve(value());
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus] [--no-language]\n');
+      process.stdout.write(
+        'npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus] [--no-language] [--record FILE]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${arg}`);
   }
@@ -141,6 +150,11 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${summary(report)}\n\n`);
     log(`wrote ${written.json} and ${written.md}`);
     if (process.env.EVAL_PRINT_MARKDOWN === '1') process.stdout.write(`\n${markdown(report)}\n`);
+    if (options.record) {
+      const baseline = new WholeEntryBaseline(es, entriesIndex, TENANT);
+      const n = await record(options.record, corpus, ids, baseline, stack.model);
+      log(`recorded the matches of ${n} questions in ${options.record} (node tools/eval/dist/replay.js --in it)`);
+    }
     await es.close();
     await api.close();
     if (options.keep) await keepRunning(stack, token);

@@ -391,6 +391,8 @@ export function markdown(r: Report): string {
     'npm run eval -- --no-language     # the questions asked without their language',
     "node tools/eval/dist/models.js    # a model's vectors alone on the corpus, no stack (docs/search.md)",
     'node tools/eval/dist/calibrate.js # other relevance coefficients on this docs/eval.json (docs/search.md)',
+    'npm run eval -- --record F.json   # also keep every question’s Elasticsearch matches in F.json, then:',
+    "node tools/eval/dist/replay.js --in F.json [--semantic '{...}'] # rank them again with other settings, no stack",
     '```',
     '',
     `The corpus is generated in code (\`tools/eval/src/corpus/\`, seed ${r.corpus.seed}): the same text on every machine. ` +
