@@ -19,6 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   LEXICAL,
+  passagesReadPerSide,
   questionProfile,
   rankEntries,
   SEMANTIC,
@@ -98,7 +99,7 @@ const best = (passages: PassageMatch[], n: number) => [...passages].sort((a, b) 
 
 /** The recording as a search reading `reading` of each entry (and the passages asked for, two more per side) would have found it. */
 function asRead(m: EntryMatches, reading: PassageReading): EntryMatches {
-  const perSide = (atLeast: number) => Math.max(PASSAGES + 2, atLeast);
+  const perSide = (atLeast: number) => passagesReadPerSide(PASSAGES + 2, atLeast);
   return {
     ...m,
     keyword: m.keyword.map((h) => ({ ...h, passages: best(h.passages, perSide(reading.keywordPassagesPerHit)) })),

@@ -85,6 +85,13 @@ export interface PassageReading {
 }
 
 /**
+ * Passages a side's inner hits read per entry: those asked for (`passagesPerHit`), or more where
+ * the profile reads more; none when none are asked for.
+ */
+export const passagesReadPerSide = (passagesPerHit: number, atLeast: number) =>
+  passagesPerHit > 0 ? Math.max(passagesPerHit, atLeast) : 0;
+
+/**
  * The searches of an entry search as one multi-search (one round trip), all filtered inside
  * the query and reading nothing of _source:
  * - keyword: BM25 of the query over the title fields and search_keywords, and of its stems over
@@ -111,8 +118,7 @@ export function entrySearchBodies(q: {
   termGroups?: string[][];
 }): estypes.SearchSearchRequestBody[] {
   const { query, stems, size, filter } = q;
-  // A side's inner hits: the passages asked for, or more where the profile reads more (none when none are asked).
-  const perSide = (atLeast: number) => (q.passagesPerHit > 0 ? Math.max(q.passagesPerHit, atLeast) : 0);
+  const perSide = (atLeast: number) => passagesReadPerSide(q.passagesPerHit, atLeast);
   const should: estypes.QueryDslQueryContainer[] = [
     { multi_match: { query, fields: ENTRY_TITLE_FIELDS, type: 'best_fields', _name: 'text' } },
     { match: { search_keywords: { query, _name: 'keywords' } } },
