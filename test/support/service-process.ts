@@ -93,7 +93,22 @@ export async function startProcessStack(options: {
   keepChars?: number;
   readyWithinMs: number;
 }): Promise<ProcessStack> {
-  const grpc = { similarity: await freePort(), knowledge: await freePort(), catalog: await freePort() };
+  // Every port chosen before any process starts, and each distinct: a port freePort() just returned
+  // is free only until someone binds it, and a process started earlier may not have bound its own
+  // yet (a gateway was once given the similarity service's gRPC port).
+  const taken = new Set<number>();
+  const distinctPort = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
+  };
+  const grpc = { similarity: await distinctPort(), knowledge: await distinctPort(), catalog: await distinctPort() };
+  const gatewayPorts: Record<string, number> = {};
+  for (const name of Object.keys(options.gateways)) gatewayPorts[name] = await distinctPort();
   const address = (service: keyof typeof grpc) => `127.0.0.1:${grpc[service]}`;
   const processes: Record<string, ServiceProcess> = {};
   const start = (name: string, service: ServiceName, env: Record<string, string>) =>
@@ -110,9 +125,7 @@ export async function startProcessStack(options: {
   });
   start('knowledge', 'knowledge', { ...indexing, KNOWLEDGE_GRPC_PORT: String(grpc.knowledge) });
   start('catalog', 'catalog', { ...indexing, CATALOG_GRPC_PORT: String(grpc.catalog) });
-  const gatewayPorts: Record<string, number> = {};
   for (const [name, env] of Object.entries(options.gateways)) {
-    gatewayPorts[name] = await freePort();
     start(name, 'gateway', {
       PORT: String(gatewayPorts[name]),
       HOST: '127.0.0.1',
