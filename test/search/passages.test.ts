@@ -263,6 +263,36 @@ describe('German', () => {
     expect(unsaid[0]!.passages[0]!.text).toContain('Rücksendungen');
     expect(unsaid.some((h) => h.entry.id !== de.id)).toBe(true); // English entries were searched too
   });
+
+  test('when a German entry names its subject in every passage, then the passage with the question’s other word comes first', async () => {
+    // Across the index "Gebühr" is common (a price list uses it everywhere) and "Lastschrift" rare;
+    // within the debit entry it is the other way round: there "Gebühr" tells its passages apart.
+    const fees = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `## Teil ${i + 1}\n\nJede Gebühr steht in dieser Liste. Die Gebühr für Leistung ${i + 1} ist fest, ` +
+        'und keine Gebühr ändert sich ohne Ankündigung.',
+    );
+    await create({ language: 'de', title: 'Preisliste', content: fees.join('\n\n') });
+    const section = (i: number) =>
+      `## Abschnitt ${i}\n\nDie Lastschrift ist bei uns die beliebteste Zahlungsart. Eine Lastschrift ` +
+      `erteilen Sie im Kundenkonto, und jede Lastschrift erscheint in der Übersicht ${i}.`;
+    const debit = await create({
+      language: 'de',
+      title: 'Lastschrift',
+      content: [
+        section(1),
+        section(2),
+        section(3),
+        '## Rückgaben\n\nFür eine zurückgegebene Lastschrift berechnen wir eine Gebühr von 3 Euro.',
+        section(4),
+        section(5),
+      ].join('\n\n'),
+    });
+    const found = await hits({ query: 'Welche Gebühr kostet eine Lastschrift?', language: 'de', passages: 3 });
+    const hit = found.find((h) => h.entry.id === debit.id);
+    expect(hit?.passages[0]?.text).toContain('Gebühr von 3 Euro');
+  });
 });
 
 describe('bounds', () => {

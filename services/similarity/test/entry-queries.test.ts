@@ -55,11 +55,41 @@ describe('entry search bodies', () => {
     ];
     // keyword passages, vector passages, sentences
     expect(innerHits(bodies(5, SEMANTIC.passageChoice))).toEqual([15, 10, 30]);
-    // The lexical profile reads the passages asked for (3 and two more, as the services ask), and 12 sentences.
-    expect(innerHits(bodies(5, LEXICAL.passageChoice))).toEqual([5, 5, 12]);
-    expect(innerHits(bodies(7, LEXICAL.passageChoice))).toEqual([7, 7, 12]);
+    // The lexical profile reads 10 passages by their words, the passages asked for (3 and two
+    // more, as the services ask) by their vectors, and 12 sentences.
+    expect(innerHits(bodies(5, LEXICAL.passageChoice))).toEqual([10, 5, 12]);
+    expect(innerHits(bodies(7, LEXICAL.passageChoice))).toEqual([10, 7, 12]);
     // More passages asked for than a profile reads: as many as asked.
     expect(innerHits(bodies(17, SEMANTIC.passageChoice))).toEqual([17, 17, 30]);
+  });
+
+  test('when a profile chooses passages by their terms, then each distinct stem is a named clause that scores nothing', () => {
+    const passageQuery = (reading: PassageReading, passagesPerHit = 5) => {
+      const [keyword] = entrySearchBodies({
+        query: 'Lastschrift Gebühr Lastschrift',
+        stems: 'lastschrift gebuhr lastschrift',
+        size: 30,
+        passagesPerHit,
+        reading,
+        filter,
+        queryVector: new Float32Array(4),
+      });
+      const should = (keyword!.query as { bool: { should: { nested?: { query: unknown } }[] } }).bool.should;
+      return should.find((c) => c.nested)!.nested!.query;
+    };
+    const match = { match: { 'passages.stems': { query: 'lastschrift gebuhr lastschrift' } } };
+    expect(passageQuery(LEXICAL.passageChoice)).toEqual({
+      bool: {
+        must: [match],
+        should: [
+          { term: { 'passages.stems': { value: 'lastschrift', boost: 0, _name: 'term:lastschrift' } } },
+          { term: { 'passages.stems': { value: 'gebuhr', boost: 0, _name: 'term:gebuhr' } } },
+        ],
+      },
+    });
+    // The semantic profile, or no passages asked for: the BM25 match alone.
+    expect(passageQuery(SEMANTIC.passageChoice)).toEqual(match);
+    expect(passageQuery(LEXICAL.passageChoice, 0)).toEqual(match);
   });
 
   test('when no passages are asked for, then only the keyword and passage searches run', () => {
@@ -118,5 +148,27 @@ describe('entry matches', () => {
       { start: 0, end: 100, score: expect.closeTo(0.6, 6), centrality: 0.71 },
       { start: 100, end: 200, score: expect.closeTo(0.4, 6) },
     ]);
+  });
+
+  test('when keyword inner hits name the terms they matched, then each passage carries its stems', async () => {
+    const at = (start: number, matched?: unknown) => ({
+      _score: 3,
+      fields: { 'passages.start': [start], 'passages.end': [start + 50] },
+      ...(matched ? { matched_queries: matched } : {}),
+    });
+    const keyword = hit('e', {
+      matched_queries: { passage: 3, 'term:lastschrift': 0 },
+      inner_hits: {
+        keyword: {
+          hits: {
+            // With include_named_queries_score the names come as an object; without it, as a list.
+            hits: [at(0, { 'term:lastschrift': 0, 'term:gebuhr': 0 }), at(50, ['term:lastschrift']), at(100)],
+          },
+        },
+      },
+    });
+    const m = await entryMatches(client([[keyword], []]), 'entries', bodies(0));
+    expect(m.keyword[0]!.passages.map((p) => p.terms)).toEqual([['lastschrift', 'gebuhr'], ['lastschrift'], undefined]);
+    expect(m.keyword[0]!.passage).toBe(3);
   });
 });

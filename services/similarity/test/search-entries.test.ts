@@ -1,5 +1,6 @@
 import type { EntryMatches } from '@kb/common/search';
 import {
+  entryTermWeights,
   LEXICAL,
   meaningShares,
   profileFor,
@@ -258,6 +259,54 @@ describe('entry fusion', () => {
     expect(rankEntries(matches, 10, 2, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0, 100]);
   });
 
+  test('when the question’s subject is in every passage of an entry, then the lexical profile chooses by a word one passage has', () => {
+    // BM25 over the whole index favours the passages that repeat the subject ("lastschrift");
+    // within the entry it is in every passage, and only the passage at 200 also has "gebuhr".
+    const at = (start: number, score: number, terms: string[]) => ({ start, end: start + 100, score, terms });
+    const matches: EntryMatches = {
+      keyword: [
+        {
+          ...keywordHit('a', 9),
+          passages: [
+            at(0, 9, ['lastschrift']),
+            at(100, 8.5, ['lastschrift']),
+            at(200, 6, ['lastschrift', 'gebuhr']),
+            at(300, 8, ['lastschrift']),
+          ],
+        },
+      ],
+      vector: [vectorHit('a', 0.3)],
+    };
+    expect(rankEntries(matches, 10, 1, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([200]);
+    // The same passages without their terms said (BM25 alone, as the semantic profile reads them): the repeats win.
+    const bm25Only: EntryMatches = {
+      ...matches,
+      keyword: [{ ...matches.keyword[0]!, passages: matches.keyword[0]!.passages.map(({ terms: _t, ...p }) => p) }],
+    };
+    expect(rankEntries(bm25Only, 10, 1, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([0]);
+    // The entry's rank and scores do not change with the terms: only which passages it shows.
+    expect(rankEntries(matches, 10, 1, LEXICAL)[0]!.score).toBe(rankEntries(bm25Only, 10, 1, LEXICAL)[0]!.score);
+  });
+
+  test('when weights come from an entry’s passages, then a term in all of them counts least and the best passage is 1', () => {
+    const c = (start: number, terms?: string[]) => ({ start, end: start + 10, keyword: 0.5, sentences: [], terms });
+    const candidates = [c(0, ['x', 'y']), c(10, ['x']), c(20, ['x']), c(30)];
+    entryTermWeights(candidates);
+    // n = 4: idf(x, in 3) = ln(1 + 1.5 / 3.5), idf(y, in 1) = ln(1 + 3.5 / 1.5); a passage without terms said counts 0.
+    const x = Math.log(1 + 1.5 / 3.5);
+    const y = Math.log(1 + 3.5 / 1.5);
+    expect(candidates.map((k) => k.keyword)).toEqual([
+      1,
+      expect.closeTo(x / (x + y), 9),
+      expect.closeTo(x / (x + y), 9),
+      0,
+    ]);
+    // No terms said at all: the BM25 signals stay.
+    const none = [c(0), c(10)];
+    entryTermWeights(none);
+    expect(none.map((k) => k.keyword)).toEqual([0.5, 0.5]);
+  });
+
   test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {
     const shares = { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 };
     expect(meaningShares(shares, { context: true, topic: true })).toEqual(shares);
@@ -327,12 +376,14 @@ describe('entry fusion', () => {
       sentencesPerHit: 30,
       keywordPassagesPerHit: 15,
       vectorPassagesPerHit: 10,
+      passageTerms: false,
       centralityPenalty: 0.5,
     });
     expect(LEXICAL.passageChoice).toEqual({
       sentencesPerHit: 12,
-      keywordPassagesPerHit: 0,
+      keywordPassagesPerHit: 10,
       vectorPassagesPerHit: 0,
+      passageTerms: true,
       centralityPenalty: 0.3,
     });
     expect(SEMANTIC.relevance).toEqual({ intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 });

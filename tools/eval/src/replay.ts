@@ -34,7 +34,12 @@ import type { Language } from './corpus/types';
 import { passageContains } from './metrics';
 
 /** What a recording reads of each entry: more than any profile does, so that each can be cut out of it. */
-const RECORD_READING: PassageReading = { sentencesPerHit: 60, keywordPassagesPerHit: 15, vectorPassagesPerHit: 15 };
+const RECORD_READING: PassageReading = {
+  sentencesPerHit: 60,
+  keywordPassagesPerHit: 15,
+  vectorPassagesPerHit: 15,
+  passageTerms: true,
+};
 const RECORD_PASSAGES = 15;
 /** Passages a hit carries in the evaluation. */
 const PASSAGES = 3;

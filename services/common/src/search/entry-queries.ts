@@ -22,6 +22,11 @@ export interface PassageMatch {
   score: number;
   /** Sentence inner hits: the sentence's centrality in its entry (absent where not indexed). */
   centrality?: number;
+  /**
+   * Keyword inner hits, where the reading asks for them (PassageReading.passageTerms): which of the
+   * question's stems the passage contains.
+   */
+  terms?: string[];
 }
 
 /** What the searches of an entry search found, per entry, with the passages behind each. */
@@ -82,7 +87,16 @@ export interface PassageReading {
   sentencesPerHit: number;
   keywordPassagesPerHit: number;
   vectorPassagesPerHit: number;
+  /**
+   * Whether the keyword search also says which of the question's stems each passage it reads
+   * contains (PassageMatch.terms; named term clauses that add nothing to the score), so that the
+   * passages can be chosen by the words their entry does not use everywhere (rankEntries).
+   */
+  passageTerms: boolean;
 }
+
+/** The name of a passage-term clause: this prefix, then the stem. */
+const TERM_NAME = 'term:';
 
 /**
  * Passages a side's inner hits read per entry: those asked for (`passagesPerHit`), or more where
@@ -131,7 +145,7 @@ export function entrySearchBodies(q: {
           path: PASSAGES_PATH,
           score_mode: 'max',
           _name: 'passage',
-          query: { match: { [PASSAGE_STEMS_PATH]: { query: stems } } },
+          query: passageTermsQuery(stems, q.reading.passageTerms && q.passagesPerHit > 0),
           ...passageInnerHits('keyword', perSide(q.reading.keywordPassagesPerHit)),
         },
       },
@@ -183,6 +197,23 @@ export function entrySearchBodies(q: {
 }
 
 /**
+ * BM25 of the question's stems over a passage's stems; with `named`, each distinct stem (at most
+ * MAX_COUNTED_TERMS) also as a named term clause of boost 0, so the inner hits say which stems
+ * each passage contains without changing any score.
+ */
+function passageTermsQuery(stems: string, named: boolean): estypes.QueryDslQueryContainer {
+  const match: estypes.QueryDslQueryContainer = { match: { [PASSAGE_STEMS_PATH]: { query: stems } } };
+  if (!named) return match;
+  const distinct = [...new Set(stems.split(' ').filter((t) => t !== ''))].slice(0, MAX_COUNTED_TERMS);
+  return {
+    bool: {
+      must: [match],
+      should: distinct.map((t) => ({ term: { [PASSAGE_STEMS_PATH]: { value: t, boost: 0, _name: TERM_NAME + t } } })),
+    },
+  };
+}
+
+/**
  * How many entries contain each query term, as an aggregation of the keyword search: an entry that
  * contains a term matches that search (its stems or a passage's), so the counts are over the
  * entries the filter lets through (this caller's visible ones), never more. The readings go along
@@ -218,6 +249,14 @@ export function unknownTermShare(aggregations: Record<string, unknown> | undefin
 
 type Hit = estypes.SearchHit<unknown>;
 
+/** The stems an inner hit's named term clauses matched (passageTermsQuery); undefined when none were named. */
+function matchedTerms(h: Hit): string[] | undefined {
+  const named = h.matched_queries as string[] | Record<string, number> | undefined;
+  if (named === undefined) return undefined;
+  const names = Array.isArray(named) ? named : Object.keys(named);
+  return names.filter((n) => n.startsWith(TERM_NAME)).map((n) => n.slice(TERM_NAME.length));
+}
+
 function passagesOf(
   hit: Hit,
   name: string,
@@ -229,8 +268,17 @@ function passagesOf(
     const start = Number(h.fields?.[`${path}.start`]?.[0]);
     const end = Number(h.fields?.[`${path}.end`]?.[0]);
     const centrality = h.fields?.[SENTENCE_CENTRALITY_PATH]?.[0] as number | undefined;
+    const terms = matchedTerms(h);
     return Number.isInteger(start) && Number.isInteger(end) && end > start
-      ? [{ start, end, score: score(h._score), ...(typeof centrality === 'number' ? { centrality } : {}) }]
+      ? [
+          {
+            start,
+            end,
+            score: score(h._score),
+            ...(typeof centrality === 'number' ? { centrality } : {}),
+            ...(terms ? { terms } : {}),
+          },
+        ]
       : [];
   });
 }

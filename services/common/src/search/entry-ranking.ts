@@ -48,7 +48,9 @@ export interface FusionProfile {
    * that answers says something the rest does not). More read and a larger penalty where the
    * model knows the language; where it does not, its cosines say little and more of them choose
    * worse (docs/search.md, "More of each entry read"). An entry's rank takes its best sentence's
-   * cosine as it is.
+   * cosine as it is. With `passageTerms` (where the model does not know the language, so words
+   * choose), a passage's words count by how few of its entry's passages have them, not by BM25
+   * over the whole index (entryTermWeights).
    */
   passageChoice: PassageReading & { centralityPenalty: number };
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
@@ -74,7 +76,13 @@ export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
   passageKeywordWeight: 0.3,
   meaning: { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 },
-  passageChoice: { sentencesPerHit: 30, keywordPassagesPerHit: 15, vectorPassagesPerHit: 10, centralityPenalty: 0.5 },
+  passageChoice: {
+    sentencesPerHit: 30,
+    keywordPassagesPerHit: 15,
+    vectorPassagesPerHit: 10,
+    passageTerms: false,
+    centralityPenalty: 0.5,
+  },
   damping: 20,
   relevance: { intercept: -3.82, cosine: 11, keyword: 1.15, score: 0, unknownTerms: -1.5 },
 };
@@ -82,7 +90,13 @@ export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
   meaning: { passage: 1, sentence: 0, context: 0, topic: 0 },
-  passageChoice: { sentencesPerHit: 12, keywordPassagesPerHit: 0, vectorPassagesPerHit: 0, centralityPenalty: 0.3 },
+  passageChoice: {
+    sentencesPerHit: 12,
+    keywordPassagesPerHit: 10,
+    vectorPassagesPerHit: 0,
+    passageTerms: true,
+    centralityPenalty: 0.3,
+  },
   relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
 };
 
@@ -204,6 +218,27 @@ export interface PassageCandidate {
   own?: number;
   /** Its sentences the sentence search named: cosine less the centrality penalty, and which sentence. */
   sentences: { value: number; key: string }[];
+  /** The question's stems it contains, where the keyword search said (PassageMatch.terms). */
+  terms?: string[];
+}
+
+/**
+ * An entry's passages' keyword signals (0-1) from the words they share with the question, each
+ * stem weighing as BM25's IDF over the entry's passages (those the searches named): a word the
+ * entry uses in most of them (its subject: "Lastschrift" in an article on direct debits) tells
+ * its passages apart no better than a stopword, however rare it is in the index, while the word
+ * only the answering passage shares with the question does. Divided by the best in the entry.
+ * Unchanged where the keyword search said no passage's terms.
+ */
+export function entryTermWeights(candidates: PassageCandidate[]): void {
+  if (!candidates.some((c) => c.terms !== undefined)) return;
+  const n = candidates.length;
+  const df = new Map<string, number>();
+  for (const c of candidates) for (const t of c.terms ?? []) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string) => Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+  const raw = candidates.map((c) => (c.terms ?? []).reduce((sum, t) => sum + idf(t), 0));
+  const top = Math.max(0, ...raw);
+  candidates.forEach((c, i) => (c.keyword = top > 0 ? raw[i]! / top : 0));
 }
 
 /**
@@ -324,7 +359,11 @@ export function rankEntries(
     p.keyword = TEXT_SHARE * Math.max(text(h.text), stems(h.stems), inPassage(h.passage));
     p.curated = curated(h.keywords);
     p.hasTopic ||= h.hasTopic === true;
-    for (const m of h.passages) passage(p, m).keyword = passageBm25(m.score);
+    for (const m of h.passages) {
+      const r = passage(p, m);
+      r.keyword = passageBm25(m.score);
+      if (m.terms) r.terms = m.terms;
+    }
   }
   for (const h of matches.vector) {
     const p = part(h.id, h.version);
@@ -365,7 +404,9 @@ export function rankEntries(
           shares.topic * (p.topic ?? 0);
     const score_sources: Record<string, number> = { keyword: kw * p.keyword, vector: vw * meaning };
     if (p.curated > 0) score_sources['keywords'] = CURATED_KEYWORDS_WEIGHT * p.curated;
-    const passages = choosePassages([...p.passages.values()], p.sentence !== undefined, pkw, passagesPerHit);
+    const candidates = [...p.passages.values()];
+    if (profile.passageChoice.passageTerms) entryTermWeights(candidates);
+    const passages = choosePassages(candidates, p.sentence !== undefined, pkw, passagesPerHit);
     const score = Object.values(score_sources).reduce((a, b) => a + b, 0);
     return {
       id,
