@@ -293,6 +293,26 @@ describe('German', () => {
     const hit = found.find((h) => h.entry.id === debit.id);
     expect(hit?.passages[0]?.text).toContain('Gebühr von 3 Euro');
   });
+  test('when a German question asks what something costs, then the passage that states an amount comes first', async () => {
+    // The answer shares only the subject with the question, which every passage names.
+    const section = (i: number) =>
+      `## Teil ${i}\n\nDer Expressversand ist schnell. Mit Expressversand kommt das Paket zügig, ` +
+      `und den Expressversand wählen Sie an der Kasse im Schritt ${i}.`;
+    const express = await create({
+      language: 'de',
+      title: 'Expressversand',
+      content: [
+        section(1),
+        section(2),
+        '## Aufpreis\n\nFür den Expressversand berechnen wir 9,90 Euro zusätzlich pro Paket.',
+        section(3),
+        section(4),
+      ].join('\n\n'),
+    });
+    const found = await hits({ query: 'Was kostet der Expressversand?', language: 'de', passages: 3 });
+    const hit = found.find((h) => h.entry.id === express.id);
+    expect(hit?.passages[0]?.text).toContain('9,90 Euro');
+  });
 });
 
 describe('bounds', () => {

@@ -34,5 +34,6 @@ export * from './index-refusals';
 export * from './proto-fields';
 export * from './passages';
 export * from './text-analysis';
+export * from './answer-types';
 export * from './oauth';
 export * from './retrieval';

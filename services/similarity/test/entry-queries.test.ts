@@ -63,7 +63,7 @@ describe('entry search bodies', () => {
     expect(innerHits(bodies(17, SEMANTIC.passageChoice))).toEqual([17, 17, 30]);
   });
 
-  test('when a profile chooses passages by their terms, then each distinct stem is a named clause that scores nothing', () => {
+  test('when a profile chooses passages by their terms, then each distinct stem and kind of answer is named, scoring nothing', () => {
     const passageQuery = (reading: PassageReading, passagesPerHit = 5) => {
       const [keyword] = entrySearchBodies({
         query: 'Lastschrift Gebühr Lastschrift',
@@ -73,6 +73,7 @@ describe('entry search bodies', () => {
         reading,
         filter,
         queryVector: new Float32Array(4),
+        answerTypes: ['money'],
       });
       const should = (keyword!.query as { bool: { should: { nested?: { query: unknown } }[] } }).bool.should;
       return should.find((c) => c.nested)!.nested!.query;
@@ -84,6 +85,8 @@ describe('entry search bodies', () => {
         should: [
           { term: { 'passages.stems': { value: 'lastschrift', boost: 0, _name: 'term:lastschrift' } } },
           { term: { 'passages.stems': { value: 'gebuhr', boost: 0, _name: 'term:gebuhr' } } },
+          // The kind of answer asked for, as a term of its own.
+          { term: { 'passages.answers': { value: 'money', boost: 0, _name: 'term:<money>' } } },
         ],
       },
     });

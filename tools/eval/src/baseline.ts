@@ -6,6 +6,7 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
+import { askedAnswerTypes } from '@kb/common';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
@@ -145,6 +146,7 @@ export class WholeEntryBaseline {
       query: query.trim(),
       stems: queryStems(query.trim(), language),
       termGroups: queryTermGroups(query.trim(), language),
+      answerTypes: askedAnswerTypes(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
       reading: read?.reading ?? questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,

@@ -1,7 +1,9 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import type { AnswerType } from '../answer-types';
 import { withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
 import {
+  PASSAGE_ANSWERS_PATH,
   PASSAGE_STEMS_PATH,
   PASSAGE_VECTOR_PATH,
   PASSAGES_PATH,
@@ -24,7 +26,8 @@ export interface PassageMatch {
   centrality?: number;
   /**
    * Keyword inner hits, where the reading asks for them (PassageReading.passageTerms): which of the
-   * question's stems the passage contains.
+   * question's stems the passage contains, and which of the kinds of answer it asks for the
+   * passage states (as answerTerm gives them).
    */
   terms?: string[];
 }
@@ -95,8 +98,11 @@ export interface PassageReading {
   passageTerms: boolean;
 }
 
-/** The name of a passage-term clause: this prefix, then the stem. */
+/** The name of a passage-term clause: this prefix, then the stem (or answerTerm). */
 const TERM_NAME = 'term:';
+
+/** A kind of answer as a passage's term (PassageMatch.terms): no stem has angle brackets. */
+export const answerTerm = (type: AnswerType) => `<${type}>`;
 
 /**
  * Passages a side's inner hits read per entry: those asked for (`passagesPerHit`), or more where
@@ -130,6 +136,8 @@ export function entrySearchBodies(q: {
   queryVector: Float32Array;
   /** The query's terms per reading (queryTermGroups): each is counted in the entries the filter lets through. */
   termGroups?: string[][];
+  /** The kinds of answer the question asks for (askedAnswerTypes), named with its terms where the reading says. */
+  answerTypes?: AnswerType[];
 }): estypes.SearchSearchRequestBody[] {
   const { query, stems, size, filter } = q;
   const perSide = (atLeast: number) => passagesReadPerSide(q.passagesPerHit, atLeast);
@@ -145,7 +153,7 @@ export function entrySearchBodies(q: {
           path: PASSAGES_PATH,
           score_mode: 'max',
           _name: 'passage',
-          query: passageTermsQuery(stems, q.reading.passageTerms && q.passagesPerHit > 0),
+          query: passageTermsQuery(stems, q.reading.passageTerms && q.passagesPerHit > 0, q.answerTypes ?? []),
           ...passageInnerHits('keyword', perSide(q.reading.keywordPassagesPerHit)),
         },
       },
@@ -198,17 +206,24 @@ export function entrySearchBodies(q: {
 
 /**
  * BM25 of the question's stems over a passage's stems; with `named`, each distinct stem (at most
- * MAX_COUNTED_TERMS) also as a named term clause of boost 0, so the inner hits say which stems
- * each passage contains without changing any score.
+ * MAX_COUNTED_TERMS) and each kind of answer asked for also as a named term clause of boost 0, so
+ * the inner hits say which stems each passage contains and which kinds it states without
+ * changing any score.
  */
-function passageTermsQuery(stems: string, named: boolean): estypes.QueryDslQueryContainer {
+function passageTermsQuery(stems: string, named: boolean, answers: AnswerType[]): estypes.QueryDslQueryContainer {
   const match: estypes.QueryDslQueryContainer = { match: { [PASSAGE_STEMS_PATH]: { query: stems } } };
   if (!named) return match;
   const distinct = [...new Set(stems.split(' ').filter((t) => t !== ''))].slice(0, MAX_COUNTED_TERMS);
+  const clause = (field: string, value: string, term: string) => ({
+    term: { [field]: { value, boost: 0, _name: TERM_NAME + term } },
+  });
   return {
     bool: {
       must: [match],
-      should: distinct.map((t) => ({ term: { [PASSAGE_STEMS_PATH]: { value: t, boost: 0, _name: TERM_NAME + t } } })),
+      should: [
+        ...distinct.map((t) => clause(PASSAGE_STEMS_PATH, t, t)),
+        ...answers.map((a) => clause(PASSAGE_ANSWERS_PATH, a, answerTerm(a))),
+      ],
     },
   };
 }

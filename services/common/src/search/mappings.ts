@@ -10,6 +10,8 @@ export const HAS_TOPIC_PATH = 'has_topic';
 export const PASSAGES_PATH = 'passages';
 export const PASSAGE_VECTOR_PATH = 'passages.vector';
 export const PASSAGE_STEMS_PATH = 'passages.stems';
+/** The kinds of answer a passage states (statedAnswerTypes of @kb/common; see entryMappings). */
+export const PASSAGE_ANSWERS_PATH = 'passages.answers';
 /** The nested sentence vectors of an entry's passages (see entryMappings). */
 export const SENTENCES_PATH = 'sentences';
 export const SENTENCE_VECTOR_PATH = 'sentences.vector';
@@ -151,7 +153,9 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       /**
        * The content split along its Markdown structure (splitPassages of @kb/common), one nested
        * document per passage: where it sits in the content (UTF-16 offsets, read back through doc
-       * values), its stems (with its headings) and its own vector (title and headings as context).
+       * values), its stems (with its headings), its own vector (title and headings as context) and
+       * the kinds of answer it states (`answers`: money, duration, clock; added in place to older
+       * indices, whose entries have them once reindexed).
        */
       passages: {
         type: 'nested',
@@ -160,6 +164,7 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
           end: { type: 'integer', index: false },
           stems,
           vector: vector(dims),
+          answers: keyword,
         },
       },
       /**

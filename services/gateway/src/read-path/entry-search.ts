@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import {
   answerItemBytes,
+  askedAnswerTypes,
   DEFAULT_PASSAGES,
   cutPassages,
   SEARCH_DEFAULT_LIMIT,
@@ -209,6 +210,7 @@ export function entrySearch(deps: {
         query,
         stems: queryStems(query, req.language),
         termGroups: queryTermGroups(query, req.language),
+        answerTypes: askedAnswerTypes(query, req.language),
         size: Math.max(limit * 3, 30),
         // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,

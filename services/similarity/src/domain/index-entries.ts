@@ -1,4 +1,12 @@
-import { AppError, analyzeText, sentencesOf, splitPassages, type Passage, type similarityV1 } from '@kb/common';
+import {
+  AppError,
+  analyzeText,
+  sentencesOf,
+  splitPassages,
+  statedAnswerTypes,
+  type Passage,
+  type similarityV1,
+} from '@kb/common';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
 import { centralities, ENTRY_VECTOR_PATH, HAS_TOPIC_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
 import { toCompact, toStored } from '../data-access/vector-encoding';
@@ -145,6 +153,7 @@ function entrySource({
       end: p.end,
       stems: analyzeText([...p.headings, p.text].join('\n'), language),
       vector: toCompact(passageVectors[i]!.vector),
+      answers: statedAnswerTypes(p.text, language),
     })),
     sentences: passages.flatMap((p, i) =>
       sentenceVectors[i]!.map((v, j) => ({

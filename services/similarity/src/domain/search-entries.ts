@@ -1,4 +1,4 @@
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, askedAnswerTypes, type similarityV1 } from '@kb/common';
 import {
   entryFilter,
   entryMatches,
@@ -48,6 +48,7 @@ export async function searchEntries(
     query,
     stems: queryStems(query, req.language),
     termGroups: queryTermGroups(query, req.language),
+    answerTypes: askedAnswerTypes(query, req.language),
     size,
     // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
