@@ -343,6 +343,28 @@ describe('indexing entries', () => {
     expect(stored[3]!.start).toBeGreaterThan(stored[2]!.start);
   });
 
+  test('when an entry is indexed, then each passage stores the kinds of answer it states', async () => {
+    const id = randomUUID();
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [
+        entryDocument({
+          id,
+          tenant_id: tenant,
+          language: 'de',
+          title: 'Expressversand',
+          content:
+            '## Preis\n\nDer Expresszuschlag beträgt 9,90 Euro und das Paket kommt in zwei Werktagen.\n\n' +
+            '## Annahmeschluss\n\nBestellungen bis 12 Uhr gehen am selben Tag raus.\n\n' +
+            '## Hilfe\n\nUnser Serviceteam hilft gern, Ihre Nummer ist SC-28763.',
+        }),
+      ],
+    });
+    const doc = await getDoc(id, h.server.indices.alias('entries'));
+    const passages = doc?._source?.['passages'] as { answers: string[] }[];
+    expect(passages.map((p) => p.answers)).toEqual([['money', 'duration'], ['clock'], []]);
+  });
+
   test('when an entry is indexed, then its topic vector embeds its title, summary and similarity_text, not its content', async () => {
     const id = randomUUID();
     const entry = (version: number, summary: string, content: string) =>
