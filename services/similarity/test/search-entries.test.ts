@@ -307,6 +307,24 @@ describe('entry fusion', () => {
     expect(none.map((k) => k.keyword)).toEqual([0.5, 0.5]);
   });
 
+  test('when a sentence is repeated word for word across an entry, then a sentence stated once chooses first', () => {
+    const sentence = (start: number, end: number, score: number) => ({ start, end, score, centrality: 0.5 });
+    const matches = (passages: ReturnType<typeof sentence>[]): EntryMatches => ({
+      keyword: [],
+      vector: [vectorHit('a', 0.5)],
+      sentence: [{ id: 'a', version: 1, passages }],
+    });
+    // 0.6 in two passages far apart (one template line, twice) against 0.5 stated once.
+    const repeated = matches([sentence(0, 100, 0.6), sentence(800, 900, 0.6), sentence(400, 500, 0.5)]);
+    expect(rankEntries(repeated, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([400]);
+    expect(rankEntries(repeated, 10, 1, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([400]);
+    // The same sentence read in two overlapping passages is one sentence: it keeps its cosine.
+    const overlap = matches([sentence(0, 100, 0.6), sentence(80, 180, 0.6), sentence(400, 500, 0.5)]);
+    expect(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([0]);
+    // An entry's rank still counts its best sentence as it is.
+    expect(rankEntries(repeated, 10, 1, SEMANTIC)[0]!.score).toBe(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.score);
+  });
+
   test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {
     const shares = { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 };
     expect(meaningShares(shares, { context: true, topic: true })).toEqual(shares);

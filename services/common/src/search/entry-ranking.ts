@@ -248,6 +248,36 @@ export function entryTermWeights(candidates: PassageCandidate[]): void {
 const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
 
 /**
+ * A sentence its entry states word for word in more than one place loses this much of its cosine
+ * in choosing passages (in every profile): a template's repeated line ("Our service team is happy
+ * to help.") is boilerplate, not the one statement that answers (docs/search.md, "A sentence the
+ * entry repeats").
+ */
+export const REPEATED_SENTENCE_PENALTY = 0.2;
+
+/**
+ * The sentences (by sentenceKey) an entry's sentence matches find in more than one place: in
+ * passages that do not overlap (a sentence in the overlap of two passages is one sentence read
+ * twice). Identical sentences have identical vectors, so all their copies score alike and are
+ * read together.
+ */
+function repeatedSentences(matches: PassageMatch[]): Set<string> {
+  const byKey = new Map<string, PassageMatch[]>();
+  for (const m of matches) byKey.set(sentenceKey(m), [...(byKey.get(sentenceKey(m)) ?? []), m]);
+  const repeated = new Set<string>();
+  for (const [key, copies] of byKey) {
+    let places = 0;
+    let end = -1;
+    for (const m of [...copies].sort((a, b) => a.start - b.start)) {
+      if (m.start >= end) places++;
+      end = Math.max(end, m.end);
+    }
+    if (places > 1) repeated.add(key);
+  }
+  return repeated;
+}
+
+/**
  * An entry's `n` best passages, best first: each scores pkw × its BM25 signal + (1 − pkw) × its
  * meaning (SENTENCE_SHARE of its best sentence, the rest its own cosine; its cosine alone where the
  * sentence search found none of the entry's sentences). Chosen one at a time: a sentence that chose a passage
@@ -374,9 +404,11 @@ export function rankEntries(
   for (const h of matches.sentence ?? []) {
     const p = parts.get(h.id);
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
+    const repeated = repeatedSentences(h.passages);
     for (const m of h.passages) {
-      const r = passage(p, m);
-      r.sentences.push({ value: Math.max(m.score - penalty * (m.centrality ?? 0), 0), key: sentenceKey(m) });
+      const key = sentenceKey(m);
+      const lost = penalty * (m.centrality ?? 0) + (repeated.has(key) ? REPEATED_SENTENCE_PENALTY : 0);
+      passage(p, m).sentences.push({ value: Math.max(m.score - lost, 0), key });
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
   }
