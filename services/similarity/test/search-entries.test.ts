@@ -307,7 +307,7 @@ describe('entry fusion', () => {
     expect(none.map((k) => k.keyword)).toEqual([0.5, 0.5]);
   });
 
-  test('when a sentence is repeated word for word across an entry, then a sentence stated once chooses first', () => {
+  test('when a sentence is repeated word for word across an entry, then one stated once chooses first', () => {
     const sentence = (start: number, end: number, score: number) => ({ start, end, score, centrality: 0.5 });
     const matches = (passages: ReturnType<typeof sentence>[]): EntryMatches => ({
       keyword: [],
@@ -323,6 +323,28 @@ describe('entry fusion', () => {
     expect(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([0]);
     // An entry's rank still counts its best sentence as it is.
     expect(rankEntries(repeated, 10, 1, SEMANTIC)[0]!.score).toBe(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.score);
+  });
+
+  test('when another entry found states a sentence word for word too, then a sentence stated once chooses first', () => {
+    const sentence = (start: number, score: number, centrality = 0.5) => ({
+      start,
+      end: start + 100,
+      score,
+      centrality,
+    });
+    const matches: EntryMatches = {
+      keyword: [],
+      vector: [vectorHit('a', 0.5), vectorHit('b', 0.4)],
+      sentence: [
+        { id: 'a', version: 1, passages: [sentence(0, 0.6), sentence(400, 0.5)] },
+        // The same line in entry b: the same vector, so the same cosine (its centrality is b's).
+        { id: 'b', version: 1, passages: [sentence(200, 0.6, 0.4)] },
+      ],
+    };
+    expect(rankEntries(matches, 10, 1, SEMANTIC).find((h) => h.id === 'a')!.passages[0]!.start).toBe(400);
+    // Without entry b's copy, the line is a's best.
+    const alone: EntryMatches = { ...matches, sentence: [matches.sentence![0]!] };
+    expect(rankEntries(alone, 10, 1, SEMANTIC).find((h) => h.id === 'a')!.passages[0]!.start).toBe(0);
   });
 
   test('when an index lacks context or topic vectors, then their shares go to the others in proportion', () => {

@@ -74,7 +74,7 @@ export interface MeaningShares {
 }
 export const SEMANTIC: FusionProfile = {
   keywordWeight: 0.35,
-  passageKeywordWeight: 0.3,
+  passageKeywordWeight: 0.2,
   meaning: { passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 },
   passageChoice: {
     sentencesPerHit: 30,
@@ -248,12 +248,29 @@ export function entryTermWeights(candidates: PassageCandidate[]): void {
 const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
 
 /**
- * A sentence its entry states word for word in more than one place loses this much of its cosine
- * in choosing passages (in every profile): a template's repeated line ("Our service team is happy
- * to help.") is boilerplate, not the one statement that answers (docs/search.md, "A sentence the
- * entry repeats").
+ * A sentence stated word for word in more than one place (twice in its entry, or in another entry
+ * the search found too) loses this much of its cosine in choosing passages (in every profile): a
+ * template's line ("Our service team is happy to help.") is boilerplate, not the one statement
+ * that answers (docs/search.md, "A sentence stated in more than one place").
  */
 export const REPEATED_SENTENCE_PENALTY = 0.2;
+
+/**
+ * The sentences (by cosine: identical sentences have identical vectors) the sentence search found
+ * in more than one entry.
+ */
+function sentencesOfSeveralEntries(found: { id: string; passages: PassageMatch[] }[]): Set<number> {
+  const entryOf = new Map<number, string>();
+  const shared = new Set<number>();
+  for (const h of found) {
+    for (const m of h.passages) {
+      const other = entryOf.get(m.score);
+      if (other === undefined) entryOf.set(m.score, h.id);
+      else if (other !== h.id) shared.add(m.score);
+    }
+  }
+  return shared;
+}
 
 /**
  * The sentences (by sentenceKey) an entry's sentence matches find in more than one place: in
@@ -401,13 +418,15 @@ export function rankEntries(
     p.hasTopic ||= h.hasTopic === true;
     for (const m of h.passages) passage(p, m).own = Math.max(0, m.score);
   }
+  const shared = sentencesOfSeveralEntries(matches.sentence ?? []);
   for (const h of matches.sentence ?? []) {
     const p = parts.get(h.id);
     if (!p) continue; // found by sentences alone: not ranked (entries are ranked by passages)
     const repeated = repeatedSentences(h.passages);
     for (const m of h.passages) {
       const key = sentenceKey(m);
-      const lost = penalty * (m.centrality ?? 0) + (repeated.has(key) ? REPEATED_SENTENCE_PENALTY : 0);
+      const boilerplate = repeated.has(key) || shared.has(m.score);
+      const lost = penalty * (m.centrality ?? 0) + (boilerplate ? REPEATED_SENTENCE_PENALTY : 0);
       passage(p, m).sentences.push({ value: Math.max(m.score - lost, 0), key });
       p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
     }
