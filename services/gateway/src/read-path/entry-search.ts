@@ -138,7 +138,10 @@ export function entrySearch(deps: {
       const c = confirmed.get(`${who}\u0000${f.ranked.id}`);
       return c !== undefined && c.generation === gen && c.version === f.ranked.version ? c : undefined;
     };
-    const unknown = found.filter((f) => !known(f));
+    // Read once: a confirmation that expires while the knowledge service is asked about the
+    // others still counts for this search (read again, its hit would be taken for deleted).
+    const confirmedNow = new Map(found.map((f) => [f.ranked.id, known(f)]));
+    const unknown = found.filter((f) => !confirmedNow.get(f.ranked.id));
     const { states } =
       unknown.length > 0
         ? await access(
@@ -148,8 +151,8 @@ export function entrySearch(deps: {
         : { states: new Map<string, EntryState>() };
     const kept: Found[] = [];
     for (const f of found) {
-      const s = known(f) ?? states.get(f.ranked.id);
-      if (!s) continue; // deleted
+      const s = confirmedNow.get(f.ranked.id) ?? states.get(f.ranked.id);
+      if (!s) continue; // deleted (the knowledge service does not know it)
       if (!s.indexed || s.version !== f.ranked.version) return undefined;
       if (s.readable) kept.push(f);
     }
