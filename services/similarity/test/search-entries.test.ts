@@ -321,8 +321,10 @@ describe('entry fusion', () => {
     // The same sentence read in two overlapping passages is one sentence: it keeps its cosine.
     const overlap = matches([sentence(0, 100, 0.6), sentence(80, 180, 0.6), sentence(400, 500, 0.5)]);
     expect(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([0]);
-    // An entry's rank still counts its best sentence as it is.
-    expect(rankEntries(repeated, 10, 1, SEMANTIC)[0]!.score).toBe(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.score);
+    // As the entry's best sentence, the template line counts 0.2 less too: 0.4, so the 0.5 stated once is its best.
+    const score = (m: EntryMatches) => rankEntries(m, 10, 1, SEMANTIC)[0]!.score;
+    const share = meaningShares(SEMANTIC.meaning, { context: false, topic: false }).sentence;
+    expect(score(overlap) - score(repeated)).toBeCloseTo((0.6 - 0.5) * share * (1 - SEMANTIC.keywordWeight), 9);
   });
 
   test('when another entry found states a sentence word for word too, then a sentence stated once chooses first', () => {
@@ -373,12 +375,13 @@ describe('entry fusion', () => {
   });
 
   test('when an entry indexed by an earlier release has no topic vector, then it ranks on its other signals, not on a topic of 0', () => {
-    const same = (id: string) => ({
+    // (Not the very same cosine: two entries' sentences with one cosine would be one template line.)
+    const same = (id: string, nudge = 0) => ({
       vector: vectorHit(id, 0.6, [[0, 100, 0.6]]),
-      sentence: vectorHit(id, 0.6, [[0, 100, 0.6]]),
+      sentence: vectorHit(id, 0.6, [[0, 100, 0.6 + nudge]]),
       context: { id, version: 1, cosine: 0.6 },
     });
-    const [fresh, old] = [same('fresh'), same('old')];
+    const [fresh, old] = [same('fresh'), same('old', 1e-9)];
     const matches: EntryMatches = {
       keyword: [],
       vector: [

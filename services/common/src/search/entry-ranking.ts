@@ -48,9 +48,10 @@ export interface FusionProfile {
    * that answers says something the rest does not). More read and a larger penalty where the
    * model knows the language; where it does not, its cosines say little and more of them choose
    * worse (docs/search.md, "More of each entry read"). An entry's rank takes its best sentence's
-   * cosine as it is. With `passageTerms` (where the model does not know the language, so words
-   * choose), a passage's words count by how few of its entry's passages have them, not by BM25
-   * over the whole index (entryTermWeights).
+   * cosine without the centrality penalty (a template line's less REPEATED_SENTENCE_PENALTY).
+   * With `passageTerms` (where the model does not know the language, so words choose), a
+   * passage's words count by how few of its entry's passages have them, not by BM25 over the
+   * whole index (entryTermWeights).
    */
   passageChoice: PassageReading & { centralityPenalty: number };
   /** Added to the best BM25 before dividing by it; undefined: divided by the best alone. */
@@ -249,9 +250,10 @@ const sentenceKey = (m: PassageMatch) => `${m.score}|${m.centrality ?? ''}`;
 
 /**
  * A sentence stated word for word in more than one place (twice in its entry, or in another entry
- * the search found too) loses this much of its cosine in choosing passages (in every profile): a
- * template's line ("Our service team is happy to help.") is boilerplate, not the one statement
- * that answers (docs/search.md, "A sentence stated in more than one place").
+ * the search found too) loses this much of its cosine, in choosing passages and as its entry's
+ * best sentence (in every profile): a template's line ("Our service team is happy to help.") is
+ * boilerplate, not the one statement that answers (docs/search.md, "A sentence stated in more
+ * than one place").
  */
 export const REPEATED_SENTENCE_PENALTY = 0.2;
 
@@ -425,10 +427,10 @@ export function rankEntries(
     const repeated = repeatedSentences(h.passages);
     for (const m of h.passages) {
       const key = sentenceKey(m);
-      const boilerplate = repeated.has(key) || shared.has(m.score);
-      const lost = penalty * (m.centrality ?? 0) + (boilerplate ? REPEATED_SENTENCE_PENALTY : 0);
-      passage(p, m).sentences.push({ value: Math.max(m.score - lost, 0), key });
-      p.sentence = Math.max(p.sentence ?? 0, m.score, 0);
+      // A template line counts less for its entry too: it says nothing of which entry answers.
+      const cosine = m.score - (repeated.has(key) || shared.has(m.score) ? REPEATED_SENTENCE_PENALTY : 0);
+      passage(p, m).sentences.push({ value: Math.max(cosine - penalty * (m.centrality ?? 0), 0), key });
+      p.sentence = Math.max(p.sentence ?? 0, cosine, 0);
     }
   }
   for (const h of matches.context ?? []) {
