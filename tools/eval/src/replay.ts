@@ -5,9 +5,9 @@
  * again with `rankEntries`, each profile's reading cut out of the recording, and prints what the
  * evaluation would: recall and MRR, the passage hit rate and the share found at min_relevance 0.5,
  * per question set and language. A few seconds per setting, against minutes for a full run; the
- * shipped setting replayed gives the full run's figures to a question or so (Elasticsearch's
- * approximate kNN differs a little between stacks). docs/search.md ("More of each entry read") was
- * tuned this way.
+ * shipped setting replayed on a run's recording gives that run's figures (another run's stack
+ * can differ by a question or so: Elasticsearch's approximate kNN). docs/search.md ("More of each
+ * entry read" and after) was tuned this way.
  *
  *   npm run eval -- --record /tmp/matches.json
  *   node tools/eval/dist/replay.js --in /tmp/matches.json [--semantic JSON] [--lexical JSON]
