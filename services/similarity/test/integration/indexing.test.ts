@@ -311,8 +311,17 @@ describe('embedding cache', () => {
 });
 
 describe('indexing entries', () => {
-  test("when an entry is indexed, then each sentence carries its centrality among the entry's sentences", async () => {
+  /** Indexes one entry of these fields (a fresh id) and reads back its document's source. */
+  const indexedSource = async (fields: Partial<Parameters<typeof entryDocument>[0]>) => {
     const id = randomUUID();
+    await h.client.call('IndexEntries', {
+      caller: caller(tenant),
+      entries: [entryDocument({ id, tenant_id: tenant, ...fields })],
+    });
+    return (await getDoc(id, h.server.indices.alias('entries')))?._source;
+  };
+
+  test("when an entry is indexed, then each sentence carries its centrality among the entry's sentences", async () => {
     // Two passages (two sections): the sentence about something else opens the second.
     const sentences = [
       'Parcel lockers keep a parcel for seven days before it goes back to the sender.',
@@ -321,19 +330,11 @@ describe('indexing entries', () => {
       'Our bakery sells sourdough bread on Saturday mornings from eight o clock.',
       'A parcel left in a locker past seven days is returned to its sender.',
     ];
-    await h.client.call('IndexEntries', {
-      caller: caller(tenant),
-      entries: [
-        entryDocument({
-          id,
-          tenant_id: tenant,
-          title: 'Parcel lockers',
-          content: `## Keeping\n\n${sentences.slice(0, 3).join(' ')}\n\n## Elsewhere\n\n${sentences.slice(3).join(' ')}`,
-        }),
-      ],
+    const source = await indexedSource({
+      title: 'Parcel lockers',
+      content: `## Keeping\n\n${sentences.slice(0, 3).join(' ')}\n\n## Elsewhere\n\n${sentences.slice(3).join(' ')}`,
     });
-    const doc = await getDoc(id, h.server.indices.alias('entries'));
-    const stored = doc?._source?.['sentences'] as { start: number; vector: number[]; centrality: number }[];
+    const stored = source?.['sentences'] as { start: number; vector: number[]; centrality: number }[];
     expect(stored).toHaveLength(5);
     expect(new Set(stored.map((s) => s.start)).size).toBe(2);
     // Computed from the unrounded vectors: the stored ones (5 decimals) give the same within 0.005.
@@ -344,24 +345,15 @@ describe('indexing entries', () => {
   });
 
   test('when an entry is indexed, then each passage stores the kinds of answer it states', async () => {
-    const id = randomUUID();
-    await h.client.call('IndexEntries', {
-      caller: caller(tenant),
-      entries: [
-        entryDocument({
-          id,
-          tenant_id: tenant,
-          language: 'de',
-          title: 'Expressversand',
-          content:
-            '## Preis\n\nDer Expresszuschlag beträgt 9,90 Euro und das Paket kommt in zwei Werktagen.\n\n' +
-            '## Annahmeschluss\n\nBestellungen bis 12 Uhr gehen am selben Tag raus.\n\n' +
-            '## Hilfe\n\nUnser Serviceteam hilft gern, Ihre Nummer ist SC-28763.',
-        }),
-      ],
+    const source = await indexedSource({
+      language: 'de',
+      title: 'Expressversand',
+      content:
+        '## Preis\n\nDer Expresszuschlag beträgt 9,90 Euro und das Paket kommt in zwei Werktagen.\n\n' +
+        '## Annahmeschluss\n\nBestellungen bis 12 Uhr gehen am selben Tag raus.\n\n' +
+        '## Hilfe\n\nUnser Serviceteam hilft gern, Ihre Nummer ist SC-28763.',
     });
-    const doc = await getDoc(id, h.server.indices.alias('entries'));
-    const passages = doc?._source?.['passages'] as { answers: string[] }[];
+    const passages = source?.['passages'] as { answers: string[] }[];
     expect(passages.map((p) => p.answers)).toEqual([['money', 'duration'], ['clock'], []]);
   });
 
