@@ -19,6 +19,13 @@ const keywordHit = (id: string, bm25: number, passages: [number, number, number]
   keywords: 0,
   passages: passages.map(([start, end, score]) => ({ start, end, score })),
 });
+/** A sentence search's inner hit: the sentence's passage (offsets), its cosine and its centrality. */
+const sentenceMatch = (start: number, end: number, score: number, centrality = 0.5) => ({
+  start,
+  end,
+  score,
+  centrality,
+});
 const vectorHit = (id: string, cosine: number, passages: [number, number, number][] = []) => ({
   id,
   version: 1,
@@ -152,12 +159,6 @@ describe('entry fusion', () => {
     'when two passages hold the same best sentence (they overlap around it, or repeat it), then only one is ' +
       'returned for it and the next passage is chosen by its own sentence',
     () => {
-      const sentence = (start: number, end: number, score: number, centrality: number) => ({
-        start,
-        end,
-        score,
-        centrality,
-      });
       const matches: EntryMatches = {
         keyword: [],
         vector: [
@@ -173,10 +174,10 @@ describe('entry fusion', () => {
             version: 1,
             passages: [
               // One sentence in the overlap of the first two passages: read once per passage.
-              sentence(0, 120, 0.7, 0.4),
-              sentence(100, 220, 0.7, 0.4),
-              sentence(100, 220, 0.5, 0.4),
-              sentence(400, 500, 0.62, 0.4),
+              sentenceMatch(0, 120, 0.7, 0.4),
+              sentenceMatch(100, 220, 0.7, 0.4),
+              sentenceMatch(100, 220, 0.5, 0.4),
+              sentenceMatch(400, 500, 0.62, 0.4),
             ],
           },
         ],
@@ -192,7 +193,7 @@ describe('entry fusion', () => {
       // The entry's own rank still counts its best sentence, wherever it was read.
       expect(hit!.score).toBeCloseTo(
         rankEntries(
-          { ...matches, sentence: [{ id: 'a', version: 1, passages: [sentence(0, 120, 0.7, 0.4)] }] },
+          { ...matches, sentence: [{ id: 'a', version: 1, passages: [sentenceMatch(0, 120, 0.7, 0.4)] }] },
           10,
           3,
           SEMANTIC,
@@ -308,18 +309,17 @@ describe('entry fusion', () => {
   });
 
   test('when a sentence is repeated word for word across an entry, then one stated once chooses first', () => {
-    const sentence = (start: number, end: number, score: number) => ({ start, end, score, centrality: 0.5 });
-    const matches = (passages: ReturnType<typeof sentence>[]): EntryMatches => ({
+    const matches = (passages: ReturnType<typeof sentenceMatch>[]): EntryMatches => ({
       keyword: [],
       vector: [vectorHit('a', 0.5)],
       sentence: [{ id: 'a', version: 1, passages }],
     });
     // 0.6 in two passages far apart (one template line, twice) against 0.5 stated once.
-    const repeated = matches([sentence(0, 100, 0.6), sentence(800, 900, 0.6), sentence(400, 500, 0.5)]);
+    const repeated = matches([sentenceMatch(0, 100, 0.6), sentenceMatch(800, 900, 0.6), sentenceMatch(400, 500, 0.5)]);
     expect(rankEntries(repeated, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([400]);
     expect(rankEntries(repeated, 10, 1, LEXICAL)[0]!.passages.map((p) => p.start)).toEqual([400]);
     // The same sentence read in two overlapping passages is one sentence: it keeps its cosine.
-    const overlap = matches([sentence(0, 100, 0.6), sentence(80, 180, 0.6), sentence(400, 500, 0.5)]);
+    const overlap = matches([sentenceMatch(0, 100, 0.6), sentenceMatch(80, 180, 0.6), sentenceMatch(400, 500, 0.5)]);
     expect(rankEntries(overlap, 10, 1, SEMANTIC)[0]!.passages.map((p) => p.start)).toEqual([0]);
     // As the entry's best sentence, the template line counts 0.2 less too: 0.4, so the 0.5 stated once is its best.
     const score = (m: EntryMatches) => rankEntries(m, 10, 1, SEMANTIC)[0]!.score;
@@ -328,19 +328,13 @@ describe('entry fusion', () => {
   });
 
   test('when another entry found states a sentence word for word too, then a sentence stated once chooses first', () => {
-    const sentence = (start: number, score: number, centrality = 0.5) => ({
-      start,
-      end: start + 100,
-      score,
-      centrality,
-    });
     const matches: EntryMatches = {
       keyword: [],
       vector: [vectorHit('a', 0.5), vectorHit('b', 0.4)],
       sentence: [
-        { id: 'a', version: 1, passages: [sentence(0, 0.6), sentence(400, 0.5)] },
+        { id: 'a', version: 1, passages: [sentenceMatch(0, 100, 0.6), sentenceMatch(400, 500, 0.5)] },
         // The same line in entry b: the same vector, so the same cosine (its centrality is b's).
-        { id: 'b', version: 1, passages: [sentence(200, 0.6, 0.4)] },
+        { id: 'b', version: 1, passages: [sentenceMatch(200, 300, 0.6, 0.4)] },
       ],
     };
     expect(rankEntries(matches, 10, 1, SEMANTIC).find((h) => h.id === 'a')!.passages[0]!.start).toBe(400);

@@ -281,17 +281,14 @@ function sentencesOfSeveralEntries(found: { id: string; passages: PassageMatch[]
  * read together.
  */
 function repeatedSentences(matches: PassageMatch[]): Set<string> {
-  const byKey = new Map<string, PassageMatch[]>();
-  for (const m of matches) byKey.set(sentenceKey(m), [...(byKey.get(sentenceKey(m)) ?? []), m]);
+  /** Per sentence, the furthest end of the passages its copies were read in so far (in order of start). */
+  const reach = new Map<string, number>();
   const repeated = new Set<string>();
-  for (const [key, copies] of byKey) {
-    let places = 0;
-    let end = -1;
-    for (const m of [...copies].sort((a, b) => a.start - b.start)) {
-      if (m.start >= end) places++;
-      end = Math.max(end, m.end);
-    }
-    if (places > 1) repeated.add(key);
+  for (const m of [...matches].sort((a, b) => a.start - b.start)) {
+    const key = sentenceKey(m);
+    const end = reach.get(key);
+    if (end !== undefined && m.start >= end) repeated.add(key);
+    reach.set(key, Math.max(end ?? m.end, m.end));
   }
   return repeated;
 }
