@@ -6,7 +6,6 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
-import { askedAnswerTypes } from '@kb/common';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
@@ -15,8 +14,7 @@ import {
   entrySearchBodies,
   type EntryMatches,
   type PassageReading,
-  queryStems,
-  queryTermGroups,
+  questionTerms,
   questionProfile,
   unknownTermShare,
 } from '@kb/common/search';
@@ -144,9 +142,7 @@ export class WholeEntryBaseline {
     });
     return entrySearchBodies({
       query: query.trim(),
-      stems: queryStems(query.trim(), language),
-      termGroups: queryTermGroups(query.trim(), language),
-      answerTypes: askedAnswerTypes(query.trim(), language),
+      ...questionTerms(query.trim(), language),
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
       reading: read?.reading ?? questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,

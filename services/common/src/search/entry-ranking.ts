@@ -1,3 +1,4 @@
+import { askedAnswerTypes } from '../answer-types';
 import { analyzeText, detectQuestionLanguage } from '../text-analysis';
 import type { EntryMatches, PassageMatch, PassageReading } from './entry-queries';
 import { TEXT_SHARE } from './hybrid-ranking';
@@ -208,6 +209,17 @@ export function queryStems(query: string, language: string | null | undefined): 
     .filter((t) => t !== '')
     .join(' ');
 }
+
+/**
+ * What an entry search reads of its question (entrySearchBodies): its stems, its terms per
+ * reading and the kinds of answer it asks for, each in the language asked for (none: in each
+ * language entries are analysed in).
+ */
+export const questionTerms = (query: string, language: string | null | undefined) => ({
+  stems: queryStems(query, language),
+  termGroups: queryTermGroups(query, language),
+  answerTypes: askedAnswerTypes(query, language),
+});
 
 /** A passage an entry search named, with what each search said of it (rankEntries). */
 export interface PassageCandidate {

@@ -1,7 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import {
   answerItemBytes,
-  askedAnswerTypes,
   DEFAULT_PASSAGES,
   cutPassages,
   SEARCH_DEFAULT_LIMIT,
@@ -16,8 +15,7 @@ import {
   entryMatches,
   entrySearchBodies,
   questionProfile,
-  queryStems,
-  queryTermGroups,
+  questionTerms,
   rankEntries,
   withElasticsearch,
   type ElasticsearchClient,
@@ -211,9 +209,7 @@ export function entrySearch(deps: {
       const profile = questionProfile(query, req.language, model.languages);
       const bodies = entrySearchBodies({
         query,
-        stems: queryStems(query, req.language),
-        termGroups: queryTermGroups(query, req.language),
-        answerTypes: askedAnswerTypes(query, req.language),
+        ...questionTerms(query, req.language),
         size: Math.max(limit * 3, 30),
         // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,

@@ -1,4 +1,4 @@
-import { AppError, askedAnswerTypes, type similarityV1 } from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/common';
 import {
   entryFilter,
   entryMatches,
@@ -6,8 +6,7 @@ import {
   MAX_FILTER_TAGS,
   MAX_PASSAGES,
   questionProfile,
-  queryStems,
-  queryTermGroups,
+  questionTerms,
   rankEntries,
   type RankedEntryHit,
 } from '@kb/common/search';
@@ -46,9 +45,7 @@ export async function searchEntries(
   const profile = questionProfile(query, req.language, modelLanguages);
   const bodies = entrySearchBodies({
     query,
-    stems: queryStems(query, req.language),
-    termGroups: queryTermGroups(query, req.language),
-    answerTypes: askedAnswerTypes(query, req.language),
+    ...questionTerms(query, req.language),
     size,
     // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
