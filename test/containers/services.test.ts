@@ -10,7 +10,7 @@
  * skipped, with the reason in its title (and in the run's last lines).
  */
 import mongoose from 'mongoose';
-import { freePort } from '@kb/devstack';
+import { freePorts } from '@kb/devstack';
 import {
   containersSkipReason,
   eventually,
@@ -68,7 +68,9 @@ const started = (service: string) => running.find((r) => r.service === service) 
 
 suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () => {
   beforeAll(async () => {
-    for (const k of Object.keys(ports) as (keyof typeof ports)[]) ports[k] = await freePort();
+    const names = Object.keys(ports) as (keyof typeof ports)[];
+    const picked = await freePorts(names.length);
+    names.forEach((k, i) => (ports[k] = picked[i]!));
     // The similarity service first: the other two index through it.
     running.push(
       await startService('similarity', {
@@ -225,9 +227,14 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       const mongoProxy = new TcpProxy(new URL(process.env.MONGODB_URI as string));
       const esProxy = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
       // Ports reserved but nothing listening yet: the backends are "down".
-      mongoProxy.port = await freePort();
-      esProxy.port = await freePort();
-      const [knowledgePort, similarityPort] = [await freePort(), await freePort()];
+      const [mongoPort, esPort, knowledgePort, similarityPort] = (await freePorts(4, Object.values(ports))) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      mongoProxy.port = mongoPort;
+      esProxy.port = esPort;
       const proxiedMongo = new URL(mongoUri);
       proxiedMongo.port = String(mongoProxy.port);
       const [knowledge, similarity] = await Promise.all([
@@ -351,7 +358,7 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
   }
 
   test('when SIGTERM reaches the gateway during in-flight calls, then every call is answered and it exits 0', async () => {
-    const port = await freePort();
+    const port = (await freePorts(1, Object.values(ports)))[0]!;
     const gateway = await startService('gateway', gatewayEnv(port));
     await eventually(
       'second gateway ready',

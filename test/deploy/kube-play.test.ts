@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { ensureHelm, findEngineCli, imageName } from '@kb/deploy';
-import { freePort } from '@kb/devstack';
+import { freePorts } from '@kb/devstack';
 import { containersSkipReason, eventually } from '../support/containers';
 import {
   createSecret,
@@ -156,7 +156,8 @@ suite(
   skip ? `deployed with the Helm chart (skipped: ${skip})` : 'deployed with the Helm chart under podman kube play',
   () => {
     beforeAll(async () => {
-      for (const c of COMPONENTS) ports[c] = { port: await freePort(), metricsPort: await freePort() };
+      const picked = await freePorts(2 * COMPONENTS.length);
+      COMPONENTS.forEach((c, i) => (ports[c] = { port: picked[2 * i]!, metricsPort: picked[2 * i + 1]! }));
       receiver = await startOtlpReceiver();
       elasticsearch = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
       await elasticsearch.up();

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import mongoose from 'mongoose';
-import { freePort } from '@kb/devstack';
+import { freePorts } from '@kb/devstack';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type RequestOptions } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
 import { scrape, select, total, type Sample } from '../support/prometheus';
@@ -63,7 +63,8 @@ const backlog = async (service: 'knowledge' | 'catalog', kind: string) => {
 
 beforeAll(async () => {
   await elasticsearch.up();
-  for (const name of SERVICES) metricsPort[name] = await freePort();
+  const ports = await freePorts(SERVICES.length);
+  SERVICES.forEach((name, i) => (metricsPort[name] = ports[i]!));
   stack = await startProcessStack({
     mongoUri: mongoUri(),
     indexPrefix: db,
@@ -78,6 +79,7 @@ beforeAll(async () => {
     gateways: { gateway: { GRPC_DEADLINE_MS: '5000' } },
     keepChars: 20_000,
     readyWithinMs: 90_000,
+    avoidPorts: ports,
   });
   gatewayPort = stack.gatewayPorts.gateway as number;
 

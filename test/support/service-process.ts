@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import { freePort } from '@kb/devstack';
+import { freePorts } from '@kb/devstack';
 import { httpRequest } from './http';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -92,23 +92,16 @@ export async function startProcessStack(options: {
   gateways: Record<string, Record<string, string>>;
   keepChars?: number;
   readyWithinMs: number;
+  /** Ports the caller has chosen for its own use (metrics ports): the stack's are none of them. */
+  avoidPorts?: readonly number[];
 }): Promise<ProcessStack> {
-  // Every port chosen before any process starts, and each distinct: a port freePort() just returned
-  // is free only until someone binds it, and a process started earlier may not have bound its own
-  // yet (a gateway was once given the similarity service's gRPC port).
-  const taken = new Set<number>();
-  const distinctPort = async () => {
-    for (;;) {
-      const port = await freePort();
-      if (!taken.has(port)) {
-        taken.add(port);
-        return port;
-      }
-    }
-  };
-  const grpc = { similarity: await distinctPort(), knowledge: await distinctPort(), catalog: await distinctPort() };
+  // Every port chosen before any process starts, all at once, so each is distinct (a gateway was
+  // once given the similarity service's gRPC port), and none of the ports the caller holds for its own use.
+  const gatewayNames = Object.keys(options.gateways);
+  const picked = await freePorts(3 + gatewayNames.length, options.avoidPorts);
+  const grpc = { similarity: picked[0]!, knowledge: picked[1]!, catalog: picked[2]! };
   const gatewayPorts: Record<string, number> = {};
-  for (const name of Object.keys(options.gateways)) gatewayPorts[name] = await distinctPort();
+  gatewayNames.forEach((name, i) => (gatewayPorts[name] = picked[3 + i]!));
   const address = (service: keyof typeof grpc) => `127.0.0.1:${grpc[service]}`;
   const processes: Record<string, ServiceProcess> = {};
   const start = (name: string, service: ServiceName, env: Record<string, string>) =>

@@ -4,7 +4,7 @@ import { get } from 'node:http';
 import { join } from 'node:path';
 import { elasticsearchBaseDir } from './cache';
 import { findElasticsearchJdk } from './java';
-import { freePort } from './ports';
+import { freePorts } from './ports';
 import type { ProcessSpec } from './process-group';
 import { backendDir, startUntilReady, type LocalBackend, type LocalProcessOptions } from './local-backend';
 import { ELASTICSEARCH_USER, ensureSystemUser } from './system-user';
@@ -27,9 +27,7 @@ export async function startElasticsearchProcess(home: string, opts: LocalProcess
   const user = process.getuid?.() === 0 ? ensureSystemUser(ELASTICSEARCH_USER, log) : undefined;
   if (user) chownTree(dir, user.uid, user.gid);
 
-  const httpPort = await freePort();
-  let transportPort = await freePort();
-  while (transportPort === httpPort) transportPort = await freePort();
+  const [httpPort, transportPort] = (await freePorts(2)) as [number, number];
   const marker = `kb-devstack-${randomBytes(6).toString('hex')}`;
   const url = `http://127.0.0.1:${httpPort}`;
   log(

@@ -11,7 +11,7 @@ export {
   type PinnedNode,
 } from './artifacts';
 export { cacheDir, checkoutDir, checkoutKey, mkdirShared, runDir } from './cache';
-export { assertPortFree, freePort } from './ports';
+export { assertPortFree, freePort, freePorts } from './ports';
 export { groupMembers, procStat } from './process-group';
 export { SERVICES, startServices, type RunningServices, type ServiceName, type ServicesOptions } from './services';
 export {

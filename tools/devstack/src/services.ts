@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { checkoutDir } from './cache';
-import { freePort } from './ports';
+import { freePorts } from './ports';
 import { startProcess, waitUntil, type RunningProcess } from './process-group';
 
 export const SERVICES = ['knowledge', 'catalog', 'similarity', 'gateway'] as const;
@@ -53,7 +53,8 @@ export interface RunningServices {
 /** Starts knowledge, catalog, similarity and the gateway and waits for the gateway's /readyz. */
 export async function startServices(opts: ServicesOptions): Promise<RunningServices> {
   mkdirSync(opts.logDir, { recursive: true });
-  const grpcPorts = { knowledge: await freePort(), catalog: await freePort(), similarity: await freePort() };
+  const [knowledge, catalog, similarity] = (await freePorts(3)) as [number, number, number];
+  const grpcPorts = { knowledge, catalog, similarity };
   const grpcAddresses = {
     knowledge: `127.0.0.1:${grpcPorts.knowledge}`,
     catalog: `127.0.0.1:${grpcPorts.catalog}`,
