@@ -341,6 +341,7 @@ describe('bounds', () => {
     [{ query: 'x', min_relevance: -0.1 }, 'min_relevance'],
     [{ query: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags'],
     [{ query: 'x', updated_after: 'yesterday' }, 'updated_after'],
+    [{ query: 'x', updated_after: '2026-02-30T00:00:00Z' }, 'updated_after'],
     [{ query: 'x', include_content: 'no' }, 'include_content'],
   ])('when the search body is %j, then 422 naming %s', async (body, field) => {
     const res = await search(body);

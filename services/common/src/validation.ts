@@ -4,12 +4,23 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { AppError, type ValidationIssue } from './errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * An RFC 3339 date-time that names a real moment. Date.parse alone is not enough: V8 takes any
+ * day up to 31 in any month and hour 24, rolling them over (2026-02-30 is March 2nd).
+ */
+export function isDateTime(value: string): boolean {
+  const m = DATE_TIME.exec(value);
+  if (!m || Number.isNaN(Date.parse(value))) return false;
+  const [year, month, day, hour] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= daysInMonth && hour <= 23;
+}
 
 // typebox checks formats only when they are registered.
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => UUID.test(v));
-if (!FormatRegistry.Has('date-time'))
-  FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', isDateTime);
 
 export function isUuid(value: string): boolean {
   return UUID.test(value);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AppError, assertValid, loadConfig, ConfigError, validationIssues } from '../src';
+import { AppError, assertValid, isDateTime, loadConfig, ConfigError, validationIssues } from '../src';
 
 const Body = Type.Object(
   {
@@ -84,6 +84,31 @@ describe('validation issues in the FastAPI shape', () => {
       expect((err as AppError).kind).toBe('invalid');
       expect((err as AppError).issues?.map((i) => i.loc.join('.'))).toEqual(['body.title', 'body.count']);
     }
+  });
+});
+
+describe('date-time format', () => {
+  test.each([
+    '2026-11-27T21:00:00Z',
+    '2026-11-27t21:00:00.123z',
+    '2024-02-29T00:00:00+01:00',
+    '2026-04-30T23:59:59-05:30',
+  ])('%s is a date-time', (value) => {
+    expect(isDateTime(value)).toBe(true);
+  });
+
+  test.each([
+    ['a day the month does not have', '2026-02-30T00:00:00Z'],
+    ['February 29th of a common year', '2025-02-29T00:00:00Z'],
+    ['April 31st', '2026-04-31T00:00:00Z'],
+    ['hour 24', '2026-01-01T24:00:00Z'],
+    ['month 13', '2026-13-01T00:00:00Z'],
+    ['second 60', '2026-01-01T23:59:60Z'],
+    ['no time zone', '2026-01-01T00:00:00'],
+    ['a date alone', '2026-01-01'],
+    ['words', 'yesterday'],
+  ])('%s (%s) is not', (_, value) => {
+    expect(isDateTime(value)).toBe(false);
   });
 });
 

@@ -1,4 +1,4 @@
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, isDateTime, type similarityV1 } from '@kb/common';
 import {
   entryFilter,
   entryMatches,
@@ -19,7 +19,7 @@ function checkedOptions(req: similarityV1.SearchEntriesRequest__Output) {
     problems.push({ loc: ['passages'], msg: `passages must be between 0 and ${MAX_PASSAGES}`, type: 'value_error' });
   if (req.tags.length > MAX_FILTER_TAGS)
     problems.push({ loc: ['tags'], msg: `At most ${MAX_FILTER_TAGS} tags`, type: 'too_long' });
-  if (req.updated_after && Number.isNaN(Date.parse(req.updated_after)))
+  if (req.updated_after && !isDateTime(req.updated_after))
     problems.push({ loc: ['updated_after'], msg: 'updated_after must be an ISO 8601 date-time', type: 'value_error' });
   if (!req.visibility) problems.push({ loc: ['visibility'], msg: 'visibility filter is required', type: 'missing' });
   if (problems.length > 0) throw AppError.invalid(problems);
