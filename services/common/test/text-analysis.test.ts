@@ -175,8 +175,20 @@ describe('detectQuestionLanguage', () => {
     ['Can I return gear I already used outdoors?', 'en'],
     ['who do I call when the pipes freeze?', 'en'],
     ['must the person accepting a wine parcel show ID?', 'en'],
+    // Told by their function words, where character n-grams alone (tinyld) read them wrong.
+    ['Was kostet der Expressversand?', 'de'],
+    ['Can I return a final sale item?', 'en'],
+    ['Which stores offer curbside pickup?', 'en'],
+    ['XRechnung or ZUGFeRD', 'en'],
+    ['Don’t you ship to Austria?', 'en'],
   ])('a question of three words or more: %s is %s', (question, language) => {
     expect(detectQuestionLanguage(question)).toBe(language);
+  });
+
+  test('as many function words of each language: the character n-grams decide', () => {
+    // "Versandkosten Schweiz Express" has none; "in" is in both lists.
+    expect(detectQuestionLanguage('Versandkosten Schweiz Express')).toBe('de');
+    expect(detectQuestionLanguage('Versandkosten in Schweiz')).toBe('de');
   });
 
   test('too few words, or none, or nothing either language has: undefined', () => {

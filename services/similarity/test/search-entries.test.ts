@@ -5,6 +5,7 @@ import {
   meaningShares,
   profileFor,
   questionProfile,
+  questionTerms,
   rankEntries,
   relevanceOf,
   SEMANTIC,
@@ -468,6 +469,23 @@ describe('entry fusion', () => {
     // A language named wins over the detected one; a model that knows German ranks it by meaning.
     expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', 'en', ['en'])).toBe(SEMANTIC);
     expect(questionProfile('Wie lange dauert der Versand in die Schweiz?', undefined, ['en', 'de'])).toBe(SEMANTIC);
+  });
+
+  test('when a question names no language, then it is read in the one it is written in, else in both', () => {
+    const german = 'Repariert ihr auch Fahrräder?';
+    // Read in German alone: stems, one group of terms, the German cues for a kind of answer.
+    expect(questionTerms(german, undefined)).toEqual(questionTerms(german, 'de'));
+    expect(questionTerms(german, undefined).termGroups).toHaveLength(1);
+    expect(questionTerms(german, undefined).stems).toContain('fahrrad');
+    expect(questionTerms(german, undefined).stems).not.toContain('fahrräder'); // the unstemmed English reading
+    expect(questionTerms('Was kostet der Expressversand?', undefined).answerTypes).toEqual(['money']);
+    expect(questionTerms('How much is express shipping?', undefined)).toEqual(
+      questionTerms('How much is express shipping?', 'en'),
+    );
+    // Too short to tell: read in English and in German.
+    expect(questionTerms('Versandkosten', undefined).termGroups).toHaveLength(2);
+    // A language named wins over the detected one.
+    expect(questionTerms(german, 'en')).not.toEqual(questionTerms(german, 'de'));
   });
 
   test('when more of the question’s terms are in no entry, then every hit’s relevance is lower and the ranking the same', () => {

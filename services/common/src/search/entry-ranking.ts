@@ -158,9 +158,8 @@ export const profileFor = (language: string | null | undefined, modelLanguages: 
 /**
  * The profile of a question: by the language it was asked in, else by the one it is written in
  * when that can be told (detectQuestionLanguage: a German question ranks by its words on an
- * English model whether or not the caller said so), else semantic. Only the profile follows the
- * detected language: entries of every language are still searched, and the question is still
- * read in each language (queryStems, queryTermGroups).
+ * English model whether or not the caller said so), else semantic. The detected language is no
+ * filter: entries of every language are still searched.
  */
 export const questionProfile = (
   query: string,
@@ -212,14 +211,18 @@ export function queryStems(query: string, language: string | null | undefined): 
 
 /**
  * What an entry search reads of its question (entrySearchBodies): its stems, its terms per
- * reading and the kinds of answer it asks for, each in the language asked for (none: in each
- * language entries are analysed in).
+ * reading and the kinds of answer it asks for, each in the language asked for, else in the one it
+ * is written in when that can be told (detectQuestionLanguage), else in each language entries are
+ * analysed in. A language read is no filter: entries of every language are still searched.
  */
-export const questionTerms = (query: string, language: string | null | undefined) => ({
-  stems: queryStems(query, language),
-  termGroups: queryTermGroups(query, language),
-  answerTypes: askedAnswerTypes(query, language),
-});
+export const questionTerms = (query: string, language: string | null | undefined) => {
+  const reading = language || detectQuestionLanguage(query);
+  return {
+    stems: queryStems(query, reading),
+    termGroups: queryTermGroups(query, reading),
+    answerTypes: askedAnswerTypes(query, reading),
+  };
+};
 
 /** A passage an entry search named, with what each search said of it (rankEntries). */
 export interface PassageCandidate {
