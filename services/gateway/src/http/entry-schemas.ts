@@ -227,8 +227,8 @@ export const EntrySearch = Type.Object(
         minLength: 2,
         maxLength: 5,
         description:
-          'Only entries in this language, the question read in it. Absent: every entry, the question read in English ' +
-          'and German, and ranked as the language it is written in when that can be told (three words or more)',
+          'Only entries in this language, the question read in it. Absent: every entry, the question read and ranked ' +
+          'in the language it is written in when that can be told (English or German, three words or more), else in both',
       }),
     ),
     passages: Type.Optional(
