@@ -165,6 +165,9 @@ describe('provenance', () => {
       expect(span).toBeDefined();
       const a = span!.attributes;
       expect(a['gen_ai.operation.name']).toBe('retrieval');
+      // Asked without a language: read in the one it is written in.
+      expect(a['kb.retrieval.query_language']).toBe('en');
+      expect(a['kb.retrieval.query_language_source']).toBe('detected');
       expect(a['kb.retrieval.entry_ids']).toEqual(list.map((h) => h.entry.id));
       expect(a['kb.retrieval.entry_versions']).toEqual(list.map((h) => h.entry.version));
       const given = list.flatMap((h) => h.passages.map((p) => `${h.entry.id}@${h.entry.version}:${p.start}-${p.end}:`));

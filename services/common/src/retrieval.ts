@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import { questionLanguage } from './text-analysis';
 
 /** Passages per entry search hit when the request names none. */
 export const DEFAULT_PASSAGES = 3;
@@ -17,13 +18,24 @@ export interface RetrievedHit {
   passages?: { start: number; end: number; score?: number | null }[] | null;
 }
 
-/** The attributes an entry search span starts with (OpenTelemetry GenAI retrieval conventions where they fit). */
-export function retrievalRequestAttributes(limit: number, minRelevance: number): Attributes {
+/**
+ * The attributes an entry search span starts with (OpenTelemetry GenAI retrieval conventions where
+ * they fit), and the language the question was read in: the caller's (`request`), the one it is
+ * written in (`detected`), or `any` when neither (read in English and German; source `none`).
+ */
+export function retrievalRequestAttributes(
+  limit: number,
+  minRelevance: number,
+  question: { query: string; language?: string | null },
+): Attributes {
+  const read = questionLanguage(question.query, question.language);
   return {
     'gen_ai.operation.name': 'retrieval',
     'gen_ai.data_source.id': 'knowledge-entries',
     'gen_ai.request.top_k': limit,
     'kb.retrieval.min_relevance': minRelevance,
+    'kb.retrieval.query_language': read ?? 'any',
+    'kb.retrieval.query_language_source': question.language ? 'request' : read ? 'detected' : 'none',
   };
 }
 

@@ -139,6 +139,14 @@ export function detectQuestionLanguage(text: string): 'en' | 'de' | undefined {
   return found === 'en' || found === 'de' ? found : undefined;
 }
 
+/**
+ * The language a question is read in: the one the caller named, else the one it is written in
+ * when that can be told (detectQuestionLanguage), else undefined (read in each language).
+ */
+export function questionLanguage(question: string, language: string | null | undefined): string | undefined {
+  return language || detectQuestionLanguage(question);
+}
+
 function languageOf(language: string | null | undefined): Language {
   const primary = (language ?? '').trim().toLowerCase().split(/[-_]/)[0];
   return primary === 'en' || primary === 'de' ? primary : 'other';

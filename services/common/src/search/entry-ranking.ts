@@ -1,5 +1,5 @@
 import { askedAnswerTypes } from '../answer-types';
-import { analyzeText, detectQuestionLanguage } from '../text-analysis';
+import { analyzeText, questionLanguage } from '../text-analysis';
 import type { EntryMatches, PassageMatch, PassageReading } from './entry-queries';
 import { TEXT_SHARE } from './hybrid-ranking';
 import { byScoreThenId } from './similar-products';
@@ -165,7 +165,7 @@ export const questionProfile = (
   query: string,
   language: string | null | undefined,
   modelLanguages: readonly string[],
-) => profileFor(language || detectQuestionLanguage(query), modelLanguages);
+) => profileFor(questionLanguage(query, language), modelLanguages);
 
 export interface RankedPassage {
   start: number;
@@ -216,7 +216,7 @@ export function queryStems(query: string, language: string | null | undefined): 
  * analysed in. A language read is no filter: entries of every language are still searched.
  */
 export const questionTerms = (query: string, language: string | null | undefined) => {
-  const reading = language || detectQuestionLanguage(query);
+  const reading = questionLanguage(query, language);
   return {
     stems: queryStems(query, reading),
     termGroups: queryTermGroups(query, reading),

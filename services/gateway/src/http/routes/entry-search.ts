@@ -38,7 +38,10 @@ export function entrySearchRoutes(routes: RouteTable, backends: Backends, reads?
       // A slug names the site as well as its uuid; an unknown site is a 404, as on every site route.
       const site = body.site_id ? await backends.catalog.call('GetSite', { caller, site_id: body.site_id }) : undefined;
       const req = { ...searchEntriesRequest(caller, body), ...(site ? { site_id: site.id } : {}) };
-      const attributes = retrievalRequestAttributes(req.limit || SEARCH_DEFAULT_LIMIT, Number(req.min_relevance ?? 0));
+      const attributes = retrievalRequestAttributes(req.limit || SEARCH_DEFAULT_LIMIT, Number(req.min_relevance ?? 0), {
+        query: body.query,
+        language: body.language,
+      });
       // One span per search, wherever it is answered: which version of which passage the caller was given.
       return inSpan(RETRIEVAL_SPAN, { attributes }, async (span) => {
         // The read path answers from the index when every hit is current; else the knowledge service does.

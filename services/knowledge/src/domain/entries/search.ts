@@ -146,7 +146,7 @@ export async function searchEntries(
     ]);
   const passages = req.passages ?? DEFAULT_PASSAGES;
   const limit = req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT;
-  const attributes = retrievalRequestAttributes(limit, min);
+  const attributes = retrievalRequestAttributes(limit, min, { query: req.query, language: req.language });
   return inSpan(RETRIEVAL_SPAN, { attributes }, async (span) => {
     const res = await ctx.similarity.call('SearchEntries', {
       caller: v.caller,
