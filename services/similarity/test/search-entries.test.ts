@@ -110,9 +110,12 @@ describe('entry fusion', () => {
     expect(older[0]!.score_sources['vector']).toBeCloseTo(
       (vw * (m.passage * 0.5 + m.sentence * 0.8)) / (m.passage + m.sentence),
     );
-    // Where the model does not know the language, sentences choose passages but do not rank entries.
+    // Where the model does not know the language, its cosines rank entries too, by the lexical profile's shares.
+    const l = LEXICAL.meaning;
     const lexical = rankEntries(matches, 10, 2, LEXICAL);
-    expect(lexical[0]!.score).toBeCloseTo(rankEntries({ ...matches, sentence: undefined }, 10, 2, LEXICAL)[0]!.score);
+    expect(lexical[0]!.score_sources['vector']).toBeCloseTo(
+      (1 - LEXICAL.keywordWeight) * (l.passage * 0.5 + l.sentence * 0.8 + l.context * 0.9 + l.topic * 0.6),
+    );
     // Without sentence matches, the passages' own vectors decide.
     expect(rankEntries({ ...matches, sentence: undefined }, 10, 2, SEMANTIC)[0]!.passages[0]!.start).toBe(0);
   });
@@ -152,8 +155,8 @@ describe('entry fusion', () => {
     expect(rankEntries(matches, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['about', 'sentences']);
     // No topic vectors in the index (built before them): the sentences decide.
     expect(rankEntries({ ...matches, topic: [] }, 10, 2, SEMANTIC).map((h) => h.id)).toEqual(['sentences', 'about']);
-    // Where the model does not know the language, only the passages rank.
-    expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['sentences', 'about']);
+    // Where the model does not know the language, the topic decides too.
+    expect(rankEntries(matches, 10, 2, LEXICAL).map((h) => h.id)).toEqual(['about', 'sentences']);
   });
 
   test(
@@ -409,7 +412,7 @@ describe('entry fusion', () => {
 
   test('when the shipped settings are read, then they are the ones docs/search.md gives', () => {
     expect(SEMANTIC.meaning).toEqual({ passage: 0.1, sentence: 0.25, context: 0.5, topic: 0.15 });
-    expect(LEXICAL.meaning).toEqual({ passage: 1, sentence: 0, context: 0, topic: 0 });
+    expect(LEXICAL.meaning).toEqual({ passage: 0.4, sentence: 0.2, context: 0.2, topic: 0.2 });
     expect(SEMANTIC.passageChoice).toEqual({
       sentencesPerHit: 30,
       keywordPassagesPerHit: 15,

@@ -91,7 +91,7 @@ export const SEMANTIC: FusionProfile = {
 export const LEXICAL: FusionProfile = {
   keywordWeight: 0.6,
   passageKeywordWeight: 0.6,
-  meaning: { passage: 1, sentence: 0, context: 0, topic: 0 },
+  meaning: { passage: 0.4, sentence: 0.2, context: 0.2, topic: 0.2 },
   passageChoice: {
     sentencesPerHit: 12,
     keywordPassagesPerHit: 10,
@@ -99,7 +99,7 @@ export const LEXICAL: FusionProfile = {
     passageTerms: true,
     centralityPenalty: 0.3,
   },
-  relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -1.5 },
+  relevance: { intercept: -2.83, cosine: 0, keyword: 0, score: 9, unknownTerms: -2 },
 };
 
 /**
