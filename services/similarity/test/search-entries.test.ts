@@ -6,6 +6,7 @@ import {
   profileFor,
   questionProfile,
   questionTerms,
+  readQuestion,
   rankEntries,
   relevanceOf,
   SEMANTIC,
@@ -489,6 +490,17 @@ describe('entry fusion', () => {
     expect(questionTerms('Versandkosten', undefined).termGroups).toHaveLength(2);
     // A language named wins over the detected one.
     expect(questionTerms(german, 'en')).not.toEqual(questionTerms(german, 'de'));
+    // Read once for profile and terms alike.
+    for (const [q, language] of [
+      [german, undefined],
+      [german, 'en'],
+      ['Versandkosten', undefined],
+    ] as const) {
+      expect(readQuestion(q, language, ['en'])).toEqual({
+        profile: questionProfile(q, language, ['en']),
+        terms: questionTerms(q, language),
+      });
+    }
   });
 
   test('when more of the question’s terms are in no entry, then every hit’s relevance is lower and the ranking the same', () => {

@@ -12,10 +12,9 @@ import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
   entryMatches,
   entrySearchBodies,
+  readQuestion,
   type EntryMatches,
   type PassageReading,
-  questionTerms,
-  questionProfile,
   unknownTermShare,
 } from '@kb/common/search';
 import { SEARCH_LIMIT } from './search';
@@ -140,12 +139,13 @@ export class WholeEntryBaseline {
       types: [],
       language,
     });
+    const { profile, terms } = readQuestion(query.trim(), language, LOCAL_MODEL_LANGUAGES);
     return entrySearchBodies({
       query: query.trim(),
-      ...questionTerms(query.trim(), language),
+      ...terms,
       size: Math.max(SEARCH_LIMIT * 3, 30),
       passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
-      reading: read?.reading ?? questionProfile(query.trim(), language, LOCAL_MODEL_LANGUAGES).passageChoice,
+      reading: read?.reading ?? profile.passageChoice,
       filter,
       queryVector: vector,
     });

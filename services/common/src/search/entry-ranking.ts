@@ -215,14 +215,24 @@ export function queryStems(query: string, language: string | null | undefined): 
  * is written in when that can be told (detectQuestionLanguage), else in each language entries are
  * analysed in. A language read is no filter: entries of every language are still searched.
  */
-export const questionTerms = (query: string, language: string | null | undefined) => {
+export const questionTerms = (query: string, language: string | null | undefined) =>
+  termsReadIn(query, questionLanguage(query, language));
+
+/** The question's terms read in `reading` (undefined: in each language entries are analysed in). */
+const termsReadIn = (query: string, reading: string | undefined) => ({
+  stems: queryStems(query, reading),
+  termGroups: queryTermGroups(query, reading),
+  answerTypes: askedAnswerTypes(query, reading),
+});
+
+/**
+ * How an entry search reads its question: the language told once (questionLanguage), and from it
+ * the profile (questionProfile) and the terms (questionTerms).
+ */
+export function readQuestion(query: string, language: string | null | undefined, modelLanguages: readonly string[]) {
   const reading = questionLanguage(query, language);
-  return {
-    stems: queryStems(query, reading),
-    termGroups: queryTermGroups(query, reading),
-    answerTypes: askedAnswerTypes(query, reading),
-  };
-};
+  return { profile: profileFor(reading, modelLanguages), terms: termsReadIn(query, reading) };
+}
 
 /** A passage an entry search named, with what each search said of it (rankEntries). */
 export interface PassageCandidate {

@@ -14,8 +14,7 @@ import {
   entryFilter,
   entryMatches,
   entrySearchBodies,
-  questionProfile,
-  questionTerms,
+  readQuestion,
   rankEntries,
   withElasticsearch,
   type ElasticsearchClient,
@@ -206,10 +205,10 @@ export function entrySearch(deps: {
         tags: req.tags ?? [],
         updated_after: req.updated_after,
       });
-      const profile = questionProfile(query, req.language, model.languages);
+      const { profile, terms } = readQuestion(query, req.language, model.languages);
       const bodies = entrySearchBodies({
         query,
-        ...questionTerms(query, req.language),
+        ...terms,
         size: Math.max(limit * 3, 30),
         // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,

@@ -5,8 +5,7 @@ import {
   entrySearchBodies,
   MAX_FILTER_TAGS,
   MAX_PASSAGES,
-  questionProfile,
-  questionTerms,
+  readQuestion,
   rankEntries,
   type RankedEntryHit,
 } from '@kb/common/search';
@@ -42,10 +41,10 @@ export async function searchEntries(
   const size = Math.max(limit * 3, 30);
   const passagesPerHit = req.passages;
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
-  const profile = questionProfile(query, req.language, modelLanguages);
+  const { profile, terms } = readQuestion(query, req.language, modelLanguages);
   const bodies = entrySearchBodies({
     query,
-    ...questionTerms(query, req.language),
+    ...terms,
     size,
     // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
     passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
