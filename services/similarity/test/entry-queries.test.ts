@@ -1,9 +1,11 @@
 import type { Client } from '@elastic/elasticsearch';
 import {
+  entryCandidates,
   entryMatches,
   entrySearchBodies,
   type PassageReading,
   HAS_TOPIC_PATH,
+  KEYWORD_DEPTH,
   LEXICAL,
   PASSAGE_VECTOR_PATH,
   SEMANTIC,
@@ -43,6 +45,19 @@ describe('entry search bodies', () => {
     const sentenceHits = (b[2]!.knn as { inner_hits: { docvalue_fields: string[] } }).inner_hits;
     expect(sentenceHits.docvalue_fields).toContain(SENTENCE_CENTRALITY_PATH);
     for (const x of b) expect(x._source).toBe(false);
+  });
+
+  test('when entries are searched, then the keyword search returns twice the vector searches’ candidates', () => {
+    // So that every entry the vectors find has its words' evidence too.
+    expect(entryCandidates(10)).toBe(30);
+    expect(entryCandidates(20)).toBe(60);
+    const b = bodies(3);
+    expect(KEYWORD_DEPTH).toBe(2);
+    expect(b[0]!.size).toBe(60);
+    for (const x of b.slice(1)) {
+      expect(x.size).toBe(30);
+      expect((x.knn as { k: number }).k).toBe(30);
+    }
   });
 
   test('when a profile says how much of each entry chooses its passages, then each search reads that many per entry', () => {

@@ -21,7 +21,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
 import { DEFAULT_PASSAGES } from '@kb/common';
-import { entryFilter, entryMatches, entrySearchBodies, queryStems, queryTermGroups, SEMANTIC } from '@kb/common/search';
+import {
+  entryCandidates,
+  entryFilter,
+  entryMatches,
+  entrySearchBodies,
+  queryStems,
+  queryTermGroups,
+  SEMANTIC,
+} from '@kb/common/search';
 import { checkoutDir, type RunningServices } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, seededRandom, type BenchProduct } from './catalogue';
@@ -330,7 +338,7 @@ async function searchRow(
       query,
       stems: queryStems(query, undefined),
       termGroups: queryTermGroups(query, undefined),
-      size: 30,
+      size: entryCandidates(10),
       passagesPerHit: DEFAULT_PASSAGES + 2,
       reading: SEMANTIC.passageChoice,
       filter: entryFilter(TENANT, {

@@ -11,6 +11,7 @@ import { rankHybrid } from '@kb/common/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
   entryMatches,
+  entryCandidates,
   entrySearchBodies,
   readQuestion,
   type EntryMatches,
@@ -143,7 +144,7 @@ export class WholeEntryBaseline {
     return entrySearchBodies({
       query: query.trim(),
       ...terms,
-      size: Math.max(SEARCH_LIMIT * 3, 30),
+      size: entryCandidates(SEARCH_LIMIT),
       passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
       reading: read?.reading ?? profile.passageChoice,
       filter,

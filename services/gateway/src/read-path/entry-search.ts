@@ -13,6 +13,7 @@ import {
   elasticsearchErrorType,
   entryFilter,
   entryMatches,
+  entryCandidates,
   entrySearchBodies,
   readQuestion,
   rankEntries,
@@ -209,7 +210,7 @@ export function entrySearch(deps: {
       const bodies = entrySearchBodies({
         query,
         ...terms,
-        size: Math.max(limit * 3, 30),
+        size: entryCandidates(limit),
         // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
         passagesPerHit: passages > 0 ? passages + 2 : 0,
         reading: profile.passageChoice,

@@ -2,6 +2,7 @@ import { AppError, isDateTime, type similarityV1 } from '@kb/common';
 import {
   entryFilter,
   entryMatches,
+  entryCandidates,
   entrySearchBodies,
   MAX_FILTER_TAGS,
   MAX_PASSAGES,
@@ -38,7 +39,7 @@ export async function searchEntries(
   checkedOptions(req);
   const filter = entryFilter(tenantId, { ...req, visibility: req.visibility! });
   await deps.indices.ensure('entries');
-  const size = Math.max(limit * 3, 30);
+  const size = entryCandidates(limit);
   const passagesPerHit = req.passages;
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
   const { profile, terms } = readQuestion(query, req.language, modelLanguages);
