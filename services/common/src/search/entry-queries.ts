@@ -120,7 +120,7 @@ export const entryCandidates = (limit: number) => Math.max(limit * 3, 30);
  * find it; an entry that search does not return counts 0 for its words, and one found by its
  * sentences alone is not ranked. Deeper, every entry the vectors find has its words' evidence
  * too, at the price of a BM25 query (measured on one index, docs/search.md: English recall@5
- * 0.846 → 0.878, recall@10 0.942 → 0.974, p50 unchanged).
+ * 0.846 → 0.878, recall@10 0.936 → 0.974, p50 unchanged).
  */
 export const KEYWORD_DEPTH = 2;
 
