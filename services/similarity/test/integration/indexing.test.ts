@@ -513,9 +513,10 @@ describe('deleting', () => {
       // The real model answers; the wrapper only notes when each of its calls starts and ends.
       const embedder = own.server.embedder;
       const embed = embedder.embed.bind(embedder);
-      const calls: { size: number; started: number; ended?: number }[] = [];
+      type ModelCall = { size: number; started: number; ended?: number };
+      const calls: ModelCall[] = [];
       jest.spyOn(embedder, 'embed').mockImplementation(async (texts) => {
-        const call: { size: number; started: number; ended?: number } = { size: texts.length, started: Date.now() };
+        const call: ModelCall = { size: texts.length, started: Date.now() };
         calls.push(call);
         try {
           return await embed(texts);
