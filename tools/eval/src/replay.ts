@@ -42,11 +42,11 @@ const RECORD_READING: PassageReading = {
 };
 const RECORD_PASSAGES = 15;
 /** Passages a hit carries in the evaluation. */
-const PASSAGES = 3;
+export const PASSAGES = 3;
 
 type QuestionSet = 'paraphrase' | 'topical' | 'own words' | 'unanswerable';
 
-interface Recording {
+export interface Recording {
   entries: { slug: string; id: string; content: string }[];
   questions: {
     set: QuestionSet;
@@ -103,7 +103,7 @@ export async function record(
 const best = (passages: PassageMatch[], n: number) => [...passages].sort((a, b) => b.score - a.score).slice(0, n);
 
 /** The recording as a search reading `reading` of each entry (and the passages asked for, two more per side) would have found it. */
-function asRead(m: EntryMatches, reading: PassageReading): EntryMatches {
+export function asRead(m: EntryMatches, reading: PassageReading): EntryMatches {
   const perSide = (atLeast: number) => passagesReadPerSide(PASSAGES + 2, atLeast);
   return {
     ...m,

@@ -393,6 +393,7 @@ export function markdown(r: Report): string {
     'node tools/eval/dist/calibrate.js # other relevance coefficients on this docs/eval.json (docs/search.md)',
     'npm run eval -- --record F.json   # also keep every question’s Elasticsearch matches in F.json, then:',
     "node tools/eval/dist/replay.js --in F.json [--semantic '{...}'] # rank them again with other settings, no stack",
+    'node tools/eval/dist/windows.js --in F.json # windows around the choosing sentence instead of the chunks (docs/search.md)',
     '```',
     '',
     `The corpus is generated in code (\`tools/eval/src/corpus/\`, seed ${r.corpus.seed}): the same text on every machine. ` +
