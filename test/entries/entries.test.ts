@@ -181,6 +181,7 @@ describe('create', () => {
     ['process', { steps: [{ title: 'Pack' }, { title: 'Label', detail: 'A6' }] }],
     ['skill', { trigger_description: 'when asked about parcels', examples: ['where is my parcel'] }],
     ['memory', { expires_at: '2999-01-01T01:00:00+01:00' }],
+    ['memory', { expires_at: '2999-01-01' }],
     ['glossary', { term: 'SKU', synonyms: ['article number', ' article number ', 'item no'] }],
     ['bootstrap', { free: { form: true } }],
   ])('when a %s entry has valid metadata, then it is stored normalised', async (type, metadata) => {

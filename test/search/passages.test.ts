@@ -220,6 +220,10 @@ describe('filters', () => {
     await new Promise((r) => setTimeout(r, 20));
     await stack.request(tenant, `${ENTRIES}/${tagged.id}`, { method: 'PUT', token: admin, body: { summary: 'cold' } });
     expect(await ids({ updated_after: before })).toEqual([tagged.id]);
+    // The other ISO 8601 forms pydantic takes: no zone is UTC, a date alone its midnight.
+    expect(await ids({ updated_after: before.replace(/Z$/, '') })).toEqual([tagged.id]);
+    expect(await ids({ updated_after: '2999-01-01' })).toEqual([]);
+    expect(await ids({ updated_after: '2000-01-01 00:00' })).toEqual(await ids({}));
     const site = await stack.request(tenant, '/api/knowledge/sites', {
       method: 'POST',
       token: admin,

@@ -4,18 +4,56 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { AppError, type ValidationIssue } from './errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+/**
+ * The date-time forms accepted: RFC 3339 (`2026-11-27T21:00:00Z`, `…+01:00`), and the ISO 8601
+ * forms pydantic's datetime takes too: a date alone (midnight), a space for the `T`, minutes
+ * without seconds, an offset without its colon (`+0100`), and no zone at all (read as UTC).
+ */
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
 /**
- * An RFC 3339 date-time that names a real moment. Date.parse alone is not enough: V8 takes any
- * day up to 31 in any month and hour 24, rolling them over (2026-02-30 is March 2nd).
+ * The moment a date-time names (milliseconds since the epoch), or undefined when it is not one
+ * of the accepted forms (DATE_TIME) or names no real moment: Date.parse alone is not enough, V8
+ * takes any day up to 31 in any month and hour 24, rolling them over (2026-02-30 is March 2nd),
+ * and reads a time without a zone as local time.
  */
-export function isDateTime(value: string): boolean {
+export function parseDateTime(value: string): number | undefined {
   const m = DATE_TIME.exec(value);
-  if (!m || Number.isNaN(Date.parse(value))) return false;
-  const [year, month, day, hour] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return day <= daysInMonth && hour <= 23;
+  if (!m) return undefined;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [offsetHours, offsetMinutes] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(2000, month, 0)).getUTCDate()) return undefined;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
+  at.setUTCHours(hour, minute, second, Number((m[7] ?? '').padEnd(3, '0').slice(0, 3)));
+  const sign = m[9] === '-' ? -1 : 1;
+  return at.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
+}
+
+/** Whether `value` is an accepted date-time that names a real moment (parseDateTime). */
+export function isDateTime(value: string): boolean {
+  return parseDateTime(value) !== undefined;
+}
+
+/**
+ * An accepted date-time as its RFC 3339 UTC form (`2026-01-01` → `2026-01-01T00:00:00.000Z`), so
+ * that what is stored and queried never depends on the form the caller wrote; throws on a value
+ * isDateTime refuses.
+ */
+export function normaliseDateTime(value: string): string {
+  const at = parseDateTime(value);
+  if (at === undefined) throw new RangeError(`Not a date-time: ${value}`);
+  return new Date(at).toISOString();
 }
 
 // typebox checks formats only when they are registered.

@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { AppError, assertValid, isDateTime, loadConfig, ConfigError, validationIssues } from '../src';
+import {
+  AppError,
+  assertValid,
+  isDateTime,
+  loadConfig,
+  ConfigError,
+  normaliseDateTime,
+  parseDateTime,
+  validationIssues,
+} from '../src';
 
 const Body = Type.Object(
   {
@@ -93,6 +102,10 @@ describe('date-time format', () => {
     '2026-11-27t21:00:00.123z',
     '2024-02-29T00:00:00+01:00',
     '2026-04-30T23:59:59-05:30',
+    '2026-01-01',
+    '2026-01-01T00:00:00',
+    '2026-01-01 10:30',
+    '2026-01-01T10:30:00.123456+0100',
   ])('%s is a date-time', (value) => {
     expect(isDateTime(value)).toBe(true);
   });
@@ -103,12 +116,34 @@ describe('date-time format', () => {
     ['April 31st', '2026-04-31T00:00:00Z'],
     ['hour 24', '2026-01-01T24:00:00Z'],
     ['month 13', '2026-13-01T00:00:00Z'],
+    ['month 0', '2026-00-10'],
     ['second 60', '2026-01-01T23:59:60Z'],
-    ['no time zone', '2026-01-01T00:00:00'],
-    ['a date alone', '2026-01-01'],
+    ['an offset of 24 hours', '2026-01-01T00:00:00+24:00'],
+    ['an hour without minutes', '2026-01-01T10'],
+    ['a zone on a date alone', '2026-01-01Z'],
+    ['one-digit month and day', '2026-1-1'],
     ['words', 'yesterday'],
+    ['a number', '1767225600'],
   ])('%s (%s) is not', (_, value) => {
     expect(isDateTime(value)).toBe(false);
+  });
+
+  test.each([
+    ['2026-01-01', '2026-01-01T00:00:00.000Z'],
+    ['2026-01-01T00:00:00', '2026-01-01T00:00:00.000Z'],
+    ['2026-01-01 10:30', '2026-01-01T10:30:00.000Z'],
+    ['2026-01-01T00:30:00+01:00', '2025-12-31T23:30:00.000Z'],
+    ['2026-01-01T10:30:00.123456+0100', '2026-01-01T09:30:00.123Z'],
+    ['2024-02-29T23:00:00-05:30', '2024-03-01T04:30:00.000Z'],
+    ['0099-06-01T00:00:00Z', '0099-06-01T00:00:00.000Z'],
+  ])('%s is %s in UTC, whatever the machine zone', (value, utc) => {
+    expect(normaliseDateTime(value)).toBe(utc);
+    expect(parseDateTime(value)).toBe(Date.parse(utc));
+  });
+
+  test('a value that is not a date-time is not normalised', () => {
+    expect(() => normaliseDateTime('2026-02-30')).toThrow(RangeError);
+    expect(parseDateTime('2026-02-30')).toBeUndefined();
   });
 });
 

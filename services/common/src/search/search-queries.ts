@@ -4,6 +4,7 @@ import { errors } from '@elastic/elasticsearch';
 import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
 import { ENTRY_VECTOR_PATH } from './mappings';
+import { parseDateTime } from '../validation';
 
 /** A search's filter, built here and passed back unchanged. */
 export type SearchFilter = estypes.QueryDslQueryContainer;
@@ -107,7 +108,13 @@ export function entryFilter(
   if (v.language) filter.push({ term: { language: v.language } });
   if (v.site_id) filter.push({ term: { site_ids: v.site_id } });
   if (v.tags && v.tags.length > 0) filter.push({ terms: { tags: v.tags } });
-  if (v.updated_after) filter.push({ range: { updated_at: { gt: v.updated_after } } });
+  if (v.updated_after) {
+    // As UTC, whatever form of date-time the caller wrote (the callers have checked it: isDateTime).
+    const after = parseDateTime(v.updated_after);
+    filter.push({
+      range: { updated_at: { gt: after === undefined ? v.updated_after : new Date(after).toISOString() } },
+    });
+  }
   return { bool: { filter } };
 }
 

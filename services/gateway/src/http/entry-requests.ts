@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { AppError, present, type Caller, type knowledgeV1 } from '@kb/common';
+import { AppError, normaliseDateTime, present, type Caller, type knowledgeV1 } from '@kb/common';
 import type { EntryListQuery, EntrySearch } from './entry-schemas';
 import type { CategoryCreate, CategoryUpdate } from './schemas';
 
@@ -62,7 +62,8 @@ export function searchEntriesRequest(
       language: body.language,
       passages: body.passages,
       min_relevance: body.min_relevance,
-      updated_after: body.updated_after,
+      // RFC 3339 UTC onwards, whichever accepted form the caller wrote (checked by its schema).
+      updated_after: body.updated_after === undefined ? undefined : normaliseDateTime(body.updated_after),
     }),
     // Content left out on the way from the knowledge service too (up to 100,000 characters a hit).
     ...(body.include_content === false ? { include_content: false } : {}),

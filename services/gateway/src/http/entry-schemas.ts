@@ -252,7 +252,10 @@ export const EntrySearch = Type.Object(
       }),
     ),
     updated_after: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Entries changed after this time (ISO 8601)' }),
+      Type.String({
+        format: 'date-time',
+        description: 'Entries changed after this time (ISO 8601; a date alone is its midnight, no zone is UTC)',
+      }),
     ),
     include_content: Type.Optional(
       Type.Boolean({ default: true, description: 'false: hits carry their passages but not the whole content' }),

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value';
-import { AppError, METADATA_SCHEMAS, validationIssues } from '@kb/common';
+import { AppError, METADATA_SCHEMAS, normaliseDateTime, validationIssues } from '@kb/common';
 import type { Viewer } from './visibility';
 
 /** The validated, normalised metadata of a type; 422 at ["body", "metadata", …] otherwise. */
@@ -11,7 +11,7 @@ export function normaliseMetadata(type: string, raw: unknown): Record<string, un
     throw AppError.invalid(validationIssues(schema, withDefaults, ['body', 'metadata']));
   const cleaned = Value.Clean(schema, withDefaults) as Record<string, unknown>;
   if (type === 'memory' && typeof cleaned.expires_at === 'string') {
-    cleaned.expires_at = new Date(cleaned.expires_at as string).toISOString(); // normalised to UTC
+    cleaned.expires_at = normaliseDateTime(cleaned.expires_at as string); // RFC 3339 UTC, whatever form was sent
   }
   if (type === 'glossary' && Array.isArray(cleaned.synonyms)) {
     cleaned.synonyms = [...new Set((cleaned.synonyms as string[]).map((s) => s.trim()).filter(Boolean))];

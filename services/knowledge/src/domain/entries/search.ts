@@ -6,6 +6,7 @@ import {
   retrievalProvenance,
   retrievalRequestAttributes,
   cutPassages,
+  parseDateTime,
   SEARCH_DEFAULT_LIMIT,
   splitPassages,
   withinBudget,
@@ -72,7 +73,7 @@ export function stillMatching(
   now: number = Date.now(),
 ): Matched[] {
   const byId = new Map(loaded.filter((e) => canSee(v, e)).map((e) => [e.id, e]));
-  const after = req.updated_after ? Date.parse(req.updated_after) : undefined;
+  const after = req.updated_after ? parseDateTime(req.updated_after) : undefined;
   const matches = (e: Entry) =>
     (req.types.length === 0 || req.types.includes(e.type)) &&
     (!req.category_id || e.category_id === req.category_id) &&
