@@ -21,20 +21,15 @@ const DATE_TIME =
 export function parseDateTime(value: string): number | undefined {
   const m = DATE_TIME.exec(value);
   if (!m) return undefined;
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const [offsetHours, offsetMinutes] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(2000, month, 0)).getUTCDate()) return undefined;
-  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return undefined;
-  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const n = (group: number) => Number(m[group] ?? 0);
+  const [year, month, day, hour, minute, second] = [n(1), n(2), n(3), n(4), n(5), n(6)] as const;
+  const [offsetHours, offsetMinutes] = [n(10), n(11)] as const;
   const at = new Date(0);
-  at.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999; day 0 of the next month is this one's last.
+  at.setUTCFullYear(year, month, 0);
+  if (month < 1 || month > 12 || day < 1 || day > at.getUTCDate()) return undefined;
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  at.setUTCFullYear(year, month - 1, day);
   at.setUTCHours(hour, minute, second, Number((m[7] ?? '').padEnd(3, '0').slice(0, 3)));
   const sign = m[9] === '-' ? -1 : 1;
   return at.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
