@@ -617,6 +617,10 @@ function splitLongBlock(content: string, block: Block, limits: Limits): Range[] 
   return pieces;
 }
 
+/** Whether a sentence (isSentenceStart) or a line (isLineStart) starts at `p`: where sentencesOf cuts. */
+export const startsSentenceOrLine = (content: string, p: number) =>
+  isSentenceStart(content, p) || isLineStart(content, p);
+
 /** A sentence shorter than this joins the next one (a heading, a list marker, "Yes."). */
 const MIN_SENTENCE_CHARS = 40;
 /** A sentence longer than this is cut (at a space near the limit): a run-on line is not one vector. */
@@ -630,7 +634,7 @@ const MAX_SENTENCE_CHARS = 400;
  */
 export function sentencesOf(text: string): string[] {
   const cuts = [0];
-  for (let p = 1; p < text.length; p++) if (isSentenceStart(text, p) || isLineStart(text, p)) cuts.push(p);
+  for (let p = 1; p < text.length; p++) if (startsSentenceOrLine(text, p)) cuts.push(p);
   cuts.push(text.length);
   const out: string[] = [];
   let pending = '';

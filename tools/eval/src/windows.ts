@@ -5,15 +5,15 @@
  * passage's best sentence (the sentence match that chose it: cosine less the centrality penalty)
  * is found among the passage's sentences by its cosine to the question (the local model, one text
  * per run as the service embeds), and a window of W characters is cut around it, its edges moved
- * in to a sentence or line start. Prints, per language, how often the fact lies in the chunks as
+ * in to where sentencesOf would cut (startsSentenceOrLine). Prints, per language, how often the fact lies in the chunks as
  * returned, in the windows, and in either, and the characters a hit carries. docs/search.md ("A
- * window around the chosen sentence") has the figures.
+ * window around the choosing sentence") has the figures.
  *
  *   node tools/eval/dist/windows.js --in /tmp/matches.json
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { sentencesOf } from '@kb/common';
+import { sentencesOf, startsSentenceOrLine } from '@kb/common';
 import { dot, questionProfile, rankEntries } from '@kb/common/search';
 import { BareSession } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
@@ -38,20 +38,14 @@ function sentenceSpans(text: string): { sentence: string; start: number; end: nu
   });
 }
 
-/** A sentence or a line starts at `p`: after a line break, or after `.`, `!`, `?`, `…` (and closers) and a space. */
-const startsSentence = (content: string, p: number) =>
-  p === 0 ||
-  /[\n\r]\s*$/.test(content.slice(Math.max(0, p - 8), p)) ||
-  /[.!?…]["')\]*_]*\s+$/.test(content.slice(Math.max(0, p - 8), p));
-
 /** `width` characters around [start, end), its edges moved inwards to a sentence or line start. */
 function windowAround(content: string, start: number, end: number, width: number): [number, number] {
   if (end - start >= width) return [start, end];
   let lo = Math.max(0, start - Math.floor((width - (end - start)) / 2));
   let hi = Math.min(content.length, lo + width);
   lo = Math.max(0, Math.min(lo, hi - width));
-  while (lo < start && !startsSentence(content, lo)) lo++;
-  while (hi > end && hi < content.length && !startsSentence(content, hi)) hi--;
+  while (lo < start && !startsSentenceOrLine(content, lo)) lo++;
+  while (hi > end && hi < content.length && !startsSentenceOrLine(content, hi)) hi--;
   return [lo, hi];
 }
 
