@@ -24,15 +24,17 @@ export interface ValidationIssue {
 
 /**
  * An error meant for the caller: its message is safe to show. Anything else thrown is
- * reported as a generic 500 and logged with its stack.
+ * reported as a generic 500 and logged with its stack. A `cause` (the dependency's own error
+ * behind an `unavailable`) is never shown to the caller: the service logs it.
  */
 export class AppError extends Error {
   constructor(
     readonly kind: ErrorKind,
     message: string,
     readonly issues?: ValidationIssue[],
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
   }
 
@@ -48,8 +50,8 @@ export class AppError extends Error {
   static conflict(message: string): AppError {
     return new AppError('conflict', message);
   }
-  static unavailable(message: string): AppError {
-    return new AppError('unavailable', message);
+  static unavailable(message: string, cause?: unknown): AppError {
+    return new AppError('unavailable', message, undefined, cause === undefined ? undefined : { cause });
   }
   static badRequest(message: string): AppError {
     return new AppError('bad_request', message);
@@ -61,6 +63,25 @@ export class AppError extends Error {
     return new AppError('unsupported_media_type', message);
   }
 }
+
+/**
+ * A dependency's error as one line for the log: its name, HTTP status when it has one and
+ * message, clipped. Never the error object itself: an Elasticsearch client error carries the
+ * whole request (documents, vectors) in its `meta`.
+ */
+export function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error))
+    return clipLine(typeof cause === 'string' ? cause : (JSON.stringify(cause) ?? String(cause)));
+  const { statusCode, body } = cause as { statusCode?: unknown; body?: { error?: { reason?: unknown } } };
+  // An Elasticsearch response names its error type in the message and why in the body's reason.
+  const reason = typeof body?.error?.reason === 'string' ? ` (${body.error.reason})` : '';
+  return clipLine(`${cause.name}${typeof statusCode === 'number' ? ` ${statusCode}` : ''}: ${cause.message}${reason}`);
+}
+
+const clipLine = (s: string, max = 500) => {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
 
 /**
  * Kinds about the HTTP request itself (its bytes, size or media type): only the gateway raises

@@ -33,11 +33,21 @@ function call(flags: '01' | '00' | undefined, requestId: string) {
   } as unknown as grpc.ServerUnaryCall<{ caller: Caller }, object>;
 }
 
-async function serve(flags: '01' | '00' | undefined, outcome: 'ok' | 'not found' | 'crash'): Promise<string> {
+async function serve(
+  flags: '01' | '00' | undefined,
+  outcome: 'ok' | 'not found' | 'crash' | 'unavailable',
+): Promise<string> {
   const requestId = `${outcome}-${flags ?? 'none'}-${Math.random()}`;
   const handler = unary(logger, 'Get', async () => {
     if (outcome === 'not found') throw new AppError('not_found', 'Product not found');
     if (outcome === 'crash') throw new Error('boom');
+    if (outcome === 'unavailable') {
+      const timeout = Object.assign(new Error('Request timed out'), {
+        name: 'TimeoutError',
+        meta: { body: 'x'.repeat(9) },
+      });
+      throw AppError.unavailable('Elasticsearch is unavailable', timeout);
+    }
     return {};
   });
   await new Promise<void>((resolve) => handler(call(flags, requestId), () => resolve()));
@@ -76,6 +86,16 @@ describe('per-call log lines', () => {
         err: expect.objectContaining({ message: 'boom' }),
       }),
     ]);
+  });
+
+  test('when a dependency is unavailable, then its own error is logged as one line for the operator and never its request', async () => {
+    const requestId = await serve(undefined, 'unavailable');
+    expect(callLines(requestId)).toEqual([expect.objectContaining({ code: 'UNAVAILABLE' })]);
+    const warned = lines.filter((l) => l.request_id === requestId && l.level === 40);
+    expect(warned).toEqual([
+      expect.objectContaining({ msg: 'Elasticsearch is unavailable', cause: 'TimeoutError: Request timed out' }),
+    ]);
+    expect(JSON.stringify(warned)).not.toContain('xxxxxxxxx');
   });
 
   test('when the level is debug, then the unsampled successful call is written at debug', async () => {

@@ -3,12 +3,14 @@
  * being too large (split, or the document fails): indexing pressure says both with a 429.
  */
 import { errors } from '@elastic/elasticsearch';
+import { type AppError, describeCause } from '@kb/common';
 import {
   exceedsIndexingPressure,
   isElasticsearchUnavailable,
   isRequestTooLarge,
   isTooLargeItem,
   isUnavailableItem,
+  withElasticsearch,
 } from '@kb/common/search';
 
 // As Elasticsearch 9.2.4 answered one 14.5 MB entry on a 512 MB heap (a bulk item).
@@ -56,5 +58,25 @@ describe('indexing pressure', () => {
     expect(isUnavailableItem(item(COORDINATING_BUSY))).toBe(true);
     expect(isTooLargeItem(item(COORDINATING_BUSY))).toBe(false);
     expect(isTooLargeItem({ status: 400, error: { reason: PRIMARY_OVER } })).toBe(false);
+  });
+});
+
+describe('what an operator reads when Elasticsearch cannot answer', () => {
+  test('when a call times out or is refused with a 429, then the 503 keeps the reason as its cause, in one line', async () => {
+    const timeout = new errors.TimeoutError('Request timed out');
+    const refused = withElasticsearch(() => Promise.reject(timeout));
+    await expect(refused).rejects.toMatchObject({ kind: 'unavailable', message: 'Elasticsearch is unavailable' });
+    const err = (await refused.catch((e: unknown) => e)) as AppError;
+    expect(err.cause).toBe(timeout);
+    expect(describeCause(err.cause)).toBe('TimeoutError: Request timed out');
+    expect(describeCause(response(429, COORDINATING_BUSY))).toMatch(
+      /^ResponseError 429: es_rejected_execution_exception.*rejected execution of coordinating operation/,
+    );
+    expect(describeCause(response(429, 'y'.repeat(2000))).length).toBe(500);
+  });
+
+  test('when the error is about the request, then it passes through unchanged', async () => {
+    const notFound = response(404, 'no such index');
+    await expect(withElasticsearch(() => Promise.reject(notFound))).rejects.toBe(notFound);
   });
 });

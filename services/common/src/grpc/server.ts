@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
-import { AppError, KIND_TO_GRPC, type ValidationIssue } from '../errors';
+import { AppError, describeCause, KIND_TO_GRPC, type ValidationIssue } from '../errors';
 import type { Logger } from '../logging';
 import type { Caller__Output } from '../generated/kb/common/v1/Caller';
 import { observeDependencies, recordRpcServerCall } from '../metrics';
@@ -101,6 +101,13 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
           if (err instanceof AppError) {
             const metadata = err.issues ? issuesMetadata(err.issues) : new grpc.Metadata();
             done(KIND_TO_GRPC[err.kind]);
+            // What the dependency itself said (a timeout, a 429, a refused connection): the caller
+            // gets the kind only, the operator the reason.
+            if (err.cause !== undefined)
+              logger.warn(
+                { method, request_id: requestId, code: err.kind, cause: describeCause(err.cause) },
+                err.message,
+              );
             callback({ code: KIND_TO_GRPC[err.kind], details: clip(err.message, MAX_DETAILS), metadata });
             return;
           }

@@ -19,7 +19,7 @@ export function mapMongoError(err: unknown): unknown {
       message,
     )
   ) {
-    return AppError.unavailable('MongoDB is unavailable');
+    return AppError.unavailable('MongoDB is unavailable', err);
   }
   return err;
 }

@@ -51,14 +51,16 @@ export function isRequestTooLarge(err: unknown): boolean {
   );
 }
 
-export const elasticsearchUnavailable = () => AppError.unavailable('Elasticsearch is unavailable');
+/** UNAVAILABLE, keeping Elasticsearch's own error (a timeout, a 429, a 5xx) as the cause the service logs. */
+export const elasticsearchUnavailable = (cause?: unknown) =>
+  AppError.unavailable('Elasticsearch is unavailable', cause);
 
 /** Runs an Elasticsearch call; "cannot answer now" becomes UNAVAILABLE so callers retry later. */
 export async function withElasticsearch<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isElasticsearchUnavailable(err)) throw elasticsearchUnavailable();
+    if (isElasticsearchUnavailable(err)) throw elasticsearchUnavailable(err);
     throw err;
   }
 }

@@ -208,7 +208,7 @@ export function multiSearchError(r: estypes.ErrorResponseBase): Error {
     warnings: null,
     meta: {} as never,
   });
-  return isElasticsearchUnavailable(err) ? elasticsearchUnavailable() : err;
+  return isElasticsearchUnavailable(err) ? elasticsearchUnavailable(err) : err;
 }
 
 function keywordQuery(query: string, filter: SearchFilter, fields: SearchFields): estypes.QueryDslQueryContainer {

@@ -161,7 +161,8 @@ async function bulkRequest(
       (err as { statusCode?: number }).statusCode === 413 ? OVER_CONTENT_LENGTH : OVER_INDEXING_PRESSURE,
     );
   }
-  if (res.items.some((item) => isUnavailableItem(item.index))) throw elasticsearchUnavailable();
+  const unavailable = res.items.find((item) => isUnavailableItem(item.index));
+  if (unavailable) throw elasticsearchUnavailable(unavailable.index?.error);
   // Results are read from the first block of items (the main target); copies to pending reindex
   // targets follow it and may be stale there without it mattering.
   const own = res.items.slice(0, docs.length);
@@ -257,8 +258,8 @@ export async function deleteAtVersions(
     refs.map((r) => ({ delete: { _index: target, _id: r.id, version: r.version, version_type: 'external' as const } })),
   );
   const res = await withElasticsearch(() => es.bulk({ operations }));
-  if (res.items.some((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429))
-    throw elasticsearchUnavailable();
+  const failed = res.items.find((item) => (item.delete?.status ?? 0) >= 500 || item.delete?.status === 429);
+  if (failed) throw elasticsearchUnavailable(failed.delete?.error);
   await searchableNow(es, [index, ...alsoFrom]);
   return res.items.slice(0, refs.length).filter((item) => item.delete?.result === 'deleted').length;
 }

@@ -18,6 +18,15 @@ import {
 import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/common/search';
 
 /**
+ * The client's bound for a change of the cluster state (creating or deleting an index, a mapping,
+ * a setting, an alias), instead of its 10 s for requests: Elasticsearch queues such changes on its
+ * master and bounds each itself (`master_timeout` and the acknowledgement `timeout`, 30 s each by
+ * default), and one given up on by the client may still happen. A busy node took over 10 s to
+ * create an index in a CI run, which failed a start-up that would have succeeded.
+ */
+const CLUSTER_STATE_REQUEST = { requestTimeout: 60_000 } as const;
+
+/**
  * Owns the index names of one prefix, model and dimension: creates each kind's alias on first
  * need (race-safe across processes), and runs the reindex alias swap.
  */
@@ -100,7 +109,7 @@ export class IndexManager {
     },
     settings: estypes.IndicesIndexSettings = INDEX_SETTINGS,
   ): Promise<void> {
-    await this.es.indices.create({ ...params, settings });
+    await this.es.indices.create({ ...params, settings }, CLUSTER_STATE_REQUEST);
   }
 
   /**
@@ -110,7 +119,10 @@ export class IndexManager {
   private async updateRefreshInterval(indices: string[], interval: string): Promise<void> {
     if (indices.length === 0) return;
     try {
-      await this.es.indices.putSettings({ index: indices, settings: { 'index.refresh_interval': interval } });
+      await this.es.indices.putSettings(
+        { index: indices, settings: { 'index.refresh_interval': interval } },
+        CLUSTER_STATE_REQUEST,
+      );
     } catch (err) {
       if (isElasticsearchUnavailable(err)) throw err;
       this.logger.warn({ indices, err: (err as Error).message }, 'the refresh interval could not be updated in place');
@@ -146,7 +158,7 @@ export class IndexManager {
     await this.createIndex({ index, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
     const behind = await this.indicesOf(alias);
     if (behind.length > 1 && behind[0] !== index) {
-      await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] });
+      await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] }, CLUSTER_STATE_REQUEST);
       this.logger.info({ alias, index, kept: behind[0] }, 'lost an index creation race; removed own index');
       return;
     }
@@ -162,11 +174,14 @@ export class IndexManager {
   private async updateMappings(kind: IndexKind, indices: string[]): Promise<void> {
     const { dynamic, properties } = this.mappingsFor(kind);
     try {
-      await this.es.indices.putMapping({
-        index: indices,
-        ...(dynamic !== undefined ? { dynamic } : {}),
-        ...(properties ? { properties } : {}),
-      });
+      await this.es.indices.putMapping(
+        {
+          index: indices,
+          ...(dynamic !== undefined ? { dynamic } : {}),
+          ...(properties ? { properties } : {}),
+        },
+        CLUSTER_STATE_REQUEST,
+      );
     } catch (err) {
       if (isElasticsearchUnavailable(err)) throw err;
       this.logger.error(
@@ -196,11 +211,13 @@ export class IndexManager {
       const previous = (await this.indicesOf(alias)).filter((i) => i !== index);
       // Reindexes begun before this one and never finished are abandoned: they go too.
       const abandoned = (await this.pendingTargets(kind)).filter((i) => i < index);
-      await this.es.indices.updateAliases({
-        actions: [...previous.map((i) => ({ remove: { index: i, alias } })), { add: { index, alias } }],
-      });
+      await this.es.indices.updateAliases(
+        { actions: [...previous.map((i) => ({ remove: { index: i, alias } })), { add: { index, alias } }] },
+        CLUSTER_STATE_REQUEST,
+      );
       const removed = [...previous, ...abandoned];
-      if (removed.length > 0) await this.es.indices.delete({ index: removed, ignore_unavailable: true });
+      if (removed.length > 0)
+        await this.es.indices.delete({ index: removed, ignore_unavailable: true }, CLUSTER_STATE_REQUEST);
       this.ready.set(kind, Promise.resolve());
       this.logger.info({ alias, index, removed }, 'reindex finished');
       return { alias, index, removed };
