@@ -196,8 +196,15 @@ test(
     expect(rpc(catalog, 'kb.catalog.v1.CatalogService/GetProduct', 'NOT_FOUND')).toBe(1);
     expect(gauge(catalog, 'kb_dependency_up', { kb_dependency_name: 'mongodb' })).toBe(1);
 
-    const similarity = await metricsOf('similarity');
-    expect(rpc(similarity, 'kb.similarity.v1.SimilarityService/IndexProducts', 'OK')).toBeGreaterThanOrEqual(1);
+    // A write waits for its indexing for at most INDEX_ON_WRITE_MS (3 s): on a busy machine the
+    // IndexProducts call it made may end after the write's answer.
+    const indexProducts = (samples: Sample[]) => rpc(samples, 'kb.similarity.v1.SimilarityService/IndexProducts', 'OK');
+    const similarity = await waitFor(
+      () => metricsOf('similarity'),
+      (s) => indexProducts(s) >= 1,
+      10_000,
+    );
+    expect(indexProducts(similarity)).toBeGreaterThanOrEqual(1);
     expect(gauge(similarity, 'kb_dependency_up', { kb_dependency_name: 'elasticsearch' })).toBe(1);
     expect(gauge(similarity, 'kb_dependency_up', { kb_dependency_name: 'embedder' })).toBe(1);
     const model = { gen_ai_provider_name: 'local', gen_ai_request_model: process.env.EMBEDDING_MODEL_NAME as string };

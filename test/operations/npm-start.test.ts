@@ -26,7 +26,14 @@ const mongoUri = (() => {
   url.pathname = `/${uniqueId('kbstart')}`;
   return url.toString();
 })();
-const baseEnv = () => ({ ...process.env, MONGODB_URI: mongoUri, KB_CACHE_DIR: cacheDir });
+// Its own database and index prefix: the demo tenant it seeds meets no other run's on the same backends.
+const indexPrefix = new URL(mongoUri).pathname.slice(1);
+const baseEnv = () => ({
+  ...process.env,
+  MONGODB_URI: mongoUri,
+  ELASTICSEARCH_INDEX_PREFIX: indexPrefix,
+  KB_CACHE_DIR: cacheDir,
+});
 
 function start(
   port: number,
@@ -211,7 +218,11 @@ describe('supervision', () => {
       'it comes back with the data; Ctrl-C (SIGINT) then stops everything it started',
     async () => {
       const port = await freePort();
-      const env: NodeJS.ProcessEnv = { ...process.env, KB_CACHE_DIR: ownCache };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        ELASTICSEARCH_INDEX_PREFIX: uniqueId('kbstart'),
+        KB_CACHE_DIR: ownCache,
+      };
       delete env.MONGODB_URI;
       // Without the demo data (the flag a user would pass): this test is about supervision.
       const run = start(port, env, ['--no-demo']);
