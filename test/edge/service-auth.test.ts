@@ -270,7 +270,7 @@ describe('a single-tenant install', () => {
         ...process.env,
         GRPC_HOST: '127.0.0.1',
         KNOWLEDGE_GRPC_PORT: '0',
-        MONGODB_URI: databaseUri(uniqueId('s2s-single')),
+        MONGODB_URI: databaseUri(uniqueId('kbsingle')),
         SIMILARITY_GRPC_ADDR: stack.addresses.similarity,
         TENANT_MODE: 'single',
         TENANT_ID: acme,

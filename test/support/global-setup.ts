@@ -16,9 +16,11 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { IMAGE_SERVICES, NO_ENGINE_HELP, findDockerApi, imageName } from '@kb/deploy';
 import { ensureEmbeddingModel, startBackends } from '@kb/devstack';
+import { namesOn, type Before, type GivenBackends } from './given-backends';
 
 type Globals = {
   __kbBackends?: { stop(): Promise<void> };
+  __kbGiven?: { given: GivenBackends; before: Before };
   __kbBackendsReady?: Promise<void>;
   __kbDockerApi?: { stop?: () => void };
 };
@@ -45,6 +47,13 @@ async function startTestBackends(): Promise<void> {
   process.env.SERVICE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
   process.env.SERVICE_SYSTEM_SECRET ||= randomBytes(32).toString('base64url');
   (globalThis as Globals).__kbBackends = backends;
+  // Servers given by URL outlive the run: what it adds there is removed at its end (given-backends.ts).
+  const given: GivenBackends = {
+    ...(backends.sources.mongo === 'env' ? { mongoUri: backends.mongoUri } : {}),
+    ...(backends.sources.elasticsearch === 'env' ? { elasticsearchUrl: backends.elasticsearchUrl } : {}),
+  };
+  if (given.mongoUri || given.elasticsearchUrl)
+    (globalThis as Globals).__kbGiven = { given, before: await namesOn(given) };
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(
     `${backends.mode} backends ready in ${seconds} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,

@@ -1,5 +1,8 @@
+import { removeAdded, type Before, type GivenBackends } from './given-backends';
+
 type Globals = {
   __kbBackends?: { stop(): Promise<void> };
+  __kbGiven?: { given: GivenBackends; before: Before };
   __kbBackendsReady?: Promise<void>;
   __kbDockerApi?: { stop?: () => void };
   __kbContainersReady?: Promise<void>;
@@ -8,11 +11,20 @@ type Globals = {
 /** Stops what the set-up started; the projects that share the backends share this teardown, and it stops them once. */
 export default async function globalTeardown(): Promise<void> {
   const globals = globalThis as Globals;
-  const { __kbBackends: backends, __kbDockerApi: dockerApi } = globals;
+  const { __kbBackends: backends, __kbDockerApi: dockerApi, __kbGiven: given } = globals;
   delete globals.__kbBackends;
+  delete globals.__kbGiven;
   delete globals.__kbBackendsReady;
   delete globals.__kbDockerApi;
   delete globals.__kbContainersReady;
+  if (given) {
+    const removed = await removeAdded(given.given, given.before).catch((err: Error) => err);
+    process.stdout.write(
+      removed instanceof Error
+        ? `[test backends] could not remove what this run added to the given servers: ${removed.message}\n`
+        : `[test backends] removed what this run added to the given servers: ${removed.databases} databases, ${removed.indices} indices\n`,
+    );
+  }
   await backends?.stop();
   dockerApi?.stop?.();
 }

@@ -30,7 +30,7 @@ let guard: ParentGuard;
 
 beforeAll(async () => {
   const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/guard-${randomBytes(4).toString('hex')}`;
+  url.pathname = `/kbguard-${randomBytes(4).toString('hex')}`;
   connection = await mongoose.createConnection(url.toString()).asPromise();
   const parentSchema = new Schema<ParentDoc>(
     { _id: String, tenant_id: String, ...parentGuardPath },

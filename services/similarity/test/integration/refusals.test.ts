@@ -156,7 +156,7 @@ describe('indices made by an earlier release', () => {
     'when the alias points at an index whose keywords have no ignore_above, ' +
       'then the service updates the mapping at start and long values index',
     async () => {
-      const prefix = `old-${randomUUID().slice(0, 8)}`;
+      const prefix = `kbold-${randomUUID().slice(0, 8)}`;
       const { model, dims } = h.server.embedder;
       const alias = aliasName(prefix, 'products', model, dims);
       // The mapping as it was before ignore_above: keyword fields without a bound.
