@@ -16,11 +16,12 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { IMAGE_SERVICES, NO_ENGINE_HELP, findDockerApi, imageName } from '@kb/deploy';
 import { ensureEmbeddingModel, startBackends } from '@kb/devstack';
-import { namesOn, type Before, type GivenBackends } from './given-backends';
+import type { GivenBackends } from './given-backends';
+import { testRun } from './test-names';
 
 type Globals = {
   __kbBackends?: { stop(): Promise<void> };
-  __kbGiven?: { given: GivenBackends; before: Before };
+  __kbGiven?: { given: GivenBackends; run: string };
   __kbBackendsReady?: Promise<void>;
   __kbDockerApi?: { stop?: () => void };
 };
@@ -47,13 +48,14 @@ async function startTestBackends(): Promise<void> {
   process.env.SERVICE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
   process.env.SERVICE_SYSTEM_SECRET ||= randomBytes(32).toString('base64url');
   (globalThis as Globals).__kbBackends = backends;
-  // Servers given by URL outlive the run: what it adds there is removed at its end (given-backends.ts).
+  // The run's id in every name a test makes (test-names.ts): the workers inherit it. Servers given
+  // by URL outlive the run, so what it made there is removed at its end (given-backends.ts).
+  const run = testRun();
   const given: GivenBackends = {
     ...(backends.sources.mongo === 'env' ? { mongoUri: backends.mongoUri } : {}),
     ...(backends.sources.elasticsearch === 'env' ? { elasticsearchUrl: backends.elasticsearchUrl } : {}),
   };
-  if (given.mongoUri || given.elasticsearchUrl)
-    (globalThis as Globals).__kbGiven = { given, before: await namesOn(given) };
+  if (given.mongoUri || given.elasticsearchUrl) (globalThis as Globals).__kbGiven = { given, run };
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   log(
     `${backends.mode} backends ready in ${seconds} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,

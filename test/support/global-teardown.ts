@@ -1,8 +1,8 @@
-import { removeAdded, type Before, type GivenBackends } from './given-backends';
+import { removeTestRun, type GivenBackends } from './given-backends';
 
 type Globals = {
   __kbBackends?: { stop(): Promise<void> };
-  __kbGiven?: { given: GivenBackends; before: Before };
+  __kbGiven?: { given: GivenBackends; run: string };
   __kbBackendsReady?: Promise<void>;
   __kbDockerApi?: { stop?: () => void };
   __kbContainersReady?: Promise<void>;
@@ -18,11 +18,11 @@ export default async function globalTeardown(): Promise<void> {
   delete globals.__kbDockerApi;
   delete globals.__kbContainersReady;
   if (given) {
-    const removed = await removeAdded(given.given, given.before).catch((err: Error) => err);
+    const removed = await removeTestRun(given.given, given.run).catch((err: Error) => err);
     process.stdout.write(
       removed instanceof Error
-        ? `[test backends] could not remove what this run added to the given servers: ${removed.message}\n`
-        : `[test backends] removed what this run added to the given servers: ${removed.databases} databases, ${removed.indices} indices\n`,
+        ? `[test backends] could not remove what this run made on the given servers: ${removed.message}\n`
+        : `[test backends] removed what this run made on the given servers: ${removed.databases} databases, ${removed.indices} indices\n`,
     );
   }
   await backends?.stop();

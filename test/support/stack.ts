@@ -3,10 +3,10 @@
  * and the gateway on a free HTTP port, against the run's real backends (global-setup.ts).
  * Each test file gets its own MongoDB database, so files never see each other's data.
  */
-import { randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { httpRequest, type HttpResponse, type RequestOptions } from './http';
+import { testName } from './test-names';
 import { loadKnowledgeConfig, startKnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
 import { runAdmin } from '@kb/admin';
@@ -45,9 +45,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export function uniqueId(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
+/** `<prefix>-<8 hex>`, of this test run (test-names.ts). */
+export const uniqueId = (prefix: string): string => testName(prefix);
 
 /** The test run's MongoDB URI with `db` as its database (one database per test file). */
 export function databaseUri(db: string, base = process.env.MONGODB_URI as string): string {

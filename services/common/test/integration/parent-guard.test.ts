@@ -4,10 +4,10 @@
  * purpose, including the crash and stall paths the end-to-end race suite cannot reach: a mark
  * or a claim older than the TTL (here 300 ms) counts as abandoned.
  */
-import { randomBytes } from 'node:crypto';
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import { AppError, parentGuard, type ParentGuard, type ParentGuardStore } from '../../src';
 import { parentGuardPath, parentGuardStore, tenantScoped } from '../../src/mongo';
+import { testName } from '../../../../test/support/test-names';
 
 const TTL_MS = 300;
 const T = 'tenant-a';
@@ -30,7 +30,7 @@ let guard: ParentGuard;
 
 beforeAll(async () => {
   const url = new URL(process.env.MONGODB_URI as string);
-  url.pathname = `/kbguard-${randomBytes(4).toString('hex')}`;
+  url.pathname = `/${testName('kbguard')}`;
   connection = await mongoose.createConnection(url.toString()).asPromise();
   const parentSchema = new Schema<ParentDoc>(
     { _id: String, tenant_id: String, ...parentGuardPath },

@@ -21,6 +21,7 @@ import { EMBED_CHUNK } from '../../src/domain/embedding-cache';
 import { CONTENT_CHARS_PER_GROUP } from '../../src/domain/index-entries';
 import pino from 'pino';
 import { refreshThreadsIdle } from '../../../../test/support/elasticsearch-refresh';
+import { testName } from '../../../../test/support/test-names';
 
 let h: Harness;
 let es: Client;
@@ -601,7 +602,7 @@ describe('indices and reindex', () => {
   });
 
   test('when two managers create the same alias concurrently, then exactly one index is behind it', async () => {
-    const prefix = `kbrace-${randomUUID().slice(0, 8)}`;
+    const prefix = testName('kbrace');
     const logger = pino({ level: 'silent' });
     const managers = [0, 1, 2].map(() => new IndexManager(es, logger, prefix, 'Some/Model_V2', 8));
     await Promise.all(managers.map((m) => m.ensure('products')));
@@ -617,7 +618,7 @@ describe('indices and reindex', () => {
     'when indices are created, then they refresh every SEARCH_REFRESH_INTERVAL (the embedding cache ' +
       'every 30 s); an index an earlier release made with another interval gets it at the next start',
     async () => {
-      const prefix = `kbrefresh-${randomUUID().slice(0, 8)}`;
+      const prefix = testName('kbrefresh');
       const logger = pino({ level: 'silent' });
       const interval = async (index: string) => {
         const res = await es.indices.getSettings({ index, name: 'index.refresh_interval', flat_settings: true });

@@ -13,6 +13,7 @@ import { textHash } from '../../src/data-access/embedding-store';
 import { aliasName, newIndexName } from '@kb/common/search';
 import { KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/common/search';
 import { toBase64 } from '../../src/data-access/vector-encoding';
+import { testName } from '../../../../test/support/test-names';
 
 let h: Harness;
 let es: Client;
@@ -156,7 +157,7 @@ describe('indices made by an earlier release', () => {
     'when the alias points at an index whose keywords have no ignore_above, ' +
       'then the service updates the mapping at start and long values index',
     async () => {
-      const prefix = `kbold-${randomUUID().slice(0, 8)}`;
+      const prefix = testName('kbold');
       const { model, dims } = h.server.embedder;
       const alias = aliasName(prefix, 'products', model, dims);
       // The mapping as it was before ignore_above: keyword fields without a bound.

@@ -2,7 +2,7 @@
  * Starts the similarity service in-process (own index prefix, real Elasticsearch and model from
  * the jest globalSetup environment) and talks to it through a real gRPC client with a deadline.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
 import {
@@ -15,6 +15,7 @@ import {
   type similarityV1,
 } from '@kb/common';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '../../../src';
+import { testName } from '../../../../../test/support/test-names';
 
 export type SimilarityClient = ReturnType<typeof typedClient<similarityV1.SimilarityServiceClient>>;
 
@@ -37,7 +38,7 @@ export function connect(port: number): SimilarityClient {
 }
 
 export async function startSimilarity(env: Record<string, string> = {}): Promise<Harness> {
-  const prefix = `t-${randomBytes(4).toString('hex')}`;
+  const prefix = testName('t');
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const server = await startSimilarityServer(
     loadSimilarityConfig({ ...process.env, SIMILARITY_GRPC_PORT: '0', ELASTICSEARCH_INDEX_PREFIX: prefix, ...env }),
