@@ -65,6 +65,22 @@ test('when a dependency is unavailable, then 503 says when to retry', async () =
   ]);
 });
 
+test('when Elasticsearch fails a read the gateway makes itself, then the 503 shows none of it and the log gives its reason', async () => {
+  const refused = Object.assign(new Error('circuit_breaking_exception'), {
+    name: 'ResponseError',
+    statusCode: 429,
+    body: { error: { reason: '[parent] Data too large' } },
+  });
+  failWith(AppError.unavailable('Elasticsearch is unavailable', refused));
+  const res = await gw.request(CATEGORY, { token: 'kbt_503es', headers: { 'X-Request-Id': 'req-503es' } });
+  expect([res.status, res.text]).toEqual([503, '{"detail":"Elasticsearch is unavailable"}']);
+  expect(gw.errors.at(-1)).toMatchObject({
+    request_id: 'req-503es',
+    status: 503,
+    cause: 'ResponseError 429: circuit_breaking_exception ([parent] Data too large)',
+  });
+});
+
 test('when the error is unauthenticated, then 401 asks for a bearer token', async () => {
   failWith(new AppError('unauthenticated', 'Invalid or expired token'));
   const res = await gw.request(CATEGORY, { token: 'kbt_401' });

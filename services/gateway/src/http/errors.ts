@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { AppError, kindToHttpStatus, type Logger } from '@kb/common';
+import { AppError, describeCause, kindToHttpStatus, type Logger } from '@kb/common';
 
 /** Seconds a client should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -30,8 +30,10 @@ export function errorHandler(logger: Logger): Koa.Middleware {
       const challenge = (ctx.state as { bearerChallenge?: string }).bearerChallenge;
       if (status === 401 && challenge) ctx.set('WWW-Authenticate', challenge);
       if (status >= 500) {
+        // A dependency's own reason (the read path's Elasticsearch), as the services log it.
+        const cause = err instanceof AppError && err.cause !== undefined ? { cause: describeCause(err.cause) } : {};
         logger.error(
-          { err, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status },
+          { err, ...cause, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status },
           'request failed',
         );
       }
