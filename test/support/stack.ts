@@ -6,7 +6,7 @@
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { httpRequest, type HttpResponse, type RequestOptions } from './http';
-import { testName } from './test-names';
+import { testName as uniqueId } from './test-names';
 import { loadKnowledgeConfig, startKnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer } from '@kb/catalog';
 import { runAdmin } from '@kb/admin';
@@ -45,8 +45,8 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** `<prefix>-<8 hex>`, of this test run (test-names.ts). */
-export const uniqueId = (prefix: string): string => testName(prefix);
+/** `<prefix>-<12 hex>`, of this test run (test-names.ts). */
+export { uniqueId };
 
 /** The test run's MongoDB URI with `db` as its database (one database per test file). */
 export function databaseUri(db: string, base = process.env.MONGODB_URI as string): string {
