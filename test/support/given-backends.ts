@@ -6,10 +6,11 @@
  * id in its name (test-names.ts), and nothing else: not the developer's own data, not another
  * run's going on beside it. Backends the run started are thrown away whole instead.
  */
+import { createElasticsearchClient } from '@kb/common/search';
 import mongoose from 'mongoose';
 import { ofTestRun } from './test-names';
 
-/** Index names per DELETE: their list is the URL's path, which Elasticsearch bounds at 4 KB. */
+/** Index names per delete: their list is the URL's path, which Elasticsearch bounds at 4 KB. */
 const NAMES_PER_DELETE = 40;
 
 export interface GivenBackends {
@@ -37,16 +38,17 @@ export async function removeTestRun(
   }
   let indices = 0;
   if (given.elasticsearchUrl) {
-    const res = await fetch(`${given.elasticsearchUrl}/_cat/indices?h=index&format=json&expand_wildcards=all`);
-    if (!res.ok) throw new Error(`GET _cat/indices answered ${res.status}`);
-    const names = ((await res.json()) as { index: string }[]).map((i) => i.index).filter((n) => ofTestRun(n, run));
-    for (let i = 0; i < names.length; i += NAMES_PER_DELETE) {
-      const part = names.slice(i, i + NAMES_PER_DELETE);
-      const deleted = await fetch(`${given.elasticsearchUrl}/${part.join(',')}?ignore_unavailable=true`, {
-        method: 'DELETE',
-      });
-      if (!deleted.ok) throw new Error(`DELETE of ${part.length} test indices answered ${deleted.status}`);
-      indices += part.length;
+    const es = createElasticsearchClient(given.elasticsearchUrl);
+    try {
+      const all = await es.cat.indices({ h: 'index', format: 'json', expand_wildcards: 'all' });
+      const names = all.flatMap((i) => (i.index && ofTestRun(i.index, run) ? [i.index] : []));
+      for (let i = 0; i < names.length; i += NAMES_PER_DELETE) {
+        const part = names.slice(i, i + NAMES_PER_DELETE);
+        await es.indices.delete({ index: part, ignore_unavailable: true }, { requestTimeout: 60_000 });
+        indices += part.length;
+      }
+    } finally {
+      await es.close();
     }
   }
   return { databases, indices };
