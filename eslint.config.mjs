@@ -5,10 +5,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-/** What only data-access (and @kb/common/mongo) may import. */
+/** What only data-access (and @kb/mongo) may import. */
 const storage = {
-  group: ['mongoose', 'mongodb', '@kb/common/mongo'],
-  message: 'MongoDB stays in data-access/ (plain domain types elsewhere; @kb/common/mongo is for data-access).',
+  group: ['mongoose', 'mongodb', '@kb/mongo'],
+  message: 'MongoDB stays in data-access/ (plain domain types elsewhere; @kb/mongo is for data-access).',
+};
+
+/** What only data-access (and @kb/search) may import. */
+const searchEngine = {
+  group: ['@elastic/elasticsearch'],
+  message: 'Elasticsearch stays in data-access/ and @kb/search (the domain calls them).',
 };
 
 export default tseslint.config(
@@ -16,7 +22,7 @@ export default tseslint.config(
     ignores: [
       '**/node_modules/**',
       '**/dist/**',
-      'services/common/src/generated/**',
+      'services/platform/src/generated/**',
       'coverage/**',
       'bench-results/**',
     ],
@@ -60,29 +66,40 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    // Storage types stay in data-access: the domain and gRPC layers, the gateway, the similarity
-    // service and @kb/common's main entry never load mongoose (its helpers: @kb/common/mongo).
-    files: [
-      'services/*/src/domain/**',
-      'services/*/src/grpc/**',
-      'services/gateway/src/**',
-      'services/similarity/src/**',
-    ],
+    // The domain and gRPC layers and the gateway's HTTP layer reach MongoDB and Elasticsearch only
+    // through data-access/ and @kb/search.
+    files: ['services/*/src/domain/**', 'services/*/src/grpc/**', 'services/gateway/src/http/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [storage, searchEngine] }] },
+  },
+  {
+    // The gateway, the similarity service and @kb/search never load mongoose (no MongoDB of theirs).
+    files: ['services/gateway/src/**', 'services/similarity/src/**', 'services/search/src/**'],
+    ignores: ['services/gateway/src/http/**', 'services/*/src/domain/**', 'services/*/src/grpc/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [storage] }] },
+  },
+  {
+    // The other shared libraries stay apart from both backends; @kb/mongo from Elasticsearch.
+    files: ['services/{platform,text,rules,indexing}/src/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [storage, searchEngine] }] },
+  },
+  {
+    files: ['services/mongo/src/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [searchEngine] }] },
   },
   {
     files: ['services/*/src/grpc/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [storage, { group: ['**/data-access/*'], message: 'gRPC handlers call use cases (domain/).' }] },
+        {
+          patterns: [
+            storage,
+            searchEngine,
+            { group: ['**/data-access/*'], message: 'gRPC handlers call use cases (domain/).' },
+          ],
+        },
       ],
     },
-  },
-  {
-    files: ['services/common/src/**'],
-    ignores: ['services/common/src/mongo/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ ...storage, group: ['mongoose', 'mongodb'] }] }] },
   },
   prettier,
   {

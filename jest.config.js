@@ -5,7 +5,7 @@
 // --config: `npm run test:unit -- <path pattern>` then filters as expected.
 //
 // - unit: services/<svc>/test/ (and tools/<tool>/test/), beside the code they test. Starts nothing
-//   and reads no backend address; it runs from the sources (the @kb/ services mapped to their src/), so it
+//   and reads no backend address; it runs from the sources (every @kb/ package mapped to its src/), so it
 //   needs the generated contract types (`npm run codegen`) but no build.
 // - e2e: against the real backends, started once per run (test/support/global-setup.ts):
 //   cross-service tests in test/<area>/ (entries, catalog, search, consistency, edge, resilience,
@@ -15,13 +15,31 @@
 //
 // e2e, containers and deploy share the backends: jest runs every project's set-up in one parent
 // process, the set-up reuses backends already started, and the one teardown stops them.
-const { existsSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 // Packages with tests of their own: services/* and, once it exists, tools/*.
 const packageRoots = ['services', 'tools']
   .filter((dir) => existsSync(path.join(__dirname, dir)))
   .map((dir) => `<rootDir>/${dir}`);
+
+/**
+ * `@kb/<name>` → that workspace's src/index.ts, for every workspace with one: unit tests run from
+ * the sources, so a fresh clone needs no build (only the generated contract types).
+ */
+function sourcesOfWorkspaces() {
+  const mapper = {};
+  for (const dir of ['services', 'tools']) {
+    if (!existsSync(path.join(__dirname, dir))) continue;
+    for (const pkg of readdirSync(path.join(__dirname, dir))) {
+      const manifest = path.join(__dirname, dir, pkg, 'package.json');
+      if (!existsSync(manifest) || !existsSync(path.join(__dirname, dir, pkg, 'src/index.ts'))) continue;
+      const { name } = JSON.parse(readFileSync(manifest, 'utf8'));
+      mapper[`^${name}$`] = `<rootDir>/${dir}/${pkg}/src/index.ts`;
+    }
+  }
+  return mapper;
+}
 
 const shared = {
   testEnvironment: 'node',
@@ -48,10 +66,7 @@ module.exports = {
       roots: packageRoots,
       testMatch: ['<rootDir>/{services,tools}/*/test/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '/test/integration/'],
-      moduleNameMapper: {
-        '^@kb/(common|gateway|knowledge|catalog|similarity)$': '<rootDir>/services/$1/src/index.ts',
-        '^@kb/common/(mongo|search)$': '<rootDir>/services/common/src/$1/index.ts',
-      },
+      moduleNameMapper: sourcesOfWorkspaces(),
     },
     {
       ...withBackends,

@@ -58,6 +58,8 @@ function system(dest) {
 }
 
 const SERVICES = ['gateway', 'knowledge', 'catalog', 'similarity'];
+/** The shared libraries every service image carries (services/README.md). */
+const LIBRARIES = ['platform', 'text', 'rules', 'search', 'indexing', 'mongo'];
 
 function app(service, appDir) {
   if (!SERVICES.includes(service))
@@ -76,7 +78,7 @@ function app(service, appDir) {
   }
   const tinyld = path.join(appDir, 'node_modules/tinyld');
   if (fs.existsSync(tinyld)) {
-    // Question language detection loads the light model only (services/common text-analysis.ts);
+    // Question language detection loads the light model only (services/text text-analysis.ts);
     // the package also ships its normal and heavy models, a playground and images (~12 MB).
     const keep = new Set(['package.json', 'license', 'dist/tinyld.light.node.js']);
     for (const file of fs.readdirSync(tinyld, { recursive: true })) {
@@ -100,7 +102,7 @@ function app(service, appDir) {
   }
   // Source maps and declarations of the project's own code are not read at run time.
   const packages = [
-    'services/common',
+    ...LIBRARIES.map((lib) => `services/${lib}`),
     `services/${service}`,
     ...(withAdmin ? ['services/catalog', 'tools/admin'] : []),
   ];

@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FIELD_LIMITS } from '@kb/common';
+import { FIELD_LIMITS } from '@kb/rules';
 import { ProductInput } from '../../services/catalog/src/domain/product-input';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 

@@ -17,7 +17,7 @@ import {
   knowledgeProto,
   similarityProto,
   type Caller,
-} from '@kb/common';
+} from '@kb/platform';
 import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
 import { databaseUri, startStack, uniqueId, type Stack } from '../support/stack';
 import { assertionMetadata } from '../support/service-auth';

@@ -6,7 +6,7 @@
  * entry made its `/versions` a 500. Now each answer stops before ANSWER_BYTE_BUDGET (8 MiB), and
  * a page's Link rel="next" continues right after its last item, so paging gets every item once.
  */
-import { ANSWER_BYTE_BUDGET } from '@kb/common';
+import { ANSWER_BYTE_BUDGET } from '@kb/rules';
 import { startStack, uniqueId, type HttpResponse, type Stack } from '../support/stack';
 
 const ENTRIES = '/api/knowledge/knowledge-entries';

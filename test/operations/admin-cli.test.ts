@@ -6,7 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import mongoose from 'mongoose';
-import { similarityProto } from '@kb/common';
+import { similarityProto } from '@kb/platform';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const cli = path.resolve(__dirname, '../../tools/admin/dist/main.js');

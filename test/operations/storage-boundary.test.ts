@@ -1,12 +1,12 @@
 /**
- * Storage stays in data-access: the services without MongoDB (gateway, similarity) load
- * @kb/common's main entry and the telemetry preload, so none of them may load mongoose or the
- * MongoDB driver; those are behind @kb/common/mongo. Each check starts a fresh Node process on
- * the built packages, as an image starts its service.
+ * Storage stays in data-access: the services without MongoDB (gateway, similarity) load the
+ * shared libraries other than @kb/mongo and the telemetry preload, so none of them may load
+ * mongoose or the MongoDB driver; those are behind @kb/mongo. Each check starts a fresh Node
+ * process on the built packages, as an image starts its service.
  */
 import { execFileSync } from 'node:child_process';
 
-const telemetry = require.resolve('@kb/common/dist/telemetry.js');
+const telemetry = require.resolve('@kb/platform/telemetry');
 
 /** The node_modules packages loaded by a new process that requires `entry` (after `preload`, if given). */
 function packagesLoadedBy(entry: string, preload?: string): Set<string> {
@@ -18,13 +18,15 @@ function packagesLoadedBy(entry: string, preload?: string): Set<string> {
   );
 }
 
-describe('the storage boundary of @kb/common', () => {
-  test('when its main entry is loaded, then neither mongoose nor the MongoDB driver is', () => {
-    const loaded = packagesLoadedBy('@kb/common');
-    expect(loaded.has('@grpc/grpc-js')).toBe(true);
-    expect(loaded.has('mongoose')).toBe(false);
-    expect(loaded.has('mongodb')).toBe(false);
-  });
+describe('the storage boundary of the shared libraries', () => {
+  test.each(['@kb/platform', '@kb/text', '@kb/rules', '@kb/search', '@kb/indexing'])(
+    'when %s is loaded, then neither mongoose nor the MongoDB driver is',
+    (library) => {
+      const loaded = packagesLoadedBy(library);
+      expect(loaded.has('mongoose')).toBe(false);
+      expect(loaded.has('mongodb')).toBe(false);
+    },
+  );
 
   test('when the telemetry preload starts, then it loads neither mongoose nor the MongoDB driver', () => {
     const loaded = packagesLoadedBy(telemetry);
@@ -34,7 +36,7 @@ describe('the storage boundary of @kb/common', () => {
   });
 
   test('when the MongoDB entry is loaded, then mongoose is (the check above sees it)', () => {
-    expect(packagesLoadedBy('@kb/common/mongo').has('mongoose')).toBe(true);
+    expect(packagesLoadedBy('@kb/mongo').has('mongoose')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Distributed traces as an operator reads them. The four services run as their entry points
- * run them (`node --require @kb/common/dist/telemetry.js`, configured only by OTEL_*
+ * run them (`node --require @kb/platform/telemetry`, configured only by OTEL_*
  * variables) and export OTLP over HTTP in the exporters' default encoding (http/protobuf) to a
  * real receiver (test/support/otlp-receiver.ts). A request that arrives with a W3C
  * traceparent, as the assistant sends it, must come back as one trace: gateway → knowledge /

@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { catalogProto, deadlineMs, similarityProto } from '@kb/common';
+import { catalogProto, deadlineMs, similarityProto } from '@kb/platform';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { uniqueId } from '../support/stack';
 import { assertionMetadata } from '../support/service-auth';

@@ -6,7 +6,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import pino from 'pino';
-import { knowledgeProto } from '@kb/common';
+import { knowledgeProto } from '@kb/platform';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer, type Backends } from '@kb/gateway';
 import { httpRequest } from '../support/stack';
 

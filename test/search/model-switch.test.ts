@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { analyzeText } from '@kb/common';
+import { analyzeText } from '@kb/text';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 
 const DIMS = 64;

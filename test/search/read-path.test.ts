@@ -10,7 +10,7 @@ import {
   readTenantAnchors,
   type HitSources,
   type StoredProduct,
-} from '@kb/common/search';
+} from '@kb/search';
 import { refreshThreadsIdle } from '../support/elasticsearch-refresh';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 

@@ -6,7 +6,7 @@
  * id in its name (test-names.ts), and nothing else: not the developer's own data, not another
  * run's going on beside it. Backends the run started are thrown away whole instead.
  */
-import { createElasticsearchClient } from '@kb/common/search';
+import { createElasticsearchClient } from '@kb/search';
 import mongoose from 'mongoose';
 import { ofTestRun } from './test-names';
 

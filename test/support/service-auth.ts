@@ -4,7 +4,7 @@
  * gRPC to a service directly.
  */
 import * as grpc from '@grpc/grpc-js';
-import { CALLER_ASSERTION_METADATA_KEY, callerSigner, type Caller } from '@kb/common';
+import { CALLER_ASSERTION_METADATA_KEY, callerSigner, type Caller } from '@kb/platform';
 
 /** The test run's signer: the service key, and the system key for a caller without a tenant. */
 export const testSigner = () =>

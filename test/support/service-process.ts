@@ -1,5 +1,5 @@
 /**
- * A service run the way its image runs it: `node --require @kb/common/dist/telemetry.js
+ * A service run the way its image runs it: `node --require @kb/platform/telemetry
  * services/<name>/dist/main.js`, configured only by environment variables. For the tests that
  * need what only a real process has (the OpenTelemetry preload, exporters, SIGTERM).
  */
@@ -9,7 +9,7 @@ import { freePorts } from '@kb/devstack';
 import { httpRequest } from './http';
 
 export const ROOT = path.resolve(__dirname, '../..');
-export const TELEMETRY_PRELOAD = path.join(ROOT, 'services/common/dist/telemetry.js');
+export const TELEMETRY_PRELOAD = path.join(ROOT, 'services/platform/telemetry.js');
 
 export type ServiceName = 'gateway' | 'knowledge' | 'catalog' | 'similarity';
 

@@ -7,7 +7,7 @@ import {
   grpcServerSettings,
   loadConfig,
   singleTenantOf,
-} from '@kb/common';
+} from '@kb/platform';
 
 export const CatalogConfigSchema = Type.Object({
   ...INDEXING_SERVICE_SETTINGS,

@@ -1,4 +1,4 @@
-import { runService } from '@kb/common';
+import { runService } from '@kb/platform';
 import { loadCatalogConfig } from './config';
 import { startCatalogServer } from './server';
 

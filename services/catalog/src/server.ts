@@ -9,7 +9,7 @@ import {
   startGrpcServer,
   typedClient,
   type GrpcServerHandle,
-} from '@kb/common';
+} from '@kb/platform';
 import type { CatalogConfig } from './config';
 import { openCatalogStore } from './data-access/store';
 import { catalogServiceImpl } from './grpc/catalog-service';

@@ -1,4 +1,4 @@
-import { BULK_LIMIT } from '@kb/common';
+import { BULK_LIMIT } from '@kb/rules';
 import type { ProductsRepo } from '../src/data-access/products-repo';
 import type { Product, SiteView } from '../src/domain/types';
 import { bulkUpsertProducts, type CatalogDeps } from '../src/domain/products';

@@ -1,4 +1,5 @@
-import { AppError, PRODUCT_INPUT_FIELDS, ProductCreate, ProductInput } from '@kb/common';
+import { AppError } from '@kb/platform';
+import { PRODUCT_INPUT_FIELDS, ProductCreate, ProductInput } from '@kb/rules';
 import { assertProductInput, productFromJsonText, productIssues } from '../src/domain/product-input';
 
 const types = (issues: { type: string }[]) => issues.map((i) => i.type);

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import { deleteProduct, getProduct, upsertProduct, type CatalogDeps } from '../src/domain/products';
 import { callerWith } from './support';
 

@@ -1,4 +1,4 @@
-import type { catalogV1 } from '@kb/common';
+import type { catalogV1 } from '@kb/platform';
 import type { Product } from '../src/domain/types';
 import type { CatalogDeps } from '../src/domain/products';
 import { similarProducts } from '../src/domain/search';

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { SitesRepo } from '../src/data-access/sites-repo';
 import type { SiteView } from '../src/domain/types';
 import { createSite, listSites, siteChanges, updateSite } from '../src/domain/sites';

@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { Product } from '../src/domain/types';
 
 /** A caller of tenant t1 with the given scopes. */

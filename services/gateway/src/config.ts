@@ -9,7 +9,7 @@ import {
   checkServiceAuthSecrets,
   defaultGrpcAddress,
   loadConfig,
-} from '@kb/common';
+} from '@kb/platform';
 import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
 import { HIT_CACHE_CHARS_DEFAULT } from './read-path/hit-sources';
 import { SIMILAR_CACHE_HITS_DEFAULT } from './read-path/answer-cache';

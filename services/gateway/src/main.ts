@@ -1,4 +1,4 @@
-import { runService } from '@kb/common';
+import { runService } from '@kb/platform';
 import { loadGatewayConfig } from './config';
 import { connectBackends } from './clients/backends';
 import { startGateway } from './server';

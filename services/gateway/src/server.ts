@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { DRAIN_MS, cachedReading, observeDependencies, type Logger } from '@kb/common';
+import { DRAIN_MS, cachedReading, observeDependencies, type Logger } from '@kb/platform';
 import type { GatewayConfig } from './config';
 import type { Backends } from './clients/backends';
 import { errorHandler } from './http/errors';

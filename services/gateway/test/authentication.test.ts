@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
-import { AppError, sha256Hex } from '@kb/common';
+import { AppError, sha256Hex } from '@kb/platform';
 import { IDENTITY, TENANT, TOKEN, startGateway, type TestGateway } from './support/gateway';
 
 const CATEGORIES = '/api/knowledge/categories';

@@ -1,5 +1,5 @@
 /** Reading a JSON body: what is refused before a route sees it, and with which status. */
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import { IDENTITY, startGateway, type TestGateway } from './support/gateway';
 
 let gw: TestGateway;

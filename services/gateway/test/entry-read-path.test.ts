@@ -3,7 +3,7 @@
  * (the real ones are in test/search/read-path.test.ts): what it does when the knowledge service's
  * confirmations expire in the middle of a search.
  */
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import { ENTRY_CONFIRMED_MS, entrySearch } from '../src/read-path/entry-search';
 
 const caller = { tenant_id: 't1', user_id: 'u1', roles: ['Admin'] } as unknown as Caller;

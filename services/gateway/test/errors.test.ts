@@ -1,5 +1,5 @@
 /** How every error leaves the gateway: one status and body per error kind, never a stack. */
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import { IDENTITY, startGateway, UUID, type TestGateway } from './support/gateway';
 
 let gw: TestGateway;

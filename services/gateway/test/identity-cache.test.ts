@@ -1,5 +1,5 @@
 /** The identity cache on its own: TTL, the token's own expiry, the size bound, hashes as keys, failures. */
-import { AppError, sha256Hex } from '@kb/common';
+import { AppError, sha256Hex } from '@kb/platform';
 import { IdentityCache } from '../src/http/identity-cache';
 
 interface Id {

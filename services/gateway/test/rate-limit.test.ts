@@ -1,5 +1,5 @@
 /** The two limits: requests per authenticated caller, and failed authentications per client address. */
-import { AppError, sha256Hex } from '@kb/common';
+import { AppError, sha256Hex } from '@kb/platform';
 import { clientKey, WindowCounter } from '../src/http/rate-limit';
 import { IDENTITY, TENANT, TOKEN, startGateway, useGateway } from './support/gateway';
 

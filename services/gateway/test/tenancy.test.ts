@@ -1,5 +1,5 @@
 /** Which tenant a request is for: the configured one, or the one its host names. */
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import { useGateway, type TestGateway } from './support/gateway';
 
 const CATEGORIES = '/api/knowledge/categories';

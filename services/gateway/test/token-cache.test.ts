@@ -2,7 +2,7 @@
  * The gateway keeps an API token's identity for TOKEN_CACHE_TTL_MS: requests within it make no
  * call, a revoked token is refused once it ends, and the per-request headers still apply.
  */
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import { loadGatewayConfig } from '../src/config';
 import { IDENTITY, startGateway, type TestGateway } from './support/gateway';
 

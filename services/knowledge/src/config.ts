@@ -7,7 +7,7 @@ import {
   grpcServerSettings,
   loadConfig,
   singleTenantOf,
-} from '@kb/common';
+} from '@kb/platform';
 import { TENANT_SETTINGS_BOUND_MS } from './data-access/cached-tenants';
 
 export const KnowledgeConfigSchema = Type.Object({

@@ -1,4 +1,4 @@
-import { runService } from '@kb/common';
+import { runService } from '@kb/platform';
 import { loadKnowledgeConfig } from './config';
 import { startKnowledgeServer } from './server';
 

@@ -9,7 +9,7 @@ import {
   startGrpcServer,
   typedClient,
   type GrpcServerHandle,
-} from '@kb/common';
+} from '@kb/platform';
 import { cachedTenantReads } from './data-access/cached-tenants';
 import { openKnowledgeStore } from './data-access/store';
 import { entryUseCases } from './domain/entries';

@@ -1,4 +1,5 @@
-import { ANSWER_BYTE_BUDGET, AppError, answerItemBytes, knowledgeProto } from '@kb/common';
+import { AppError, knowledgeProto } from '@kb/platform';
+import { ANSWER_BYTE_BUDGET, answerItemBytes } from '@kb/rules';
 import {
   decodeCursor,
   decodeTranslationCursor,

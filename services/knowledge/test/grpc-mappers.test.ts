@@ -1,4 +1,4 @@
-import type { knowledgeV1 } from '@kb/common';
+import type { knowledgeV1 } from '@kb/platform';
 import {
   apiTokenMessage,
   categoryChanges,

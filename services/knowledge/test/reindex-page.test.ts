@@ -5,7 +5,7 @@
  * catalog's reindex-page test).
  */
 import pino from 'pino';
-import type { SimilarityClient } from '@kb/common';
+import type { SimilarityClient } from '@kb/platform';
 import type { EntriesRepo } from '../src/data-access/entries-repo';
 import { entryIndexing } from '../src/domain/indexer';
 import { entry } from './support/fixtures';

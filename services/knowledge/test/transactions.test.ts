@@ -2,7 +2,7 @@
  * The unit of work behind entry writes (data-access/transactions.ts): one MongoDB transaction
  * where the deployment supports them, else the work once without one.
  */
-import type { MongoHandle } from '@kb/common/mongo';
+import type { MongoHandle } from '@kb/mongo';
 import { transactions, type Transaction } from '../src/data-access/transactions';
 
 function handle(supports: boolean) {

@@ -9,7 +9,7 @@ import {
   grpcServerSettings,
   loadConfig,
   singleTenantOf,
-} from '@kb/common';
+} from '@kb/platform';
 
 export const SimilarityConfigSchema = Type.Object({
   ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),

@@ -1,4 +1,4 @@
-import { runService } from '@kb/common';
+import { runService } from '@kb/platform';
 import { loadSimilarityConfig } from './config';
 import { startSimilarityServer } from './server';
 

@@ -6,10 +6,10 @@ import {
   similarityProto,
   startGrpcServer,
   untraced,
-} from '@kb/common';
+} from '@kb/platform';
 import type { SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
-import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from '@kb/common/search';
+import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from '@kb/search';
 import { EmbeddingStore } from './data-access/embedding-store';
 import { IndexManager } from './data-access/index-manager';
 import { EmbeddingCache } from './domain/embedding-cache';

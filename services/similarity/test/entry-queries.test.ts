@@ -13,7 +13,7 @@ import {
   SENTENCE_CONTEXT_VECTOR_PATH,
   SENTENCE_VECTOR_PATH,
   TOPIC_VECTOR_PATH,
-} from '@kb/common/search';
+} from '@kb/search';
 
 const filter = { term: { tenant_id: 't1' } };
 const bodies = (passagesPerHit: number, reading: PassageReading = SEMANTIC.passageChoice) =>

@@ -1,4 +1,4 @@
-import type { EntryMatches } from '@kb/common/search';
+import type { EntryMatches } from '@kb/search';
 import {
   entryTermWeights,
   LEXICAL,
@@ -10,7 +10,7 @@ import {
   rankEntries,
   relevanceOf,
   SEMANTIC,
-} from '@kb/common/search';
+} from '@kb/search';
 
 const keywordHit = (id: string, bm25: number, passages: [number, number, number][] = []) => ({
   id,

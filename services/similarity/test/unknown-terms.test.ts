@@ -1,4 +1,4 @@
-import { entrySearchBodies, MAX_COUNTED_TERMS, queryTermGroups, SEMANTIC, unknownTermShare } from '@kb/common/search';
+import { entrySearchBodies, MAX_COUNTED_TERMS, queryTermGroups, SEMANTIC, unknownTermShare } from '@kb/search';
 
 const body = (termGroups: string[][]) =>
   entrySearchBodies({

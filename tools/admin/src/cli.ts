@@ -12,7 +12,7 @@
 import mongoose from 'mongoose';
 import { Command, CommanderError } from 'commander';
 import { catalogAdmin } from '@kb/catalog';
-import { defaultGrpcAddress, type CallerSigner } from '@kb/common';
+import { defaultGrpcAddress, type CallerSigner } from '@kb/platform';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { CliError, UsageError, type AdminContext } from './context';
 import { indexCommands } from './commands/index-errors';

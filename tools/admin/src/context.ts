@@ -1,4 +1,4 @@
-import type { CallerSigner } from '@kb/common';
+import type { CallerSigner } from '@kb/platform';
 import type { CatalogAdmin } from '@kb/catalog';
 import type { KnowledgeAdmin } from '@kb/knowledge';
 

@@ -3,7 +3,7 @@
  * checkout (its run state, kept by @kb/devstack). The dev stack is a development tool: where
  * it is not installed (an image), only the environment and the defaults count.
  */
-import { callerSigner, checkServiceAuthSecrets, defaultGrpcAddress, type CallerSigner } from '@kb/common';
+import { callerSigner, checkServiceAuthSecrets, defaultGrpcAddress, type CallerSigner } from '@kb/platform';
 
 /** The part of @kb/devstack's RunState read here. */
 interface StartState {

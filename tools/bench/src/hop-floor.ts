@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Agent, request } from 'undici';
-import { createElasticsearchClient } from '@kb/common/search';
+import { createElasticsearchClient } from '@kb/search';
 import { startBackends } from '@kb/devstack';
 import { seededRandom } from './catalogue';
 import { latencyFigures, timed } from './load';

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
-import { DEFAULT_PASSAGES } from '@kb/common';
+import { DEFAULT_PASSAGES } from '@kb/search';
 import {
   entryCandidates,
   entryFilter,
@@ -29,7 +29,7 @@ import {
   queryStems,
   queryTermGroups,
   SEMANTIC,
-} from '@kb/common/search';
+} from '@kb/search';
 import { checkoutDir, type RunningServices } from '@kb/devstack';
 import { Api } from './http';
 import { catalogue, entries, entryQueries, productQueries, seededRandom, type BenchProduct } from './catalogue';
@@ -386,7 +386,7 @@ async function searchRow(
 
 /** The embedder in the service (Embed over gRPC, uncached) against a bare session, on the same fresh texts. */
 async function embedderRows(ctx: Ctx, texts: string[]) {
-  const { callerSigner, similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/common');
+  const { callerSigner, similarityProto, systemCaller, typedClient, CLIENT_OPTIONS } = await import('@kb/platform');
   const grpc = await import('@grpc/grpc-js');
   const client = typedClient(
     'similarity',

@@ -4,9 +4,9 @@
  * `callUnary` every service uses), so the time per request is almost all framework and
  * telemetry. Run it under the preload twice and compare the per-request figures:
  *
- *   node --require ./services/common/dist/telemetry.js tools/bench/dist/metrics-cost.js
+ *   node --require ./services/platform/telemetry.js tools/bench/dist/metrics-cost.js
  *   OTEL_METRICS_EXPORTER=prometheus OTEL_EXPORTER_PROMETHEUS_PORT=19464 \
- *     node --require ./services/common/dist/telemetry.js tools/bench/dist/metrics-cost.js
+ *     node --require ./services/platform/telemetry.js tools/bench/dist/metrics-cost.js
  *
  * It also times one `rpc.server.call.duration` record on its own (no-op meter without the
  * exporter, the SDK's with it). BENCH_REQUESTS (default 3000) requests per round, 5 rounds.
@@ -23,7 +23,7 @@ import {
   startGrpcServer,
   typedClient,
   unary,
-} from '@kb/common';
+} from '@kb/platform';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS) || 3000;
 const ROUNDS = 5;

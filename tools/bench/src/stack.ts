@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import type { Role } from '@kb/common';
+import type { Role } from '@kb/platform';
 import { knowledgeAdmin } from '@kb/knowledge';
 import {
   checkoutDir,

@@ -86,7 +86,7 @@ export async function startServices(opts: ServicesOptions): Promise<RunningServi
     HOST: process.env.HOST ?? '127.0.0.1',
     ...env,
   };
-  const telemetry = require.resolve('@kb/common/dist/telemetry.js');
+  const telemetry = require.resolve('@kb/platform/telemetry');
   const children: RunningProcess[] = [];
   const stop = async () => {
     for (const name of [...SERVICES].reverse()) await children.find((c) => c.name === name)?.stop();

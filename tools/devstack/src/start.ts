@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import mongoose from 'mongoose';
-import { DEFAULT_GATEWAY_PORT } from '@kb/common';
+import { DEFAULT_GATEWAY_PORT } from '@kb/platform';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel, ensureServiceNode } from './artifacts';
 import { DEMO_QUESTION, seedDemoData, type SeedCounts, type SeedResult } from './demo';

@@ -1,4 +1,4 @@
-import { createLogger } from '@kb/common';
+import { createLogger } from '@kb/platform';
 import { createGatewayApp, loadGatewayConfig, type Backends } from '@kb/gateway';
 import type { OpenApiDocument } from './route-table';
 

@@ -6,8 +6,8 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
-import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
-import { rankHybrid } from '@kb/common/search';
+import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/search';
+import { rankHybrid } from '@kb/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
   entryMatches,
@@ -17,7 +17,7 @@ import {
   type EntryMatches,
   type PassageReading,
   unknownTermShare,
-} from '@kb/common/search';
+} from '@kb/search';
 import { SEARCH_LIMIT } from './search';
 
 /**

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { LEXICAL, SEMANTIC, type FusionProfile } from '@kb/common/search';
+import { LEXICAL, SEMANTIC, type FusionProfile } from '@kb/search';
 import { checkoutDir } from '@kb/devstack';
 
 interface EvalJson {

@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { startBenchStack, TENANT, type BenchStack } from '@kb/bench/dist/stack';
 import { checkoutDir } from '@kb/devstack';
-import { aliasName } from '@kb/common/search';
+import { aliasName } from '@kb/search';
 import { buildCorpus, checkCorpus, corpusStats, type Corpus, type Question } from './corpus/generate';
 import { embedQueries, WholeEntryBaseline, wholeEntryFields } from './baseline';
 import {

@@ -18,8 +18,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { splitPassages, type Passage } from '@kb/common';
-import { centralities, choosePassages, dot, SEMANTIC, type PassageCandidate } from '@kb/common/search';
+import { splitPassages, type Passage } from '@kb/text';
+import { centralities, choosePassages, dot, SEMANTIC, type PassageCandidate } from '@kb/search';
 import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import {

@@ -27,7 +27,7 @@ import {
   type FusionProfile,
   type PassageMatch,
   type PassageReading,
-} from '@kb/common/search';
+} from '@kb/search';
 import { embedQueries, LOCAL_MODEL_LANGUAGES, type WholeEntryBaseline } from './baseline';
 import type { Corpus } from './corpus/generate';
 import type { Language } from './corpus/types';

@@ -13,8 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { sentencesOf, startsSentenceOrLine } from '@kb/common';
-import { dot, questionProfile, rankEntries } from '@kb/common/search';
+import { sentencesOf, startsSentenceOrLine } from '@kb/text';
+import { dot, questionProfile, rankEntries } from '@kb/search';
 import { BareSession } from '@kb/bench/dist/onnx';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import { LOCAL_MODEL_LANGUAGES } from './baseline';

@@ -1,4 +1,4 @@
-import { SEMANTIC } from '@kb/common/search';
+import { SEMANTIC } from '@kb/search';
 import { casesOf, sweepRow } from '../src/calibrate';
 
 const report = {

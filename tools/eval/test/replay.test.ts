@@ -1,4 +1,4 @@
-import { LEXICAL, SEMANTIC, type EntryMatches, type FusionProfile } from '@kb/common/search';
+import { LEXICAL, SEMANTIC, type EntryMatches, type FusionProfile } from '@kb/search';
 import { replay } from '../src/replay';
 
 // One entry whose content holds the fact in the passage at 200, asked one English paraphrase.

@@ -7,17 +7,15 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type mongoose from 'mongoose';
+import { indexErrorLine, reindex, type ReindexResult } from '@kb/indexing';
 import {
   CLIENT_OPTIONS,
-  indexErrorLine,
-  reindex,
   similarityProto,
   systemCaller,
   typedClient,
   type CallerSigner,
   type Logger,
-  type ReindexResult,
-} from '@kb/common';
+} from '@kb/platform';
 import { productsRepo, type ProductsRepo } from '../data-access/products-repo';
 import { sitesRepo, type SitesRepo } from '../data-access/sites-repo';
 import type { Product, SiteView } from '../domain/types';

@@ -1,5 +1,5 @@
 import { Types } from 'mongoose';
-import { DECIMAL_FIELDS, plainDecimal, type DecimalField } from '@kb/common';
+import { DECIMAL_FIELDS, plainDecimal, type DecimalField } from '@kb/rules';
 
 /*
  * Prices and rating: exact decimal strings in the domain, Decimal128 in MongoDB, so they never

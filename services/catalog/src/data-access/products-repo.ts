@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
-import { PRODUCT_DEFAULTS, type DecimalField, type IndexBacklog } from '@kb/common';
+import { type IndexBacklog } from '@kb/platform';
+import { PRODUCT_DEFAULTS, type DecimalField } from '@kb/rules';
 import {
   findOfTenantByIds,
   indexErrorPath,
@@ -8,7 +9,7 @@ import {
   readIndexBacklog,
   tenantScoped,
   withId,
-} from '@kb/common/mongo';
+} from '@kb/mongo';
 import type { Product, ProductDeletion, ProductSet } from '../domain/types';
 import { withDecimal128, withDecimalText, type StoredDecimals } from './decimals';
 

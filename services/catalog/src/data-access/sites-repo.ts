@@ -7,7 +7,7 @@ import {
   withId,
   withMongoId,
   type ParentGuardState,
-} from '@kb/common/mongo';
+} from '@kb/mongo';
 import type { Site, SiteChanges, SiteView } from '../domain/types';
 
 /** A stored site: the domain's Site (domain/types.ts) with `_id` for `id`, and the guard's state. */

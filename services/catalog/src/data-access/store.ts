@@ -1,5 +1,5 @@
-import type { Logger } from '@kb/common';
-import { connectMongo, mapMongoError } from '@kb/common/mongo';
+import type { Logger } from '@kb/platform';
+import { connectMongo, mapMongoError } from '@kb/mongo';
 import { productsRepo, type ProductsRepo } from './products-repo';
 import { sitesRepo, type SitesRepo } from './sites-repo';
 

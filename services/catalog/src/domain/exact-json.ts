@@ -1,6 +1,6 @@
-import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/common';
+import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/rules';
 
-export { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers } from '@kb/common';
+export { DECIMAL_FIELDS, DECIMAL_PATTERN, parseKeepingNumbers } from '@kb/rules';
 
 /** Replaces marked numbers: in a product object, decimal fields become decimal strings. */
 export function resolveNumbers(

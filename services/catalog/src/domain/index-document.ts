@@ -1,4 +1,4 @@
-import { present, type similarityV1 } from '@kb/common';
+import { present, type similarityV1 } from '@kb/platform';
 import type { Product } from './types';
 
 /** "key: value" lines; nested objects by dotted keys, arrays joined with commas. */

@@ -1,5 +1,5 @@
+import { AppError, type ValidationIssue } from '@kb/platform';
 import {
-  AppError,
   jsonShapeProblem,
   keyIssues,
   numberToken,
@@ -8,11 +8,10 @@ import {
   RATING_BOUNDS,
   tooDeepIssue,
   validationIssues,
-  type ValidationIssue,
-} from '@kb/common';
+} from '@kb/rules';
 import { DECIMAL_FIELDS, exactDecimal, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers } from './exact-json';
 
-export { ProductInput } from '@kb/common';
+export { ProductInput } from '@kb/rules';
 
 /**
  * Schema problems, the keys of attributes and properties (as the gateway checks every body:

@@ -1,15 +1,5 @@
-import {
-  AppError,
-  present,
-  requireScope,
-  SEARCH_DEFAULT_LIMIT,
-  similarAnchorsOf,
-  similarSearchOf,
-  type Caller,
-  type SimilarAnchors,
-  type catalogV1,
-  type similarityV1,
-} from '@kb/common';
+import { AppError, present, requireScope, type Caller, type catalogV1, type similarityV1 } from '@kb/platform';
+import { SEARCH_DEFAULT_LIMIT, similarAnchorsOf, similarSearchOf, type SimilarAnchors } from '@kb/search';
 import { requireSite, type CatalogDeps } from './products';
 import type { Product } from './types';
 

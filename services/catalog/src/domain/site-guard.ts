@@ -1,4 +1,5 @@
-import { AppError, parentGuard } from '@kb/common';
+import { parentGuard } from '@kb/rules';
+import { AppError } from '@kb/platform';
 import type { SitesRepo } from '../data-access/sites-repo';
 
 /**

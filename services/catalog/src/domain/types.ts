@@ -1,4 +1,5 @@
-import type { IndexErrorRecord, ProductInput } from '@kb/common';
+import type { IndexErrorRecord } from '@kb/indexing';
+import type { ProductInput } from '@kb/rules';
 
 /*
  * What the catalog service works on, as plain objects: the use cases and the gRPC mappers read

@@ -5,7 +5,7 @@ import {
   type ErrorMapper,
   type Logger,
   type catalogV1,
-} from '@kb/common';
+} from '@kb/platform';
 import { createSite, deleteSite, getSite, listSites, updateSite } from '../domain/sites';
 import { bulkUpsertProducts, deleteProduct, getProduct, upsertProduct, type CatalogDeps } from '../domain/products';
 import type { DecodedProduct } from '../domain/product-input';

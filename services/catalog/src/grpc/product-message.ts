@@ -1,5 +1,5 @@
 // Products → catalog.v1 messages (the gRPC layer's answers); prices and rating are already exact decimal strings.
-import { present, type catalogV1, type ValidationIssue } from '@kb/common';
+import { present, type catalogV1, type ValidationIssue } from '@kb/platform';
 import type { RankedProduct } from '../domain/search';
 import { searchHitFields as hitFields } from '../domain/index-document';
 import type { Product } from '../domain/types';

@@ -1,4 +1,4 @@
-import type { catalogV1 } from '@kb/common';
+import type { catalogV1 } from '@kb/platform';
 import type { SiteView } from '../domain/types';
 
 /** A site as a catalog.v1.Site message: null domain and platform are left out (proto3 optional). */

@@ -19,7 +19,7 @@ import {
   type knowledgeV1,
   type similarityV1,
   type Logger,
-} from '@kb/common';
+} from '@kb/platform';
 import type { GatewayConfig } from '../config';
 
 type HealthClient = healthV1.HealthClient;

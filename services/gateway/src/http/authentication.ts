@@ -10,7 +10,7 @@ import {
   SCOPES,
   jwksUrlProblem,
   type Caller,
-} from '@kb/common';
+} from '@kb/platform';
 import type { Backends } from '../clients/backends';
 import type { Tenant } from './tenancy';
 import { bearerToken, unauthenticated } from './bearer';

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 
 /** The one 401 of the gateway (the error handler adds `WWW-Authenticate: Bearer`). */
 export const unauthenticated = (message = 'Invalid or expired token') => new AppError('unauthenticated', message);

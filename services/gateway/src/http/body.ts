@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import coBody from 'co-body';
-import { AppError, jsonShapeProblem, keyIssues, tooDeepIssue } from '@kb/common';
+import { AppError } from '@kb/platform';
+import { jsonShapeProblem, keyIssues, tooDeepIssue } from '@kb/rules';
 
 /**
  * Reads a JSON body for POST/PUT/PATCH into `ctx.request.body`: 415 for another content type or

@@ -1,22 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import {
-  AppError,
-  isValid,
-  DEFAULT_LANGUAGE,
-  DEFAULT_VECTOR_FIELD,
-  SEARCH_DEFAULT_LIMIT,
-  SIMILAR_DEFAULT_LIMIT,
-  numberToken,
-  parseKeepingNumbers,
-  plainDecimal,
-  present,
-  validationIssues,
-  type Caller,
-  type ValidationIssue,
-  type catalogV1,
-  type knowledgeV1,
-} from '@kb/common';
+import { AppError, present, type Caller, type ValidationIssue, type catalogV1, type knowledgeV1 } from '@kb/platform';
+import { isValid, DEFAULT_LANGUAGE, numberToken, parseKeepingNumbers, plainDecimal, validationIssues } from '@kb/rules';
+import { DEFAULT_VECTOR_FIELD, SEARCH_DEFAULT_LIMIT, SIMILAR_DEFAULT_LIMIT } from '@kb/search';
 import {
   ProductCreate,
   type ProductBulk,

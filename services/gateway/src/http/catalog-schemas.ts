@@ -1,17 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { BULK_LIMIT, DECIMAL_PATTERN, DEFAULT_LANGUAGE, FIELD_LIMITS, exactNumber } from '@kb/rules';
 import {
-  BULK_LIMIT,
-  DECIMAL_PATTERN,
-  DEFAULT_LANGUAGE,
-  FIELD_LIMITS,
-  exactNumber,
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
   SIMILAR_DEFAULT_LIMIT,
   SIMILAR_MAX_LIMIT,
   SIMILAR_MIN_SCORE_RANGE,
   VECTOR_FIELD_CHOICES,
-} from '@kb/common';
+} from '@kb/search';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 // Prices and ratings in responses: decimal strings in the interface's pattern.
@@ -78,7 +74,7 @@ export const SiteUpdate = Type.Object(
 );
 
 /** The product body, described once with the catalog's check of it (@kb/common product-input.ts). */
-export { ProductCreate } from '@kb/common';
+export { ProductCreate } from '@kb/rules';
 
 export const Product = Type.Object(
   {

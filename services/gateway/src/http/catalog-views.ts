@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { AppError, type catalogV1, type ValidationIssue } from '@kb/common';
+import { AppError, type catalogV1, type ValidationIssue } from '@kb/platform';
 import { Product, PRODUCT_HIT_FIELDS, Site } from './catalog-schemas';
 
 // catalog.v1 answers → the interface's JSON shapes, read off the response schemas: key order is

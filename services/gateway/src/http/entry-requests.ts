@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import { AppError, normaliseDateTime, present, type Caller, type knowledgeV1 } from '@kb/common';
+import { AppError, present, type Caller, type knowledgeV1 } from '@kb/platform';
+import { normaliseDateTime } from '@kb/rules';
 import type { EntryListQuery, EntrySearch } from './entry-schemas';
 import type { CategoryCreate, CategoryUpdate } from './schemas';
 

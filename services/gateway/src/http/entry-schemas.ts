@@ -1,14 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import {
-  ENTRY_SOURCES,
-  ENTRY_TYPES,
-  FIELD_LIMITS,
-  METADATA_SCHEMAS,
-  SEARCH_DEFAULT_LIMIT,
-  SEARCH_MAX_LIMIT,
-  VISIBILITIES,
-} from '@kb/common';
+import { ENTRY_SOURCES, ENTRY_TYPES, FIELD_LIMITS, METADATA_SCHEMAS, VISIBILITIES } from '@kb/rules';
+import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/search';
 import { DateTime, Nullable, Uuid } from './schemas';
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>

@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { AppError, type knowledgeV1 } from '@kb/common';
+import { AppError, type knowledgeV1 } from '@kb/platform';
 import { API_PREFIX, type RouteResult } from './route';
 import { Entry, EntrySearchHit, EntryVersion, SiteKnowledgeResult, Translation } from './entry-schemas';
 import { Category } from './schemas';

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { AppError, describeCause, kindToHttpStatus, type Logger } from '@kb/common';
+import { AppError, describeCause, kindToHttpStatus, type Logger } from '@kb/platform';
 
 /** Seconds a client should wait before retrying after a 503. */
 export const RETRY_AFTER_SECONDS = 5;

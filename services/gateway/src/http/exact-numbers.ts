@@ -1,4 +1,4 @@
-import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/common';
+import { DECIMAL_FIELDS, numberToken, plainDecimal } from '@kb/rules';
 
 /**
  * A validated product body with its decimal fields replaced by their exact text from the raw

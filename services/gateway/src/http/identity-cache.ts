@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { sha256Hex } from '@kb/common';
+import { sha256Hex } from '@kb/platform';
 
 /**
  * The longest an API token is still accepted after it was revoked (or its tenant changed its

@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteSpec } from './route';
 import { API_PREFIX } from './route';
-import { JSON_LIMITS, SCOPES } from '@kb/common';
+import { SCOPES } from '@kb/platform';
+import { JSON_LIMITS } from '@kb/rules';
 import { ErrorResponse, ValidationErrorResponse } from './schemas';
 import { AUDIT_SOURCE, CLIENT_ID } from './authentication';
 

@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type Koa from 'koa';
 import { LRUCache } from 'lru-cache';
-import { AppError, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
 import type { GatewayConfig } from '../config';
 import type { Tenant } from './tenancy';
 import { API_PREFIX } from './route';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { context } from '@opentelemetry/api';
-import { nameHttpRoute, type Logger } from '@kb/common';
+import { nameHttpRoute, type Logger } from '@kb/platform';
 import { matchedRoute } from './server-span';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FIELD_LIMITS } from '@kb/common';
+import { FIELD_LIMITS } from '@kb/rules';
 
 export const Uuid = Type.String({ format: 'uuid', examples: ['7c6a2f4e-5b0d-4a53-9a37-0d2a4b9f1c11'] });
 export const DateTime = Type.String({ format: 'date-time' });

@@ -10,7 +10,7 @@ import {
   ValueType,
   type Attributes,
 } from '@opentelemetry/api';
-import { PROBE_PATHS } from '@kb/common';
+import { PROBE_PATHS } from '@kb/platform';
 
 /** The methods HTTP semantic conventions name; any other is `_OTHER` (with the original beside it). */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { LRUCache } from 'lru-cache';
-import { AppError, type knowledgeV1 } from '@kb/common';
+import { AppError, type knowledgeV1 } from '@kb/platform';
 import type { GatewayConfig } from '../config';
 import type { Backends } from '../clients/backends';
 import { unknownTenantRefusal } from './bearer';

@@ -1,14 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import {
-  answerItemBytes,
-  DEFAULT_PASSAGES,
-  cutPassages,
-  SEARCH_DEFAULT_LIMIT,
-  withinBudget,
-  type Caller,
-  type knowledgeV1,
-  type similarityV1,
-} from '@kb/common';
+import { type Caller, type knowledgeV1, type similarityV1 } from '@kb/platform';
+import { answerItemBytes, withinBudget } from '@kb/rules';
+import { DEFAULT_PASSAGES, SEARCH_DEFAULT_LIMIT } from '@kb/search';
+import { cutPassages } from '@kb/text';
 import {
   elasticsearchErrorType,
   entryFilter,
@@ -20,7 +14,7 @@ import {
   withElasticsearch,
   type ElasticsearchClient,
   type RankedEntryHit,
-} from '@kb/common/search';
+} from '@kb/search';
 import type { Backends } from '../clients/backends';
 
 /**

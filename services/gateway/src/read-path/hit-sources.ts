@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { HitSources } from '@kb/common/search';
+import type { HitSources } from '@kb/search';
 
 /** What the read path keeps by default (HIT_CACHE_CHARS): the hits of 6,000-9,000 products (0.65-1 KB of JSON each; ~7 MiB of heap). */
 export const HIT_CACHE_CHARS_DEFAULT = 6_000_000;

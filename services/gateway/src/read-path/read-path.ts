@@ -4,18 +4,15 @@ import {
   AppError,
   DependencyWatch,
   requireScope,
-  SEARCH_DEFAULT_LIMIT,
-  similarAnchorsOf,
-  similarSearchOf,
   WATCH_TIMEOUT_MS,
   untraced,
   type Caller,
   type catalogV1,
-  type ProductVectorField,
   type knowledgeV1,
   type Logger,
   type similarityV1,
-} from '@kb/common';
+} from '@kb/platform';
+import { SEARCH_DEFAULT_LIMIT, similarAnchorsOf, similarSearchOf, type ProductVectorField } from '@kb/search';
 import {
   createElasticsearchClient,
   type ElasticsearchClient,
@@ -33,7 +30,7 @@ import {
   type AnchorCache,
   type SimilarAnswer,
   type StoredProduct,
-} from '@kb/common/search';
+} from '@kb/search';
 import type { Backends } from '../clients/backends';
 import { entrySearch, type EntrySearchRequest } from './entry-search';
 import { HIT_CACHE_CHARS_DEFAULT, hitSources } from './hit-sources';

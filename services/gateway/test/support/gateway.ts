@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { Backends } from '../../src/clients/backends';
 import { loadGatewayConfig } from '../../src/config';
 import { createGatewayApp } from '../../src/server';

@@ -3,18 +3,15 @@
  * and `reindex --kind entries`): what the index refused, queuing it again, and a rebuild.
  */
 import * as grpc from '@grpc/grpc-js';
+import { inBatches, indexErrorLine, reindex, type ReindexResult } from '@kb/indexing';
 import {
   CLIENT_OPTIONS,
-  inBatches,
-  indexErrorLine,
-  reindex,
   similarityProto,
   systemCaller,
   typedClient,
   type CallerSigner,
   type Logger,
-  type ReindexResult,
-} from '@kb/common';
+} from '@kb/platform';
 import { entriesRepo } from '../data-access/entries-repo';
 import type { KnowledgeModels } from '../data-access/models';
 import {

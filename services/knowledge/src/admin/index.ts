@@ -4,7 +4,7 @@
  */
 import type mongoose from 'mongoose';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
-import type { ReindexResult } from '@kb/common';
+import type { ReindexResult } from '@kb/indexing';
 import type { Tenant } from '../domain/types';
 import {
   entryIndexErrors,

@@ -3,7 +3,7 @@
  * operations on the knowledge service's own data access. Outcomes an operator can cause are
  * results, not exceptions; how they are worded is the caller's business.
  */
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { KnowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import type { Tenant } from '../domain/types';

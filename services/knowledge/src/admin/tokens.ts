@@ -2,7 +2,7 @@
  * API token administration (the admin CLI's `token create` and `token revoke`): the stand-in
  * for the product's administration interface and the way a new user gets a token.
  */
-import { API_TOKEN_PREFIX, type Role, type Scope } from '@kb/common';
+import { API_TOKEN_PREFIX, type Role, type Scope } from '@kb/platform';
 import type { KnowledgeModels } from '../data-access/models';
 import { tenantsRepo } from '../data-access/tenants-repo';
 import { tokensRepo } from '../data-access/tokens-repo';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parentGuardStore } from '@kb/common/mongo';
+import { parentGuardStore } from '@kb/mongo';
 import type { Category } from '../domain/types';
 import type { CategoryDoc, KnowledgeModels } from './models';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { IndexBacklog } from '@kb/common';
-import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, withId, withMongoId } from '@kb/common/mongo';
+import type { IndexBacklog } from '@kb/platform';
+import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, withId, withMongoId } from '@kb/mongo';
 import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 import { sessionOf as opts, type Transaction } from './transactions';

@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import { indexErrorPath, parentGuardPath, tenantScoped, type ParentGuardState } from '@kb/common/mongo';
+import { indexErrorPath, parentGuardPath, tenantScoped, type ParentGuardState } from '@kb/mongo';
 import type { ApiToken, Category, Entry, EntryTombstone, EntryVersion, Tenant } from '../domain/types';
 
 /*

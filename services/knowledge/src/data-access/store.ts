@@ -1,5 +1,5 @@
-import type { Logger } from '@kb/common';
-import { connectMongo, mapMongoError } from '@kb/common/mongo';
+import type { Logger } from '@kb/platform';
+import { connectMongo, mapMongoError } from '@kb/mongo';
 import { categoriesRepo } from './categories-repo';
 import { entriesRepo } from './entries-repo';
 import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from './models';

@@ -1,4 +1,4 @@
-import { onDuplicateKey } from '@kb/common/mongo';
+import { onDuplicateKey } from '@kb/mongo';
 import type { Tenant } from '../domain/types';
 import type { KnowledgeModels, TenantDoc } from './models';
 

@@ -1,5 +1,5 @@
 import type { ClientSession } from 'mongoose';
-import type { MongoHandle } from '@kb/common/mongo';
+import type { MongoHandle } from '@kb/mongo';
 
 declare const inTransaction: unique symbol;
 

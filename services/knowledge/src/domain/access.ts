@@ -1,4 +1,4 @@
-import { AppError, type Caller, requireCaller, requireScope, type Scope } from '@kb/common';
+import { AppError, type Caller, requireCaller, requireScope, type Scope } from '@kb/platform';
 
 /** The caller of a request, checked for the scope the operation needs. */
 export function callerWith(caller: Caller | null | undefined, scope: Scope): Caller {

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { TenantsRepo } from '../data-access/tenants-repo';
 import type { TokensRepo } from '../data-access/tokens-repo';
 import type { ApiToken, Tenant } from './types';

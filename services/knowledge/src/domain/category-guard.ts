@@ -1,4 +1,5 @@
-import { parentGuard, type AppError } from '@kb/common';
+import { parentGuard } from '@kb/rules';
+import { type AppError } from '@kb/platform';
 import type { CategoriesRepo } from '../data-access/categories-repo';
 import { notFound } from './access';
 

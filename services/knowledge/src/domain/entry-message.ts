@@ -1,4 +1,4 @@
-import type { knowledgeV1 } from '@kb/common';
+import type { knowledgeV1 } from '@kb/platform';
 import type { Entry } from './types';
 
 /** An entry as the knowledge service answers it (and as the search index keeps it for the read path). */

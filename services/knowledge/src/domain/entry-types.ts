@@ -1,5 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
-import { AppError, METADATA_SCHEMAS, normaliseDateTime, validationIssues } from '@kb/common';
+import { AppError } from '@kb/platform';
+import { METADATA_SCHEMAS, normaliseDateTime, validationIssues } from '@kb/rules';
 import type { Viewer } from './visibility';
 
 /** The validated, normalised metadata of a type; 422 at ["body", "metadata", …] otherwise. */

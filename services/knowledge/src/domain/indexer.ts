@@ -1,14 +1,11 @@
 import {
   documentIndexer,
-  type Caller,
   type DocumentIndexer,
   type DocumentIndexOutcome,
   type IndexedVersion,
   type IndexStore,
-  type Logger,
-  type SimilarityClient,
-  type similarityV1,
-} from '@kb/common';
+} from '@kb/indexing';
+import { type Caller, type Logger, type SimilarityClient, type similarityV1 } from '@kb/platform';
 import type { EntriesRepo } from '../data-access/entries-repo';
 import { entryMessage } from './entry-message';
 import type { Entry } from './types';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { EntriesRepo } from '../data-access/entries-repo';
 import type { Transaction } from '../data-access/transactions';
 import type { Entry } from './types';

@@ -3,15 +3,12 @@ import {
   AppError,
   DEFAULT_JWT_ALGORITHMS,
   DEFAULT_TENANT_CLAIM,
-  DEFAULT_VECTOR_FIELD,
   JWT_ALGORITHMS,
   ROLES,
-  VECTOR_FIELD_CHOICES,
-  VISIBILITY_LEVELS,
-  WRITABLE_ENTRY_TYPES,
-  assertValid,
   jwksUrlProblem,
-} from '@kb/common';
+} from '@kb/platform';
+import { VISIBILITY_LEVELS, WRITABLE_ENTRY_TYPES, assertValid } from '@kb/rules';
+import { DEFAULT_VECTOR_FIELD, VECTOR_FIELD_CHOICES } from '@kb/search';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 const Ceiling = literals(VISIBILITY_LEVELS);

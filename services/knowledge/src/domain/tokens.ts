@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { API_TOKEN_PREFIX, sha256Hex } from '@kb/common';
+import { API_TOKEN_PREFIX, sha256Hex } from '@kb/platform';
 
 /** A new API token: `kbt_<id>_<secret>`. Only its SHA-256 is stored. */
 export function newApiToken(): { id: string; token: string; hash: string } {

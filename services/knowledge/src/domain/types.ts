@@ -1,4 +1,4 @@
-import type { IndexErrorRecord } from '@kb/common';
+import type { IndexErrorRecord } from '@kb/indexing';
 
 /*
  * What the knowledge service works on, as plain objects: the use cases and the gRPC mappers read

@@ -1,4 +1,5 @@
-import { AppError, VISIBILITY_LEVELS, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
+import { VISIBILITY_LEVELS } from '@kb/rules';
 import type { ReadableBy } from '../data-access/entries-repo';
 import type { TenantSettings } from './tenant-settings';
 

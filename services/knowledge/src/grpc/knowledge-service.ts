@@ -1,11 +1,5 @@
-import {
-  answerItemBytes,
-  type ErrorMapper,
-  type Logger,
-  type knowledgeV1,
-  requireCaller,
-  unaryMapping,
-} from '@kb/common';
+import { type ErrorMapper, type Logger, type knowledgeV1, requireCaller, unaryMapping } from '@kb/platform';
+import { answerItemBytes } from '@kb/rules';
 import type { CategoryUseCases } from '../domain/categories';
 import type { EntryUseCases } from '../domain/entries';
 import type { AuthenticationUseCases } from '../domain/authentication';

@@ -1,5 +1,5 @@
 /** Small builders for the unit tests: a caller, a viewer under given settings, an entry, an entry input. */
-import { AppError, type Caller, type knowledgeV1 } from '@kb/common';
+import { AppError, type Caller, type knowledgeV1 } from '@kb/platform';
 import type { Entry } from '../../src/domain/types';
 import { DEFAULT_TENANT_SETTINGS, type TenantSettings } from '../../src/domain/tenant-settings';
 import { viewerOf, type Viewer } from '../../src/domain/visibility';

@@ -7,7 +7,7 @@ import {
   MissingIndexError,
   refusal,
   withElasticsearch,
-} from '@kb/common/search';
+} from '@kb/search';
 import { searchableNow } from './refresh-coalescer';
 import { vectorJson } from './vector-encoding';
 import type { IndexResult } from '../domain/types';

@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
-import { AppError, sha256Hex } from '@kb/common';
-import { withElasticsearch } from '@kb/common/search';
+import { AppError, sha256Hex } from '@kb/platform';
+import { withElasticsearch } from '@kb/search';
 import type { IndexManager } from './index-manager';
 import { fromBase64, toBase64 } from './vector-encoding';
 

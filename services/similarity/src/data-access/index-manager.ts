@@ -1,11 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { AppError, type Logger } from '@kb/common';
-import {
-  elasticsearchErrorType,
-  isElasticsearchUnavailable,
-  MissingIndexError,
-  withElasticsearch,
-} from '@kb/common/search';
+import { AppError, type Logger } from '@kb/platform';
+import { elasticsearchErrorType, isElasticsearchUnavailable, MissingIndexError, withElasticsearch } from '@kb/search';
 import {
   CACHE_INDEX_SETTINGS,
   CACHE_REFRESH_INTERVAL,
@@ -14,8 +9,8 @@ import {
   INDEX_SETTINGS,
   productMappings,
   SEARCH_REFRESH_INTERVAL,
-} from '@kb/common/search';
-import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/common/search';
+} from '@kb/search';
+import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/search';
 
 /**
  * The client's bound for a change of the cluster state (creating or deleting an index, a mapping,

@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import { withElasticsearch } from '@kb/common/search';
+import { withElasticsearch } from '@kb/search';
 
 /**
  * Makes writes searchable before they are answered, sharing refreshes between writers.

@@ -1,4 +1,4 @@
-import { AppError, requireScope, type Caller } from '@kb/common';
+import { AppError, requireScope, type Caller } from '@kb/platform';
 
 const noCaller = () => new AppError('unauthenticated', 'No caller identity on the request');
 

@@ -1,6 +1,6 @@
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/platform';
 import { deleteAtVersions, foreignIds } from '../data-access/documents';
-import type { IndexKind } from '@kb/common/search';
+import type { IndexKind } from '@kb/search';
 import { writeCaller } from './callers';
 import { assertAtMostPerCall, isPositiveVersion } from './index-documents';
 import type { IndexDeps } from './deps';

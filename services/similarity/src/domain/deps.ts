@@ -1,4 +1,4 @@
-import type { ElasticsearchClient } from '@kb/common/search';
+import type { ElasticsearchClient } from '@kb/search';
 import type { IndexManager } from '../data-access/index-manager';
 import type { EmbeddingCache } from './embedding-cache';
 

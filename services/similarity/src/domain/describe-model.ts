@@ -1,4 +1,4 @@
-import type { similarityV1 } from '@kb/common';
+import type { similarityV1 } from '@kb/platform';
 import type { Embedder } from '../embedder';
 import type { IndexManager } from '../data-access/index-manager';
 import { anyCaller } from './callers';

@@ -1,4 +1,4 @@
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/platform';
 import { type Embedder, EmbedderInputError, EmbedderUnavailableError } from '../embedder';
 import { readCaller } from './callers';
 

@@ -1,4 +1,4 @@
-import { stopIfCallerGone } from '@kb/common';
+import { stopIfCallerGone } from '@kb/platform';
 import type { Embedder } from '../embedder';
 import { recordCacheLookups } from '../embedder/metrics';
 import { textHash, type EmbeddingStore } from '../data-access/embedding-store';

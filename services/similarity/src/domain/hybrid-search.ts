@@ -1,5 +1,6 @@
-import { AppError, SEARCH_DEFAULT_LIMIT, type Caller } from '@kb/common';
-import { hybridMatches, rankHybrid, type RankedHit, type SearchFields, type SearchFilter } from '@kb/common/search';
+import { AppError, type Caller } from '@kb/platform';
+import { SEARCH_DEFAULT_LIMIT } from '@kb/search';
+import { hybridMatches, rankHybrid, type RankedHit, type SearchFields, type SearchFilter } from '@kb/search';
 import { readCaller } from './callers';
 import type { EmbeddingDeps } from './deps';
 

@@ -1,7 +1,8 @@
-import { AppError, inBatches, stopIfCallerGone } from '@kb/common';
+import { inBatches } from '@kb/indexing';
+import { AppError, stopIfCallerGone } from '@kb/platform';
 import { bulkWrite, indexExists, type BulkDoc, type RefusedDoc } from '../data-access/documents';
 import type { IndexResult } from './types';
-import type { IndexKind } from '@kb/common/search';
+import type { IndexKind } from '@kb/search';
 import type { EmbeddingDeps, IndexDeps } from './deps';
 
 /** Documents per IndexProducts, IndexEntries, DeleteProducts or DeleteEntries call. */

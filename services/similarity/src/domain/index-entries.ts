@@ -1,14 +1,7 @@
-import {
-  AppError,
-  analyzeText,
-  sentencesOf,
-  splitPassages,
-  statedAnswerTypes,
-  type Passage,
-  type similarityV1,
-} from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/platform';
+import { analyzeText, sentencesOf, splitPassages, statedAnswerTypes, type Passage } from '@kb/text';
 import type { BulkDoc, RefusedDoc } from '../data-access/documents';
-import { centralities, ENTRY_VECTOR_PATH, HAS_TOPIC_PATH, TOPIC_VECTOR_PATH } from '@kb/common/search';
+import { centralities, ENTRY_VECTOR_PATH, HAS_TOPIC_PATH, TOPIC_VECTOR_PATH } from '@kb/search';
 import { toCompact, toStored } from '../data-access/vector-encoding';
 import { writeCaller } from './callers';
 import type { CachedVector } from './embedding-cache';

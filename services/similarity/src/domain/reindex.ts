@@ -1,6 +1,6 @@
-import { AppError, type similarityV1 } from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/platform';
 import type { IndexManager } from '../data-access/index-manager';
-import { INDEX_KINDS, type IndexKind } from '@kb/common/search';
+import { INDEX_KINDS, type IndexKind } from '@kb/search';
 import { writeCaller } from './callers';
 
 function parseKind(kind: string): IndexKind {

@@ -1,4 +1,5 @@
-import { AppError, isDateTime, type similarityV1 } from '@kb/common';
+import { AppError, type similarityV1 } from '@kb/platform';
+import { isDateTime } from '@kb/rules';
 import {
   entryFilter,
   entryMatches,
@@ -9,7 +10,7 @@ import {
   readQuestion,
   rankEntries,
   type RankedEntryHit,
-} from '@kb/common/search';
+} from '@kb/search';
 import { searchRequest } from './hybrid-search';
 import type { EmbeddingDeps } from './deps';
 

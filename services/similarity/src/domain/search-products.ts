@@ -1,6 +1,6 @@
-import { AppError, type similarityV1 } from '@kb/common';
-import { PRODUCT_SEARCH, productFilter } from '@kb/common/search';
-import type { RankedHit } from '@kb/common/search';
+import { AppError, type similarityV1 } from '@kb/platform';
+import { PRODUCT_SEARCH, productFilter } from '@kb/search';
+import type { RankedHit } from '@kb/search';
 import { hybridSearch, searchRequest } from './hybrid-search';
 import { DECIMAL } from './index-documents';
 import type { EmbeddingDeps } from './deps';

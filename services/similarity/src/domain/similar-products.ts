@@ -1,5 +1,5 @@
-import type { similarityV1 } from '@kb/common';
-import { similarProducts as searchSimilar, type SimilarAnswer } from '@kb/common/search';
+import type { similarityV1 } from '@kb/platform';
+import { similarProducts as searchSimilar, type SimilarAnswer } from '@kb/search';
 import { readCaller } from './callers';
 import type { IndexDeps } from './deps';
 

@@ -1,4 +1,4 @@
-import { DURATION_BUCKETS_S, kbMeter, type Counter, type Histogram } from '@kb/common';
+import { DURATION_BUCKETS_S, kbMeter, type Counter, type Histogram } from '@kb/platform';
 import { type Embedder, wrapEmbed } from './embedder';
 
 /**

@@ -1,4 +1,4 @@
-import { insecureUrlProblem } from '@kb/common';
+import { insecureUrlProblem } from '@kb/platform';
 import {
   assertEmbeddable,
   type Embedder,

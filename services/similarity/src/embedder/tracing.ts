@@ -1,4 +1,4 @@
-import { inSpan } from '@kb/common';
+import { inSpan } from '@kb/platform';
 import { type Embedder, wrapEmbed } from './embedder';
 
 /**

@@ -1,4 +1,4 @@
-import { type Logger, type similarityV1, unary, unaryMapping } from '@kb/common';
+import { type Logger, type similarityV1, unary, unaryMapping } from '@kb/platform';
 import type { IndexResult } from '../domain/types';
 import { deleteDocuments } from '../domain/delete-documents';
 import { describeModel } from '../domain/describe-model';

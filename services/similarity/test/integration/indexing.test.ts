@@ -14,7 +14,7 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
-import { CACHE_REFRESH_INTERVAL, centralities, SEARCH_REFRESH_INTERVAL } from '@kb/common/search';
+import { CACHE_REFRESH_INTERVAL, centralities, SEARCH_REFRESH_INTERVAL } from '@kb/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
 import { EMBED_CHUNK } from '../../src/domain/embedding-cache';

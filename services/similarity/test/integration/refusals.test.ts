@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, errors } from '@elastic/elasticsearch';
-import type { similarityV1 } from '@kb/common';
+import type { similarityV1 } from '@kb/platform';
 import { caller, ELASTICSEARCH_URL, entryDocument, product, startSimilarity, type Harness } from './support/similarity';
 import { bulkWrite } from '../../src/data-access/documents';
 import { textHash } from '../../src/data-access/embedding-store';
-import { aliasName, newIndexName } from '@kb/common/search';
-import { KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/common/search';
+import { aliasName, newIndexName } from '@kb/search';
+import { KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/search';
 import { toBase64 } from '../../src/data-access/vector-encoding';
 import { testName } from '../../../../test/support/test-names';
 

@@ -3,7 +3,7 @@
  * exact sku/gtin first, search_keywords above title, filters, and entry visibility inside the query.
  */
 import { randomUUID } from 'node:crypto';
-import type { similarityV1 } from '@kb/common';
+import type { similarityV1 } from '@kb/platform';
 import { caller, failure, product, startSimilarity, type Harness } from './support/similarity';
 
 let h: Harness;

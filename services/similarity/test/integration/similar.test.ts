@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
-import type { similarityV1 } from '@kb/common';
-import { MAX_CANDIDATES } from '@kb/common/search';
+import type { similarityV1 } from '@kb/platform';
+import { MAX_CANDIDATES } from '@kb/search';
 import { caller, dot, ELASTICSEARCH_URL, failure, product, startSimilarity, type Harness } from './support/similarity';
 import { generateCatalogue, rng, type CatalogueProduct } from './support/catalogue';
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { indexErrorLine } from '@kb/common';
+import { indexErrorLine } from '@kb/indexing';
 import { kindsOf, type AdminContext, type Kind } from '../context';
 import { kindOption, tenantId, tenantOption } from '../options';
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { Presets, SingleBar } from 'cli-progress';
-import { defaultGrpcAddress, type Logger } from '@kb/common';
+import { defaultGrpcAddress, type Logger } from '@kb/platform';
 import { kindsOf, systemSigner, UsageError, type AdminContext } from '../context';
 import { kindOption, similarityAddress } from '../options';
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { DEFAULT_GATEWAY_PORT } from '@kb/common';
+import { DEFAULT_GATEWAY_PORT } from '@kb/platform';
 import type { AdminContext } from '../context';
 import { UsageError } from '../context';
 import { invalidTenantId, repeatableOption, requiredOption, tenantId } from '../options';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { ROLES, SCOPES, isUuid, type Role, type Scope } from '@kb/common';
+import { ROLES, SCOPES, type Role, type Scope } from '@kb/platform';
+import { isUuid } from '@kb/rules';
 import type { AdminContext } from '../context';
 import { UsageError } from '../context';
 import { repeatableOption, requiredOption, tenantId } from '../options';

@@ -1,4 +1,5 @@
-import { AppError, BULK_LIMIT, requireScope, type Caller } from '@kb/common';
+import { AppError, requireScope, type Caller } from '@kb/platform';
+import { BULK_LIMIT } from '@kb/rules';
 import type { DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
 import { productIndexer, queuedForIndex } from './indexing';

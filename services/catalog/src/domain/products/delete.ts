@@ -1,4 +1,4 @@
-import { AppError, requireScope, type Caller } from '@kb/common';
+import { AppError, requireScope, type Caller } from '@kb/platform';
 import type { CatalogDeps } from './deps';
 import { productIndexer } from './indexing';
 

@@ -1,4 +1,4 @@
-import { type Logger, type SimilarityClient } from '@kb/common';
+import { type Logger, type SimilarityClient } from '@kb/platform';
 import type { ProductsRepo } from '../../data-access/products-repo';
 import type { SitesRepo } from '../../data-access/sites-repo';
 

@@ -6,7 +6,7 @@ import {
   PRODUCT_INPUT_FIELDS,
   type DecimalField,
   type ProductInput,
-} from '@kb/common';
+} from '@kb/rules';
 import { exactDecimal } from '../exact-json';
 import type { Product, ProductFields, ProductSet } from '../types';
 

@@ -1,4 +1,5 @@
-import { AppError, isUuid, requireScope, type Caller } from '@kb/common';
+import { AppError, requireScope, type Caller } from '@kb/platform';
+import { isUuid } from '@kb/rules';
 import type { CatalogDeps } from './deps';
 import type { Product } from '../types';
 

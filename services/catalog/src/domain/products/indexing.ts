@@ -1,4 +1,4 @@
-import { documentIndexer, type DocumentIndexer, type IndexStore } from '@kb/common';
+import { documentIndexer, type DocumentIndexer, type IndexStore } from '@kb/indexing';
 import type { Product } from '../types';
 import { indexDocument } from '../index-document';
 import type { CatalogDeps } from './deps';

@@ -1,4 +1,4 @@
-import { AppError, requireScope, type Caller } from '@kb/common';
+import { AppError, requireScope, type Caller } from '@kb/platform';
 import { assertProductInput, type DecodedProduct } from '../product-input';
 import { requireSite, timeLeft, type CatalogDeps } from './deps';
 import { productIndexer } from './indexing';

@@ -1,4 +1,5 @@
-import type { ProductInput, ValidationIssue } from '@kb/common';
+import type { ValidationIssue } from '@kb/platform';
+import type { ProductInput } from '@kb/rules';
 import { productIssues, type DecodedProduct } from '../product-input';
 import type { CatalogDeps } from './deps';
 import { fieldsOf, planWrite, type WritePlan } from './fields';

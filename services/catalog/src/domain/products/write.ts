@@ -1,4 +1,4 @@
-import type { ProductInput } from '@kb/common';
+import type { ProductInput } from '@kb/rules';
 import { siteGuard } from '../site-guard';
 import type { CatalogDeps } from './deps';
 import { fieldsOf, planWrite, sameFields } from './fields';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isUuid, requireScope, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, requireScope, type Caller, type catalogV1 } from '@kb/platform';
+import { isUuid } from '@kb/rules';
 import { makeDefault } from './default-site';
 import { found, parseConfig, type SiteDeps } from './deps';
 import type { SiteView } from '../types';

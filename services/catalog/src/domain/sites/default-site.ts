@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { SitesRepo } from '../../data-access/sites-repo';
 import { siteGuard } from '../site-guard';
 

@@ -1,4 +1,4 @@
-import { requireScope, type Caller } from '@kb/common';
+import { requireScope, type Caller } from '@kb/platform';
 import { siteGuard } from '../site-guard';
 import { ensureDefault } from './default-site';
 import { siteById, type SiteDeps } from './deps';

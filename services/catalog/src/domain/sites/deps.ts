@@ -1,4 +1,5 @@
-import { AppError, isUuid, parseJsonField } from '@kb/common';
+import { AppError } from '@kb/platform';
+import { isUuid, parseJsonField } from '@kb/rules';
 import type { ProductsRepo } from '../../data-access/products-repo';
 import type { SitesRepo } from '../../data-access/sites-repo';
 import type { SiteView } from '../types';

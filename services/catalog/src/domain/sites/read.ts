@@ -1,4 +1,4 @@
-import { requireScope, type Caller } from '@kb/common';
+import { requireScope, type Caller } from '@kb/platform';
 import { requireSite, type SiteDeps } from './deps';
 import type { SiteView } from '../types';
 

@@ -1,4 +1,4 @@
-import { AppError, requireScope, type Caller, type catalogV1 } from '@kb/common';
+import { AppError, requireScope, type Caller, type catalogV1 } from '@kb/platform';
 import { makeDefault } from './default-site';
 import { found, parseConfig, siteById, type SiteDeps } from './deps';
 import type { SiteChanges, SiteView } from '../types';

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type Router from '@koa/router';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest, type InitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, SCOPES, type Caller, type Logger } from '@kb/common';
+import { AppError, SCOPES, type Caller, type Logger } from '@kb/platform';
 import { API_PREFIX, type Authentication, type RouteTable } from '../route';
 import { readJsonBody } from '../body';
 import { restErrorBody } from '../errors';

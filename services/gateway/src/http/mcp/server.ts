@@ -11,7 +11,8 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
-import { assertValid, inSpan } from '@kb/common';
+import { inSpan } from '@kb/platform';
+import { assertValid } from '@kb/rules';
 import { restErrorBody } from '../errors';
 import { selfContainedSchema } from '../openapi';
 import { TOOLS, type Operation, type Returned, type Tool } from './tools';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 
 /** How long a session id is honoured; after it the client is told 404 and initializes again (MCP lifecycle). */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;

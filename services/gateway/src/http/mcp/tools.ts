@@ -1,5 +1,5 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { RouteResult } from '../route';
 import { Category, Uuid } from '../schemas';
 import { Entry, EntrySearch, EntrySearchHit, PersonalEntryCreate } from '../entry-schemas';

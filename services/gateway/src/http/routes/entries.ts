@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { Uuid } from '../schemas';

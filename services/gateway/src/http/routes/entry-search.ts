@@ -1,11 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import {
-  inSpan,
-  RETRIEVAL_SPAN,
-  retrievalProvenance,
-  retrievalRequestAttributes,
-  SEARCH_DEFAULT_LIMIT,
-} from '@kb/common';
+import { inSpan } from '@kb/platform';
+import { RETRIEVAL_SPAN, retrievalProvenance, retrievalRequestAttributes, SEARCH_DEFAULT_LIMIT } from '@kb/search';
 import type { Backends } from '../../clients/backends';
 import type { ReadPath } from '../../read-path/read-path';
 import type { RouteTable } from '../route';

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { Backends } from '../../clients/backends';
 import type { RouteTable } from '../route';
 import { SimilarSearch, SimilarSearchResponse } from '../catalog-schemas';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { Backends } from '../../clients/backends';
 import { created, type RouteTable } from '../route';
 import { createSiteRequest, updateSiteRequest } from '../catalog-requests';

@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import { categoryGuard, type CategoryGuard } from '../category-guard';

@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import { categoryContext } from './context';

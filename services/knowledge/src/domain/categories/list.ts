@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { Category } from '../types';
 import { callerWith } from '../access';
 import type { CategoryContext } from './context';

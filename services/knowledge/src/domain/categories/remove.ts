@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import { callerWith } from '../access';
 import { inUse, type CategoryContext } from './context';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 
 /**

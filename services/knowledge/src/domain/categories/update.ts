@@ -1,4 +1,4 @@
-import { AppError, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
 import type { Category } from '../types';
 import { callerWith, notFound } from '../access';
 import { toTopLevel, type CategoryContext } from './context';

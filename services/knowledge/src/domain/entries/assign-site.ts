@@ -1,4 +1,4 @@
-import { AppError, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
 import { callerWith } from '../access';
 import { readableBy } from '../visibility';
 import { viewerFor, type EntryContext } from './context';

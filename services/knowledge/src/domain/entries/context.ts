@@ -1,4 +1,4 @@
-import type { Caller, SimilarityClient } from '@kb/common';
+import type { Caller, SimilarityClient } from '@kb/platform';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import type { TenantReads } from '../../data-access/cached-tenants';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, DEFAULT_ENTRY_SOURCE, DEFAULT_ENTRY_TYPE, DEFAULT_LANGUAGE, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
+import { DEFAULT_ENTRY_SOURCE, DEFAULT_ENTRY_TYPE, DEFAULT_LANGUAGE } from '@kb/rules';
 import type { Entry } from '../types';
 import { assertMayWriteType, expiryOf, normaliseMetadata } from '../entry-types';
 import { assertMayNameWorkspace, assertMayWriteVisibility, ownerKey, readableBy, type Viewer } from '../visibility';

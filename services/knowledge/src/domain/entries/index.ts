@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import { assignSite, forgetSite } from './assign-site';
 import { entryContext, type EntryDeps } from './context';
 import { createEntry } from './create';

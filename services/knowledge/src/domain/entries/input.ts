@@ -1,4 +1,5 @@
-import { AppError, parseJsonField, type knowledgeV1 } from '@kb/common';
+import { AppError, type knowledgeV1 } from '@kb/platform';
+import { parseJsonField } from '@kb/rules';
 
 /** An entry's fields as sent on create or update; `sent_fields` tells absent from sent as null. */
 export type EntryInput = knowledgeV1.EntryInput__Output;

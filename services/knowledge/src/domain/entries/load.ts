@@ -1,4 +1,4 @@
-import { AppError } from '@kb/common';
+import { AppError } from '@kb/platform';
 import type { Entry } from '../types';
 import { notFound } from '../access';
 import { assertMayWriteType } from '../entry-types';

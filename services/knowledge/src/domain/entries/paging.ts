@@ -1,4 +1,5 @@
-import { AppError, AnswerBudget } from '@kb/common';
+import { AppError } from '@kb/platform';
+import { AnswerBudget } from '@kb/rules';
 
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 500;

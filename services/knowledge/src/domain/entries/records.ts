@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { Entry, EntryTombstone, EntryVersion } from '../types';
 
 /** What a writer decides about a new entry; the rest starts the same for every entry. */

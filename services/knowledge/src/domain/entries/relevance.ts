@@ -1,4 +1,4 @@
-import { analyzeText } from '@kb/common';
+import { analyzeText } from '@kb/text';
 
 /**
  * The share (0-1) of the query's stems (in `language`) that occur among `texts`' stems; 0 for a

@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import { viewerFor, type EntryContext } from './context';
 import { changedMeanwhile } from './input';
 import { loadForWrite } from './load';

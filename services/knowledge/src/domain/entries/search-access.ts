@@ -1,4 +1,5 @@
-import { AppError, SEARCH_MAX_LIMIT, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
+import { SEARCH_MAX_LIMIT } from '@kb/search';
 import { isExpired } from '../entry-types';
 import { canSee, searchFilter } from '../visibility';
 import { viewerFor, type EntryContext } from './context';

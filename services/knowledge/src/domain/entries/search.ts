@@ -1,18 +1,13 @@
+import { AppError, inSpan, type Caller } from '@kb/platform';
+import { parseDateTime, withinBudget } from '@kb/rules';
 import {
-  AppError,
   DEFAULT_PASSAGES,
-  inSpan,
   RETRIEVAL_SPAN,
   retrievalProvenance,
   retrievalRequestAttributes,
-  cutPassages,
-  parseDateTime,
   SEARCH_DEFAULT_LIMIT,
-  splitPassages,
-  withinBudget,
-  type AnsweredPassage,
-  type Caller,
-} from '@kb/common';
+} from '@kb/search';
+import { cutPassages, splitPassages, type AnsweredPassage } from '@kb/text';
 import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
 import { skillIndexAsSeenBy } from '../skill-index';

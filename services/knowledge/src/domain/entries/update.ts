@@ -1,4 +1,4 @@
-import { AppError, type Caller } from '@kb/common';
+import { AppError, type Caller } from '@kb/platform';
 import type { Entry, EntryChanges } from '../types';
 import { expiryOf, normaliseMetadata } from '../entry-types';
 import { assertMayNameWorkspace, assertMayWriteVisibility, type Viewer } from '../visibility';

@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { EntryVersion } from '../types';
 import { skillIndexAsSeenBy } from '../skill-index';
 import { canSee } from '../visibility';

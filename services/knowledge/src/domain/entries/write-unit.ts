@@ -1,4 +1,4 @@
-import type { Caller } from '@kb/common';
+import type { Caller } from '@kb/platform';
 import type { Transaction } from '../../data-access/transactions';
 import type { Entry } from '../types';
 import { rebuildSkillIndex } from '../skill-index';

@@ -13,7 +13,7 @@ import {
   similarityProto,
   typedClient,
   type similarityV1,
-} from '@kb/common';
+} from '@kb/platform';
 import { loadSimilarityConfig, startSimilarityServer, type SimilarityServer } from '../../../src';
 import { testName } from '../../../../../test/support/test-names';
 

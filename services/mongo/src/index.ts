@@ -1,0 +1,11 @@
+/**
+ * @kb/mongo: MongoDB through mongoose: the connection, the tenancy plugin, error mapping, the
+ * parent guard's store, the index queue's stores.
+ */
+export * from './connection';
+export * from './documents';
+export * from './errors';
+export * from './index-backlog';
+export * from './index-error-schema';
+export * from './tenancy';
+export * from './parent-guard-store';
