@@ -37,6 +37,9 @@ export const FIELD_LIMITS = {
  */
 export const BULK_LIMIT = 1000;
 
+/** A page of a listing (entries, an entry's versions or translations): its size when not asked, and at most. */
+export const PAGE_LIMITS = { default: 100, max: 500 } as const;
+
 /** Bounds on the shape of every JSON body, checked before any schema or service sees it. */
 export const JSON_LIMITS = {
   /** Nesting levels, the body itself included: deeper bodies are refused before anything recurses into them. */

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { DECIMAL_CHECK_PATTERN, DECIMAL_FIELDS } from './exact-json';
+import { LINEAR_DECIMAL_PATTERN, DECIMAL_FIELDS } from './exact-json';
 import { FIELD_LIMITS } from './limits';
 
 /**
@@ -103,7 +103,7 @@ export const ProductCreate = Type.Object(productFields(exactNumber(), exactNumbe
 });
 export type ProductCreate = Static<typeof ProductCreate>;
 
-const ExactDecimal = Nullable(Type.String({ pattern: DECIMAL_CHECK_PATTERN }));
+const ExactDecimal = Nullable(Type.String({ pattern: LINEAR_DECIMAL_PATTERN }));
 /**
  * The same body past the gateway: prices and rating as exact decimal strings (they arrive as
  * JSON numbers at the edge and never become floats). Unknown fields are refused.

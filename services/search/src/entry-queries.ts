@@ -111,9 +111,6 @@ export const answerTerm = (type: AnswerType) => `<${type}>`;
 export const passagesReadPerSide = (passagesPerHit: number, atLeast: number) =>
   passagesPerHit > 0 ? Math.max(passagesPerHit, atLeast) : 0;
 
-/** Entries each vector search of an entry search returns for the fusion: three times those asked, at least 30. */
-export const entryCandidates = (limit: number) => Math.max(limit * 3, 30);
-
 /**
  * The keyword search returns this many times the vector searches' candidates. A paraphrase shares
  * few words with its entry, whose BM25 then often ranks below the first 30 though its vectors

@@ -7,9 +7,6 @@ import { byScoreThenId } from './similar-products';
 // How an entry search ranks what its searches found (entry-queries.ts): shared by the similarity
 // service and the gateway's read path, so both answer the same hits with the same scores.
 
-/** Passages a hit carries at most, and the tags a filter names at most. */
-export const MAX_PASSAGES = 5;
-export const MAX_FILTER_TAGS = 20;
 /**
  * How keyword and vector evidence mix, by whether the embedding model knows the question's
  * language (measured with `npm run eval`, docs/eval.md and docs/search.md):

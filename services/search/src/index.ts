@@ -5,6 +5,7 @@
 export * from './elasticsearch';
 export * from './entry-queries';
 export * from './entry-ranking';
+export * from './entry-search';
 export * from './es-errors';
 export * from './hit-sources';
 export * from './hybrid-ranking';

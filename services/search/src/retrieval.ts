@@ -1,9 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import { questionLanguage } from '@kb/text';
 
-/** Passages per entry search hit when the request names none. */
-export const DEFAULT_PASSAGES = 3;
-
 /** Provenance attributes: at most this many hits and passages are named on the span. */
 const TRACED_HITS = 20;
 const TRACED_PASSAGES = 60;

@@ -1,8 +1,8 @@
 /**
- * What a similar-product search uses when the request (and the tenant's settings) leave it
- * open. The gateway publishes these in the OpenAPI document and fills them in; the catalog and
- * the similarity service fall back to the same values for callers that do not pass through
- * the gateway, so the three cannot drift apart.
+ * What a search uses when the request (and the tenant's settings) leave it open, and the bounds it
+ * keeps. The gateway publishes these in the OpenAPI document and fills them in; the catalog, the
+ * knowledge and the similarity service fall back to the same values for callers that do not pass
+ * through the gateway, so they cannot drift apart.
  */
 
 /** Hits answered when a similar search names no limit. */
@@ -33,3 +33,10 @@ export const SEARCH_MAX_LIMIT = 50;
  * mode (hybrid weights are normalised), so a bound outside it is a mistake, never a filter.
  */
 export const SIMILAR_MIN_SCORE_RANGE = { minimum: -1, maximum: 1 } as const;
+
+/** Passages per entry search hit when the request names none, and at most. */
+export const DEFAULT_PASSAGES = 3;
+export const MAX_PASSAGES = 5;
+
+/** Tags an entry search's filter names at most. */
+export const MAX_FILTER_TAGS = 20;

@@ -25,17 +25,6 @@ export const PRODUCT_SEARCH: SearchFields = {
   exactFields: ['sku', 'gtin'],
 };
 
-/**
- * Entries as one whole document each (the search before passages). The service searches passages
- * now (entry-queries.ts); `npm run eval` runs this beside them as its whole-entry baseline, on
- * the entry-level fields and vector the index still keeps.
- */
-export const ENTRY_SEARCH: SearchFields = {
-  textFields: ['title^2', 'summary^1.5', 'content', 'similarity_text'],
-  keywordField: 'search_keywords',
-  vectorField: ENTRY_VECTOR_PATH,
-};
-
 export interface ProductFilterValues {
   site_id?: string | null;
   language?: string | null;

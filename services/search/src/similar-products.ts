@@ -19,6 +19,7 @@ import {
 import type { Client } from '@elastic/elasticsearch';
 import type { HitSources } from './hit-sources';
 import { productVectorPath } from './mappings';
+import { fusionCandidates } from './knn';
 import {
   anchorWeights,
   centroidsPerField,
@@ -193,7 +194,7 @@ async function widenUntilLimit(
   options: { limit: number; minScore: number | undefined; collapse: boolean },
 ) {
   const { limit, minScore, collapse } = options;
-  const base = plan.fields.length > 1 ? Math.max(limit * 3, 30) : Math.max(limit, 10);
+  const base = plan.fields.length > 1 ? fusionCandidates(limit) : Math.max(limit, 10);
   let k = collapse || minScore !== undefined ? Math.max(base, limit * 5, 50) : base;
   let round = await searchCandidates(deps, plan, k, filter);
   let picked = selectHits(round.candidates, minScore, collapse);

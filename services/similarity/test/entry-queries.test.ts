@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import {
-  entryCandidates,
+  fusionCandidates,
   entryMatches,
   entrySearchBodies,
   type PassageReading,
@@ -49,8 +49,8 @@ describe('entry search bodies', () => {
 
   test('when entries are searched, then the keyword search returns twice the vector searches’ candidates', () => {
     // So that every entry the vectors find has its words' evidence too.
-    expect(entryCandidates(10)).toBe(30);
-    expect(entryCandidates(20)).toBe(60);
+    expect(fusionCandidates(10)).toBe(30);
+    expect(fusionCandidates(20)).toBe(60);
     const b = bodies(3);
     expect(KEYWORD_DEPTH).toBe(2);
     expect(b[0]!.size).toBe(60);

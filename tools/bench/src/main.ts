@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
 import { DEFAULT_PASSAGES } from '@kb/search';
 import {
-  entryCandidates,
+  fusionCandidates,
   entryFilter,
   entryMatches,
   entrySearchBodies,
@@ -338,7 +338,7 @@ async function searchRow(
       query,
       stems: queryStems(query, undefined),
       termGroups: queryTermGroups(query, undefined),
-      size: entryCandidates(10),
+      size: fusionCandidates(10),
       passagesPerHit: DEFAULT_PASSAGES + 2,
       reading: SEMANTIC.passageChoice,
       filter: entryFilter(TENANT, {

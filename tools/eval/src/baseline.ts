@@ -6,12 +6,12 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
-import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/search';
+import { entryFilter, hybridMatches, type SearchFields } from '@kb/search';
 import { rankHybrid } from '@kb/search';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
   entryMatches,
-  entryCandidates,
+  fusionCandidates,
   entrySearchBodies,
   readQuestion,
   type EntryMatches,
@@ -21,30 +21,14 @@ import {
 import { SEARCH_LIMIT } from './search';
 
 /**
- * The whole-entry fields as the previous algorithm searched them. ENTRY_SEARCH is used when it
- * still names these (so a boost tuned there is measured too); when it has moved on to passages,
- * this copy keeps the baseline what it was.
+ * The whole-entry fields as the search before passages read them (on the entry-level fields and
+ * vector the index still keeps): the baseline the passage search is measured against.
  */
-const WHOLE_ENTRY: SearchFields = {
+export const WHOLE_ENTRY: SearchFields = {
   textFields: ['title^2', 'summary^1.5', 'content', 'similarity_text'],
   keywordField: 'search_keywords',
   vectorField: 'vector',
 };
-
-export function wholeEntryFields(): { fields: SearchFields; fromService: boolean } {
-  const fromService =
-    ENTRY_SEARCH.vectorField === WHOLE_ENTRY.vectorField &&
-    ENTRY_SEARCH.keywordField === WHOLE_ENTRY.keywordField &&
-    [...ENTRY_SEARCH.textFields]
-      .map((f) => f.split('^')[0])
-      .sort()
-      .join() ===
-      [...WHOLE_ENTRY.textFields]
-        .map((f) => f.split('^')[0])
-        .sort()
-        .join();
-  return { fields: fromService ? ENTRY_SEARCH : WHOLE_ENTRY, fromService };
-}
 
 /** What the Admin token may see (the visibility filter the gateway builds for it). */
 const VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
@@ -56,7 +40,7 @@ export interface BaselineHit {
 }
 
 export class WholeEntryBaseline {
-  private readonly fields = wholeEntryFields().fields;
+  private readonly fields = WHOLE_ENTRY;
 
   constructor(
     private readonly es: Client,
@@ -74,7 +58,7 @@ export class WholeEntryBaseline {
     const matches = await hybridMatches(this.es, {
       index: this.index,
       query: query.trim(),
-      size: Math.max(SEARCH_LIMIT * 3, 30),
+      size: fusionCandidates(SEARCH_LIMIT),
       limit: SEARCH_LIMIT,
       filter,
       fields: this.fields,
@@ -144,7 +128,7 @@ export class WholeEntryBaseline {
     return entrySearchBodies({
       query: query.trim(),
       ...terms,
-      size: entryCandidates(SEARCH_LIMIT),
+      size: fusionCandidates(SEARCH_LIMIT),
       passagesPerHit: read?.passagesPerHit ?? PASSAGES_ASKED + 2,
       reading: read?.reading ?? profile.passageChoice,
       filter,

@@ -19,7 +19,7 @@ import { startBenchStack, TENANT, type BenchStack } from '@kb/bench/dist/stack';
 import { checkoutDir } from '@kb/devstack';
 import { aliasName } from '@kb/search';
 import { buildCorpus, checkCorpus, corpusStats, type Corpus, type Question } from './corpus/generate';
-import { embedQueries, WholeEntryBaseline, wholeEntryFields } from './baseline';
+import { embedQueries, WHOLE_ENTRY, WholeEntryBaseline } from './baseline';
 import {
   checkOffsets,
   fitLogistic,
@@ -401,7 +401,6 @@ async function evaluate(
   phase('offsets');
 
   const withRelevance = results.some((r) => r.service.hits.some((h) => h.relevance !== null));
-  const fields = wholeEntryFields();
   const searchWarm = latency(results.map((r) => r.service.warmMs));
   const rawWarm = latency(results.map((r) => r.baseline.warmRawMs));
   const calibration = fitLogistic(
@@ -433,7 +432,7 @@ async function evaluate(
       questionLanguage: withLanguage ? 'asked' : 'omitted',
     },
     mode: search.mode ?? 'fallback',
-    baselineFields: { fromService: fields.fromService, ...fields.fields },
+    baselineFields: { ...WHOLE_ENTRY, textFields: [...WHOLE_ENTRY.textFields] },
     corpus: corpusStats(corpus),
     service: {
       retrieval: retrievalByGroup(results, 'service'),

@@ -73,7 +73,7 @@ export interface Report {
     questionLanguage?: 'asked' | 'omitted';
   };
   mode: SearchMode;
-  baselineFields: { fromService: boolean; textFields: string[]; keywordField: string; vectorField: string };
+  baselineFields: { textFields: string[]; keywordField: string; vectorField: string };
   corpus: ReturnType<typeof corpusStats>;
   service: {
     retrieval: Record<string, Retrieval>;
@@ -399,11 +399,7 @@ export function markdown(r: Report): string {
     `The corpus is generated in code (\`tools/eval/src/corpus/\`, seed ${r.corpus.seed}): the same text on every machine. ` +
       `Each run starts fresh backends and the four services (as \`npm run bench\` does), in database \`${r.settings.database}\` ` +
       `and index prefix \`${r.settings.indexPrefix}\`, and stops them at the end. Baseline fields: ` +
-      `${
-        r.baselineFields.fromService
-          ? 'the similarity service’s `ENTRY_SEARCH`'
-          : 'a pinned copy of the whole-entry fields (`ENTRY_SEARCH` has moved on)'
-      } ` +
+      'the whole-entry fields the search read before passages ' +
       `(${r.baselineFields.textFields.join(', ')}; ${r.baselineFields.keywordField}; ${r.baselineFields.vectorField}).`,
     '',
     `Phases (s): ${Object.entries(r.phases)

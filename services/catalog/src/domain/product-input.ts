@@ -9,7 +9,7 @@ import {
   tooDeepIssue,
   validationIssues,
 } from '@kb/rules';
-import { DECIMAL_FIELDS, exactDecimal, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers } from './exact-json';
+import { DECIMAL_FIELDS, exactDecimal, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers } from '@kb/rules';
 
 export { ProductInput } from '@kb/rules';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { BULK_LIMIT, DECIMAL_PATTERN, DEFAULT_LANGUAGE, FIELD_LIMITS, exactNumber } from '@kb/rules';
+import { BULK_LIMIT, INTERFACE_DECIMAL_PATTERN, DEFAULT_LANGUAGE, FIELD_LIMITS, exactNumber } from '@kb/rules';
 import {
   SEARCH_DEFAULT_LIMIT,
   SEARCH_MAX_LIMIT,
@@ -11,7 +11,7 @@ import {
 import { DateTime, Nullable, Uuid } from './schemas';
 
 // Prices and ratings in responses: decimal strings in the interface's pattern.
-const DecimalString = Nullable(Type.String({ pattern: DECIMAL_PATTERN, examples: ['19.99'] }));
+const DecimalString = Nullable(Type.String({ pattern: INTERFACE_DECIMAL_PATTERN, examples: ['19.99'] }));
 const Str = (opts: Record<string, unknown> = {}) => Nullable(Type.String(opts));
 const Obj = Type.Record(Type.String(), Type.Unknown());
 

@@ -1,8 +1,17 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ENTRY_SOURCES, ENTRY_TYPES, FIELD_LIMITS, METADATA_SCHEMAS, VISIBILITIES } from '@kb/rules';
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/search';
+import { ENTRY_SOURCES, ENTRY_TYPES, FIELD_LIMITS, METADATA_SCHEMAS, PAGE_LIMITS, VISIBILITIES } from '@kb/rules';
+import { DEFAULT_PASSAGES, MAX_FILTER_TAGS, MAX_PASSAGES, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from '@kb/search';
 import { DateTime, Nullable, Uuid } from './schemas';
+
+const PageLimit = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: PAGE_LIMITS.max,
+    default: PAGE_LIMITS.default,
+    description: 'extension: page size',
+  }),
+);
 
 const literals = (values: readonly string[], options: Record<string, unknown> = {}) =>
   Type.Union(
@@ -168,7 +177,7 @@ export const EntryListQuery = Type.Object({
   visibility: Type.Optional(Visibility),
   layer: Type.Optional(Type.String({ maxLength: 50 })),
   include_expired: Type.Optional(Type.Boolean({ default: false })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'extension: page size' })),
+  limit: PageLimit,
   cursor: Type.Optional(
     Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' }),
   ),
@@ -176,7 +185,7 @@ export const EntryListQuery = Type.Object({
 
 /** A page of an entry's versions or translations (extension, like the entry list's limit and cursor). */
 export const EntryHistoryQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'extension: page size' })),
+  limit: PageLimit,
   cursor: Type.Optional(
     Type.String({ minLength: 1, maxLength: 500, description: 'extension: from the Link rel="next" header' }),
   ),
@@ -225,7 +234,12 @@ export const EntrySearch = Type.Object(
       }),
     ),
     passages: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 5, default: 3, description: 'Best passages per hit (0: none)' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_PASSAGES,
+        default: DEFAULT_PASSAGES,
+        description: 'Best passages per hit (0: none)',
+      }),
     ),
     min_relevance: Type.Optional(
       Type.Number({
@@ -240,7 +254,7 @@ export const EntrySearch = Type.Object(
     ),
     tags: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: FIELD_LIMITS.listItem }), {
-        maxItems: 20,
+        maxItems: MAX_FILTER_TAGS,
         description: 'Entries with any of these tags',
       }),
     ),

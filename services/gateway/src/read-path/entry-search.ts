@@ -5,12 +5,7 @@ import { DEFAULT_PASSAGES, SEARCH_DEFAULT_LIMIT } from '@kb/search';
 import { cutPassages } from '@kb/text';
 import {
   elasticsearchErrorType,
-  entryFilter,
-  entryMatches,
-  entryCandidates,
-  entrySearchBodies,
-  readQuestion,
-  rankEntries,
+  searchEntryIndex,
   withElasticsearch,
   type ElasticsearchClient,
   type RankedEntryHit,
@@ -60,7 +55,7 @@ interface EntryState {
 
 /**
  * Entry search answered in the gateway from the index (docs/architecture.md, "The read path"):
- * the similarity service's queries and ranking (@kb/common/search), then one read of the hits'
+ * the similarity service's search (searchEntryIndex of @kb/search), then one read of the hits'
  * kept fields. MongoDB stays the truth: every hit's version is checked against the version
  * MongoDB holds (at most ENTRY_CONFIRMED_MS old), and a hit the index holds in another version,
  * or one still being indexed, sends the whole search to the knowledge service, which reads
@@ -190,58 +185,52 @@ export function entrySearch(deps: {
     const passages = req.passages ?? DEFAULT_PASSAGES;
     const min = Number(req.min_relevance ?? 0);
     const withContent = req.include_content !== false;
-    {
-      const filter = entryFilter(caller.tenant_id, {
-        visibility: await visibilityFilter(caller),
-        types: req.types ?? [],
-        category_id: req.category_id,
-        language: req.language,
-        site_id: req.site_id,
-        tags: req.tags ?? [],
-        updated_after: req.updated_after,
-      });
-      const { profile, terms } = readQuestion(query, req.language, model.languages);
-      const bodies = entrySearchBodies({
+    let ranked: RankedEntryHit[];
+    try {
+      ranked = await searchEntryIndex(es, index, {
+        tenantId: caller.tenant_id,
         query,
-        ...terms,
-        size: entryCandidates(limit),
-        // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
-        passagesPerHit: passages > 0 ? passages + 2 : 0,
-        reading: profile.passageChoice,
-        filter,
         queryVector: await deps.queryVector(caller, query),
+        limit,
+        passages,
+        language: req.language,
+        modelLanguages: model.languages,
+        filter: {
+          visibility: await visibilityFilter(caller),
+          types: req.types ?? [],
+          category_id: req.category_id,
+          language: req.language,
+          site_id: req.site_id,
+          tags: req.tags ?? [],
+          updated_after: req.updated_after,
+        },
       });
-      let ranked: RankedEntryHit[];
-      try {
-        const matches = await entryMatches(es, index, bodies);
-        ranked = rankEntries(matches, limit, passages, profile);
-      } catch (err) {
-        // No index yet (nothing indexed so far): the similarity service creates it on the gRPC path.
-        if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;
-        throw err;
-      }
-      ranked = ranked.filter((h) => h.relevance >= min);
-      if (ranked.length === 0) return [];
-      const read_ = await read(index, ranked, withContent || passages > 0);
-      const found = read_ && (await current(caller, read_));
-      if (!found) return undefined;
-      const now = Date.now();
-      const hits: knowledgeV1.EntrySearchHit__Output[] = [];
-      for (const f of found) {
-        if (f.hit.expires_at && Date.parse(f.hit.expires_at) <= now) continue;
-        const cut = passagesOf(f, query, passages);
-        if (!cut) return undefined;
-        hits.push({
-          entry: { ...f.hit.entry, content: withContent ? f.content : '' },
-          score: f.ranked.score,
-          score_sources: f.ranked.score_sources,
-          relevance: f.ranked.relevance,
-          passages: cut,
-        });
-      }
-      // The best hits that fit the answer's byte budget (at least the best one), as SearchEntries answers.
-      return withinBudget(hits, answerItemBytes);
+    } catch (err) {
+      // No index yet (nothing indexed so far): the similarity service creates it on the gRPC path.
+      if (elasticsearchErrorType(err) === 'index_not_found_exception') return undefined;
+      throw err;
     }
+    ranked = ranked.filter((h) => h.relevance >= min);
+    if (ranked.length === 0) return [];
+    const read_ = await read(index, ranked, withContent || passages > 0);
+    const found = read_ && (await current(caller, read_));
+    if (!found) return undefined;
+    const now = Date.now();
+    const hits: knowledgeV1.EntrySearchHit__Output[] = [];
+    for (const f of found) {
+      if (f.hit.expires_at && Date.parse(f.hit.expires_at) <= now) continue;
+      const cut = passagesOf(f, query, passages);
+      if (!cut) return undefined;
+      hits.push({
+        entry: { ...f.hit.entry, content: withContent ? f.content : '' },
+        score: f.ranked.score,
+        score_sources: f.ranked.score_sources,
+        relevance: f.ranked.relevance,
+        passages: cut,
+      });
+    }
+    // The best hits that fit the answer's byte budget (at least the best one), as SearchEntries answers.
+    return withinBudget(hits, answerItemBytes);
   }
 
   return {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parentGuardStore } from '@kb/mongo';
+import { isDuplicateKey, parentGuardStore } from '@kb/mongo';
 import type { Category } from '../domain/types';
 import type { CategoryDoc, KnowledgeModels } from './models';
 
@@ -14,9 +14,6 @@ const toRecord = (d: CategoryDoc): Category => ({
   created_at: d.created_at,
   updated_at: d.updated_at,
 });
-
-/** MongoDB's duplicate-key error: another writer inserted the same `_id` first. */
-const isDuplicateKey = (err: unknown) => (err as { code?: number } | null)?.code === 11000;
 
 export function categoriesRepo(models: KnowledgeModels) {
   const { Category: CategoryModel, CategoryTree: TreeModel } = models;

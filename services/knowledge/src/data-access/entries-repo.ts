@@ -280,14 +280,16 @@ export function entriesRepo(models: KnowledgeModels) {
      * assignment that read "not deleted" wrote before this, so the sweep after it sees it.
      */
     async markSiteDeleted(tenantId: string, siteId: string, now: Date): Promise<void> {
-      await models.DeletedSite.updateOne(
-        { tenant_id: tenantId, _id: siteId },
-        { $setOnInsert: { deleted_at: now } },
-        { upsert: true },
-      ).catch((err: unknown) => {
-        // Two deletes of one site at once: the other one inserted it.
-        if ((err as { code?: number } | null)?.code !== 11000) throw err;
-      });
+      // Two deletes of one site at once: the other one inserted it.
+      await onDuplicateKey(
+        () =>
+          models.DeletedSite.updateOne(
+            { tenant_id: tenantId, _id: siteId },
+            { $setOnInsert: { deleted_at: now } },
+            { upsert: true },
+          ),
+        () => undefined,
+      );
     },
     async siteDeleted(tenantId: string, siteId: string): Promise<boolean> {
       return (await models.DeletedSite.exists({ tenant_id: tenantId, _id: siteId })) !== null;

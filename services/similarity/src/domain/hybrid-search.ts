@@ -1,5 +1,5 @@
 import { AppError, type Caller } from '@kb/platform';
-import { SEARCH_DEFAULT_LIMIT } from '@kb/search';
+import { fusionCandidates, SEARCH_DEFAULT_LIMIT } from '@kb/search';
 import { hybridMatches, rankHybrid, type RankedHit, type SearchFields, type SearchFilter } from '@kb/search';
 import { readCaller } from './callers';
 import type { EmbeddingDeps } from './deps';
@@ -40,7 +40,7 @@ export async function hybridSearch(
   deps: Pick<EmbeddingDeps, 'es' | 'cache'>,
   options: { index: string; query: string; limit: number; filter: SearchFilter; fields: SearchFields },
 ): Promise<RankedHit[]> {
-  const size = Math.max(options.limit * 3, 30);
+  const size = fusionCandidates(options.limit);
   const [queryVector] = await deps.cache.vectors([options.query], { persist: false });
   const matches = await hybridMatches(deps.es, { ...options, size, queryVector: queryVector!.vector });
   return rankHybrid(matches, options.limit);

@@ -1,16 +1,6 @@
 import { AppError, type similarityV1 } from '@kb/platform';
 import { isDateTime } from '@kb/rules';
-import {
-  entryFilter,
-  entryMatches,
-  entryCandidates,
-  entrySearchBodies,
-  MAX_FILTER_TAGS,
-  MAX_PASSAGES,
-  readQuestion,
-  rankEntries,
-  type RankedEntryHit,
-} from '@kb/search';
+import { MAX_FILTER_TAGS, MAX_PASSAGES, searchEntryIndex, type RankedEntryHit } from '@kb/search';
 import { searchRequest } from './hybrid-search';
 import type { EmbeddingDeps } from './deps';
 
@@ -38,22 +28,16 @@ export async function searchEntries(
 ): Promise<RankedEntryHit[]> {
   const { tenantId, query, limit } = searchRequest(req);
   checkedOptions(req);
-  const filter = entryFilter(tenantId, { ...req, visibility: req.visibility! });
   await deps.indices.ensure('entries');
-  const size = entryCandidates(limit);
-  const passagesPerHit = req.passages;
   const [queryVector] = await deps.cache.vectors([query], { persist: false });
-  const { profile, terms } = readQuestion(query, req.language, modelLanguages);
-  const bodies = entrySearchBodies({
+  return searchEntryIndex(deps.es, deps.indices.alias('entries'), {
+    tenantId,
     query,
-    ...terms,
-    size,
-    // Two more per side than asked (the profile may read more): the fusion picks the best of both sides' candidates.
-    passagesPerHit: passagesPerHit > 0 ? passagesPerHit + 2 : 0,
-    reading: profile.passageChoice,
-    filter,
     queryVector: queryVector!.vector,
+    limit,
+    passages: req.passages,
+    language: req.language,
+    modelLanguages,
+    filter: { ...req, visibility: req.visibility! },
   });
-  const matches = await entryMatches(deps.es, deps.indices.alias('entries'), bodies);
-  return rankEntries(matches, limit, passagesPerHit, profile);
 }

@@ -7,7 +7,7 @@ import {
   type DecimalField,
   type ProductInput,
 } from '@kb/rules';
-import { exactDecimal } from '../exact-json';
+import { exactDecimal } from '@kb/rules';
 import type { Product, ProductFields, ProductSet } from '../types';
 
 /** What an omitted field is stored as, when not null; collections are fresh per product. */

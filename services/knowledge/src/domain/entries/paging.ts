@@ -1,12 +1,9 @@
 import { AppError } from '@kb/platform';
-import { AnswerBudget } from '@kb/rules';
+import { AnswerBudget, PAGE_LIMITS } from '@kb/rules';
 
-const DEFAULT_PAGE = 100;
-const MAX_PAGE = 500;
-
-/** The page size asked for, within 1..MAX_PAGE; 0 (not sent) is the default. */
+/** The page size asked for, within 1..PAGE_LIMITS.max; 0 (not sent) is the default. */
 export function pageSize(limit: number): number {
-  return limit > 0 ? Math.min(limit, MAX_PAGE) : DEFAULT_PAGE;
+  return limit > 0 ? Math.min(limit, PAGE_LIMITS.max) : PAGE_LIMITS.default;
 }
 
 /** What an answer's item counts against the byte budget (its message's size; the gRPC adapter knows it). */

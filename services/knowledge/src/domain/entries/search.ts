@@ -1,12 +1,6 @@
-import { AppError, inSpan, type Caller } from '@kb/platform';
+import { AppError, type Caller } from '@kb/platform';
 import { parseDateTime, withinBudget } from '@kb/rules';
-import {
-  DEFAULT_PASSAGES,
-  RETRIEVAL_SPAN,
-  retrievalProvenance,
-  retrievalRequestAttributes,
-  SEARCH_DEFAULT_LIMIT,
-} from '@kb/search';
+import { DEFAULT_PASSAGES, SEARCH_DEFAULT_LIMIT } from '@kb/search';
 import { cutPassages, splitPassages, type AnsweredPassage } from '@kb/text';
 import type { Entry } from '../types';
 import { isExpired } from '../entry-types';
@@ -142,37 +136,34 @@ export async function searchEntries(
     ]);
   const passages = req.passages ?? DEFAULT_PASSAGES;
   const limit = req.limit > 0 ? req.limit : SEARCH_DEFAULT_LIMIT;
-  const attributes = retrievalRequestAttributes(limit, min, { query: req.query, language: req.language });
-  return inSpan(RETRIEVAL_SPAN, { attributes }, async (span) => {
-    const res = await ctx.similarity.call('SearchEntries', {
-      caller: v.caller,
-      query: req.query,
-      limit,
-      visibility: searchFilter(v),
-      types: req.types,
-      passages,
-      tags: req.tags ?? [],
-      ...(req.category_id ? { category_id: req.category_id } : {}),
-      ...(req.language ? { language: req.language } : {}),
-      ...(req.site_id ? { site_id: req.site_id } : {}),
-      ...(req.updated_after ? { updated_after: req.updated_after } : {}),
-    });
-    // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
-    // the caller read it as stored now, and does it still match the request).
-    const loaded = await ctx.entries.findManyOfTenant(
-      v.caller.tenant_id,
-      res.hits.map((h) => h.id),
-    );
-    // The best hits that fit the answer's byte budget (at least the best one): fewer than the
-    // limit when the entries are large; a search has no next page.
-    const hits = withinBudget(
-      stillMatching(v, req, res.hits, loaded)
-        .flatMap((m) => seenBy(v, req.query, m))
-        .map((m) => answered(m, req.query, passages, req.include_content !== false))
-        .filter((h) => h.relevance >= min),
-      bytes,
-    );
-    span.setAttributes(retrievalProvenance(hits));
-    return hits;
+  // The retrieval span (what was asked, which version of which passage was given) is the gateway's:
+  // one per search, whichever side answers it.
+  const res = await ctx.similarity.call('SearchEntries', {
+    caller: v.caller,
+    query: req.query,
+    limit,
+    visibility: searchFilter(v),
+    types: req.types,
+    passages,
+    tags: req.tags ?? [],
+    ...(req.category_id ? { category_id: req.category_id } : {}),
+    ...(req.language ? { language: req.language } : {}),
+    ...(req.site_id ? { site_id: req.site_id } : {}),
+    ...(req.updated_after ? { updated_after: req.updated_after } : {}),
   });
+  // The index may be stale: load the hits from MongoDB and check each again (stillMatching: may
+  // the caller read it as stored now, and does it still match the request).
+  const loaded = await ctx.entries.findManyOfTenant(
+    v.caller.tenant_id,
+    res.hits.map((h) => h.id),
+  );
+  // The best hits that fit the answer's byte budget (at least the best one): fewer than the
+  // limit when the entries are large; a search has no next page.
+  return withinBudget(
+    stillMatching(v, req, res.hits, loaded)
+      .flatMap((m) => seenBy(v, req.query, m))
+      .map((m) => answered(m, req.query, passages, req.include_content !== false))
+      .filter((h) => h.relevance >= min),
+    bytes,
+  );
 }
