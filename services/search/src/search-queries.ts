@@ -3,7 +3,6 @@ import type { similarityV1 } from '@kb/platform';
 import { errors } from '@elastic/elasticsearch';
 import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
-import { ENTRY_VECTOR_PATH } from './mappings';
 import { parseDateTime } from '@kb/rules';
 
 /** A search's filter, built here and passed back unchanged. */
