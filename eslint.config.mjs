@@ -19,6 +19,7 @@ export default tseslint.config(
       'services/common/src/generated/**',
       'coverage/**',
       'bench-results/**',
+      'eval-results/**',
     ],
   },
   js.configs.recommended,
