@@ -25,6 +25,7 @@ export default tseslint.config(
       'services/platform/src/generated/**',
       'coverage/**',
       'bench-results/**',
+      'eval-results/**',
     ],
   },
   js.configs.recommended,

@@ -1,5 +1,5 @@
 /**
- * Roles × visibilities × routes: who may read and write what (README.md, "Roles and
+ * Roles × visibilities × routes: who may read and write what (docs/api.md, "Roles and
  * visibility"), generated as a matrix rather than a handful of cases.
  */
 import { startStack, uniqueId, type Stack } from '../support/stack';

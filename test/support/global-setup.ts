@@ -1,7 +1,7 @@
 /**
  * The set-up of every project that needs the real backends (e2e, containers, deploy): starts the
- * MongoDB-compatible server and Elasticsearch (found as README.md "Backends: three paths, one code
- * path" says) and fetches the embedding model. Test workers read the addresses from the environment.
+ * MongoDB-compatible server and Elasticsearch (found as docs/operations.md, "Backends: three paths, one
+ * code path", says) and fetches the embedding model. Test workers read the addresses from the environment.
  *
  * Jest runs each project's set-up in this one parent process, so the backends are kept on
  * globalThis and a second call reuses them: they start once per run, however many projects run.

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 
-/** The error kinds behind README.md's "Errors" table; each maps to one gRPC code and one HTTP status. */
+/** The error kinds behind docs/api.md's "Errors" table; each maps to one gRPC code and one HTTP status. */
 export type ErrorKind =
   | 'invalid' // 422
   | 'bad_request' // 400
@@ -109,7 +109,7 @@ export const KIND_TO_GRPC: Record<ErrorKind, status> = {
 };
 
 /**
- * gRPC status → HTTP status, as README.md ("Errors") states it: 422 for both argument codes,
+ * gRPC status → HTTP status, as docs/api.md ("Errors") states it: 422 for both argument codes,
  * 409 for both conflict codes, 500 for codes with no HTTP meaning.
  */
 export function grpcToHttpStatus(code: status): number {

@@ -83,8 +83,8 @@ if (!process.env.OTEL_NODE_ENABLED_INSTRUMENTATIONS) {
  * Sampling when OTEL_TRACES_SAMPLER is not set: parent-based, 10% of the requests. A client's
  * traceparent does not choose: its trace id is kept, but the request is sampled at the same
  * ratio (sampling.ts); the services behind the gateway follow the gateway's decision. Why a
- * tenth, and what each setting costs, measured by `npm run bench`: README, "Sampling" and
- * "Performance".
+ * tenth, and what each setting costs, measured by `npm run bench`: docs/observability.md, "Sampling",
+ * and docs/performance.md, "Why tracing costs what it costs".
  */
 export const DEFAULT_SAMPLER = {
   OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',

@@ -8,7 +8,7 @@ import {
   type ErrorKind,
 } from '../src/errors';
 
-describe('gRPC status to HTTP, as README.md ("Errors") states it', () => {
+describe('gRPC status to HTTP, as docs/api.md ("Errors") states it', () => {
   test.each([
     [status.INVALID_ARGUMENT, 422],
     [status.NOT_FOUND, 404],
@@ -66,7 +66,7 @@ describe('error kinds at the gateway', () => {
     internal: 500,
   };
 
-  test('when the gateway answers an error kind, then its HTTP status is the one README.md ("Errors") gives', () => {
+  test('when the gateway answers an error kind, then its HTTP status is the one docs/api.md ("Errors") gives', () => {
     for (const kind of Object.keys(KIND_TO_GRPC) as ErrorKind[])
       expect([kind, kindToHttpStatus(kind)]).toEqual([kind, ALL[kind]]);
   });

@@ -4,7 +4,7 @@ const Str = Type.String({ minLength: 1 });
 
 /**
  * One metadata schema per entry type: the knowledge service validates with them, the gateway
- * publishes them (OpenAPI, per type on create) (README.md, "Metadata per type"). Strict schemas reject
+ * publishes them (OpenAPI, per type on create) (docs/api.md, "Metadata per type"). Strict schemas reject
  * unknown keys; defaults fill in, and the cleaned value replaces what the client sent.
  */
 export const METADATA_SCHEMAS: Record<string, TSchema> = {

@@ -1,6 +1,6 @@
 /**
  * JSON numbers kept digit for digit: prices and ratings must never pass through a binary float
- * (README.md, "Exact decimals"). The gateway and the catalog read the same raw JSON text
+ * (docs/api.md, "Exact decimals"). The gateway and the catalog read the same raw JSON text
  * this way.
  */
 

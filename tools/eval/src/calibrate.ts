@@ -1,10 +1,10 @@
 /**
  * How other relevance coefficients would have done on a finished `npm run eval`, without running
- * the stack again: each hit's relevance is taken from docs/eval.json, moved to a candidate
+ * the stack again: each hit's relevance is taken from eval-results/eval.json, moved to a candidate
  * coefficient for the question's unknown terms and a candidate intercept (FusionProfile.relevance,
  * docs/search.md "Relevance"), and compared with the threshold.
  *
- *   node tools/eval/dist/calibrate.js [--in docs/eval.json] [--threshold 0.5]
+ *   node tools/eval/dist/calibrate.js [--in eval-results/eval.json] [--threshold 0.5]
  *
  * Per profile (semantic: English questions; lexical: German, on the local English model), one row
  * per candidate: the share of paraphrased questions whose entry is among the hits at or above the
@@ -106,10 +106,10 @@ function main(): void {
     return i >= 0 ? args[i + 1] : undefined;
   };
   if (args.includes('--help')) {
-    process.stdout.write('node tools/eval/dist/calibrate.js [--in docs/eval.json] [--threshold 0.5]\n');
+    process.stdout.write('node tools/eval/dist/calibrate.js [--in eval-results/eval.json] [--threshold 0.5]\n');
     return;
   }
-  const file = resolve(arg('--in') ?? resolve(checkoutDir(), 'docs/eval.json'));
+  const file = resolve(arg('--in') ?? resolve(checkoutDir(), 'eval-results/eval.json'));
   const threshold = Number(arg('--threshold') ?? 0.5);
   const report = JSON.parse(readFileSync(file, 'utf8')) as EvalJson;
   if (!report.ownWords.questions) process.stderr.write(`${file} has no own-words questions: that column stays empty\n`);

@@ -3,11 +3,12 @@
  * stack on a seeded corpus (see docs/eval.md). Starts fresh backends and the four services (the
  * benchmark's stack), loads the corpus through the public API, waits for the indexer, asks every
  * question through the gateway and, beside it, the previous whole-entry search straight against
- * Elasticsearch; prints a table and writes docs/eval.json and docs/eval.md. Stops the stack at the
- * end, on an error and on Ctrl-C.
+ * Elasticsearch; prints a table and writes eval-results/eval.json (the data, as the benchmark writes
+ * bench-results/) and docs/eval.md (the report). Stops the stack at the end, on an error and on Ctrl-C.
  *
  *   npm run eval [-- --entries N] [--keep] [--out DIR] [--check-corpus] [--no-language] [--record FILE]
  *
+ * --out DIR: eval.json and eval.md both in DIR instead.
  * --record FILE: also keep every question's Elasticsearch matches in FILE, to rank them again
  * with other settings in seconds (replay.ts).
  */
@@ -44,7 +45,8 @@ const log = (msg: string) => process.stdout.write(`[eval] ${msg}\n`);
 interface Options {
   entries: number | undefined;
   keep: boolean;
-  out: string;
+  /** Where eval.json and eval.md go: eval-results/ and docs/, or both in --out DIR. */
+  out: { json: string; md: string };
   checkOnly: boolean;
   /** --no-language: questions are asked without their language (the search reads them in every language). */
   withLanguage: boolean;
@@ -56,7 +58,7 @@ function parseArgs(argv: string[]): Options {
   const options: Options = {
     entries: undefined,
     keep: false,
-    out: resolve(checkoutDir(), 'docs'),
+    out: { json: resolve(checkoutDir(), 'eval-results'), md: resolve(checkoutDir(), 'docs') },
     checkOnly: false,
     withLanguage: true,
   };
@@ -72,8 +74,10 @@ function parseArgs(argv: string[]): Options {
       if (!Number.isInteger(options.entries) || options.entries < 2)
         throw new Error('--entries must be an integer ≥ 2');
     } else if (arg === '--keep') options.keep = true;
-    else if (arg === '--out') options.out = resolve(value());
-    else if (arg === '--check-corpus') options.checkOnly = true;
+    else if (arg === '--out') {
+      const dir = resolve(value());
+      options.out = { json: dir, md: dir };
+    } else if (arg === '--check-corpus') options.checkOnly = true;
     else if (arg === '--no-language') options.withLanguage = false;
     else if (arg === '--record') options.record = resolve(value());
     else if (arg === '--help' || arg === '-h') {

@@ -1,4 +1,4 @@
-/** docs/eval.json, docs/eval.md and the table printed at the end of a run. */
+/** eval-results/eval.json, docs/eval.md and the table printed at the end of a run. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { corpusStats } from './corpus/generate';
@@ -378,19 +378,19 @@ export function markdown(r: Report): string {
       '```',
       '',
       `Log-loss ${c.logLoss.toFixed(4)}, accuracy at 0.5 ${c.accuracy.toFixed(3)}, AUC ${c.auc.toFixed(3)} (on the training data). ` +
-        'The per-question features are in `docs/eval.json` (`questions[].service.hits`, `questions[].service.unknownTerms`).',
+        'The per-question features are in `eval-results/eval.json` (`questions[].service.hits`, `questions[].service.unknownTerms`).',
       '',
     );
   } else out.push('No fit: no hit carried score_sources.', '');
   out.push('## Reproducing', '');
   out.push(
     '```sh',
-    'npm run eval                      # the whole corpus, writes docs/eval.json and docs/eval.md',
+    'npm run eval                      # the whole corpus, writes eval-results/eval.json and docs/eval.md',
     'npm run eval -- --entries 12      # a quick run on 12 entries (all unanswerable questions)',
     'npm run eval -- --check-corpus    # only build and check the corpus, no stack',
     'npm run eval -- --no-language     # the questions asked without their language',
     "node tools/eval/dist/models.js    # a model's vectors alone on the corpus, no stack (docs/search.md)",
-    'node tools/eval/dist/calibrate.js # other relevance coefficients on this docs/eval.json (docs/search.md)',
+    'node tools/eval/dist/calibrate.js # other relevance coefficients on eval-results/eval.json (docs/search.md)',
     'npm run eval -- --record F.json   # also keep every question’s Elasticsearch matches in F.json, then:',
     "node tools/eval/dist/replay.js --in F.json [--semantic '{...}'] # rank them again with other settings, no stack",
     'node tools/eval/dist/windows.js --in F.json # windows around the choosing sentence instead of the chunks (docs/search.md)',
@@ -499,13 +499,14 @@ function compact(r: Report, slugOf: Map<string, string>): unknown {
 
 export async function writeReport(
   r: Report,
-  dir: string,
+  dirs: { json: string; md: string },
   slugOf: Map<string, string>,
 ): Promise<{ json: string; md: string }> {
-  mkdirSync(dir, { recursive: true });
-  const json = join(dir, 'eval.json');
-  const md = join(dir, 'eval.md');
-  // Formatted as prettier formats it, so `prettier --check .` stays clean with the file checked in.
+  mkdirSync(dirs.json, { recursive: true });
+  mkdirSync(dirs.md, { recursive: true });
+  const json = join(dirs.json, 'eval.json');
+  const md = join(dirs.md, 'eval.md');
+  // Formatted as prettier formats it, so the committed copy's diffs from run to run stay readable.
   const prettier = await import('prettier');
   const options = (await prettier.resolveConfig(json)) ?? {};
   writeFileSync(json, await prettier.format(JSON.stringify(compact(r, slugOf)), { ...options, parser: 'json' }));

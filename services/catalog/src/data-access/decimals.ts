@@ -3,7 +3,7 @@ import { DECIMAL_FIELDS, plainDecimal, type DecimalField } from '@kb/rules';
 
 /*
  * Prices and rating: exact decimal strings in the domain, Decimal128 in MongoDB, so they never
- * pass through a binary float (README.md, "Exact decimals").
+ * pass through a binary float (docs/api.md, "Exact decimals").
  */
 
 /** The fields stored as Decimal128. */

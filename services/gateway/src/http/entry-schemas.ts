@@ -67,7 +67,7 @@ const typeRules: Record<string, unknown>[] = [
 ];
 /** tags and search_keywords: bounded items (the interface leaves them open). */
 const Strings = Type.Array(Type.String({ maxLength: FIELD_LIMITS.listItem }), { maxItems: FIELD_LIMITS.listItems });
-// Bounds the interface leaves open (README "Limits").
+// Bounds the interface leaves open (docs/api.md, "Limits").
 const Summary = Type.String({ maxLength: FIELD_LIMITS.text });
 const Reference = Type.String({ maxLength: FIELD_LIMITS.url });
 const ProjectIds = Type.Array(Uuid, { maxItems: FIELD_LIMITS.projectIds });

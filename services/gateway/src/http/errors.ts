@@ -12,7 +12,7 @@ interface ErrorReply {
 
 /**
  * Second middleware in the chain, right after the request id (so an error response still
- * carries X-Request-Id and its log line the id): turns every error into the body README.md
+ * carries X-Request-Id and its log line the id): turns every error into the body docs/api.md
  * ("Errors") gives ({"detail": [...]} for 422, {"detail": "..."} otherwise), never a stack
  * trace, and logs 5xx with the request id. A path no route answers is a 404 like any other.
  */

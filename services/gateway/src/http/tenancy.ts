@@ -14,7 +14,7 @@ const CACHE_MAX = 10_000;
 const NO_TENANT = 'none';
 
 /**
- * Finds the tenant a request was addressed to (README.md, "Tenancy"): the configured one in
+ * Finds the tenant a request was addressed to (docs/api.md, "Tenancy"): the configured one in
  * TENANT_MODE=single; in host mode the Host header, where `<tenant>.localhost` and the default
  * hosts work without configuration and any other host is looked up in the tenants' host list.
  * Answers are cached for a few seconds so settings changes show up quickly. An address that

@@ -14,7 +14,7 @@ const literals = <T extends readonly string[]>(values: T) => Type.Union(values.m
 const Ceiling = literals(VISIBILITY_LEVELS);
 const WritableType = literals(WRITABLE_ENTRY_TYPES);
 
-/** Tenant settings (README.md, "Admin CLI"), stored per tenant, edited with the admin CLI. */
+/** Tenant settings (docs/operations.md, "Admin CLI"), stored per tenant, edited with the admin CLI. */
 export const TenantSettingsSchema = Type.Object(
   {
     workspaces_enabled: Type.Boolean({ default: false }),

@@ -3,7 +3,7 @@ import { VISIBILITY_LEVELS } from '@kb/rules';
 import type { ReadableBy } from '../data-access/entries-repo';
 import type { TenantSettings } from './tenant-settings';
 
-/** The ordered visibility levels, lowest first (README.md, "Roles and visibility"); personal and workspace are handled apart. */
+/** The ordered visibility levels, lowest first (docs/api.md, "Roles and visibility"); personal and workspace are handled apart. */
 export const LEVELS = VISIBILITY_LEVELS;
 
 const rank = (v: string): number => LEVELS.indexOf(v as (typeof LEVELS)[number]);

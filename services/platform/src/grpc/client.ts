@@ -19,7 +19,7 @@ type UnaryMethod<Req, Res> = (
 
 /**
  * Calls a unary method with a deadline (every call has one) and turns a gRPC error into an
- * AppError of the matching kind, so the gateway can answer with the status README "Errors" gives. The
+ * AppError of the matching kind, so the gateway can answer with the status docs/api.md ("Errors") gives. The
  * call is recorded in `rpc.client.call.duration` (method, status code). Made while serving a
  * call (`unary`), it ends no later than that call's deadline; with none left, it is not made.
  * It carries the caller assertion `sign` makes for the request's caller, this service and method.
