@@ -3,10 +3,8 @@
  * (category, translation source, variant parent) resolvable in the order the seeder writes, and
  * the banner's question and example product present.
  */
-import { DEMO_CATEGORIES } from '../src/demo/data/categories';
-import { DEMO_ANSWER_SNIPPET, DEMO_ENTRIES } from '../src/demo/data/entries';
-import { DEMO_NOTES } from '../src/demo/data/notes';
-import { DEMO_EXAMPLE_PRODUCT, demoProducts } from '../src/demo/data/products';
+import { DEMO_ANSWER_SNIPPET, DEMO_CATEGORIES, DEMO_ENTRIES, DEMO_EXAMPLE_PRODUCT, DEMO_NOTES } from '../src/demo/data';
+import { demoProducts } from '../src/demo/products';
 
 test('when the categories are created in order, then every parent exists before its children', () => {
   const seen = new Set<string>();

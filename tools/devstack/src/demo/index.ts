@@ -1,6 +1,11 @@
 export { seedDemoData, demoReference, type SeedOptions, type SeedResult, type SeedCounts } from './seed';
-export { DEMO_ANSWER_SNIPPET, DEMO_ENTRIES, DEMO_QUESTION } from './data/entries';
-export { DEMO_CATEGORIES } from './data/categories';
-export { DEMO_NOTES } from './data/notes';
-export { DEMO_EXAMPLE_PRODUCT, DEMO_PRODUCTS_VERSION, demoProducts } from './data/products';
-export { DEMO_SITE } from './data/site';
+export {
+  DEMO_ANSWER_SNIPPET,
+  DEMO_CATEGORIES,
+  DEMO_ENTRIES,
+  DEMO_EXAMPLE_PRODUCT,
+  DEMO_NOTES,
+  DEMO_QUESTION,
+  DEMO_SITE,
+} from './data';
+export { DEMO_PRODUCTS_VERSION, demoProducts } from './products';

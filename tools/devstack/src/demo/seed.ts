@@ -8,11 +8,8 @@
  */
 import type { Log } from '../log';
 import { demoApi, type DemoApi } from './client';
-import { DEMO_CATEGORIES } from './data/categories';
-import { DEMO_ENTRIES } from './data/entries';
-import { DEMO_NOTES } from './data/notes';
-import { DEMO_EXAMPLE_PRODUCT, DEMO_PRODUCTS_VERSION, demoProducts } from './data/products';
-import { DEMO_SITE } from './data/site';
+import { DEMO_CATEGORIES, DEMO_ENTRIES, DEMO_EXAMPLE_PRODUCT, DEMO_NOTES, DEMO_SITE } from './data';
+import { DEMO_PRODUCTS_VERSION, demoProducts } from './products';
 import type { DemoEntry } from './types';
 
 const API = '/api/knowledge';

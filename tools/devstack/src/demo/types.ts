@@ -1,8 +1,19 @@
-/** The shapes of the demo data: what tools/devstack/src/demo/data/ declares and the seeder writes. */
+/** The shapes of the demo data: what tools/devstack/demo/ holds (read by data.ts) and the seeder writes. */
 
 export type Language = 'en' | 'de';
 export type WritableType = 'knowledge' | 'skill' | 'process' | 'glossary' | 'memory' | 'bootstrap';
 export type Visibility = 'public' | 'community' | 'internal' | 'restricted';
+
+/** The demo shop's site, as POST /sites takes it. */
+export interface DemoSite {
+  slug: string;
+  name: string;
+  domain: string;
+  language: Language;
+  site_type: string;
+  platform: string;
+  config: { languages: Language[]; currency: string };
+}
 
 export interface DemoCategory {
   /** Stable key; other data refers to the category by it. */

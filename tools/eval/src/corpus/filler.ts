@@ -1,4 +1,7 @@
-/** The shape of a language's filler: generic support prose plus per-topic sentences, headings, lists and tables. */
+/**
+ * The shape of a language's filler (tools/eval/corpus/filler-<language>.json): generic support
+ * prose plus per-topic sentences, headings, lists and tables.
+ */
 
 export interface TopicFiller {
   /** Section headings; `{subject}` is the entry's subject. */
@@ -11,8 +14,8 @@ export interface TopicFiller {
   terms: string[];
   /** A table: the generator shows the header and three or more of the rows, in order. */
   table: { headers: string[]; rows: string[][] };
-  /** Code or sample blocks: [info string, body]. */
-  code?: [string, string][];
+  /** Code or sample blocks. */
+  code?: SampleBlock[];
 }
 
 export interface LanguageFiller {
@@ -24,8 +27,14 @@ export interface LanguageFiller {
   /** Slot values shared by every topic: {team}, {channel}. */
   slots: Record<string, string[]>;
   /** Sample blocks every topic may use. */
-  code: [string, string][];
+  code: SampleBlock[];
   seeAlso: string;
   intro: string[];
   topics: Record<string, TopicFiller>;
+}
+
+/** A fenced block: its info string (`text`, `sh`…) and its body, with slots. */
+export interface SampleBlock {
+  info: string;
+  body: string;
 }

@@ -1,18 +1,20 @@
 /**
- * Builds the evaluation corpus from the hand-written entries and the filler templates: the same
- * Markdown on every machine and run (seeded generator, no network), each entry 8-30 KB, with its
- * three facts planted near the start, in the middle and in the last 15%. checkCorpus() verifies
- * every property the scoring relies on.
+ * Builds the evaluation corpus from the hand-written entries and the filler templates (the files
+ * of tools/eval/corpus/, read by data.ts): the same Markdown on every machine and run (seeded
+ * generator, no network), each entry 8-30 KB, with its three facts planted near the start, in the
+ * middle and in the last 15%. checkCorpus() verifies every property the scoring relies on.
  */
-import { ENGLISH_ENTRIES } from './entries-en';
-import { GERMAN_ENTRIES } from './entries-de';
-import { ENGLISH_FILLER } from './filler-en';
-import { GERMAN_FILLER } from './filler-de';
-import type { TopicFiller } from './filler';
-import { TOPICAL_QUESTIONS } from './questions-topical';
+import {
+  ENGLISH_ENTRIES,
+  ENGLISH_FILLER,
+  GERMAN_ENTRIES,
+  GERMAN_FILLER,
+  TOPICAL_QUESTIONS,
+  UNANSWERABLE,
+} from './data';
+import type { SampleBlock, TopicFiller } from './filler';
 import { normalise, sharedContent } from './text';
 import { POSITIONS, type EntrySpec, type Language, type Position } from './types';
-import { UNANSWERABLE } from './unanswerable';
 
 export const CORPUS_SEED = 20251124;
 /** Content size bounds, in UTF-8 bytes, and the range the generator aims for (in characters). */
@@ -54,7 +56,7 @@ export interface Question {
   position?: Position;
   fact?: string;
   key?: string;
-  /** The same fact asked naming its subject (questions-topical.ts); answerable questions only. */
+  /** The same fact asked naming its subject (corpus/questions-topical.json); answerable questions only. */
   topical?: string;
 }
 
@@ -246,7 +248,7 @@ function table(topic: TopicFiller, rows: number): Block {
   };
 }
 
-function code([info, body]: [string, string], fill: (t: string) => string): Block {
+function code({ info, body }: SampleBlock, fill: (t: string) => string): Block {
   return { kind: 'text', text: `\`\`\`${info}\n${fill(body)}\n\`\`\`` };
 }
 
@@ -358,7 +360,7 @@ export function corpusStats(corpus: Corpus) {
       max: Math.max(0, ...shared),
       histogram: [0, 1, 2].map((n) => shared.filter((s) => s === n).length),
     },
-    /** The same for the questions that name their subject (questions-topical.ts). */
+    /** The same for the questions that name their subject (corpus/questions-topical.json). */
     sharedContentWordsTopical: {
       mean: sharedTopical.reduce((a, b) => a + b, 0) / Math.max(1, sharedTopical.length),
       max: Math.max(0, ...sharedTopical),

@@ -1,4 +1,4 @@
-/** The hand-written part of the corpus: entries with three planted facts each, and their questions. */
+/** The corpus's hand-written part (tools/eval/corpus/): entries with three planted facts each, and their questions. */
 
 export type Language = 'en' | 'de';
 export type Position = 'start' | 'middle' | 'end';
@@ -19,7 +19,7 @@ export interface EntrySpec {
   /** Stable slug, used as the question ids' prefix. */
   slug: string;
   language: Language;
-  /** The filler topic whose sentence templates fill the entry (see filler-en.ts, filler-de.ts). */
+  /** The filler topic whose sentence templates fill the entry (see corpus/filler-en.json, filler-de.json). */
   topic: string;
   title: string;
   /** The noun phrase the filler uses for the entry's own subject ("express shipping"). */
@@ -35,29 +35,4 @@ export interface Unanswerable {
   slug: string;
   language: Language;
   question: string;
-}
-
-/** A fact as the data files write it: [sentence, key span, question]. */
-export type FactRow = [text: string, key: string, question: string];
-
-/** The entry-writing helper of entries-en.ts and entries-de.ts, for one language. */
-export function entriesIn(language: Language) {
-  const fact = ([text, key, question]: FactRow): Fact => ({ text, key, question });
-  return (
-    slug: string,
-    topic: string,
-    title: string,
-    subject: string,
-    summary: string,
-    facts: [FactRow, FactRow, FactRow],
-  ): EntrySpec => ({
-    slug,
-    language,
-    topic,
-    title,
-    subject,
-    summary,
-    tags: [topic, subject.replace(/\s+/g, '-').toLowerCase()],
-    facts: [fact(facts[0]), fact(facts[1]), fact(facts[2])],
-  });
 }
