@@ -19,7 +19,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { embeddingTexts } from '@kb/catalog/dist/domain/index-document';
+import { embeddingTexts } from '@kb/catalog';
 import { DEFAULT_PASSAGES } from '@kb/common';
 import {
   entryCandidates,

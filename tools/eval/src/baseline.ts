@@ -8,7 +8,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { ENTRY_SEARCH, entryFilter, hybridMatches, type SearchFields } from '@kb/common/search';
 import { rankHybrid } from '@kb/common/search';
-import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
+import { modelFilesIn, OnnxEmbedder } from '@kb/similarity';
 import {
   entryMatches,
   entryCandidates,
