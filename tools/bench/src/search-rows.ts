@@ -5,6 +5,7 @@ import {
   entryFilter,
   entryMatches,
   entrySearchBodies,
+  PRODUCT_SEARCH,
   queryStems,
   queryTermGroups,
   SEMANTIC,
@@ -18,7 +19,6 @@ import { rawHybrid } from './raw';
 import { writeReport, type Report, type SearchRow } from './report';
 import { TENANT } from './stack';
 
-const PRODUCT_TEXT_FIELDS = ['title^2', 'brand.text^1.5', 'category.text^1.5', 'description', 'short_description'];
 const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspace'];
 
 /**
@@ -65,10 +65,10 @@ async function searchRow(
       query: queries[i % queries.length]!,
       vector: Array.from(vectors[i % queries.length]!),
       filter: { bool: { filter: [{ term: { tenant_id: TENANT } }], must_not: [] } },
-      textFields: PRODUCT_TEXT_FIELDS,
-      vectorField: 'vector_description',
+      textFields: PRODUCT_SEARCH.textFields,
+      vectorField: PRODUCT_SEARCH.vectorField,
+      exactFields: PRODUCT_SEARCH.exactFields,
       // The read path reads each product hit's kept fields with the ids.
-      exactFields: ['sku', 'gtin'],
       sourceFields: ['hit'],
       limit: 10,
     });
