@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { ensureHelm, generatedFilesOnDisk, renderK8sFiles, runTool, toolOutput, type ToolRun } from '@kb/deploy';
-import { loadGatewayConfig } from '@kb/gateway/dist/config';
-import { loadKnowledgeConfig } from '@kb/knowledge/dist/config';
-import { loadCatalogConfig } from '@kb/catalog/dist/config';
-import { loadSimilarityConfig } from '@kb/similarity/dist/config';
+import { loadGatewayConfig } from '@kb/gateway';
+import { loadKnowledgeConfig } from '@kb/knowledge';
+import { loadCatalogConfig } from '@kb/catalog';
+import { loadSimilarityConfig } from '@kb/similarity';
 import { policyProblems, policyViolations, type Workload } from './policy';
 
 const root = path.resolve(__dirname, '../..');

@@ -1,6 +1,5 @@
 import pino from 'pino';
-import type { CatalogDeps } from '../src/domain/products';
-import { indexNow } from '../src/domain/products';
+import { type CatalogDeps, indexNow } from '../src/domain/products';
 import { startIndexer } from '../src/domain/indexer';
 import { storedProduct } from './support';
 

@@ -4,8 +4,7 @@
  * (the alias still points at the old index until the swap); a refused product is recorded.
  */
 import pino from 'pino';
-import type { CatalogDeps } from '../src/domain/products';
-import { indexNow } from '../src/domain/products';
+import { type CatalogDeps, indexNow } from '../src/domain/products';
 import { storedProduct } from './support';
 
 test('when a reindex page is written, then one IndexProducts call into the target, refusals recorded, nothing marked', async () => {

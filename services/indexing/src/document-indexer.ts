@@ -1,11 +1,16 @@
-import { systemCaller, type Caller } from '@kb/platform';
-import type { similarityV1 } from '@kb/platform';
+import {
+  systemCaller,
+  type Caller,
+  type similarityV1,
+  type Logger,
+  cachedReading,
+  observeIndexBacklog,
+  type IndexBacklog,
+  backgroundSpan,
+} from '@kb/platform';
 import { indexErrorMessage, outageLog, type IndexedKind } from './index-errors';
 import { indexSplittingRefusals } from './index-refusals';
 import { indexerLoop, type IndexerPass } from './indexer-loop';
-import type { Logger } from '@kb/platform';
-import { cachedReading, observeIndexBacklog, type IndexBacklog } from '@kb/platform';
-import { backgroundSpan } from '@kb/platform';
 
 /** How often a scrape may count the documents the index refused, at most. */
 const INDEX_ERRORS_MAX_AGE_MS = 60_000;

@@ -1,5 +1,4 @@
-import { AppError } from '@kb/platform';
-import type { Logger } from '@kb/platform';
+import { AppError, type Logger } from '@kb/platform';
 
 /**
  * What the knowledge and catalog indexers record on a MongoDB document the search index

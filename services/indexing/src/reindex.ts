@@ -1,5 +1,4 @@
-import type { Caller } from '@kb/platform';
-import type { SimilarityClient } from '@kb/platform';
+import type { Caller, SimilarityClient } from '@kb/platform';
 
 /** What writing one page into the new index came to. */
 export interface ReindexPageOutcome {

@@ -1,8 +1,5 @@
 import mongoose, { type Connection } from 'mongoose';
-import { ConfigError } from '@kb/platform';
-import { AppError } from '@kb/platform';
-import type { Logger } from '@kb/platform';
-import { DependencyWatch } from '@kb/platform';
+import { ConfigError, AppError, type Logger, DependencyWatch } from '@kb/platform';
 
 export interface MongoHandle {
   readonly connection: Connection;

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ConfigError, INDEXING_SERVICE_SETTINGS, LogLevel, loadConfig } from '@kb/platform';
+import { ConfigError, INDEXING_SERVICE_SETTINGS, LogLevel, loadConfig, createLogger } from '@kb/platform';
 import { connectMongo } from '../src/connection';
-import { createLogger } from '@kb/platform';
 
 // Settings that may carry a secret: a configuration error names them and says what they must be,
 // and the message (written to stderr and the logs) never carries the value or a part of it.

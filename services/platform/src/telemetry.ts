@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry bootstrap. Loaded before anything else with `node --require
- * @kb/common/dist/telemetry.js`, so the auto-instrumentations can patch http and
+ * @kb/platform/telemetry`, so the auto-instrumentations can patch http and
  * mongodb/mongoose as they are first required (gRPC spans: grpc/tracing.ts). Configured only by OTEL_*
  * variables: traces are exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or
  * OTEL_TRACES_EXPORTER) is set; otherwise spans still exist, so logs carry trace ids, but

@@ -18,7 +18,7 @@ import { outsideCall } from './grpc/deadline';
  * see, so what runs on a timer either needs a span of its own (its calls then form one trace)
  * or none at all (a probe every few seconds would otherwise be a trace every few seconds).
  */
-const tracer = () => trace.getTracer('@kb/common');
+const tracer = () => trace.getTracer('@kb/platform');
 
 function run<T>(
   name: string,

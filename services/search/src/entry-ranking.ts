@@ -1,5 +1,4 @@
-import { askedAnswerTypes } from '@kb/text';
-import { analyzeText, questionLanguage } from '@kb/text';
+import { askedAnswerTypes, analyzeText, questionLanguage } from '@kb/text';
 import type { EntryMatches, PassageMatch, PassageReading } from './entry-queries';
 import { TEXT_SHARE } from './hybrid-ranking';
 import { byScoreThenId } from './similar-products';

@@ -10,7 +10,7 @@ export const HAS_TOPIC_PATH = 'has_topic';
 export const PASSAGES_PATH = 'passages';
 export const PASSAGE_VECTOR_PATH = 'passages.vector';
 export const PASSAGE_STEMS_PATH = 'passages.stems';
-/** The kinds of answer a passage states (statedAnswerTypes of @kb/common; see entryMappings). */
+/** The kinds of answer a passage states (statedAnswerTypes of @kb/text; see entryMappings). */
 export const PASSAGE_ANSWERS_PATH = 'passages.answers';
 /** The nested sentence vectors of an entry's passages (see entryMappings). */
 export const SENTENCES_PATH = 'sentences';
@@ -68,7 +68,7 @@ export const KEYWORD_IGNORE_ABOVE = 8191;
 const keyword: estypes.MappingProperty = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE };
 const text: estypes.MappingProperty = { type: 'text' };
 /**
- * Text analysed in code (`analyzeText` of @kb/common: lower case, stop words out, Snowball stems,
+ * Text analysed in code (`analyzeText` of @kb/text: lower case, stop words out, Snowball stems,
  * German compounds split), so only split at spaces here: the same in every cluster, with or
  * without the analysis-common module.
  */
@@ -151,7 +151,7 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       /** Title, summary, similarity_text and search_keywords as analyzeText gives them. */
       stems,
       /**
-       * The content split along its Markdown structure (splitPassages of @kb/common), one nested
+       * The content split along its Markdown structure (splitPassages of @kb/text), one nested
        * document per passage: where it sits in the content (UTF-16 offsets, read back through doc
        * values), its stems (with its headings), its own vector (title and headings as context) and
        * the kinds of answer it states (`answers`: money, duration, clock; added in place to older
@@ -168,7 +168,7 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
         },
       },
       /**
-       * Every sentence of every passage (sentencesOf of @kb/common), the offsets its passage's:
+       * Every sentence of every passage (sentencesOf of @kb/text), the offsets its passage's:
        * `vector` embeds it alone and chooses an entry's passages (a fact is one sentence among
        * same-topic ones, which the passage's own vector blurs); `context_vector` embeds it after
        * the entry's title and the passage's headings and, with the passages and `vector`, ranks

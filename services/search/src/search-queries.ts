@@ -1,6 +1,5 @@
-import type { Client, estypes } from '@elastic/elasticsearch';
+import { type Client, type estypes, errors } from '@elastic/elasticsearch';
 import type { similarityV1 } from '@kb/platform';
-import { errors } from '@elastic/elasticsearch';
 import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
 import { cosineOfScore, numCandidates } from './knn';
 import { parseDateTime } from '@kb/rules';

@@ -1,5 +1,5 @@
-import type { EntryMatches } from '@kb/search';
 import {
+  type EntryMatches,
   entryTermWeights,
   LEXICAL,
   meaningShares,

@@ -2,8 +2,8 @@
  * The pure steps of similar and hybrid search (no Elasticsearch, no model): centroids, field
  * weights, exact scores, collapsing and min_score, explain's filter counts, the hybrid ranking.
  */
-import { rankHybrid } from '@kb/search';
 import {
+  rankHybrid,
   anchorWeights,
   centroidsPerField,
   fieldRanks,
@@ -12,8 +12,8 @@ import {
   scoreCandidate,
   selectHits,
   type Candidate,
+  centroid,
 } from '@kb/search';
-import { centroid } from '@kb/search';
 
 const noWeights = { description: 0, properties: 0, attributes: 0 };
 const candidate = (id: string, score: number, source: Record<string, unknown> = {}): Candidate => ({

@@ -122,7 +122,7 @@ export function detectQuestionLanguage(text: string): 'en' | 'de' | undefined {
       .replace(/\u2019/g, "'")
       .match(ENGLISH_WORD) ?? [];
   if (words.length < MIN_WORDS_TO_DETECT) return undefined;
-  // Loaded on first use, as the stemmers are: most users of @kb/common never detect a language.
+  // Loaded on first use, as the stemmers are: most users of @kb/text never detect a language.
   functionWords ??= {
     en: new Set((require('@orama/stopwords/english') as { stopwords: string[] }).stopwords),
     de: new Set((require('@orama/stopwords/german') as { stopwords: string[] }).stopwords),
@@ -202,7 +202,7 @@ const loadedStemmers: Partial<Record<'en' | 'de', NlpStemmer>> = {};
 function stemmer(lang: 'en' | 'de'): NlpStemmer {
   let loaded = loadedStemmers[lang];
   if (!loaded) {
-    // Loaded on first use: most users of @kb/common never analyse text.
+    // Loaded on first use: most users of @kb/text never analyse text.
     loaded =
       lang === 'en'
         ? new (require('@nlpjs/lang-en-min') as { StemmerEn: new () => NlpStemmer }).StemmerEn()

@@ -18,8 +18,9 @@ export function startState(): StartState | undefined {
   if (!cached) {
     let devstack: { readStartState(): StartState | undefined } | undefined;
     try {
-      // The run-state module alone: the package's index would load the whole dev stack (testcontainers...).
-      devstack = require('@kb/devstack/dist/state');
+      // Required lazily and optionally: the knowledge image ships this CLI without the dev stack.
+      // Its entry point loads only its own modules (~35 ms; testcontainers only when started).
+      devstack = require('@kb/devstack');
     } catch (err) {
       if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
     }

@@ -8,7 +8,7 @@
  * quantized model each vector then depends on its batch neighbours (see OnnxEmbedderOptions.batchSize).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
+import { modelFilesIn, OnnxEmbedder } from '@kb/similarity';
 
 const CALL_SIZES = [1, 8, 32];
 

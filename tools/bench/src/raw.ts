@@ -3,10 +3,15 @@
  * vectors, filters, k, num_candidates, sizes, `_source` fields), straight from this process.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
+import {
+  fusionCandidates,
+  numCandidates,
+  PRODUCT_VECTOR_FIELDS as VECTOR_FIELDS,
+  productVectorPath as vectorPath,
+  type ProductVectorField as VectorField,
+} from '@kb/search';
 
-export const VECTOR_FIELDS = ['description', 'properties', 'attributes'] as const;
-export type VectorField = (typeof VECTOR_FIELDS)[number];
-const vectorPath = (f: VectorField) => `vector_${f}`;
+export { VECTOR_FIELDS, type VectorField };
 const SOURCE_FIELDS = ['site_id', 'language', 'is_parent', 'parent_product_id', 'hit'];
 
 export function rawClient(url: string): Client {
@@ -50,7 +55,7 @@ export async function rawSimilar(
       field: vectorPath(f),
       query_vector: centroids.get(f)!,
       k,
-      num_candidates: Math.max(200, 2 * k),
+      num_candidates: numCandidates(k),
       filter,
     })),
     // Vectors are out of _source unless asked for (exclude_source_vectors), as the read path asks.
@@ -77,7 +82,7 @@ export async function rawHybrid(
     limit: number;
   },
 ): Promise<void> {
-  const size = Math.max(q.limit * 3, 30);
+  const size = fusionCandidates(q.limit);
   const _source = q.sourceFields ? { includes: q.sourceFields } : false;
   const searches: estypes.SearchSearchRequestBody[] = [
     {
@@ -101,7 +106,7 @@ export async function rawHybrid(
         field: q.vectorField,
         query_vector: q.vector,
         k: size,
-        num_candidates: Math.max(200, 2 * size),
+        num_candidates: numCandidates(size),
         filter: [q.filter],
       },
     },

@@ -6,10 +6,11 @@
  * timed ("raw ES").
  */
 import type { Client } from '@elastic/elasticsearch';
-import { entryFilter, hybridMatches, type SearchFields } from '@kb/search';
-import { rankHybrid } from '@kb/search';
-import { modelFilesIn, OnnxEmbedder } from '@kb/similarity/dist/embedder';
 import {
+  entryFilter,
+  hybridMatches,
+  type SearchFields,
+  rankHybrid,
   entryMatches,
   fusionCandidates,
   entrySearchBodies,
@@ -18,6 +19,7 @@ import {
   type PassageReading,
   unknownTermShare,
 } from '@kb/search';
+import { modelFilesIn, OnnxEmbedder } from '@kb/similarity';
 import { SEARCH_LIMIT } from './search';
 
 /**

@@ -16,7 +16,7 @@ import { EVAL_DATABASE, EVAL_INDEX_PREFIX } from './env';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
-import { startBenchStack, TENANT, type BenchStack } from '@kb/bench/dist/stack';
+import { startBenchStack, TENANT, type BenchStack } from '@kb/bench';
 import { checkoutDir } from '@kb/devstack';
 import { aliasName } from '@kb/search';
 import { buildCorpus, checkCorpus, corpusStats, type Corpus, type Question } from './corpus/generate';

@@ -20,15 +20,15 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { splitPassages, type Passage } from '@kb/text';
 import { centralities, choosePassages, dot, SEMANTIC, type PassageCandidate } from '@kb/search';
-import { BareSession, type Pooling } from '@kb/bench/dist/onnx';
+import { BareSession, type Pooling } from '@kb/bench';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import {
+  modelFilesIn,
   passageVectorText,
   sentenceContextText,
   sentencesOfPassages,
   topicVectorText,
-} from '@kb/similarity/dist/domain/index-entries';
-import { modelFilesIn } from '@kb/similarity/dist/embedder';
+} from '@kb/similarity';
 import { buildCorpus, type CorpusEntry } from './corpus/generate';
 import { passageContains } from './metrics';
 import { POSITIONS, type Language } from './corpus/types';

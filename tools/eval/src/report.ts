@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { corpusStats } from './corpus/generate';
 import type { LogisticFit, NoAnswerRow, OffsetsCheck, PassageHitRate, QuestionResult, Retrieval } from './metrics';
 import type { SearchMode } from './search';
-import { servicesOn } from '@kb/bench/dist/report';
+import { servicesOn } from '@kb/bench';
 
 type Latency = { n: number; p50: number; p95: number; mean: number };
 

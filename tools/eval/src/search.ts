@@ -3,7 +3,7 @@
  * per call): it falls back to the older request when the gateway does not know the passage
  * fields yet.
  */
-import { Api, HttpError } from '@kb/bench/dist/http';
+import { Api, HttpError } from '@kb/bench';
 
 export { Api, HttpError };
 

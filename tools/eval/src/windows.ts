@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { sentencesOf, startsSentenceOrLine } from '@kb/text';
 import { dot, questionProfile, rankEntries } from '@kb/search';
-import { BareSession } from '@kb/bench/dist/onnx';
+import { BareSession } from '@kb/bench';
 import { ensureEmbeddingModel } from '@kb/devstack';
 import { LOCAL_MODEL_LANGUAGES } from './baseline';
 import { passageContains } from './metrics';

@@ -157,7 +157,7 @@ export interface ReindexProductsInput {
 }
 
 /**
- * Rebuilds the products index from MongoDB (the rules: @kb/common reindex). A refused product
+ * Rebuilds the products index from MongoDB (the rules: @kb/indexing reindex). A refused product
  * is recorded (index errors) and does not hold up the swap: it would be refused by any index of
  * this mapping. Anything else not indexed leaves the alias on the old index (no `finished`).
  */

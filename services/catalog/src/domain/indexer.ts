@@ -1,5 +1,4 @@
-import type { CatalogDeps } from './products';
-import { productIndexer } from './products';
+import { type CatalogDeps, productIndexer } from './products';
 
 /** Products per IndexProducts call (and deletions read per pass) unless told otherwise. */
 export const PRODUCTS_PER_CALL = 100;
@@ -13,7 +12,7 @@ const BATCHES_PER_PASS = 5;
 const CALLS_IN_FLIGHT = 2;
 
 /**
- * The background indexer (the rules: @kb/common documentIndexer): every interval, indexes the
+ * The background indexer (the rules: @kb/indexing documentIndexer): every interval, indexes the
  * products whose current version is not confirmed as indexed yet and applies pending
  * deletions, so nothing is lost while Elasticsearch or the embedder is down. Products the
  * search index refused are not in its queue; how many there are is logged once at start and

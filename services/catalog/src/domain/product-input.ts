@@ -8,8 +8,12 @@ import {
   RATING_BOUNDS,
   tooDeepIssue,
   validationIssues,
+  DECIMAL_FIELDS,
+  exactDecimal,
+  MAX_DECIMAL_DIGITS,
+  parseKeepingNumbers,
+  resolveNumbers,
 } from '@kb/rules';
-import { DECIMAL_FIELDS, exactDecimal, MAX_DECIMAL_DIGITS, parseKeepingNumbers, resolveNumbers } from '@kb/rules';
 
 export { ProductInput } from '@kb/rules';
 

@@ -73,7 +73,7 @@ export const SiteUpdate = Type.Object(
   },
 );
 
-/** The product body, described once with the catalog's check of it (@kb/common product-input.ts). */
+/** The product body, described once with the catalog's check of it (@kb/rules product-input.ts). */
 export { ProductCreate } from '@kb/rules';
 
 export const Product = Type.Object(

@@ -1,6 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { RouteSpec } from './route';
-import { API_PREFIX } from './route';
+import { type RouteSpec, API_PREFIX } from './route';
 import { SCOPES } from '@kb/platform';
 import { JSON_LIMITS } from '@kb/rules';
 import { ErrorResponse, ValidationErrorResponse } from './schemas';

@@ -1,15 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import { type Caller, type knowledgeV1, type similarityV1 } from '@kb/platform';
 import { answerItemBytes, withinBudget } from '@kb/rules';
-import { DEFAULT_PASSAGES, SEARCH_DEFAULT_LIMIT } from '@kb/search';
-import { cutPassages } from '@kb/text';
 import {
+  DEFAULT_PASSAGES,
+  SEARCH_DEFAULT_LIMIT,
   elasticsearchErrorType,
   searchEntryIndex,
   withElasticsearch,
   type ElasticsearchClient,
   type RankedEntryHit,
 } from '@kb/search';
+import { cutPassages } from '@kb/text';
 import type { Backends } from '../clients/backends';
 
 /**

@@ -12,8 +12,11 @@ import {
   type Logger,
   type similarityV1,
 } from '@kb/platform';
-import { SEARCH_DEFAULT_LIMIT, similarAnchorsOf, similarSearchOf, type ProductVectorField } from '@kb/search';
 import {
+  SEARCH_DEFAULT_LIMIT,
+  similarAnchorsOf,
+  similarSearchOf,
+  type ProductVectorField,
   createElasticsearchClient,
   type ElasticsearchClient,
   elasticsearchErrorType,
@@ -230,7 +233,7 @@ export function indexWatch(es: ElasticsearchClient, index: string) {
 
 /**
  * The read path (docs/architecture.md): similar, product and entry search answered in the gateway straight from
- * Elasticsearch with the search library the similarity service runs (@kb/common/search), with
+ * Elasticsearch with the search library the similarity service runs (@kb/search), with
  * the tenant filter inside the query and every field a hit shows kept in the index. Writes and
  * indexing keep the gRPC path; MongoDB stays the truth and the index is derived from it.
  */

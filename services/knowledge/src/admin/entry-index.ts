@@ -53,7 +53,7 @@ export interface ReindexEntriesInput {
 }
 
 /**
- * Rebuilds the entries index from MongoDB (the rules: @kb/common reindex). Searches keep using
+ * Rebuilds the entries index from MongoDB (the rules: @kb/indexing reindex). Searches keep using
  * the old index until the swap; with any entry not indexed (other than refused), there is no
  * swap: the result has no `finished`. Refused entries are recorded as index errors, as the
  * knowledge service's indexer does.

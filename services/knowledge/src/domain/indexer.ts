@@ -137,7 +137,7 @@ export const CONTENT_CHARS_PER_CALL = 300_000;
 export const BACKGROUND_INDEX_DEADLINE_MS = 120_000;
 
 /**
- * Keeps the entries' search index in step with MongoDB (the rules: @kb/common documentIndexer).
+ * Keeps the entries' search index in step with MongoDB (the rules: @kb/indexing documentIndexer).
  * Each write tries to index at once (bounded by `immediateDeadlineMs`, never failing the
  * write); a loop catches up on every entry whose indexed version is behind and on delete
  * tombstones, so nothing is lost while Elasticsearch or the similarity service is down.

@@ -56,7 +56,7 @@ export type UnaryHandler<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<R
 
 /**
  * What a service injects to turn the errors of its own dependencies into the error model, e.g.
- * the knowledge and catalog services' MongoDB mapper from `@kb/common/mongo` ("MongoDB not
+ * the knowledge and catalog services' MongoDB mapper from `@kb/mongo` ("MongoDB not
  * reachable" → UNAVAILABLE, 503 at the gateway); anything it does not know it returns as it is.
  */
 export type ErrorMapper = (err: unknown) => unknown;

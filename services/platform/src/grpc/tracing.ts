@@ -20,7 +20,7 @@ import type * as grpc from '@grpc/grpc-js';
  * cost ~8% of the similar-search throughput, measured with `npm run bench`). Without the SDK
  * (OTEL_SDK_DISABLED, tests in-process) the API is a no-op and so is this.
  */
-const tracer = () => trace.getTracer('@kb/common/grpc');
+const tracer = () => trace.getTracer('@kb/platform/grpc');
 
 const setter: TextMapSetter<grpc.Metadata> = { set: (metadata, key, value) => metadata.set(key, value) };
 const getter: TextMapGetter<grpc.Metadata> = {

@@ -1,7 +1,10 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { AppError, type Logger } from '@kb/platform';
-import { elasticsearchErrorType, isElasticsearchUnavailable, MissingIndexError, withElasticsearch } from '@kb/search';
 import {
+  elasticsearchErrorType,
+  isElasticsearchUnavailable,
+  MissingIndexError,
+  withElasticsearch,
   CACHE_INDEX_SETTINGS,
   CACHE_REFRESH_INTERVAL,
   embeddingCacheMappings,
@@ -9,8 +12,12 @@ import {
   INDEX_SETTINGS,
   productMappings,
   SEARCH_REFRESH_INTERVAL,
+  aliasName,
+  INDEX_KINDS,
+  isIndexOf,
+  newIndexName,
+  type IndexKind,
 } from '@kb/search';
-import { aliasName, INDEX_KINDS, isIndexOf, newIndexName, type IndexKind } from '@kb/search';
 
 /**
  * The client's bound for a change of the cluster state (creating or deleting an index, a mapping,

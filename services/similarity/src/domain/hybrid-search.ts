@@ -1,12 +1,19 @@
 import { AppError, type Caller } from '@kb/platform';
-import { fusionCandidates, SEARCH_DEFAULT_LIMIT } from '@kb/search';
-import { hybridMatches, rankHybrid, type RankedHit, type SearchFields, type SearchFilter } from '@kb/search';
+import {
+  fusionCandidates,
+  SEARCH_DEFAULT_LIMIT,
+  hybridMatches,
+  rankHybrid,
+  type RankedHit,
+  type SearchFields,
+  type SearchFilter,
+} from '@kb/search';
 import { readCaller } from './callers';
 import type { EmbeddingDeps } from './deps';
 
 /**
  * Hits the similarity service answers at most, for callers that do not pass through the gateway
- * (the gateway publishes and enforces the lower SEARCH_MAX_LIMIT of @kb/common).
+ * (the gateway publishes and enforces the lower SEARCH_MAX_LIMIT of @kb/search).
  */
 export const DIRECT_SEARCH_MAX_LIMIT = 100;
 export const MAX_QUERY_LENGTH = 1000;

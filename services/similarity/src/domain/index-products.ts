@@ -1,7 +1,6 @@
 import { type similarityV1 } from '@kb/platform';
-import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from '@kb/search';
+import { PRODUCT_VECTOR_FIELDS, type ProductVectorField, productVectorPath } from '@kb/search';
 import { readExisting, type BulkDoc, type VectorSource } from '../data-access/documents';
-import { productVectorPath } from '@kb/search';
 import { writeCaller } from './callers';
 import { DECIMAL, indexDocuments, optional } from './index-documents';
 import type { EmbeddingDeps } from './deps';

@@ -1,6 +1,5 @@
 import { AppError, type similarityV1 } from '@kb/platform';
-import { PRODUCT_SEARCH, productFilter } from '@kb/search';
-import type { RankedHit } from '@kb/search';
+import { PRODUCT_SEARCH, productFilter, type RankedHit } from '@kb/search';
 import { hybridSearch, searchRequest } from './hybrid-search';
 import { DECIMAL } from './index-documents';
 import type { EmbeddingDeps } from './deps';

@@ -10,8 +10,7 @@ import type { similarityV1 } from '@kb/platform';
 import { caller, ELASTICSEARCH_URL, entryDocument, product, startSimilarity, type Harness } from './support/similarity';
 import { bulkWrite } from '../../src/data-access/documents';
 import { textHash } from '../../src/data-access/embedding-store';
-import { aliasName, newIndexName } from '@kb/search';
-import { KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/search';
+import { aliasName, newIndexName, KEYWORD_IGNORE_ABOVE, productMappings } from '@kb/search';
 import { toBase64 } from '../../src/data-access/vector-encoding';
 import { testName } from '../../../../test/support/test-names';
 

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { DEFAULT_GATEWAY_PORT } from '@kb/platform';
-import type { AdminContext } from '../context';
-import { UsageError } from '../context';
+import { type AdminContext, UsageError } from '../context';
 import { invalidTenantId, repeatableOption, requiredOption, tenantId } from '../options';
 
 /** `tenant create`, `tenant settings`: the knowledge service's tenants. */

@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { ROLES, SCOPES, type Role, type Scope } from '@kb/platform';
 import { isUuid } from '@kb/rules';
-import type { AdminContext } from '../context';
-import { UsageError } from '../context';
+import { type AdminContext, UsageError } from '../context';
 import { repeatableOption, requiredOption, tenantId } from '../options';
 import { noSuchTenant } from './tenant';
 

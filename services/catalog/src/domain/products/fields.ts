@@ -6,8 +6,8 @@ import {
   PRODUCT_INPUT_FIELDS,
   type DecimalField,
   type ProductInput,
+  exactDecimal,
 } from '@kb/rules';
-import { exactDecimal } from '@kb/rules';
 import type { Product, ProductFields, ProductSet } from '../types';
 
 /** What an omitted field is stored as, when not null; collections are fresh per product. */

@@ -81,7 +81,7 @@ export function inSite<T>(
   write: () => Promise<T>,
   createdBy: (result: T) => Product[],
 ): Promise<T> {
-  // The undo (a claim dropped in a stall, the site deleted meanwhile; @kb/common parent-guard.ts).
+  // The undo (a claim dropped in a stall, the site deleted meanwhile; @kb/rules parent-guard.ts).
   // Only a product this write created can be left on the deleted site: one that existed before
   // would have made the delete a 409. It goes as a product delete would (tombstone for the index).
   const undo = async (result: T) => {

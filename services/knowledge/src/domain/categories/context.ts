@@ -40,7 +40,7 @@ export async function inUse(ctx: CategoryContext, tenantId: string, id: string):
 
 /*
  * Undoing a write whose parent was deleted while its claim was dropped (a stall longer than the
- * guard's TTL; @kb/common parent-guard.ts): the category must not stay under a deleted parent.
+ * guard's TTL; @kb/rules parent-guard.ts): the category must not stay under a deleted parent.
  */
 
 export async function toTopLevel(ctx: CategoryContext, tenantId: string, id: string): Promise<void> {

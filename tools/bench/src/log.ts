@@ -1,0 +1,2 @@
+/** A progress line of the benchmark. */
+export const log = (msg: string) => process.stdout.write(`[bench] ${msg}\n`);
