@@ -63,6 +63,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
+      // A unit test starts nothing: one slower than this is reported (and is likely waiting on something).
+      slowTestThreshold: 5,
       roots: packageRoots,
       testMatch: ['<rootDir>/{services,tools}/*/test/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '/test/integration/'],
@@ -71,6 +73,7 @@ module.exports = {
     {
       ...withBackends,
       displayName: 'e2e',
+      slowTestThreshold: 60,
       roots: ['<rootDir>/test', ...packageRoots],
       testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/{services,tools}/*/test/integration/**/*.test.ts'],
       testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/(containers|deploy)/'],
