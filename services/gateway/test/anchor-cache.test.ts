@@ -1,12 +1,6 @@
-import {
-  ANCHOR_CONFIRMED_MS,
-  anchorCache,
-  INDEX_WATCH_IDLE_MS,
-  INDEX_WATCH_MS,
-  indexWatch,
-  PRELOAD_AGAIN_MS,
-  readAheadDue,
-} from '../src/read-path/read-path';
+import { ANCHOR_CONFIRMED_MS, anchorCache } from '../src/read-path/anchor-cache';
+import { PRELOAD_AGAIN_MS, readAheadDue } from '../src/read-path/anchor-read-ahead';
+import { INDEX_WATCH_IDLE_MS, INDEX_WATCH_MS, indexWatch } from '../src/read-path/index-watch';
 
 const anchor = (id: string, version: number) => ({
   id,

@@ -8,6 +8,9 @@ export const LEAN_MISS_RATE = 0.1;
 /** Weight of the latest search in the recent miss rate (an exponential average). */
 const MISS_RATE_WEIGHT = 0.2;
 
+/** The `_source` fields a similar search's hit carries back: what the answer shows. */
+export const HIT_FIELDS = ['hit'] as const;
+
 /**
  * Kept sources up to `maxChars` of their JSON in all (least recently used dropped first), an
  * estimate of the memory they take: a hit of the read path is 0.5–1.5 KB of JSON.

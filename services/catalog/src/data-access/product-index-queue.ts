@@ -1,0 +1,164 @@
+import type { IndexBacklog } from '@kb/platform';
+import { readIndexBacklog, withId } from '@kb/mongo';
+import type { Product, ProductDeletion } from '../domain/types';
+import { productsOf, type ProductDoc, type ProductModels } from './product-models';
+
+/*
+ * The background indexer works across tenants: it reads the raw collections (the tenancy guard
+ * is for request paths) and always writes back with the document's own tenant_id. A refused
+ * product leaves the queue (needs_index false), so it never holds up a batch.
+ */
+
+/** A product version the search index now holds. */
+export interface IndexedVersion {
+  tenant_id: string;
+  id: string;
+  version: number;
+}
+
+/** A product the search index refused, as the admin CLI lists it. */
+export type RefusedProduct = Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>;
+
+/**
+ * markIndexed for many products (any tenants) in one round trip: for each, if `version` is
+ * still the current one, needs_index false, indexed_version `version` and no index error;
+ * if a newer version was written meanwhile, only indexed_version rises to `version` (never
+ * down: $max), and needs_index stays for the newer one. Filters are equalities on (tenant_id,
+ * _id[, version]), each served by a unique index.
+ */
+export async function markIndexedMany(
+  { ProductModel, products }: ProductModels,
+  done: IndexedVersion[],
+): Promise<void> {
+  if (done.length === 0) return;
+  const [one] = done;
+  if (done.length === 1 && one) {
+    // One product (a single write's inline indexing): the same two writes as one-product updates.
+    const res = await ProductModel.updateOne(
+      { tenant_id: one.tenant_id, _id: one.id, version: one.version },
+      { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } },
+    );
+    if (res.matchedCount === 0)
+      await ProductModel.updateOne(
+        { tenant_id: one.tenant_id, _id: one.id },
+        { $max: { indexed_version: one.version } },
+      );
+    return;
+  }
+  // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
+  const current = await products.bulkWrite(
+    done.map((d) => ({
+      updateOne: {
+        filter: { tenant_id: d.tenant_id, _id: d.id, version: d.version },
+        update: { $set: { needs_index: false }, $max: { indexed_version: d.version }, $unset: { index_error: '' } },
+      },
+    })),
+    { ordered: false },
+  );
+  // Every one was the current version: nothing newer to account for (the usual case).
+  if (current.matchedCount === done.length) return;
+  await products.bulkWrite(
+    done.map((d) => ({
+      updateOne: { filter: { tenant_id: d.tenant_id, _id: d.id }, update: { $max: { indexed_version: d.version } } },
+    })),
+    { ordered: false },
+  );
+}
+
+/** Records that `version` is indexed; clears needs_index (and an index error) only if no newer write happened. */
+export function markIndexed(models: ProductModels, tenantId: string, id: string, version: number): Promise<void> {
+  return markIndexedMany(models, [{ tenant_id: tenantId, id, version }]);
+}
+
+export async function pendingIndex({ products }: ProductModels, limit: number): Promise<Product[]> {
+  return productsOf(await products.find({ needs_index: true }).limit(limit).toArray());
+}
+
+/**
+ * Records that the search index refused `version`: out of the queue until a new version (or
+ * a retry) and the error on the product. False when a newer version was written meanwhile
+ * (that one is still queued and gets its own try).
+ */
+export async function markRefused(
+  { ProductModel }: ProductModels,
+  tenantId: string,
+  id: string,
+  version: number,
+  message: string,
+  at: Date,
+): Promise<boolean> {
+  const res = await ProductModel.updateOne(
+    { tenant_id: tenantId, _id: id, version },
+    {
+      $set: {
+        needs_index: false,
+        'index_error.message': message,
+        'index_error.at': at,
+        'index_error.version': version,
+      },
+      $inc: { 'index_error.attempts': 1 },
+    },
+  );
+  return res.modifiedCount === 1;
+}
+
+/** Products the search index refused, newest refusal first (every tenant unless one is given). */
+export function indexErrors({ products }: ProductModels, tenantId?: string): Promise<RefusedProduct[]> {
+  return products
+    .find<RefusedProduct>(
+      { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
+      { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } },
+    )
+    .sort({ 'index_error.at': -1 })
+    .toArray();
+}
+
+export function countIndexErrors({ products }: ProductModels): Promise<number> {
+  return products.countDocuments({ index_error: { $exists: true } });
+}
+
+/** Queues refused products again (all, a tenant's, or the given ids); returns how many. */
+export async function retryIndexErrors({ products }: ProductModels, tenantId?: string, ids: string[] = []) {
+  return (
+    await products.updateMany(
+      {
+        index_error: { $exists: true },
+        ...(tenantId ? { tenant_id: tenantId } : {}),
+        ...(ids.length ? { _id: { $in: ids } } : {}),
+      },
+      { $set: { needs_index: true } },
+    )
+  ).modifiedCount;
+}
+
+export async function pendingDeletions({ deletions }: ProductModels, limit: number): Promise<ProductDeletion[]> {
+  return (await deletions.find({}).limit(limit).toArray()).map((d) => withId(d));
+}
+
+export function deletionDone({ ProductDeletionModel }: ProductModels, tenantId: string, id: string, version: number) {
+  return ProductDeletionModel.deleteOne({ tenant_id: tenantId, _id: id, version });
+}
+
+export function indexBacklog({ ProductModel, ProductDeletionModel }: ProductModels): Promise<IndexBacklog> {
+  return readIndexBacklog(ProductModel.collection, { needs_index: true }, ProductDeletionModel.collection);
+}
+
+export function countAll({ products }: ProductModels): Promise<number> {
+  return products.countDocuments({});
+}
+
+/** Marks products written since `since` for the background indexer (after a reindex). */
+export async function markChangedSince({ products }: ProductModels, since: Date): Promise<number> {
+  return (await products.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } })).modifiedCount;
+}
+
+/** Every product of every tenant, in id order, for a reindex. */
+export async function allAfter({ products }: ProductModels, afterId: string, limit: number): Promise<Product[]> {
+  return productsOf(
+    await products
+      .find({ _id: { $gt: afterId } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray(),
+  );
+}
