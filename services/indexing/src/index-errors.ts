@@ -77,4 +77,3 @@ export function outageLog(logger: Logger, what: string) {
     },
   };
 }
-export type OutageLog = ReturnType<typeof outageLog>;

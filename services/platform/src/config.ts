@@ -92,18 +92,25 @@ export const INDEXING_SERVICE_SETTINGS = {
   INDEX_ON_WRITE_MS: Type.Integer({ default: 3000, minimum: 50 }),
 };
 
+/** Shortest accepted secret, in bytes (HS256's key is 256 bits). */
+export const MIN_SECRET_BYTES = 32;
+
 /**
  * SERVICE_AUTH_SECRET: the install's shared secret, which the gateway and the services sign and
  * verify caller assertions with (docs/architecture.md, "Service-to-service authentication").
  * Every service reads it; there is no default, so an install cannot run without one.
  */
 export const SERVICE_AUTH_SETTINGS = {
-  SERVICE_AUTH_SECRET: Type.String({ description: 'at least 32 bytes, shared by the services of one install' }),
+  SERVICE_AUTH_SECRET: Type.String({
+    description: `at least ${MIN_SECRET_BYTES} bytes, shared by the services of one install`,
+  }),
 };
 
 /** SERVICE_SYSTEM_SECRET: the system credential (reindex, the admin CLI); only the similarity service and the CLI read it. */
 export const SYSTEM_AUTH_SETTINGS = {
-  SERVICE_SYSTEM_SECRET: Type.Optional(Type.String({ description: 'at least 32 bytes, not SERVICE_AUTH_SECRET' })),
+  SERVICE_SYSTEM_SECRET: Type.Optional(
+    Type.String({ description: `at least ${MIN_SECRET_BYTES} bytes, not SERVICE_AUTH_SECRET` }),
+  ),
 };
 
 const TenantId = Type.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$' });
@@ -129,8 +136,8 @@ export function checkServiceAuthSecrets(config: {
   const problems: string[] = [];
   for (const name of ['SERVICE_AUTH_SECRET', 'SERVICE_SYSTEM_SECRET'] as const) {
     const value = config[name];
-    if (value !== undefined && Buffer.byteLength(value) < 32)
-      problems.push(`${name} must be at least 32 bytes (it is ${Buffer.byteLength(value)})`);
+    if (value !== undefined && Buffer.byteLength(value) < MIN_SECRET_BYTES)
+      problems.push(`${name} must be at least ${MIN_SECRET_BYTES} bytes (it is ${Buffer.byteLength(value)})`);
   }
   if (config.SERVICE_SYSTEM_SECRET !== undefined && config.SERVICE_SYSTEM_SECRET === config.SERVICE_AUTH_SECRET)
     problems.push('SERVICE_SYSTEM_SECRET must differ from SERVICE_AUTH_SECRET');

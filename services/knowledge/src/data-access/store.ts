@@ -33,4 +33,3 @@ export function openKnowledgeStore(uri: string, logger: Logger, onChange: (up: b
     close: () => mongo.close(),
   };
 }
-export type KnowledgeStore = ReturnType<typeof openKnowledgeStore>;

@@ -21,8 +21,6 @@ const ASSERTION_TYPE = 'kb-caller+jwt';
 export const ASSERTION_LIFETIME_S = 60;
 /** Clocks of the pods of one install may differ this much. */
 const CLOCK_TOLERANCE_S = 5;
-/** Shortest accepted secret, in bytes (HS256's key is 256 bits). */
-export const MIN_SECRET_BYTES = 32;
 
 /** Which key signed an assertion (the `kid` header): the install's services, or the system credential. */
 type KeyId = 'service' | 'system';
