@@ -2,8 +2,10 @@
  * A reproducible catalogue and knowledge base for the benchmark: the same seed gives the same
  * products, entries and queries on every machine. Products come in two languages (en, de), one
  * in ten is a parent with two to four variants, and each has the three embedded texts
- * (description, properties, attributes) built by the catalog from its fields.
+ * (description, properties, attributes) built by the catalog from its fields. The words are in
+ * tools/bench/data/catalogue-words.json.
  */
+import { CATALOGUE_WORDS } from './data';
 
 /** mulberry32: a small seeded generator, so runs compare. */
 export function seededRandom(seed: number): () => number {
@@ -19,177 +21,19 @@ export function seededRandom(seed: number): () => number {
 
 const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 
-const KINDS = {
-  en: [
-    'headphones',
-    'espresso machine',
-    'running shoes',
-    'office chair',
-    'chef knife',
-    'yoga mat',
-    'desk lamp',
-    'backpack',
-    'rain jacket',
-    'water bottle',
-    'blender',
-    'tent',
-    'sleeping bag',
-    'wrist watch',
-    'sunglasses',
-    'bicycle helmet',
-    'frying pan',
-    'toaster',
-    'vacuum cleaner',
-    'electric kettle',
-    'hiking boots',
-    'wool sweater',
-    'cotton t-shirt',
-    'denim jeans',
-    'smartphone case',
-    'bluetooth speaker',
-    'gaming mouse',
-    'mechanical keyboard',
-    'monitor stand',
-    'travel mug',
-  ],
-  de: [
-    'Kopfhörer',
-    'Espressomaschine',
-    'Laufschuhe',
-    'Bürostuhl',
-    'Kochmesser',
-    'Yogamatte',
-    'Schreibtischlampe',
-    'Rucksack',
-    'Regenjacke',
-    'Trinkflasche',
-    'Standmixer',
-    'Zelt',
-    'Schlafsack',
-    'Armbanduhr',
-    'Sonnenbrille',
-    'Fahrradhelm',
-    'Bratpfanne',
-    'Toaster',
-    'Staubsauger',
-    'Wasserkocher',
-    'Wanderschuhe',
-    'Wollpullover',
-    'Baumwoll-T-Shirt',
-    'Jeans',
-    'Handyhülle',
-    'Bluetooth-Lautsprecher',
-    'Gaming-Maus',
-    'mechanische Tastatur',
-    'Monitorständer',
-    'Thermobecher',
-  ],
-} as const;
-const TRAITS = {
-  en: [
-    'waterproof',
-    'lightweight',
-    'stainless steel',
-    'noise cancelling',
-    'ergonomic',
-    'made from recycled materials',
-    'USB-C charging',
-    'two-year warranty',
-    'dishwasher safe',
-    'foldable',
-    'breathable',
-    'extra durable',
-    'energy efficient',
-    'quiet operation',
-    'non-slip grip',
-    'adjustable height',
-    'wireless',
-    'compact design',
-    'machine washable',
-    'shock resistant',
-  ],
-  de: [
-    'wasserdicht',
-    'leicht',
-    'Edelstahl',
-    'mit Geräuschunterdrückung',
-    'ergonomisch',
-    'aus recycelten Materialien',
-    'Laden über USB-C',
-    'zwei Jahre Garantie',
-    'spülmaschinenfest',
-    'faltbar',
-    'atmungsaktiv',
-    'besonders robust',
-    'energiesparend',
-    'leiser Betrieb',
-    'rutschfester Griff',
-    'höhenverstellbar',
-    'kabellos',
-    'kompakte Bauweise',
-    'maschinenwaschbar',
-    'stoßfest',
-  ],
-} as const;
-const USES = {
-  en: [
-    'for the daily commute',
-    'for long hikes',
-    'for the home office',
-    'for professional kitchens',
-    'for travel',
-    'for the gym',
-    'for camping trips',
-    'for students',
-    'for outdoor sports',
-    'for relaxing evenings',
-  ],
-  de: [
-    'für den täglichen Weg zur Arbeit',
-    'für lange Wanderungen',
-    'für das Homeoffice',
-    'für Profiküchen',
-    'für Reisen',
-    'für das Fitnessstudio',
-    'für Campingausflüge',
-    'für Studierende',
-    'für Outdoor-Sport',
-    'für entspannte Abende',
-  ],
-} as const;
-const COLOURS = ['black', 'white', 'red', 'navy', 'green', 'grey', 'orange', 'beige'];
-const MATERIALS = [
-  'aluminium',
-  'cotton',
-  'polyester',
-  'leather',
-  'steel',
-  'bamboo',
-  'wool',
-  'plastic',
-  'glass',
-  'ceramic',
-];
-const SIZES = ['XS', 'S', 'M', 'L', 'XL'];
-const BRANDS = [
-  'Acme',
-  'Northwind',
-  'Globex',
-  'Initech',
-  'Umbrella',
-  'Stark',
-  'Wayne',
-  'Hooli',
-  'Vandelay',
-  'Soylent',
-  'Tyrell',
-  'Cyberdyne',
-  'Gringotts',
-  'Oceanic',
-  'Wonka',
-];
-const CATEGORIES = ['Electronics', 'Kitchen', 'Sports', 'Outdoor', 'Fashion', 'Office', 'Home'];
-const AVAILABILITY = ['in_stock', 'in_stock', 'in_stock', 'out_of_stock', 'preorder'];
+const {
+  kinds: KINDS,
+  traits: TRAITS,
+  uses: USES,
+  colours: COLOURS,
+  materials: MATERIALS,
+  sizes: SIZES,
+  brands: BRANDS,
+  categories: CATEGORIES,
+  availability: AVAILABILITY,
+  entry_topics: ENTRY_TOPICS,
+  entry_asks: ENTRY_ASKS,
+} = CATALOGUE_WORDS;
 
 export type Language = 'en' | 'de';
 
@@ -285,21 +129,9 @@ export interface BenchEntry {
 /** `count` FAQ-like knowledge entries over the same product world. */
 export function entries(count: number, seed = 7): BenchEntry[] {
   const rnd = seededRandom(seed);
-  const topics = [
-    'returns',
-    'shipping',
-    'warranty',
-    'care instructions',
-    'sizing',
-    'payment',
-    'assembly',
-    'battery life',
-    'cleaning',
-    'spare parts',
-  ];
   return Array.from({ length: count }, (_, i) => {
     const kind = pick(rnd, KINDS.en);
-    const topic = pick(rnd, topics);
+    const topic = pick(rnd, ENTRY_TOPICS);
     const trait = pick(rnd, TRAITS.en);
     return {
       title: `${topic[0]!.toUpperCase()}${topic.slice(1)} for ${kind} #${i}`,
@@ -325,6 +157,5 @@ export function productQueries(count: number, seed = 11): string[] {
 
 export function entryQueries(count: number, seed = 13): string[] {
   const rnd = seededRandom(seed);
-  const asks = ['how do I return', 'warranty for', 'how to clean my', 'shipping time of', 'spare parts for'];
-  return Array.from({ length: count }, () => `${pick(rnd, asks)} ${pick(rnd, KINDS.en)}`);
+  return Array.from({ length: count }, () => `${pick(rnd, ENTRY_ASKS)} ${pick(rnd, KINDS.en)}`);
 }

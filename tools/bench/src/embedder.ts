@@ -9,31 +9,12 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { modelFilesIn, OnnxEmbedder } from '@kb/similarity';
+import { EMBEDDER_WORDS } from './data';
 
 const CALL_SIZES = [1, 8, 32];
 
 function productTexts(count: number): string[] {
-  const kinds = [
-    'wireless headphones',
-    'espresso machine',
-    'trail running shoes',
-    'office chair',
-    'chef knife',
-    'yoga mat',
-    'LED desk lamp',
-    'backpack',
-  ];
-  const traits = [
-    'waterproof',
-    'lightweight',
-    'stainless steel',
-    'noise cancelling',
-    'ergonomic',
-    'recycled materials',
-    'USB-C charging',
-    'two-year warranty',
-  ];
-  const colours = ['black', 'white', 'red', 'navy blue', 'forest green'];
+  const { kinds, traits, colours } = EMBEDDER_WORDS;
   return Array.from({ length: count }, (_, i) => {
     const extra = Array.from({ length: i % 6 }, (_, j) => traits[(i + j * 3) % traits.length]).join(', ');
     return (

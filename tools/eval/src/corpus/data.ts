@@ -1,6 +1,7 @@
 /**
  * The hand-written part of the corpus, read from tools/eval/corpus/ (see its README): the entries
- * with their planted facts, the topical questions, the filler and the unanswerable questions.
+ * with their planted facts, the topical questions, the filler and the unanswerable questions; and
+ * the stop words that counting shared content words leaves out.
  * The files are read where the package lies, not copied into dist/: this module sits two levels
  * below the package in src/corpus/ and in dist/corpus/ alike.
  */
@@ -54,3 +55,8 @@ export const TOPICAL_QUESTIONS: ReadonlyMap<string, string> = new Map(
 );
 
 export const UNANSWERABLE: Unanswerable[] = readCorpusFile('unanswerable.json');
+
+/** English and German stop words, one set: the words content-word counts leave out (text.ts). */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  Object.values(readCorpusFile<Record<Language, string[]>>('stopwords.json')).flat(),
+);

@@ -1,4 +1,5 @@
 /** Text helpers shared by the corpus checks and the scoring: normalisation and content words. */
+import { STOPWORDS } from './data';
 
 /** Lower case, NFKC, typographic quotes and dashes made plain, Markdown emphasis dropped, whitespace collapsed. */
 export function normalise(text: string): string {
@@ -12,26 +13,6 @@ export function normalise(text: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
-
-const STOPWORDS = new Set(
-  // English
-  (
-    'a an the and or but if then so than that this these those there here of to in on at by for from with without ' +
-    'into onto about as is are was were be been being am do does did done have has had having can could will would ' +
-    'shall should may might must not no nor only also just very too any all each every some such own same other ' +
-    'another more most less much many few one it its i me my mine we us our ours you your yours he him his she her ' +
-    'they them their what which who whom whose when where why how up down out over under again once after before ' +
-    'while until during get got still yet even back now today away off both either neither per via ' +
-    "don't can't won't isn't i'm i've it's what's that's haven't didn't doesn't let whether whatever something anything " +
-    // German
-    'der die das den dem des ein eine einer einem einen eines und oder aber wenn dann als wie so dass ob zu zum zur ' +
-    'im in am an auf aus bei mit nach von vor für über unter um bis durch gegen ohne ist sind war waren sein bin bist ' +
-    'wird werden wurde wurden kann können muss müssen darf dürfen soll sollen will wollen habe hat haben hatte ich mich ' +
-    'mir mein meine meinen meinem meiner du dich dir dein er sie es wir uns unser unsere ihr ihre ihren ihrem euch euer ' +
-    'eure euren man nicht kein keine keinen noch auch nur schon sehr wieder mehr viel viele welche welcher welchem ' +
-    'welchen wann wo warum was wer wem wen lange etwas da hier sich'
-  ).split(/\s+/),
-);
 
 /** Words of a text: letters and digits, apostrophes kept inside words. */
 export function words(text: string): string[] {
