@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the whole stack against raw Elasticsearch, every figure from one run. See the
- * README, "Performance". Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (500),
+ * `npm run bench`: the whole stack against raw Elasticsearch, every figure from one run. See
+ * docs/benchmark.md. Settings (environment): BENCH_PRODUCTS (5000), BENCH_ENTRIES (500),
  * BENCH_QUERIES (300), BENCH_SECONDS (8, per throughput figure), BENCH_SCALE (1000,10000: more
  * catalogue sizes for the scaling table; 50000 works too, and takes long), BENCH_OUT
  * (bench-results), BENCH_PROFILE=1 (a CPU profile of each service, written beside the results),
