@@ -1,0 +1,33 @@
+import { emptyOutcome, type DocumentIndexOutcome } from './index-calls';
+import type { IndexerState } from './indexer-state';
+import type { DocumentVersion } from './index-store';
+import { indexByTenant, removeByTenant } from './send-documents';
+
+/**
+ * A write's own indexing, bounded by the write's deadline (else the indexer's `writeDeadlineMs`):
+ * never throws, one call per tenant. Skipped while writes do not wait for the index (after a
+ * failed attempt); what is not confirmed stays queued.
+ */
+export async function indexOnWrite<D extends DocumentVersion>(
+  state: IndexerState<D>,
+  docs: D[],
+  call: { deadlineMs?: number } = {},
+): Promise<DocumentIndexOutcome> {
+  const outcome = emptyOutcome();
+  if (!state.calls || docs.length === 0 || !state.writesWait()) return outcome;
+  const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
+  // A write's documents are one tenant's: after a failure the write answers rather than wait again.
+  if (!(await indexByTenant(state, state.calls, docs, { deadlineMs }, outcome, true))) state.writeFailed();
+  return outcome;
+}
+
+/** A write's deletions, bounded, as indexOnWrite; what does not get through waits for the background indexer. */
+export async function removeOnWrite<D extends DocumentVersion>(
+  state: IndexerState<D>,
+  deletions: DocumentVersion[],
+  call: { deadlineMs?: number } = {},
+): Promise<void> {
+  if (!state.calls || deletions.length === 0 || !state.writesWait()) return;
+  const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
+  if ((await removeByTenant(state, state.calls, deletions, deadlineMs, true)).failed) state.writeFailed();
+}
