@@ -4,7 +4,8 @@
  * confirmations expire in the middle of a search.
  */
 import type { Caller } from '@kb/platform';
-import { ENTRY_CONFIRMED_MS, entrySearch } from '../src/read-path/entry-search';
+import { ENTRY_CONFIRMED_MS } from '../src/read-path/entry-confirmations';
+import { entrySearch } from '../src/read-path/entry-search';
 
 const caller = { tenant_id: 't1', user_id: 'u1', roles: ['Admin'] } as unknown as Caller;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -77,3 +77,4 @@ export function outageLog(logger: Logger, what: string) {
     },
   };
 }
+export type OutageLog = ReturnType<typeof outageLog>;

@@ -1,4 +1,4 @@
-import { type Caller, type knowledgeV1, type similarityV1 } from '@kb/platform';
+import type { Caller, knowledgeV1 } from '@kb/platform';
 import { answerItemBytes, withinBudget } from '@kb/rules';
 import {
   DEFAULT_PASSAGES,
@@ -12,14 +12,11 @@ import type { Backends } from '../clients/backends';
 import { currentHits, visibilityFilter } from './entry-access';
 import { EntryConfirmations } from './entry-confirmations';
 import { passagesOf, readHits, type Found } from './entry-reads';
+import type { DescribeModel } from './similarity-model';
 
-export { ENTRY_CONFIRMED_MS } from './entry-confirmations';
 
 /** The entry search as the gateway sends it to the knowledge service (the site already resolved to its id). */
 export type EntrySearchRequest = knowledgeV1.SearchEntriesRequest;
-
-/** What the similarity service's DescribeModel said: the aliases searched and the model's languages. */
-export type DescribeModel = (caller: Caller) => Promise<similarityV1.ModelInfo__Output>;
 
 /** What the entry search reads: the index, the knowledge service, the similarity service's model and query vectors. */
 interface EntrySearchDeps {

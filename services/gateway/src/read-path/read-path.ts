@@ -23,7 +23,6 @@ import { describeModel } from './similarity-model';
 import { siteIds } from './site-ids';
 
 // What the package exports of the read path (services/gateway/src/index.ts).
-export { ANCHOR_CONFIRMED_MS } from './anchor-cache';
 
 export interface ReadPath {
   /** The similar search answered from the index; undefined when the index cannot answer it alone (then ask the catalog). */
