@@ -14,7 +14,6 @@ import { EntryConfirmations } from './entry-confirmations';
 import { passagesOf, readHits, type Found } from './entry-reads';
 import type { DescribeModel } from './similarity-model';
 
-
 /** The entry search as the gateway sends it to the knowledge service (the site already resolved to its id). */
 export type EntrySearchRequest = knowledgeV1.SearchEntriesRequest;
 
