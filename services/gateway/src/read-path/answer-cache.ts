@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import type { Caller, catalogV1 } from '@kb/platform';
-import type { SimilarReadAnswer } from './similar-search';
 
 /**
  * Similar-search answers kept, counted in hits (SIMILAR_CACHE_HITS): an answer is given again
@@ -10,6 +9,14 @@ import type { SimilarReadAnswer } from './similar-search';
  * at most, within the chart's memory limit for the gateway).
  */
 export const SIMILAR_CACHE_HITS_DEFAULT = 10_000;
+
+/** What the index answered: hits with the product fields a search hit shows, in the catalog's message shape. */
+export interface SimilarReadAnswer {
+  anchor_product_ids: string[];
+  vector_field: string;
+  hits: catalogV1.ProductSearchHit__Output[];
+  explain_json: string;
+}
 
 /** A kept answer and the index's searchable state (IndexState.searchable) it was read in. */
 export interface KeptAnswer {

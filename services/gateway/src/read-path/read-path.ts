@@ -12,13 +12,13 @@ import { createElasticsearchClient, elasticsearchIsUp } from '@kb/search';
 import type { Backends } from '../clients/backends';
 import { anchorCache } from './anchor-cache';
 import { readAheadStarts } from './anchor-read-ahead';
-import { answerCache, SIMILAR_CACHE_HITS_DEFAULT } from './answer-cache';
+import { answerCache, SIMILAR_CACHE_HITS_DEFAULT, type SimilarReadAnswer } from './answer-cache';
 import { entrySearch, type EntrySearchRequest } from './entry-search';
 import { HIT_CACHE_CHARS_DEFAULT, hitSources } from './hit-sources';
 import { IndexWatches } from './index-watch';
 import { productSearch, type ProductSearchState } from './product-search';
 import { queryVectors } from './query-vectors';
-import { similarSearch, type SimilarReadAnswer, type SimilarSearchState } from './similar-search';
+import { similarSearch, type SimilarSearchState } from './similar-search';
 import { describeModel } from './similarity-model';
 import { siteIds } from './site-ids';
 

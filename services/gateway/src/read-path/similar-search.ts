@@ -15,19 +15,11 @@ import {
   similarProducts,
   type SimilarAnswer,
 } from '@kb/search';
-import type { AnswerCache } from './answer-cache';
+import type { AnswerCache, SimilarReadAnswer } from './answer-cache';
 import { readAnchorsAhead, type ReadAheadState } from './anchor-read-ahead';
 import { HIT_FIELDS } from './hit-sources';
 import type { SiteId } from './site-ids';
 import { productsAlias, type DescribeModel } from './similarity-model';
-
-/** What the index answered: hits with the product fields a search hit shows, in the catalog's message shape. */
-export interface SimilarReadAnswer {
-  anchor_product_ids: string[];
-  vector_field: string;
-  hits: catalogV1.ProductSearchHit__Output[];
-  explain_json: string;
-}
 
 /** What a similar search reads and keeps (read-path.ts makes one for the gateway). */
 export interface SimilarSearchState extends ReadAheadState {
