@@ -11,7 +11,6 @@ import {
   type ProductVectorField as VectorField,
 } from '@kb/search';
 
-export { VECTOR_FIELDS, type VectorField };
 const SOURCE_FIELDS = ['site_id', 'language', 'is_parent', 'parent_product_id', 'hit'];
 
 export function rawClient(url: string): Client {

@@ -1,28 +1,28 @@
 /** Similar search through the gateway against its raw kNN twin: latency, overlap, recall, throughput. */
-import { productVectorPath } from '@kb/search';
+import { PRODUCT_VECTOR_FIELDS, productVectorPath, type ProductVectorField } from '@kb/search';
 import { seededRandom } from './catalogue';
 import type { Ctx } from './context';
 import { esOps, opsPer } from './es-stats';
 import { closedLoop, latencyFigures, pairedRounds } from './load';
 import { log } from './log';
-import { bruteForce, centroid, overlap, rawSimilar, similarFilter, VECTOR_FIELDS, type VectorField } from './raw';
+import { bruteForce, centroid, overlap, rawSimilar, similarFilter } from './raw';
 import type { SimilarRowResult } from './report';
 import { TENANT } from './stack';
 import { cpuOf, perRequest } from './usage';
 
 /** Reads the anchors' vectors once (not timed) and builds the raw twin of a similar search. */
-export async function similarCase(ctx: Ctx, anchors: string[], mode: VectorField | 'hybrid') {
+export async function similarCase(ctx: Ctx, anchors: string[], mode: ProductVectorField | 'hybrid') {
   const res = await ctx.es.mget<Record<string, number[]>>(
     {
       index: ctx.index.products,
       ids: anchors,
-      _source_includes: VECTOR_FIELDS.map(productVectorPath),
+      _source_includes: PRODUCT_VECTOR_FIELDS.map(productVectorPath),
     },
     { querystring: { _source_exclude_vectors: false } },
   );
   const docs = res.docs.map((d) => ('_source' in d ? d._source : undefined) ?? {});
-  const fields = mode === 'hybrid' ? [...VECTOR_FIELDS] : [mode];
-  const centroids = new Map<VectorField, number[]>();
+  const fields = mode === 'hybrid' ? [...PRODUCT_VECTOR_FIELDS] : [mode];
+  const centroids = new Map<ProductVectorField, number[]>();
   for (const f of fields) {
     const vs = docs.map((d) => d[`vector_${f}`]).filter((v): v is number[] => Array.isArray(v));
     if (vs.length) centroids.set(f, centroid(vs));
@@ -57,9 +57,9 @@ export function anchorSets(ctx: Ctx, count: number, perQuery: number, seed = 1):
 
 export async function similarRow(
   ctx: Ctx,
-  mode: VectorField | 'hybrid',
+  mode: ProductVectorField | 'hybrid',
   anchorsPerQuery: number,
-  options: { throughput: boolean; recallOf?: Map<string, Record<VectorField, number[]>>; sameAnchors?: boolean },
+  options: { throughput: boolean; recallOf?: Map<string, Record<ProductVectorField, number[]>>; sameAnchors?: boolean },
 ): Promise<SimilarRowResult> {
   const { queries, seconds } = ctx.settings;
   const seed = anchorsPerQuery * 7 + (mode === 'hybrid' ? 3 : 0);

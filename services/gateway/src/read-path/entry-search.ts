@@ -63,18 +63,22 @@ async function searchEntries(
   const passages = req.passages ?? DEFAULT_PASSAGES;
   const min = Number(req.min_relevance ?? 0);
   const withContent = req.include_content !== false;
+  // The caller's visibility first (the knowledge service), then the query's vector (the model):
+  // a caller the knowledge service cannot place costs no embedding.
+  const visibility = await visibilityFilter(backends, confirmations, caller);
+  const queryVector = await deps.queryVector(caller, query);
   let ranked: RankedEntryHit[];
   try {
     ranked = await searchEntryIndex(es, index, {
       tenantId: caller.tenant_id,
       query,
-      queryVector: await deps.queryVector(caller, query),
+      queryVector,
       limit,
       passages,
       language: req.language,
       modelLanguages: model.languages,
       filter: {
-        visibility: await visibilityFilter(backends, confirmations, caller),
+        visibility,
         types: req.types ?? [],
         category_id: req.category_id,
         language: req.language,
