@@ -5,6 +5,7 @@ import type { IndexedKind } from './index-errors';
 import type { DocumentVersion } from './index-store';
 import { indexerLoop, type IndexerPass } from './indexer-loop';
 import type { IndexerState } from './indexer-state';
+import { withClaims } from './queue-claims';
 import { reportIndexErrors } from './refused-documents';
 import { indexByTenant, removeByTenant } from './send-documents';
 
@@ -133,13 +134,13 @@ async function backgroundPass<D extends DocumentVersion>(bg: Background<D>): Pro
   let failed = false;
   const deletions = await store.pendingDeletions(batchSize);
   if (deletions.length) {
-    const removed = await backgroundSpan(
-      `remove deleted ${kind} from index`,
-      spanAttributes(kind, deletions.length),
-      () => removeByTenant(state, calls, deletions, options.deleteDeadlineMs, false),
+    const removed = await withClaims(store.claims?.deletions, deletions, (held) =>
+      backgroundSpan(`remove deleted ${kind} from index`, spanAttributes(kind, held.length), () =>
+        removeByTenant(state, calls, held, options.deleteDeadlineMs, false),
+      ),
     );
-    done += removed.done;
-    failed ||= removed.failed;
+    done += removed?.done ?? 0;
+    failed ||= removed?.failed ?? false;
   }
   const limit = batchSize * bg.callsPerPass;
   const pending = await store.pending(limit);
@@ -200,10 +201,15 @@ async function sendBatch<D extends DocumentVersion>(
 ): Promise<void> {
   const { state, options } = bg;
   const outcome = emptyOutcome();
-  await backgroundSpan(`index pending ${state.kind}`, spanAttributes(state.kind, batch.length), () =>
-    indexByTenant(state, send, batch, { deadlineMs: options.indexDeadlineMs, searchableLater }, outcome, false),
-  );
+  // Claimed just before the call, so a claim lasts one call, not a pass; what another replica
+  // (or a write) claimed since the queue was read is its to index.
+  const held = await withClaims(state.store.claims?.documents, batch, async (docs) => {
+    await backgroundSpan(`index pending ${state.kind}`, spanAttributes(state.kind, docs.length), () =>
+      indexByTenant(state, send, docs, { deadlineMs: options.indexDeadlineMs, searchableLater }, outcome, false),
+    );
+    return docs.length;
+  });
   const answered = outcome.indexed.size + outcome.refused.size; // a refusal is an answer too
   progress.done += answered;
-  if (answered < batch.length) progress.failed = true;
+  if (answered < (held ?? 0)) progress.failed = true;
 }

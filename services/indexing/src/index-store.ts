@@ -1,10 +1,17 @@
 import type { IndexBacklog } from '@kb/platform';
+import type { QueueClaims } from './queue-claims';
 
 /** A document version as the indexer's queues hold it: a write to index, or a deletion to apply. */
 export interface DocumentVersion {
   id: string;
   tenant_id: string;
   version: number;
+  /**
+   * The document's change counter: every change that queues it adds one, with or without a new
+   * version (a site assignment, a retry). Marking it indexed clears the queue only if the counter
+   * is still the one read, so no change is lost from the index. Absent: the version decides alone.
+   */
+  index_seq?: number;
 }
 
 /** A version the search index holds, with the model that embedded it ('' when it had no text to embed). */
@@ -15,13 +22,16 @@ export type IndexedVersion = DocumentVersion & { model: string };
  * queue is every document whose current version is not confirmed indexed (and not refused).
  */
 export interface IndexStore<D extends DocumentVersion> {
-  /** Documents waiting for the index, at most `limit`. */
+  /** Documents waiting for the index and not claimed, at most `limit`. */
   pending(limit: number): Promise<D[]>;
-  /** Deletions not yet applied to the index, at most `limit`. */
+  /** Deletions not yet applied to the index and not claimed, at most `limit`. */
   pendingDeletions(limit: number): Promise<DocumentVersion[]>;
   /** The index applied this deletion. */
   deletionDone(deletion: DocumentVersion): Promise<unknown>;
-  /** The index (its alias) holds these versions: out of the queue, any index error cleared. */
+  /**
+   * The index (its alias) holds these versions: out of the queue (unless changed since: see
+   * `index_seq`), any index error and claim cleared.
+   */
   markIndexed(done: IndexedVersion[]): Promise<void>;
   /**
    * These versions were written into a reindex target (the alias still points at the old
@@ -33,4 +43,11 @@ export interface IndexStore<D extends DocumentVersion> {
   countIndexErrors(): Promise<number>;
   /** How many documents wait and since when (the backlog metrics). */
   backlog?(): Promise<IndexBacklog>;
+  /**
+   * Leased claims on the two queues, held in the database: with them every attempt (a write's
+   * own, or a background pass of any replica) indexes only what it claimed, and `pending` and
+   * `pendingDeletions` leave out what a live claim holds. Without them (a store in memory) every
+   * attempt takes what it reads.
+   */
+  claims?: { documents: QueueClaims<D>; deletions: QueueClaims<DocumentVersion> };
 }

@@ -36,8 +36,9 @@ export async function indexGroup<D extends DocumentVersion>(
         if (!doc) continue;
         if (r.status === 'failed') await recordRefusal(state, doc, r.error, outcome);
         else if (r.status === 'indexed' || r.status === 'stale') {
-          const { id, tenant_id, version } = doc;
-          confirmed.push({ id, tenant_id, version, model: r.embeddings ? res.model : '' });
+          const { id, tenant_id, version, index_seq } = doc;
+          const seq = index_seq === undefined ? {} : { index_seq };
+          confirmed.push({ id, tenant_id, version, ...seq, model: r.embeddings ? res.model : '' });
         }
       }
       // One write back for the whole answer; each document's own version decides what it clears.

@@ -1,6 +1,7 @@
 import { emptyOutcome, type DocumentIndexOutcome } from './index-calls';
 import type { IndexerState } from './indexer-state';
 import type { DocumentVersion } from './index-store';
+import { withClaims } from './queue-claims';
 import { indexByTenant, removeByTenant } from './send-documents';
 
 /**
@@ -15,9 +16,14 @@ export async function indexOnWrite<D extends DocumentVersion>(
 ): Promise<DocumentIndexOutcome> {
   const outcome = emptyOutcome();
   if (!state.calls || docs.length === 0 || !state.writesWait()) return outcome;
+  const { calls } = state;
   const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
+  // Only what this write could claim: a document another attempt holds is being indexed by it.
+  const through = await withClaims(state.store.claims?.documents, docs, (held) =>
+    indexByTenant(state, calls, held, { deadlineMs }, outcome, true),
+  );
   // A write's documents are one tenant's: after a failure the write answers rather than wait again.
-  if (!(await indexByTenant(state, state.calls, docs, { deadlineMs }, outcome, true))) state.writeFailed();
+  if (through === false) state.writeFailed();
   return outcome;
 }
 
@@ -28,6 +34,10 @@ export async function removeOnWrite<D extends DocumentVersion>(
   call: { deadlineMs?: number } = {},
 ): Promise<void> {
   if (!state.calls || deletions.length === 0 || !state.writesWait()) return;
+  const { calls } = state;
   const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
-  if ((await removeByTenant(state, state.calls, deletions, deadlineMs, true)).failed) state.writeFailed();
+  const removed = await withClaims(state.store.claims?.deletions, deletions, (held) =>
+    removeByTenant(state, calls, held, deadlineMs, true),
+  );
+  if (removed?.failed) state.writeFailed();
 }

@@ -146,6 +146,7 @@ describe('If-Match and lost races', () => {
       transactions: { run: <T>(work: () => Promise<T>) => work() },
       indexer: { indexNow: async () => new Map<string, string>() },
       skillIndexTurns: <T>(_key: string, fn: () => Promise<T>) => fn(),
+      skillIndexLease: async <T>(_key: string, fn: () => Promise<T>) => ({ result: await fn(), kept: true }),
     } as unknown as EntryContext;
   }
 

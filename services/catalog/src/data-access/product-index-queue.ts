@@ -1,7 +1,9 @@
 import type { IndexBacklog } from '@kb/platform';
-import { readIndexBacklog, withId } from '@kb/mongo';
+import type { mongo } from 'mongoose';
+import { indexedFilter, mongoQueueClaims, readIndexBacklog, unclaimed, withId } from '@kb/mongo';
 import type { Product, ProductDeletion } from '../domain/types';
-import { productsOf, type ProductDoc, type ProductModels } from './product-models';
+import { finishInterruptedDeletes } from './product-writes';
+import { productOf, productsOf, type ProductDeletionDoc, type ProductDoc, type ProductModels } from './product-models';
 
 /*
  * The background indexer works across tenants: it reads the raw collections (the tenancy guard
@@ -9,12 +11,20 @@ import { productsOf, type ProductDoc, type ProductModels } from './product-model
  * product leaves the queue (needs_index false), so it never holds up a batch.
  */
 
-/** A product version the search index now holds. */
+/** A product version the search index now holds, with the change counter it was read at (see @kb/indexing). */
 export interface IndexedVersion {
   tenant_id: string;
   id: string;
   version: number;
+  index_seq?: number;
 }
+
+/** The change that clears the queue flag of an indexed version (and its claim and any index error). */
+const indexedUpdate = (version: number) => ({
+  $set: { needs_index: false },
+  $max: { indexed_version: version },
+  $unset: { index_error: '' as const, index_claim: '' as const },
+});
 
 /** A product the search index refused, as the admin CLI lists it. */
 export type RefusedProduct = Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>;
@@ -34,10 +44,7 @@ export async function markIndexedMany(
   const [one] = done;
   if (done.length === 1 && one) {
     // One product (a single write's inline indexing): the same two writes as one-product updates.
-    const res = await ProductModel.updateOne(
-      { tenant_id: one.tenant_id, _id: one.id, version: one.version },
-      { $set: { needs_index: false }, $max: { indexed_version: one.version }, $unset: { index_error: '' } },
-    );
+    const res = await ProductModel.updateOne(indexedFilter(one), indexedUpdate(one.version));
     if (res.matchedCount === 0)
       await ProductModel.updateOne(
         { tenant_id: one.tenant_id, _id: one.id },
@@ -48,10 +55,8 @@ export async function markIndexedMany(
   // Raw collection: these are the indexer's writes (across tenants; every filter names the tenant).
   const current = await products.bulkWrite(
     done.map((d) => ({
-      updateOne: {
-        filter: { tenant_id: d.tenant_id, _id: d.id, version: d.version },
-        update: { $set: { needs_index: false }, $max: { indexed_version: d.version }, $unset: { index_error: '' } },
-      },
+      // A product stored before the change counter has none: `null` in the filter (not in the driver's type).
+      updateOne: { filter: indexedFilter(d) as mongo.Filter<ProductDoc>, update: indexedUpdate(d.version) },
     })),
     { ordered: false },
   );
@@ -71,7 +76,22 @@ export function markIndexed(models: ProductModels, tenantId: string, id: string,
 }
 
 export async function pendingIndex({ products }: ProductModels, limit: number): Promise<Product[]> {
-  return productsOf(await products.find({ needs_index: true }).limit(limit).toArray());
+  return productsOf(
+    await products
+      .find({ needs_index: true, ...unclaimed(new Date()) })
+      .limit(limit)
+      .toArray(),
+  );
+}
+
+/** Claims on the two queues (@kb/indexing QueueClaims): products to index, deletions to apply. */
+export function queueClaims({ ProductModel, ProductDeletionModel }: ProductModels) {
+  return {
+    documents: mongoQueueClaims(ProductModel.collection, { needs_index: true }, (d) =>
+      productOf(d as unknown as ProductDoc),
+    ),
+    deletions: mongoQueueClaims(ProductDeletionModel.collection, {}, (d) => withId(d as unknown as ProductDeletionDoc)),
+  };
 }
 
 /**
@@ -126,13 +146,16 @@ export async function retryIndexErrors({ products }: ProductModels, tenantId?: s
         ...(tenantId ? { tenant_id: tenantId } : {}),
         ...(ids.length ? { _id: { $in: ids } } : {}),
       },
-      { $set: { needs_index: true } },
+      { $set: { needs_index: true }, $inc: { index_seq: 1 } },
     )
   ).modifiedCount;
 }
 
-export async function pendingDeletions({ deletions }: ProductModels, limit: number): Promise<ProductDeletion[]> {
-  return (await deletions.find({}).limit(limit).toArray()).map((d) => withId(d));
+/** Tombstones to apply, not claimed; a delete a crash interrupted is finished first (product-writes). */
+export async function pendingDeletions(models: ProductModels, limit: number): Promise<ProductDeletion[]> {
+  const now = new Date();
+  const read = (await models.deletions.find(unclaimed(now)).limit(limit).toArray()).map((d) => withId(d));
+  return finishInterruptedDeletes(models, read, now);
 }
 
 export function deletionDone({ ProductDeletionModel }: ProductModels, tenantId: string, id: string, version: number) {
@@ -149,7 +172,9 @@ export function countAll({ products }: ProductModels): Promise<number> {
 
 /** Marks products written since `since` for the background indexer (after a reindex). */
 export async function markChangedSince({ products }: ProductModels, since: Date): Promise<number> {
-  return (await products.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true } })).modifiedCount;
+  return (
+    await products.updateMany({ updated_at: { $gte: since } }, { $set: { needs_index: true }, $inc: { index_seq: 1 } })
+  ).modifiedCount;
 }
 
 /** Every product of every tenant, in id order, for a reindex. */

@@ -1,6 +1,6 @@
 import { Schema, type Collection, type Connection, type Model } from 'mongoose';
 import { PRODUCT_DEFAULTS, type DecimalField } from '@kb/rules';
-import { indexErrorPath, tenantScoped, withId } from '@kb/mongo';
+import { indexErrorPath, queuePaths, tenantScoped, withId } from '@kb/mongo';
 import type { Product, ProductDeletion } from '../domain/types';
 import { withDecimalText, type StoredDecimals } from './decimals';
 
@@ -61,6 +61,7 @@ const productPaths = {
   indexed_version: { type: Number, default: 0 },
   needs_index: { type: Boolean, default: true },
   index_error: indexErrorPath(),
+  ...queuePaths(),
   reuse_vectors: { type: Boolean, default: false },
   last_synced_at: { type: Date, default: null },
   created_at: { type: Date, required: true },
@@ -84,6 +85,7 @@ productSchema.index({ needs_index: 1, updated_at: 1 });
 // writes from the index instead of scanning the collection once per product.
 productSchema.index({ tenant_id: 1, _id: 1 }, { unique: true });
 productSchema.index({ tenant_id: 1, _id: 1, version: 1 }, { unique: true });
+productSchema.index({ tenant_id: 1, _id: 1, version: 1, index_seq: 1 }, { unique: true });
 
 const deletionSchema = new Schema<ProductDeletionDoc>(
   {

@@ -1,6 +1,7 @@
 import type { AnyBulkWriteOperation, UpdateQuery } from 'mongoose';
 import { findOfTenantByIds, isDuplicateKey, onDuplicateKey } from '@kb/mongo';
-import type { Product, ProductSet } from '../domain/types';
+import { AppError } from '@kb/platform';
+import type { Product, ProductDeletion, ProductSet } from '../domain/types';
 import { withDecimal128 } from './decimals';
 import { productOf, type ProductDoc, type ProductModels } from './product-models';
 
@@ -30,7 +31,7 @@ const upsertUpdate = (
   now: Date,
 ): UpdateQuery<ProductDoc> => ({
   $set: withDecimal128(set),
-  $inc: { version: 1 },
+  $inc: { version: 1, index_seq: 1 },
   $setOnInsert: {
     _id: newId,
     tenant_id: tenantId,
@@ -167,30 +168,82 @@ export async function adoptChildrenOf(
         parent_external_id: ext,
         parent_product_id: { $ne: parents.get(ext) },
       },
-      { $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now }, $inc: { version: 1 } },
+      {
+        $set: { parent_product_id: parents.get(ext), needs_index: true, updated_at: now },
+        $inc: { version: 1, index_seq: 1 },
+      },
     );
   }
   return orphans.map((c) => c._id);
 }
 
-/** Deletes the product and leaves a tombstone for the index (same version + 1). */
-export async function remove(
-  { ProductModel, ProductDeletionModel }: ProductModels,
-  tenantId: string,
-  id: string,
+/** Attempts of a delete before it gives up on a product rewritten under it each time. */
+const DELETE_ATTEMPTS = 5;
+
+/**
+ * Deletes the product, tombstone first: the tombstone (version + 1) is written before the
+ * product is deleted, conditioned on the version read, so no crash can leave a product gone
+ * from MongoDB that the search index keeps (the index-only read path would serve it). A crash
+ * between the two leaves a tombstone whose product is still there: the background indexer
+ * finishes that delete before it applies the tombstone (`finishInterruptedDeletes`). A write
+ * that bumped the version meanwhile makes the delete try again on the new version.
+ */
+export async function remove(models: ProductModels, tenantId: string, id: string, now: Date): Promise<Product | null> {
+  const { ProductModel, ProductDeletionModel } = models;
+  for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
+    const doc = await ProductModel.findOne({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();
+    if (!doc) return null;
+    await ProductDeletionModel.updateOne(
+      { tenant_id: tenantId, _id: id },
+      { $set: { version: doc.version + 1, deleted_at: now } },
+      { upsert: true },
+    );
+    if (await finishDelete(models, doc, now)) return productOf(doc);
+    // Gone meanwhile: the background indexer finished this delete (it found the tombstone).
+    if (!(await ProductModel.exists({ tenant_id: tenantId, _id: id }))) return productOf(doc);
+  }
+  throw AppError.conflict('The product kept changing while it was deleted; try again');
+}
+
+/** The product's delete once its tombstone is written: the product at `doc.version`, then its children's parent link. */
+async function finishDelete(
+  { ProductModel }: ProductModels,
+  doc: Pick<ProductDoc, '_id' | 'tenant_id' | 'site_id' | 'version'>,
   now: Date,
-): Promise<Product | null> {
-  const doc = await ProductModel.findOneAndDelete({ tenant_id: tenantId, _id: id }).lean<ProductDoc>();
-  if (!doc) return null;
-  await ProductDeletionModel.updateOne(
-    { tenant_id: tenantId, _id: id },
-    { $set: { version: doc.version + 1, deleted_at: now } },
-    { upsert: true },
-  );
+): Promise<boolean> {
+  const res = await ProductModel.deleteOne({ tenant_id: doc.tenant_id, _id: doc._id, version: doc.version });
+  if (res.deletedCount !== 1) return false;
   // Children lose their parent (the parent may come back later under the same external id).
   await ProductModel.updateMany(
-    { tenant_id: tenantId, site_id: doc.site_id, parent_product_id: id },
-    { $set: { parent_product_id: null, needs_index: true, updated_at: now }, $inc: { version: 1 } },
+    { tenant_id: doc.tenant_id, site_id: doc.site_id, parent_product_id: doc._id },
+    { $set: { parent_product_id: null, needs_index: true, updated_at: now }, $inc: { version: 1, index_seq: 1 } },
   );
-  return productOf(doc);
+  return true;
+}
+
+/**
+ * Before tombstones are applied to the index: a tombstone whose product is still stored at the
+ * version before it is a delete a crash interrupted (finished here); one whose product was
+ * written again after it (a newer version) is stale and dropped, so the index keeps the
+ * product. Returns the tombstones to apply.
+ */
+export async function finishInterruptedDeletes(
+  models: ProductModels,
+  tombstones: ProductDeletion[],
+  now: Date,
+): Promise<ProductDeletion[]> {
+  if (tombstones.length === 0) return tombstones;
+  const stored = await models.products
+    .find({ _id: { $in: tombstones.map((t) => t.id) } }, { projection: { tenant_id: 1, site_id: 1, version: 1 } })
+    .toArray();
+  if (stored.length === 0) return tombstones;
+  const byId = new Map(stored.map((d) => [`${d.tenant_id}/${d._id}`, d]));
+  const apply: ProductDeletion[] = [];
+  for (const t of tombstones) {
+    const doc = byId.get(`${t.tenant_id}/${t.id}`);
+    if (!doc || (doc.version < t.version && (await finishDelete(models, doc, now)))) apply.push(t);
+    else if (doc.version >= t.version)
+      await models.ProductDeletionModel.deleteOne({ tenant_id: t.tenant_id, _id: t.id, version: t.version });
+  }
+  return apply;
 }

@@ -41,6 +41,7 @@ export function productsRepo(connection: Connection) {
       indexQueue.markIndexed(models, tenantId, id, version),
     markIndexedMany: (done: indexQueue.IndexedVersion[]) => indexQueue.markIndexedMany(models, done),
     pendingIndex: (limit: number) => indexQueue.pendingIndex(models, limit),
+    queueClaims: indexQueue.queueClaims(models),
     markRefused: (tenantId: string, id: string, version: number, message: string, at: Date) =>
       indexQueue.markRefused(models, tenantId, id, version, message, at),
     indexErrors: (tenantId?: string) => indexQueue.indexErrors(models, tenantId),

@@ -33,6 +33,10 @@ export interface Product extends ProductFields {
    * until a new version or `admin index retry`); removed when a later version is indexed.
    */
   index_error?: IndexErrorRecord;
+  /** Counts the changes that queued it for the index (with or without a new version); see @kb/indexing DocumentVersion. */
+  index_seq?: number;
+  /** Who is indexing it now, until when: a leased claim (@kb/mongo queue-claims). */
+  index_claim?: { owner: string; until: Date };
   /** The write kept the sync_hash: the indexer may keep the vectors already indexed. */
   reuse_vectors: boolean;
   last_synced_at: Date | null;

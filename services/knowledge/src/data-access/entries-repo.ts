@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { IndexBacklog } from '@kb/platform';
-import { findOfTenantByIds, onDuplicateKey, readIndexBacklog, withId, withMongoId } from '@kb/mongo';
+import {
+  findOfTenantByIds,
+  indexedFilter,
+  mongoLeases,
+  mongoQueueClaims,
+  type LeaseDoc,
+  onDuplicateKey,
+  readIndexBacklog,
+  unclaimed,
+  withId,
+  withMongoId,
+} from '@kb/mongo';
 import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 import { sessionOf as opts, type Transaction } from './transactions';
@@ -173,7 +184,7 @@ export function entriesRepo(models: KnowledgeModels) {
       return entryOrNull(
         await EntryModel.findOneAndUpdate(
           { tenant_id: tenantId, _id: id, version: expectedVersion },
-          { $set: { ...set, version: expectedVersion + 1, index_pending: true } },
+          { $set: { ...set, version: expectedVersion + 1, index_pending: true }, $inc: { index_seq: 1 } },
           { returnDocument: 'after', ...opts(tx) },
         ).lean<EntryDoc>(),
       );
@@ -197,7 +208,10 @@ export function entriesRepo(models: KnowledgeModels) {
       return entryOrNull(
         await EntryModel.findOneAndUpdate(
           { tenant_id: tenantId, _id: id, category_id: from },
-          { $set: { category_id: to, updated_at: new Date(), index_pending: true }, $inc: { version: 1 } },
+          {
+            $set: { category_id: to, updated_at: new Date(), index_pending: true },
+            $inc: { version: 1, index_seq: 1 },
+          },
           { returnDocument: 'after', ...opts(tx) },
         ).lean<EntryDoc>(),
       );
@@ -298,7 +312,7 @@ export function entriesRepo(models: KnowledgeModels) {
     async removeSite(tenantId: string, siteId: string): Promise<number> {
       const res = await EntryModel.updateMany(
         { tenant_id: tenantId, site_ids: siteId },
-        { $pull: { site_ids: siteId }, $set: { index_pending: true } },
+        { $pull: { site_ids: siteId }, $set: { index_pending: true }, $inc: { index_seq: 1 } },
       );
       return res.modifiedCount;
     },
@@ -309,7 +323,7 @@ export function entriesRepo(models: KnowledgeModels) {
         { tenant_id: tenantId, _id: id, site_ids: { $ne: siteId } },
         // Queued for the index (the site filter of entry search reads site_ids there); the
         // version stays: an assignment is not an edit of the entry.
-        { $addToSet: { site_ids: siteId }, $set: { index_pending: true } },
+        { $addToSet: { site_ids: siteId }, $set: { index_pending: true }, $inc: { index_seq: 1 } },
       );
       return res.modifiedCount === 1;
     },
@@ -345,12 +359,15 @@ export function entriesRepo(models: KnowledgeModels) {
 
     async pendingEntries(limit: number): Promise<Entry[]> {
       return entriesOf(
-        (await EntryModel.collection.find({ index_pending: true }).limit(limit).toArray()) as unknown as EntryDoc[],
+        (await EntryModel.collection
+          .find({ index_pending: true, ...unclaimed(new Date()) })
+          .limit(limit)
+          .toArray()) as unknown as EntryDoc[],
       );
     },
     async pendingTombstones(limit: number): Promise<EntryTombstone[]> {
       const docs = (await EntryTombstoneModel.collection
-        .find({})
+        .find(unclaimed(new Date()))
         .limit(limit)
         .toArray()) as unknown as EntryTombstoneDoc[];
       return docs.map((d) => withId(d));
@@ -368,18 +385,30 @@ export function entriesRepo(models: KnowledgeModels) {
     /** Queues entries written since `since` for the background indexer (after a reindex); returns how many. */
     async markChangedSince(since: Date): Promise<number> {
       return (
-        await EntryModel.collection.updateMany({ updated_at: { $gte: since } }, { $set: { index_pending: true } })
+        await EntryModel.collection.updateMany(
+          { updated_at: { $gte: since } },
+          { $set: { index_pending: true }, $inc: { index_seq: 1 } },
+        )
       ).modifiedCount;
     },
-    /** Marks a version as indexed (and clears an index error) unless a newer write happened meanwhile. */
-    async markIndexed(tenantId: string, id: string, version: number, model: string): Promise<void> {
-      await EntryModel.updateOne(
-        { tenant_id: tenantId, _id: id, version },
-        {
-          $set: { indexed_version: version, index_pending: false, embedding_model: model || null },
-          $unset: { index_error: '' },
-        },
-      );
+    /** Leases per tenant, held across replicas (the skill index's rebuilds take turns with one). */
+    leases: mongoLeases(EntryModel.db.collection<LeaseDoc>('knowledge_leases')),
+    /** Claims on the two queues (@kb/indexing QueueClaims): entries to index, tombstones to apply. */
+    claims: {
+      documents: mongoQueueClaims(EntryModel.collection, { index_pending: true }, (d) =>
+        entryOf(d as unknown as EntryDoc),
+      ),
+      deletions: mongoQueueClaims(EntryTombstoneModel.collection, {}, (d) => withId(d as unknown as EntryTombstoneDoc)),
+    },
+    /**
+     * Marks a version as indexed (and clears an index error and the claim) unless the entry
+     * changed meanwhile: a newer version, or any change that queued it again (`seq`, its counter).
+     */
+    async markIndexed(tenantId: string, id: string, version: number, model: string, seq?: number): Promise<void> {
+      await EntryModel.updateOne(indexedFilter({ tenant_id: tenantId, id, version, index_seq: seq }), {
+        $set: { indexed_version: version, index_pending: false, embedding_model: model || null },
+        $unset: { index_error: '', index_claim: '' },
+      });
     },
     /**
      * Records that the search index refused `version`: out of the queue until a new version (or
@@ -423,7 +452,12 @@ export function entriesRepo(models: KnowledgeModels) {
         ...(tenantId ? { tenant_id: tenantId } : {}),
         ...(ids.length ? { _id: { $in: ids } } : {}),
       };
-      return (await EntryModel.collection.updateMany(filter as never, { $set: { index_pending: true } })).modifiedCount;
+      return (
+        await EntryModel.collection.updateMany(filter as never, {
+          $set: { index_pending: true },
+          $inc: { index_seq: 1 },
+        })
+      ).modifiedCount;
     },
     indexBacklog: (): Promise<IndexBacklog> =>
       readIndexBacklog(EntryModel.collection, { index_pending: true }, EntryTombstoneModel.collection),

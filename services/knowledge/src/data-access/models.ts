@@ -1,5 +1,5 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import { indexErrorPath, parentGuardPath, tenantScoped, type ParentGuardState } from '@kb/mongo';
+import { indexErrorPath, parentGuardPath, queuePaths, tenantScoped, type ParentGuardState } from '@kb/mongo';
 import type { ApiToken, Category, Entry, EntryTombstone, EntryVersion, Tenant } from '../domain/types';
 
 /*
@@ -148,6 +148,7 @@ const entrySchema = tenantScopedSchema<EntryDoc>(
     indexed_version: { type: Number, default: 0 },
     index_pending: { type: Boolean, default: true },
     index_error: indexErrorPath(),
+    ...queuePaths(),
     ...timestamps(),
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },

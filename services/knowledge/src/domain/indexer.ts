@@ -51,7 +51,7 @@ function hitJson(e: Entry): string {
 /** The entries' store as the document indexer reads and writes it: the repository's functions. */
 function entryStore(repo: EntriesRepo): IndexStore<Entry> {
   const markIndexed = async (done: IndexedVersion[]) => {
-    for (const d of done) await repo.markIndexed(d.tenant_id, d.id, d.version, d.model);
+    for (const d of done) await repo.markIndexed(d.tenant_id, d.id, d.version, d.model, d.index_seq);
   };
   return {
     pending: (limit) => repo.pendingEntries(limit),
@@ -64,6 +64,7 @@ function entryStore(repo: EntriesRepo): IndexStore<Entry> {
     markRefused: (e, message, at) => repo.markRefused(e.tenant_id, e.id, e.version, message, at),
     countIndexErrors: () => repo.countIndexErrors(),
     backlog: () => repo.indexBacklog(),
+    claims: repo.claims,
   };
 }
 

@@ -77,6 +77,10 @@ export interface Entry {
    * a new version or `admin index retry`); removed when a later version is indexed.
    */
   index_error?: IndexErrorRecord;
+  /** Counts the changes that queued it for the index (with or without a new version); see @kb/indexing DocumentVersion. */
+  index_seq?: number;
+  /** Who is indexing it now, until when: a leased claim (@kb/mongo queue-claims). */
+  index_claim?: { owner: string; until: Date };
   created_at: Date;
   updated_at: Date;
 }

@@ -8,6 +8,7 @@ import { categoryGuard, type CategoryGuard } from '../category-guard';
 import type { EntryIndexer } from '../indexer';
 import { effectiveSettings } from '../tenant-settings';
 import { viewerOf, type Viewer } from '../visibility';
+import { leasedTurns, type LeasedTurns } from '../leased-turns';
 import { oneAtATimePerKey, type OneAtATime } from './one-at-a-time';
 
 export interface EntryDeps {
@@ -24,12 +25,32 @@ export interface EntryDeps {
 /** What every entry use case gets: the dependencies, categories as parents, and the skill-index queue. */
 export interface EntryContext extends EntryDeps {
   inCategory: CategoryGuard;
-  /** Skill-index rebuilds of one tenant run one after another in this process, so an older read never overwrites a newer rebuild. */
+  /**
+   * Skill writes of one tenant (each with its skill-index rebuild) take turns: in this process
+   * first (a queue, so they do not poll the lease against each other), then across every
+   * replica by the tenant's lease in MongoDB, so a rebuild never reads before another's write
+   * and overwrites it, and a tenant never gets two skill indexes.
+   */
   skillIndexTurns: OneAtATime;
+  skillIndexLease: LeasedTurns;
 }
 
+/** How long a skill write holds the tenant's skill-index lease at most (a crashed holder's is free after it). */
+export const SKILL_INDEX_LEASE_MS = 10_000;
+/** How long a skill write waits for its turn before it answers 409. */
+export const SKILL_INDEX_WAIT_MS = 10_000;
+
 export function entryContext(deps: EntryDeps): EntryContext {
-  return { ...deps, inCategory: categoryGuard(deps.categories), skillIndexTurns: oneAtATimePerKey() };
+  return {
+    ...deps,
+    inCategory: categoryGuard(deps.categories),
+    skillIndexTurns: oneAtATimePerKey(),
+    skillIndexLease: leasedTurns(deps.entries.leases, 'skill-index', {
+      ttlMs: SKILL_INDEX_LEASE_MS,
+      waitMs: SKILL_INDEX_WAIT_MS,
+      busy: 'Other skill writes of this tenant are under way; try again',
+    }),
+  };
 }
 
 /** The caller, checked for the scope, as its tenant's settings (at most TENANT_SETTINGS_CACHE_TTL_MS old) see it. */

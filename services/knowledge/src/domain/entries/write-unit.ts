@@ -13,7 +13,7 @@ export interface Written<T> {
 /**
  * Runs a write and, for skills, the skill-index rebuild: in one transaction where MongoDB
  * supports them, else the rebuild runs right after the write (it is recomputed from all
- * skills, so it cannot drift).
+ * skills, so it cannot drift); a tenant's skill writes take turns across replicas (context.ts).
  */
 export async function writeUnit<T>(
   ctx: EntryContext,
@@ -29,7 +29,15 @@ export async function writeUnit<T>(
       const result = await write(tx);
       return { result, index: await rebuild(tx) };
     });
-  return touchesSkills ? ctx.skillIndexTurns(tenantId, run) : run();
+  if (!touchesSkills) return run();
+  return ctx.skillIndexTurns(tenantId, async () => {
+    const { result, kept } = await ctx.skillIndexLease(tenantId, run);
+    if (kept) return result;
+    // This write held the lease past its time: another rebuild may have run beside it. The
+    // index is recomputed from all skills once more, so it names every skill written.
+    const again = await ctx.skillIndexLease(tenantId, () => ctx.transactions.run((tx) => rebuild(tx)));
+    return { result: result.result, index: again.result ?? result.index };
+  });
 }
 
 /** Indexes right away (bounded); the entry answered carries the model when that worked. */

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+
+/**
+ * How long a claim on queued documents holds without being renewed. A replica that dies in the
+ * middle of a call loses its claims after this long and another replica takes them; while a
+ * call runs, its claims are renewed every third of it, so a long call keeps them.
+ */
+export const CLAIM_MS = 30_000;
+
+/** A leased claim: who holds it and until when (epoch ms). */
+export interface Lease {
+  owner: string;
+  untilMs: number;
+}
+
+/**
+ * Leased claims on one queue (documents to index, or deletions to apply), held in the database
+ * so that every replica's indexer and every write's own indexing take each queued change once.
+ */
+export interface QueueClaims<T extends { id: string }> {
+  /**
+   * Claims those of `items` that are still queued and not held by a live claim, with one
+   * conditional update; returns them as stored now (a newer state than `items` when one was
+   * written meanwhile).
+   */
+  take(items: T[], lease: Lease): Promise<T[]>;
+  /** Moves the claims `owner` still holds on `items` to `untilMs`. */
+  extend(items: T[], lease: Lease): Promise<void>;
+  /** Gives back the claims `owner` still holds on `items` (marking a document indexed gives its claim back too). */
+  giveBack(items: T[], owner: string): Promise<void>;
+}
+
+/** A claim owner unique to one attempt: the process (host, pid) it came from, for a reader of the database. */
+export const claimOwner = (): string => `${hostname()}:${process.pid}:${randomUUID()}`;
+
+/**
+ * Runs `work` on the items this attempt could claim (none: `work` does not run), renewing the
+ * claims while it runs and giving back whatever is still held when it ends, whatever the outcome.
+ */
+export async function withClaims<T extends { id: string }, R>(
+  claims: QueueClaims<T> | undefined,
+  items: T[],
+  work: (held: T[]) => Promise<R>,
+  claimMs = CLAIM_MS,
+): Promise<R | undefined> {
+  if (!claims) return work(items);
+  const owner = claimOwner();
+  const held = await claims.take(items, { owner, untilMs: Date.now() + claimMs });
+  if (held.length === 0) return undefined;
+  const renew = setInterval(
+    () => void claims.extend(held, { owner, untilMs: Date.now() + claimMs }).catch(() => undefined),
+    Math.max(claimMs / 3, 10),
+  );
+  renew.unref();
+  try {
+    return await work(held);
+  } finally {
+    clearInterval(renew);
+    await claims.giveBack(held, owner).catch(() => undefined);
+  }
+}

@@ -1,0 +1,42 @@
+import type { mongo } from 'mongoose';
+import { isDuplicateKey } from './errors';
+
+/** One lease document: `_id` names what is held (e.g. `skill-index/<tenant>`), `holder` who holds it until when. */
+export interface LeaseDoc {
+  _id: string;
+  tenant_id: string;
+  holder: { owner: string; until: Date } | null;
+}
+
+/**
+ * Leases held in MongoDB, one document per name: a rule that must hold for a tenant across
+ * every replica (one skill-index rebuild at a time) takes the lease with one conditional
+ * update, taken only while nobody holds it or the holder's time ran out.
+ */
+export function mongoLeases(collection: mongo.Collection<LeaseDoc>) {
+  return {
+    /** True when `owner` now holds `name` for `ttlMs`. */
+    async take(name: string, tenantId: string, owner: string, ttlMs: number): Promise<boolean> {
+      const now = new Date();
+      const holder = { owner, until: new Date(now.getTime() + ttlMs) };
+      const res = await collection.updateOne(
+        { _id: name, $or: [{ holder: null }, { 'holder.until': { $lt: now } }] },
+        { $set: { holder } },
+      );
+      if (res.matchedCount === 1) return true;
+      try {
+        await collection.insertOne({ _id: name, tenant_id: tenantId, holder });
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+    /** Gives `name` back; false when `owner` no longer held it (its time ran out and another took it). */
+    async giveBack(name: string, owner: string): Promise<boolean> {
+      const res = await collection.updateOne({ _id: name, 'holder.owner': owner }, { $set: { holder: null } });
+      return res.matchedCount === 1;
+    },
+  };
+}
+export type MongoLeases = ReturnType<typeof mongoLeases>;

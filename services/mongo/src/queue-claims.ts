@@ -1,0 +1,91 @@
+import type { Lease, QueueClaims } from '@kb/indexing';
+import { Schema, type mongo } from 'mongoose';
+
+/** Where a queued document's claim is stored: `{owner, until}`, absent when nobody holds it. */
+export const CLAIM_FIELD = 'index_claim';
+
+/** Documents no live claim holds at `now`: never claimed, given back, or held past the lease. */
+export function unclaimed(now: Date): Record<string, unknown> {
+  return { $or: [{ [CLAIM_FIELD]: null }, { [`${CLAIM_FIELD}.until`]: { $lt: now } }] };
+}
+
+/**
+ * A queue's claims on a raw collection (the indexers work across tenants; every document is
+ * named by its `_id`, unique in the collection). `queued`: what still being in the queue means
+ * (e.g. `{needs_index: true}`; `{}` for tombstones, which leave by being deleted); `of` maps a
+ * stored document to the domain's object. Taking is one conditional `updateMany` (a document
+ * is taken only while queued and unclaimed, so two replicas never both take it) and one read of
+ * what this owner now holds.
+ */
+export function mongoQueueClaims<T extends { id: string }>(
+  collection: mongo.Collection,
+  queued: Record<string, unknown>,
+  of: (doc: mongo.Document) => T,
+): QueueClaims<T> {
+  // The collections' ids are strings (uuids), which the driver's default typing (ObjectId) does not know.
+  const ids = (items: { id: string }[]) =>
+    ({ _id: { $in: items.map((i) => i.id) } }) as unknown as mongo.Filter<mongo.Document>;
+  return {
+    async take(items, lease: Lease) {
+      if (items.length === 0) return [];
+      const now = new Date();
+      await collection.updateMany(
+        { ...ids(items), ...queued, ...unclaimed(now) },
+        {
+          $set: { [CLAIM_FIELD]: { owner: lease.owner, until: new Date(lease.untilMs) } },
+        },
+      );
+      const held = await collection.find({ ...ids(items), [`${CLAIM_FIELD}.owner`]: lease.owner }).toArray();
+      // A document never queued again has no counter yet: 0, which `indexedFilter` matches.
+      return held.map((d) => of({ index_seq: 0, ...d }));
+    },
+    async extend(items, lease: Lease) {
+      if (items.length === 0) return;
+      await collection.updateMany(
+        { ...ids(items), [`${CLAIM_FIELD}.owner`]: lease.owner },
+        {
+          $set: { [`${CLAIM_FIELD}.until`]: new Date(lease.untilMs) },
+        },
+      );
+    },
+    async giveBack(items, owner) {
+      if (items.length === 0) return;
+      await collection.updateMany(
+        { ...ids(items), [`${CLAIM_FIELD}.owner`]: owner },
+        {
+          $unset: { [CLAIM_FIELD]: '' },
+        },
+      );
+    },
+  };
+}
+
+/**
+ * The filter that marks a queued document indexed: this version, and no change since it was
+ * read (its change counter; a document never re-queued has none, which `null` matches).
+ */
+export function indexedFilter(d: { tenant_id: string; id: string; version: number; index_seq?: number }) {
+  return {
+    tenant_id: d.tenant_id,
+    _id: d.id,
+    version: d.version,
+    ...(d.index_seq === undefined ? {} : { index_seq: d.index_seq === 0 ? { $in: [null, 0] } : d.index_seq }),
+  };
+}
+
+/** A claim as stored. */
+export interface StoredClaim {
+  owner: string;
+  until: Date;
+}
+
+const claimSchema = new Schema<StoredClaim>({ owner: String, until: Date }, { _id: false });
+
+/**
+ * The paths a queued document's schema adds (knowledge entries, products): the change counter
+ * (every change that queues the document adds one) and the claim (absent while nobody holds it).
+ */
+export const queuePaths = () => ({
+  index_seq: { type: Number, default: 0 },
+  [CLAIM_FIELD]: { type: claimSchema, default: undefined },
+});
