@@ -89,7 +89,7 @@ function connect(addresses: string[], keepalive = { keepaliveTimeMs: 500, keepal
 const address = (pod: Pod | TcpProxy) => `127.0.0.1:${'handle' in pod ? pod.handle.port : pod.port}`;
 const read = (client: TypedClient<Client>) => client.call('SearchEntries', { caller, query: 'x', limit: 1 });
 const write = (client: TypedClient<Client>) => client.call('IndexEntries', { caller, entries: [] });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Until every pod of the list has a connection: round robin picks among the ready ones only. */
 async function warmUp(client: TypedClient<Client>, ...expected: Pod[]): Promise<void> {
