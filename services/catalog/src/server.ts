@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   type Logger,
-  CLIENT_OPTIONS,
+  balancingSettings,
+  clientOptions,
+  grpcTarget,
   callerSigner,
   catalogProto,
   serverAuthOf,
@@ -35,9 +37,9 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   const store = openCatalogStore(config.MONGODB_URI, logger, report);
   const { sites, products } = store;
   const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(
-    config.SIMILARITY_GRPC_ADDR,
+    grpcTarget(config.SIMILARITY_GRPC_ADDR),
     grpc.credentials.createInsecure(),
-    CLIENT_OPTIONS,
+    clientOptions(balancingSettings(config)),
   );
   const deps: CatalogDeps = {
     logger,
@@ -54,6 +56,8 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.CATALOG_GRPC_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     services: [
       {
         definition: catalogProto().kb.catalog.v1.CatalogService.service,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   ConfigError,
   DEFAULT_GATEWAY_PORT,
+  GRPC_CLIENT_SETTINGS,
   GrpcAddress,
   LogLevel,
   Port,
@@ -37,6 +38,8 @@ export const GatewayConfigSchema = Type.Object({
   KNOWLEDGE_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('knowledge')),
   CATALOG_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('catalog')),
   SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
+  /** Keepalive of the clients of the back services (grpc/balancing.ts in @kb/platform). */
+  ...GRPC_CLIENT_SETTINGS,
   /**
    * The read path: with it, similar searches are answered here straight from Elasticsearch (the
    * indices the similarity service writes); without it, through the catalog and similarity services.

@@ -1,6 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import {
-  CLIENT_OPTIONS,
+  balancingSettings,
+  clientOptions,
+  grpcTarget,
   callerSigner,
   serverAuthOf,
   type Logger,
@@ -39,9 +41,9 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   const similarity = typedClient(
     'similarity',
     new (similarityProto().kb.similarity.v1.SimilarityService)(
-      config.SIMILARITY_GRPC_ADDR,
+      grpcTarget(config.SIMILARITY_GRPC_ADDR),
       grpc.credentials.createInsecure(),
-      CLIENT_OPTIONS,
+      clientOptions(balancingSettings(config)),
     ),
     config.SIMILARITY_DEADLINE_MS,
     callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'knowledge'),
@@ -75,6 +77,8 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   grpcServer = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.KNOWLEDGE_GRPC_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     services: [{ definition: knowledgeProto().kb.knowledge.v1.KnowledgeService.service, implementation: impl }],
     serviceNames: [KNOWLEDGE_SERVICE_NAME],
     // ResolveTenant: the gateway's lookup of the tenant a request is addressed to, before it knows one.

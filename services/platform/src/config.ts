@@ -1,5 +1,12 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import {
+  DEFAULT_KEEPALIVE_TIME_MS,
+  DEFAULT_KEEPALIVE_TIMEOUT_MS,
+  GRPC_ADDRESS_EXPECTED,
+  GRPC_ADDRESS_PATTERN,
+  type BalancingSettings,
+} from './grpc/balancing';
 
 /** One line (what a container log or `kubectl logs` shows first), naming every bad variable once. */
 export class ConfigError extends Error {
@@ -10,11 +17,13 @@ export class ConfigError extends Error {
 }
 
 /**
- * What a setting must be, in words, from its schema: the allowed values of a union of literals,
- * else typebox's own message ("expected integer", "expected string to match '^mongodb…'"),
+ * What a setting must be, in words, from its schema: its `expected` text when it has one (a
+ * pattern too long to read), the allowed values of a union of literals, else typebox's own
+ * message ("expected integer", "expected string to match '^mongodb…'"),
  * which describes the schema and never carries the value.
  */
 function expectation(property: TSchema | undefined, message: string): string {
+  if (typeof property?.expected === 'string') return `must be ${property.expected}`;
   const literals = (property?.anyOf as TSchema[] | undefined)?.map((s) => s.const as unknown);
   if (literals?.length && literals.every((l) => typeof l === 'string' || typeof l === 'number'))
     return `must be one of ${literals.join(', ')}`;
@@ -55,8 +64,46 @@ export const LogLevel = Type.Union(
   { default: 'info' },
 );
 
-/** A `host:port` gRPC address setting with a default. */
-export const GrpcAddress = (fallback: string) => Type.String({ default: fallback, pattern: '^[^\\s:]+:\\d{1,5}$' });
+/**
+ * A gRPC address setting with a default: `host:port`, `dns:///host:port` (a headless Service:
+ * calls balanced over its pods) or a comma-separated list of `ip:port` (grpc/balancing.ts).
+ */
+export const GrpcAddress = (fallback: string) =>
+  Type.String({ default: fallback, pattern: GRPC_ADDRESS_PATTERN, expected: GRPC_ADDRESS_EXPECTED });
+
+/**
+ * The settings of a service's gRPC clients (grpc/balancing.ts): how often an open connection is
+ * pinged, and how long an unanswered ping lasts before the connection (a frozen pod) is dropped
+ * and its calls go to the other pods.
+ */
+export const GRPC_CLIENT_SETTINGS = {
+  GRPC_KEEPALIVE_TIME_MS: Type.Integer({ default: DEFAULT_KEEPALIVE_TIME_MS, minimum: 100 }),
+  GRPC_KEEPALIVE_TIMEOUT_MS: Type.Integer({ default: DEFAULT_KEEPALIVE_TIMEOUT_MS, minimum: 100 }),
+};
+
+/** The balancing settings of a service's clients, from its configuration. */
+export const balancingSettings = (config: {
+  GRPC_KEEPALIVE_TIME_MS: number;
+  GRPC_KEEPALIVE_TIMEOUT_MS: number;
+}): BalancingSettings => ({
+  keepaliveTimeMs: config.GRPC_KEEPALIVE_TIME_MS,
+  keepaliveTimeoutMs: config.GRPC_KEEPALIVE_TIMEOUT_MS,
+});
+
+/**
+ * How long a server keeps a client's connection (then GOAWAY; calls in flight get the grace to
+ * finish): a client re-resolves the service's pods on reconnecting, so a pod added by a
+ * scale-up gets its share within about a minute. Short enough for that, long enough that a
+ * reconnect (one TCP and HTTP/2 handshake per pod and client) stays rare.
+ */
+export const DEFAULT_MAX_CONNECTION_AGE_MS = 60_000;
+/**
+ * How long calls in flight on a connection past its age may still finish. The client opens no
+ * new call on it after the GOAWAY, so a long grace delays no balancing: it is the longest
+ * deadline a caller gives (the knowledge indexer's background index calls: 120 s), so a call
+ * is never cut by the age of its connection.
+ */
+export const DEFAULT_MAX_CONNECTION_AGE_GRACE_MS = 130_000;
 
 /** Where each back service listens unless told otherwise, and where its callers look for it. */
 export const DEFAULT_GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
@@ -77,7 +124,12 @@ export function grpcServerSettings<S extends keyof typeof DEFAULT_GRPC_PORTS>(se
     `${Uppercase<S>}_GRPC_PORT`,
     ReturnType<typeof Port>
   >;
-  return { GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }), ...port };
+  return {
+    GRPC_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+    ...port,
+    GRPC_MAX_CONNECTION_AGE_MS: Type.Integer({ default: DEFAULT_MAX_CONNECTION_AGE_MS, minimum: 1000 }),
+    GRPC_MAX_CONNECTION_AGE_GRACE_MS: Type.Integer({ default: DEFAULT_MAX_CONNECTION_AGE_GRACE_MS, minimum: 0 }),
+  };
 }
 
 /** The settings of a MongoDB-backed service that indexes what it writes through the similarity service (knowledge, catalog). */
@@ -86,6 +138,7 @@ export const INDEXING_SERVICE_SETTINGS = {
   /** The similarity service (indexing and search); every call has this deadline, or less: what is left of the call it serves. */
   SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
   SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),
+  ...GRPC_CLIENT_SETTINGS,
   /** How often the background indexer catches up on documents not indexed in their latest version. */
   INDEXER_INTERVAL_MS: Type.Integer({ default: 2000, minimum: 50 }),
   /** How long a write waits for its own indexing before it answers anyway (it never fails the write; the indexer catches up). */

@@ -8,6 +8,7 @@ export * from './config';
 export * from './contracts';
 export * from './dependency-watch';
 export * from './errors';
+export * from './grpc/balancing';
 export * from './grpc/caller-assertion';
 export * from './grpc/client';
 export * from './grpc/deadline';

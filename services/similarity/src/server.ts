@@ -123,6 +123,8 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
   const server = await startGrpcServer({
     host: config.GRPC_HOST,
     port: config.SIMILARITY_GRPC_PORT,
+    maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+    maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
     services: [
       {
         definition: similarityProto().kb.similarity.v1.SimilarityService.service,

@@ -65,6 +65,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
   const model = await ensureEmbeddingModel(log);
   const serviceNode = await ensureServiceNode(log);
   const memoryLimits = chartLimitsWanted(log);
+  const replicas = replicasWanted(log);
   const backends = await startBackends({ persistent: false, log });
   const url = new URL(backends.mongoUri);
   url.pathname = `/${DATABASE}`;
@@ -94,6 +95,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
         ...env,
       },
       ...(nodeArgs ? { nodeArgs } : {}),
+      replicas,
       node: node ?? serviceNode,
       ...(memoryLimits ? { launcher: memoryLimits.launcher } : {}),
       onStarted: (child) => backends.trackProcess({ name: child.name, pgid: child.pgid, marker: child.marker }),
@@ -165,6 +167,19 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
 }
 
 /** BENCH_MEMORY_LIMITS=chart: the chart's memory limits, one cgroup per service process; unset: none. */
+/**
+ * BENCH_REPLICAS (default 1): processes of each service, every client balancing over them (the
+ * load goes to the first gateway, which spreads it over the back services' replicas).
+ */
+function replicasWanted(log: (msg: string) => void): number {
+  const wanted = process.env.BENCH_REPLICAS || '1';
+  const n = Number(wanted);
+  if (!Number.isInteger(n) || n < 1 || n > 8)
+    throw new Error(`BENCH_REPLICAS: a whole number from 1 to 8, not ${wanted}`);
+  if (n > 1) log(`${n} replicas of each service`);
+  return n;
+}
+
 function chartLimitsWanted(log: (msg: string) => void): MemoryCgroups | undefined {
   const wanted = process.env.BENCH_MEMORY_LIMITS;
   if (!wanted) return undefined;

@@ -3,7 +3,8 @@
  * starts the backends and the four services, creates the `demo` tenant if absent and fills it
  * with the demo data on first start (`--no-demo` or KB_DEMO_DATA=0: not), prints a working Admin
  * token and example calls that answer from that data, and runs until Ctrl-C or SIGTERM, then
- * stops everything it started.
+ * stops everything it started. `--replicas N` (or KB_REPLICAS): N processes of each service,
+ * every client balancing over all of a service's replicas (round robin).
  */
 import { join } from 'node:path';
 import mongoose from 'mongoose';
@@ -15,7 +16,7 @@ import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
 import { assertPortFree } from './ports';
 import type { RunningProcess } from './process-group';
-import { SERVICES, startServices, type RunningServices } from './services';
+import { startServices, type RunningServices, type ServiceReplica } from './services';
 import { supervise, type Supervisor } from './supervisor';
 import { readStartState, reapStale } from './state';
 
@@ -41,8 +42,21 @@ function demoDataWanted(): boolean {
   return !/^(0|false|no|off)$/i.test(process.env.KB_DEMO_DATA ?? '');
 }
 
+/** `npm start -- --replicas N` (or `--replicas=N`, or KB_REPLICAS): processes of each service, default 1. */
+function replicasWanted(): number {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === '--replicas' || a.startsWith('--replicas='));
+  const given =
+    at < 0 ? process.env.KB_REPLICAS || '1' : args[at]?.includes('=') ? args[at].split('=')[1] : args[at + 1];
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1 || n > 8)
+    fail(`--replicas must be a whole number from 1 to 8, got "${given ?? ''}"`);
+  return n;
+}
+
 async function main(): Promise<void> {
   const withDemo = demoDataWanted();
+  const replicas = replicasWanted();
   const port = Number(process.env.PORT ?? DEFAULT_GATEWAY_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     fail(`PORT must be a port number, got "${process.env.PORT}"`);
@@ -76,11 +90,8 @@ async function main(): Promise<void> {
     log('stopping…');
     // No more restarts (one under way finishes first, so its process is stopped below too).
     await supervisor?.stop();
-    // The gateway first (no new requests), then the back services, then the backends.
-    for (const name of [...SERVICES].reverse()) {
-      const child = (services?.children ?? children).find((c) => c.name === name);
-      await child?.stop();
-    }
+    // The gateways first (no new requests), then the back services, then the backends.
+    for (const child of [...(services?.children ?? children)].reverse()) await child.stop();
     await backends.stop();
     log('stopped.');
     process.exit(code);
@@ -94,6 +105,7 @@ async function main(): Promise<void> {
       elasticsearchUrl: backends.elasticsearchUrl,
       model,
       port,
+      replicas,
       logDir: join(runDir(), 'logs'),
       env: { TENANT_MODE: 'host', DEFAULT_TENANT: DEMO_TENANT },
       node,
@@ -121,8 +133,8 @@ async function main(): Promise<void> {
   supervisor = supervise(
     [
       ...backends.supervised,
-      ...SERVICES.map((name) => ({
-        name: `the ${name} service`,
+      ...up.replicas.map(({ name, service }) => ({
+        name: name === service ? `the ${name} service` : `the ${service} service's replica ${name}`,
         current: () => up.children.find((c) => c.name === name) as RunningProcess,
         restart: () => up.restart(name),
       })),
@@ -148,8 +160,24 @@ async function main(): Promise<void> {
     demoOff: withDemo ? 'it could not be written, see above' : '--no-demo or KB_DEMO_DATA=0',
     mongoUri,
     backends,
+    replicas: up.replicas,
     seconds: ((Date.now() - started) / 1000).toFixed(1),
   });
+}
+
+/** With more than one replica: each service's processes and where they listen. */
+function replicaLines(replicas: ServiceReplica[]): string {
+  if (replicas.every((r) => r.name === r.service)) return '';
+  const services = [...new Set(replicas.map((r) => r.service))];
+  const lines = services.map((service) => {
+    const own = replicas.filter((r) => r.service === service);
+    const where = own.map((r) =>
+      service === 'gateway' ? `${r.name} http://localhost:${r.port}` : `${r.name} :${r.port}`,
+    );
+    return `  ${service.padEnd(14)} ${where.join(', ')}`;
+  });
+  const each = replicas.filter((r) => r.service === 'gateway').length;
+  return `Replicas (${each} of each; calls balanced round robin over them):\n${lines.join('\n')}\n`;
 }
 
 /** What a new user reads first: where it runs, the token, calls to try (on the demo data when there is some). */
@@ -162,6 +190,7 @@ function printWelcome({
   demoOff,
   mongoUri,
   backends,
+  replicas,
   seconds,
 }: {
   url: string;
@@ -173,6 +202,7 @@ function printWelcome({
   demoOff: string;
   mongoUri: string;
   backends: Backends;
+  replicas: ServiceReplica[];
   seconds: string;
 }): void {
   const kb = `${url}/api/knowledge`;
@@ -199,7 +229,7 @@ Knowledge service running at ${kb} (ready in ${seconds} s; backends: ${backends.
   MongoDB        ${mongoUri}
   Elasticsearch  ${backends.elasticsearchUrl}
   Service logs   ${join(runDir(), 'logs')}
-
+${replicaLines(replicas)}
 Admin token for tenant "${DEMO_TENANT}", user ${DEMO_USER_ID} (shown once; make more with ${moreTokens}):
 ${token}
 

@@ -10,6 +10,7 @@ import type mongoose from 'mongoose';
 import { indexErrorLine, reindex, type ReindexResult } from '@kb/indexing';
 import {
   CLIENT_OPTIONS,
+  grpcTarget,
   similarityProto,
   systemCaller,
   typedClient,
@@ -45,7 +46,7 @@ async function withDeps<T>(
 ): Promise<T> {
   const client = similarity
     ? new (similarityProto().kb.similarity.v1.SimilarityService)(
-        similarity.address,
+        grpcTarget(similarity.address),
         grpc.credentials.createInsecure(),
         CLIENT_OPTIONS,
       )

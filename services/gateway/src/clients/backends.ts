@@ -3,7 +3,9 @@ import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   AppError,
-  CLIENT_OPTIONS,
+  balancingSettings,
+  clientOptions,
+  grpcTarget,
   DependencyWatch,
   LOADER_OPTIONS,
   WATCH_TIMEOUT_MS,
@@ -24,14 +26,14 @@ import type { GatewayConfig } from '../config';
 
 type HealthClient = healthV1.HealthClient;
 
-function healthClient(address: string): HealthClient {
+function healthClient(address: string, options: grpc.ClientOptions): HealthClient {
   const def = protoLoader.loadSync(healthProtoPath, { ...LOADER_OPTIONS, includeDirs: [] });
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     grpc: {
       health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials, o: grpc.ClientOptions) => HealthClient } };
     };
   };
-  return new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+  return new pkg.grpc.health.v1.Health(grpcTarget(address), grpc.credentials.createInsecure(), options);
 }
 
 type BackName = 'knowledge' | 'catalog' | 'similarity';
@@ -59,9 +61,10 @@ function backend<C extends grpc.Client>(
   address: string,
   deadlineMs: number,
   sign: CallerSigner,
+  options: grpc.ClientOptions,
   logger?: Logger,
 ): BackendService<C> {
-  const health = healthClient(address);
+  const health = healthClient(address, options);
   const check: BackendService<C>['check'] = (service, timeoutMs = 1500) =>
     new Promise((resolve) => {
       health.Check({ service }, { deadline: new Date(Date.now() + timeoutMs) }, (err, res) => {
@@ -111,19 +114,25 @@ export interface Backends {
  */
 export function connectBackends(config: GatewayConfig, logger?: Logger): Backends {
   const creds = grpc.credentials.createInsecure();
-  const k = new (knowledgeProto().kb.knowledge.v1.KnowledgeService)(config.KNOWLEDGE_GRPC_ADDR, creds, CLIENT_OPTIONS);
-  const c = new (catalogProto().kb.catalog.v1.CatalogService)(config.CATALOG_GRPC_ADDR, creds, CLIENT_OPTIONS);
-  const s = new (similarityProto().kb.similarity.v1.SimilarityService)(
-    config.SIMILARITY_GRPC_ADDR,
+  // Balanced over each service's pods (round robin, keepalive, one retry of a read: @kb/platform's grpc/balancing.ts).
+  const options = clientOptions(balancingSettings(config));
+  const k = new (knowledgeProto().kb.knowledge.v1.KnowledgeService)(
+    grpcTarget(config.KNOWLEDGE_GRPC_ADDR),
     creds,
-    CLIENT_OPTIONS,
+    options,
+  );
+  const c = new (catalogProto().kb.catalog.v1.CatalogService)(grpcTarget(config.CATALOG_GRPC_ADDR), creds, options);
+  const s = new (similarityProto().kb.similarity.v1.SimilarityService)(
+    grpcTarget(config.SIMILARITY_GRPC_ADDR),
+    creds,
+    options,
   );
   // Every call carries a caller assertion signed with the install's secret (the caller the token proved).
   const sign = callerSigner({ secret: config.SERVICE_AUTH_SECRET }, 'gateway');
   const backends = {
-    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
-    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
-    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, logger),
+    knowledge: backend('knowledge', k, config.KNOWLEDGE_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, options, logger),
+    catalog: backend('catalog', c, config.CATALOG_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, options, logger),
+    similarity: backend('similarity', s, config.SIMILARITY_GRPC_ADDR, config.GRPC_DEADLINE_MS, sign, options, logger),
   };
   for (const [name, b] of Object.entries(backends) as [BackName, BackendService<grpc.Client>][]) {
     const call = b.call.bind(b);

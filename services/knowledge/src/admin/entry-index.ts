@@ -6,6 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import { inBatches, indexErrorLine, reindex, type ReindexResult } from '@kb/indexing';
 import {
   CLIENT_OPTIONS,
+  grpcTarget,
   similarityProto,
   systemCaller,
   typedClient,
@@ -62,7 +63,7 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
   const similarity = typedClient(
     'similarity',
     new (similarityProto().kb.similarity.v1.SimilarityService)(
-      input.similarity.address,
+      grpcTarget(input.similarity.address),
       grpc.credentials.createInsecure(),
       CLIENT_OPTIONS,
     ),

@@ -6,6 +6,7 @@ import { outgoingDeadline } from './deadline';
 import { clientCallSpan } from './tracing';
 import { ASSERTION_REFUSED_METADATA_KEY } from './server-auth';
 import { CALLER_ASSERTION_METADATA_KEY, type CallerSigner } from './caller-assertion';
+import { balancingOptions, type BalancingSettings } from './balancing';
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
@@ -86,10 +87,21 @@ export function fromServiceError(err: grpc.ServiceError, service: string): AppEr
   return new AppError(kind, err.details || kind, issues);
 }
 
-/** Channel options shared by every client: reconnect quickly after a backend restarts; no channelz bookkeeping (nothing serves it). */
-export const CLIENT_OPTIONS: grpc.ClientOptions = {
-  'grpc.enable_channelz': 0,
-  'grpc.initial_reconnect_backoff_ms': 200,
-  'grpc.max_reconnect_backoff_ms': 2000,
-  'grpc.max_receive_message_length': 16 * 1024 * 1024,
-};
+/**
+ * Channel options of every client: balanced over the service's pods (round robin, keepalive,
+ * one retry of a read on UNAVAILABLE: grpc/balancing.ts, with `settings` from the service's
+ * GRPC_KEEPALIVE_* settings); reconnect quickly after a backend restarts; no channelz
+ * bookkeeping (nothing serves it).
+ */
+export function clientOptions(settings: BalancingSettings = {}): grpc.ClientOptions {
+  return {
+    ...balancingOptions(settings),
+    'grpc.enable_channelz': 0,
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 2000,
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  };
+}
+
+/** `clientOptions()` with the default keepalive (the admin CLI, tools, tests). */
+export const CLIENT_OPTIONS: grpc.ClientOptions = clientOptions();

@@ -8,6 +8,7 @@ import { deadlineMs, servingCall } from './deadline';
 import { serverCallSpan } from './tracing';
 import { activeTraceSampled } from '../tracing';
 import { callerAuthInterceptor, type ServerAuth } from './server-auth';
+import { DEFAULT_MAX_CONNECTION_AGE_GRACE_MS, DEFAULT_MAX_CONNECTION_AGE_MS } from '../config';
 
 /**
  * Metadata key carrying FastAPI-style validation issues (JSON, UTF-8) next to INVALID_ARGUMENT.
@@ -187,11 +188,21 @@ export async function startGrpcServer(options: {
   serviceNames: string[];
   /** How callers prove they belong to the install (every call but health; server-auth.ts). */
   auth: ServerAuth;
+  /**
+   * GRPC_MAX_CONNECTION_AGE_MS / _GRACE_MS (config.ts): a client's connection is closed after
+   * this age (GOAWAY, ±10 % jitter), its calls in flight given the grace to finish; the client
+   * reconnects and re-resolves the service's pods, so a pod added since gets its share.
+   */
+  maxConnectionAgeMs?: number;
+  maxConnectionAgeGraceMs?: number;
 }): Promise<GrpcServerHandle> {
   // channelz (grpc-js's per-call bookkeeping for its debug service) is off: nothing here serves it.
+  // The clients' keepalive pings (grpc/balancing.ts) need nothing here: grpc-js servers accept pings at any rate.
   const server = new grpc.Server({
     'grpc.max_receive_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0,
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? DEFAULT_MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': options.maxConnectionAgeGraceMs ?? DEFAULT_MAX_CONNECTION_AGE_GRACE_MS,
     interceptors: [callerAuthInterceptor(options.auth)],
   });
   const health = new DependencyHealth({ '': 'NOT_SERVING', [LIVENESS_HEALTH_NAME]: 'NOT_SERVING' });
