@@ -76,7 +76,7 @@ export function createGatewayApp(
   mcpRoutes(router, {
     routes,
     auth: { tenant: resolveTenant, check: authenticate, admit: limits.admit },
-    sessions: sessionCodec(config.SERVICE_AUTH_SECRET),
+    sessions: sessionCodec(config.SERVICE_AUTH_SECRET, config.SERVICE_AUTH_SECRET_ACCEPTED),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     version: VERSION,
     logger,
