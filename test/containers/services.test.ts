@@ -102,10 +102,10 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     for (const service of ['knowledge', 'catalog', 'similarity'] as const) {
       await eventually(`${service} SERVING`, async () => (await grpcHealth(addr(ports[service]))) === 'SERVING');
     }
-    await eventually(
-      'gateway /readyz 200',
-      async () => (await httpRequest(ports.gateway, 'localhost', '/readyz')).status === 200,
-    );
+    await eventually('gateway /readyz 200 ready (every check up)', async () => {
+      const res = await httpRequest(ports.gateway, 'localhost', '/readyz');
+      return res.status === 200 && res.json?.status === 'ready';
+    });
     expect((await httpRequest(ports.gateway, 'localhost', '/healthz')).status).toBe(200);
   });
 
@@ -221,8 +221,8 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
   });
 
   test(
-    'when MongoDB or Elasticsearch is unreachable at start, then the ' +
-      'service stays up NOT_SERVING and turns SERVING once it is back',
+    'when MongoDB or Elasticsearch is unreachable at start, then the service stays up and ready ' +
+      '(SERVING), its dependency NOT_SERVING, and that turns SERVING once it is back',
     async () => {
       const mongoProxy = new TcpProxy(new URL(process.env.MONGODB_URI as string));
       const esProxy = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
@@ -252,19 +252,21 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       ]);
       try {
         for (let i = 0; i < 3; i++) {
-          expect(await grpcHealth(addr(knowledgePort))).toBe('NOT_SERVING');
+          // Readiness is the pod's own: a shared dependency down never takes the replicas out of the Service.
+          expect(await grpcHealth(addr(knowledgePort))).toBe('SERVING');
           expect(await grpcHealth(addr(knowledgePort), 'dependency:mongodb')).toBe('NOT_SERVING');
-          expect(await grpcHealth(addr(similarityPort))).toBe('NOT_SERVING');
+          expect(await grpcHealth(addr(similarityPort))).toBe('SERVING');
+          expect(await grpcHealth(addr(similarityPort), 'dependency:elasticsearch')).toBe('NOT_SERVING');
           await new Promise((r) => setTimeout(r, 1000));
         }
         await Promise.all([mongoProxy.up(), esProxy.up()]);
         await eventually(
-          'knowledge SERVING after MongoDB is back',
-          async () => (await grpcHealth(addr(knowledgePort))) === 'SERVING',
+          'knowledge dependency:mongodb SERVING after MongoDB is back',
+          async () => (await grpcHealth(addr(knowledgePort), 'dependency:mongodb')) === 'SERVING',
         );
         await eventually(
-          'similarity SERVING after Elasticsearch is back',
-          async () => (await grpcHealth(addr(similarityPort))) === 'SERVING',
+          'similarity dependency:elasticsearch SERVING after Elasticsearch is back',
+          async () => (await grpcHealth(addr(similarityPort), 'dependency:elasticsearch')) === 'SERVING',
         );
       } finally {
         await Promise.allSettled([
@@ -362,7 +364,7 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
     const gateway = await startService('gateway', gatewayEnv(port));
     await eventually(
       'second gateway ready',
-      async () => (await httpRequest(port, 'localhost', '/readyz')).status === 200,
+      async () => (await httpRequest(port, 'localhost', '/readyz')).json?.status === 'ready',
     );
     await drainDuring(gateway, port, 'gw');
   }, 60_000);

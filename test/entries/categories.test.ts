@@ -290,6 +290,8 @@ describe('probes and OpenAPI', () => {
     expect((await stack.request(acme, '/healthz')).status).toBe(200);
     const ready = await stack.request(acme, '/readyz');
     expect(ready.status).toBe(200);
+    expect(ready.json.status).toBe('ready');
+    expect(ready.json.degraded).toEqual([]);
     expect(ready.json.checks).toEqual({
       catalog: 'up',
       'catalog.mongodb': 'up',

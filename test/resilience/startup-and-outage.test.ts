@@ -1,6 +1,6 @@
 /**
  * Failure at the edges: a wrong environment stops a service at start naming the variable;
- * unreachable backends leave the services up, /readyz naming what is down, and requests
+ * unreachable backends leave the services up and ready, /readyz naming what is down, and requests
  * answered 503 with Retry-After (never a hang or a stack trace).
  */
 import { spawnSync } from 'node:child_process';
@@ -54,10 +54,15 @@ describe('backends not reachable', () => {
     await services?.stop();
   });
 
-  test('when MongoDB and Elasticsearch are down, then /readyz is 503 and names each dependency', async () => {
+  test('when MongoDB and Elasticsearch are down, then /readyz is 200 (the gateway can serve) and names each dependency down', async () => {
     const res = await httpRequest(gatewayPort, 'x.localhost', '/readyz');
-    expect(res.status).toBe(503);
-    expect(res.headers['retry-after']).toBeDefined();
+    // A shared dependency down never takes the gateways out of their Service: requests that
+    // need it answer 503 themselves (below); /readyz says "degraded" and names it.
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('degraded');
+    expect(res.json.degraded).toEqual(
+      expect.arrayContaining(['catalog.mongodb', 'knowledge.mongodb', 'similarity.elasticsearch']),
+    );
     expect(res.json.checks).toMatchObject({
       knowledge: 'up',
       'knowledge.mongodb': 'down',
@@ -69,16 +74,18 @@ describe('backends not reachable', () => {
   });
 
   test(
-    'when MongoDB and Elasticsearch are down, then each back service ' +
-      'is not ready but live (a liveness probe must not restart it)',
+    'when MongoDB and Elasticsearch are down, then each back service is ready and live ' +
+      '(neither probe follows a shared dependency) and its dependency entry says NOT_SERVING',
     async () => {
+      const dependencyOf = { knowledge: 'mongodb', catalog: 'mongodb', similarity: 'elasticsearch' } as const;
       for (const name of ['knowledge', 'catalog', 'similarity'] as const) {
         const address = services.addresses[name];
-        expect([name, await grpcHealth(address), await grpcHealth(address, 'liveness')]).toEqual([
+        expect([
           name,
-          'NOT_SERVING',
-          'SERVING',
-        ]);
+          await grpcHealth(address),
+          await grpcHealth(address, 'liveness'),
+          await grpcHealth(address, `dependency:${dependencyOf[name]}`),
+        ]).toEqual([name, 'SERVING', 'SERVING', 'NOT_SERVING']);
       }
     },
   );
@@ -107,7 +114,9 @@ describe('a back service stopped', () => {
       expect(res.headers['retry-after']).toBe('5');
       expect(res.json).toEqual({ detail: 'The knowledge service is unavailable' });
       const ready = await stack.request('down-test', '/readyz');
-      expect(ready.status).toBe(503);
+      expect(ready.status).toBe(200);
+      expect(ready.json.status).toBe('degraded');
+      expect(ready.json.degraded).toEqual(['knowledge', 'knowledge.mongodb']);
       expect(ready.json.checks.knowledge).toBe('unreachable');
     } finally {
       await stack.stop();

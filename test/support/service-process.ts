@@ -140,8 +140,9 @@ export async function startProcessStack(options: {
   for (const port of Object.values(gatewayPorts)) {
     let ready = 0;
     while (ready !== 200 && Date.now() < deadline) {
+      // Every dependency up ("ready"), not only the gateway able to serve ("degraded" is 200 too).
       ready = await httpRequest(port, 'localhost', '/readyz').then(
-        (r) => r.status,
+        (r) => (r.json?.status === 'ready' ? r.status : 0),
         () => 0,
       );
       if (ready !== 200) await new Promise((r) => setTimeout(r, 200));

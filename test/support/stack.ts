@@ -133,7 +133,8 @@ export async function startStack(options: { env?: Record<string, string> } = {})
   const baseUrl = `http://127.0.0.1:${gateway.port}`;
   // Ready means MongoDB indexes exist and every dependency answers, as `npm start` waits for.
   const deadline = Date.now() + 30_000;
-  while ((await httpRequest(gateway.port, 'localhost', '/readyz')).status !== 200) {
+  // (/readyz is 200 while the gateway can serve; "ready", not "degraded", means every check is up.)
+  while ((await httpRequest(gateway.port, 'localhost', '/readyz')).json?.status !== 'ready') {
     if (Date.now() > deadline) throw new Error('the stack did not become ready within 30 s');
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -27,12 +27,11 @@ export interface CatalogServer {
   stop(): Promise<void>;
 }
 
-/** Starts the catalog service; health follows MongoDB ("dependency:mongodb"). */
+/** Starts the catalog service; "dependency:mongodb" follows MongoDB, "" is SERVING from start to drain. */
 export async function startCatalogServer(config: CatalogConfig, logger: Logger): Promise<CatalogServer> {
   let grpcServer: GrpcServerHandle | undefined;
   const report = (up: boolean) => {
     grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-    grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   };
   const store = openCatalogStore(config.MONGODB_URI, logger, report);
   const { sites, products } = store;

@@ -16,7 +16,7 @@ import { allowedMethods } from './http/allowed-methods';
 import { entryRoutes } from './http/routes/entries';
 import { entrySearchRoutes } from './http/routes/entry-search';
 import { siteKnowledgeRoutes } from './http/routes/site-knowledge';
-import { backServiceStates, probeRoutes, readinessChecks } from './http/routes/probes';
+import { backServiceStates, probeRoutes, readinessChecks, type PodState } from './http/routes/probes';
 import { categoryRoutes } from './http/routes/categories';
 import { siteRoutes } from './http/routes/sites';
 import { productRoutes } from './http/routes/products';
@@ -39,6 +39,7 @@ export function createGatewayApp(
   backends: Backends,
   logger: Logger,
   reads?: ReadPath,
+  podState?: () => PodState,
 ): { app: Koa; openapi: () => unknown; limits: RequestLimits } {
   const app = new Koa({ proxy: config.TRUST_PROXY, maxIpsCount: config.TRUST_PROXY_HOPS });
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -75,13 +76,13 @@ export function createGatewayApp(
   mcpRoutes(router, {
     routes,
     auth: { tenant: resolveTenant, check: authenticate, admit: limits.admit },
-    sessions: sessionCodec(config.SERVICE_AUTH_SECRET),
+    sessions: sessionCodec(config.SERVICE_AUTH_SECRET, config.SERVICE_AUTH_SECRET_ACCEPTED),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     version: VERSION,
     logger,
   });
   apiDocsRoutes(router);
-  probeRoutes(router, backends, reads && (() => reads.elasticsearchUp()));
+  probeRoutes(router, backends, reads && (() => reads.elasticsearchUp()), podState);
 
   app.use(serverSpans());
   app.use(requestId(logger));
@@ -108,7 +109,9 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
         similarCacheHits: config.SIMILAR_CACHE_HITS,
       })
     : undefined;
-  const { app } = createGatewayApp(config, backends, logger, reads);
+  // /readyz: 503 until listening and once draining; 200 in between, whatever the dependencies do.
+  let state: PodState = 'starting';
+  const { app } = createGatewayApp(config, backends, logger, reads, () => state);
   // Each back service (and Elasticsearch, for the read path) watched from here on: calls that
   // need one known down answer 503 at once.
   await Promise.all([backends.startWatching(), reads?.start()]);
@@ -125,6 +128,7 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = (server.address() as { port: number }).port;
+  state = 'serving';
   logger.info({ port, host: config.HOST, tenant_mode: config.TENANT_MODE }, 'gateway listening');
   // The back services' health as /readyz checks it, at most every 5 s and only when scraped.
   const checks = cachedReading(() => readinessChecks(backends), 5_000);
@@ -134,6 +138,7 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
     server,
     stop: () =>
       new Promise<void>((resolve) => {
+        state = 'draining';
         unobserve();
         server.close(() => {
           reads?.stop();

@@ -30,3 +30,18 @@ test('when the id was issued to another holder or tenant, then it is refused', a
   const other = await codec.issue({ tenant: 'globex', holder: 'token:tok-1', client: 'claude' });
   await expect(codec.read(other, 'acme', caller)).resolves.toBeUndefined();
 });
+
+test('when SERVICE_AUTH_SECRET rotates, then ids of the old secret are read while it is accepted, not after', async () => {
+  const OLD = 'a unit-test secret of thirty-two bytes';
+  const NEW = 'the next unit-test secret, 32+ bytes long';
+  const session = { tenant: 'acme', holder: 'token:tok-1', client: 'claude' };
+  const oldId = await codec.issue(session);
+  // Phase 2 of the rotation: signs with the new secret, still accepts the old one.
+  const rotating = sessionCodec(NEW, OLD);
+  await expect(rotating.read(oldId, 'acme', caller)).resolves.toEqual(session);
+  const newId = await rotating.issue(session);
+  await expect(sessionCodec(NEW).read(newId, 'acme', caller)).resolves.toEqual(session);
+  await expect(codec.read(newId, 'acme', caller)).resolves.toBeUndefined(); // signed with the new one only
+  // Phase 3: the old secret removed; its ids end (the client initializes again).
+  await expect(sessionCodec(NEW).read(oldId, 'acme', caller)).resolves.toBeUndefined();
+});

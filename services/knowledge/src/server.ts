@@ -30,13 +30,12 @@ export interface KnowledgeServer {
 
 /**
  * Starts the knowledge service: gRPC on the configured port and MongoDB in the background.
- * Health: SERVING while MongoDB is reachable, NOT_SERVING otherwise ("dependency:mongodb").
+ * Health: "dependency:mongodb" SERVING while MongoDB is reachable; "" SERVING from start to drain.
  */
 export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logger): Promise<KnowledgeServer> {
   let grpcServer: GrpcServerHandle | undefined;
   const store = openKnowledgeStore(config.MONGODB_URI, logger, (up) => {
     grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-    grpcServer?.setServing(up ? 'SERVING' : 'NOT_SERVING');
   });
   const similarity = typedClient(
     'similarity',
@@ -86,7 +85,6 @@ export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logg
   });
   const up = store.isUp();
   grpcServer.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-  grpcServer.setServing(up ? 'SERVING' : 'NOT_SERVING');
   grpcServer.setLive();
   logger.info({ port: grpcServer.port }, 'knowledge service listening');
   const server = grpcServer;

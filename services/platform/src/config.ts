@@ -157,6 +157,14 @@ export const SERVICE_AUTH_SETTINGS = {
   SERVICE_AUTH_SECRET: Type.String({
     description: `at least ${MIN_SECRET_BYTES} bytes, shared by the services of one install`,
   }),
+  /**
+   * SERVICE_AUTH_SECRET_ACCEPTED: a second secret accepted when verifying (caller assertions, MCP
+   * session ids), never signed with: the overlap of a rotation (docs/operations.md, "Rotating
+   * SERVICE_AUTH_SECRET"). Accepted until the operator removes it.
+   */
+  SERVICE_AUTH_SECRET_ACCEPTED: Type.Optional(
+    Type.String({ description: `at least ${MIN_SECRET_BYTES} bytes, also accepted (never signed with)` }),
+  ),
 };
 
 /** SERVICE_SYSTEM_SECRET: the system credential (reindex, the admin CLI); only the similarity service and the CLI read it. */
@@ -184,16 +192,22 @@ export const BACK_SERVICE_AUTH_SETTINGS = {
  */
 export function checkServiceAuthSecrets(config: {
   SERVICE_AUTH_SECRET?: string;
+  SERVICE_AUTH_SECRET_ACCEPTED?: string;
   SERVICE_SYSTEM_SECRET?: string;
 }): void {
   const problems: string[] = [];
-  for (const name of ['SERVICE_AUTH_SECRET', 'SERVICE_SYSTEM_SECRET'] as const) {
+  for (const name of ['SERVICE_AUTH_SECRET', 'SERVICE_AUTH_SECRET_ACCEPTED', 'SERVICE_SYSTEM_SECRET'] as const) {
     const value = config[name];
     if (value !== undefined && Buffer.byteLength(value) < MIN_SECRET_BYTES)
       problems.push(`${name} must be at least ${MIN_SECRET_BYTES} bytes (it is ${Buffer.byteLength(value)})`);
   }
   if (config.SERVICE_SYSTEM_SECRET !== undefined && config.SERVICE_SYSTEM_SECRET === config.SERVICE_AUTH_SECRET)
     problems.push('SERVICE_SYSTEM_SECRET must differ from SERVICE_AUTH_SECRET');
+  if (
+    config.SERVICE_SYSTEM_SECRET !== undefined &&
+    config.SERVICE_SYSTEM_SECRET === config.SERVICE_AUTH_SECRET_ACCEPTED
+  )
+    problems.push('SERVICE_SYSTEM_SECRET must differ from SERVICE_AUTH_SECRET_ACCEPTED');
   if (problems.length) throw new ConfigError(problems);
 }
 

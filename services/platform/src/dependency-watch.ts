@@ -59,6 +59,7 @@ export class DependencyWatch {
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
   private readonly timeoutsToDown: number;
+  private readonly listeners = new Set<(up: boolean) => void>();
 
   constructor(private readonly options: DependencyWatchOptions) {
     this.name = options.name;
@@ -86,7 +87,21 @@ export class DependencyWatch {
 
   /** Throws a 503-kind AppError naming the dependency while it is known down. */
   assertUp(): void {
-    if (!this.up) throw AppError.unavailable(`${capitalised(this.name)} is unavailable`);
+    if (!this.up) throw this.unavailable();
+  }
+
+  /** The 503-kind AppError a call that needs the dependency gets while it is down. */
+  unavailable(): AppError {
+    return AppError.unavailable(`${capitalised(this.name)} is unavailable`);
+  }
+
+  /**
+   * Calls `listener` on every change of state (after `onChange`) until the returned function is
+   * called: a call in flight to the dependency can stop waiting when it turns down.
+   */
+  subscribe(listener: (up: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   /** Sets the state from outside (e.g. a driver's own "disconnected" event); the probes go on. */
@@ -169,6 +184,7 @@ export class DependencyWatch {
       up ? `${this.name} reachable` : `${this.name} not reachable`,
     );
     this.options.onChange?.(up);
+    for (const listener of [...this.listeners]) listener(up);
   }
 }
 

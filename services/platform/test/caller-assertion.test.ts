@@ -123,6 +123,75 @@ describe('caller assertion', () => {
   });
 });
 
+describe('caller assertion: the accepted secret of a rotation, and the signed deadline', () => {
+  const next = 'the next service secret, 32+ bytes long';
+  const assertion = (keys: { secret: string }) =>
+    callerSigner(keys, 'gateway')({ caller, audience: 'knowledge', method: METHOD });
+
+  test('when SERVICE_AUTH_SECRET_ACCEPTED is set, then assertions signed with either secret are accepted, others not', async () => {
+    const verify = callerVerifier({ secret, acceptedSecret: next }, 'knowledge');
+    expect((await verify(await assertion({ secret }), METHOD)).issuer).toBe('gateway');
+    expect((await verify(await assertion({ secret: next }), METHOD)).issuer).toBe('gateway');
+    expect(await refusal(verify(await assertion({ secret: 'a third secret, also 32+ bytes long' }), METHOD))).toBe(
+      'unauthenticated: The caller assertion is not valid',
+    );
+    // A token signed with the accepted secret is still held to every other rule.
+    expect(
+      await refusal(
+        verify(await callerSigner({ secret: next }, 'g')({ caller, audience: 'catalog', method: METHOD }), METHOD),
+      ),
+    ).toBe('unauthenticated: The caller assertion is for another service');
+  });
+
+  test('when a signer is given an accepted secret, then it still signs with SERVICE_AUTH_SECRET only', async () => {
+    const token = await callerSigner(
+      { secret, acceptedSecret: next },
+      'gateway',
+    )({
+      caller,
+      audience: 'knowledge',
+      method: METHOD,
+    });
+    expect((await callerVerifier({ secret }, 'knowledge')(token, METHOD)).issuer).toBe('gateway');
+    expect(await refusal(callerVerifier({ secret: next }, 'knowledge')(token, METHOD))).toBe(
+      'unauthenticated: The caller assertion is not valid',
+    );
+  });
+
+  test("when the signer is given the call's deadline, then it travels signed and the verifier returns it", async () => {
+    const deadline = Date.now() + 1234;
+    const sign = callerSigner({ secret }, 'gateway');
+    const verify = callerVerifier({ secret }, 'knowledge');
+    const token = await sign({ caller, audience: 'knowledge', method: METHOD, deadline });
+    expect((await verify(token, METHOD)).deadline).toBe(deadline);
+    expect(
+      (await verify(await sign({ caller, audience: 'knowledge', method: METHOD }), METHOD)).deadline,
+    ).toBeUndefined();
+  });
+
+  test('when SERVICE_AUTH_SECRET_ACCEPTED is short or equals the system secret, then the configuration names it', () => {
+    const message = (config: Parameters<typeof checkServiceAuthSecrets>[0]) => {
+      try {
+        checkServiceAuthSecrets(config);
+        return 'ok';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(message({ SERVICE_AUTH_SECRET: secret, SERVICE_AUTH_SECRET_ACCEPTED: 'short' })).toBe(
+      'invalid configuration: SERVICE_AUTH_SECRET_ACCEPTED must be at least 32 bytes (it is 5)',
+    );
+    expect(
+      message({
+        SERVICE_AUTH_SECRET: secret,
+        SERVICE_AUTH_SECRET_ACCEPTED: systemSecret,
+        SERVICE_SYSTEM_SECRET: systemSecret,
+      }),
+    ).toBe('invalid configuration: SERVICE_SYSTEM_SECRET must differ from SERVICE_AUTH_SECRET_ACCEPTED');
+    expect(message({ SERVICE_AUTH_SECRET: secret, SERVICE_AUTH_SECRET_ACCEPTED: next })).toBe('ok');
+  });
+});
+
 /** The payload with one character changed (the signature no longer matches). */
 function tamper(token: string): string {
   const [header, payload, signature] = token.split('.') as [string, string, string];

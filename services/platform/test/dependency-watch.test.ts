@@ -165,6 +165,26 @@ describe('DependencyWatch', () => {
     }
   });
 
+  test('when a subscriber listens, then it hears each change until it unsubscribes', async () => {
+    const dep = dependency();
+    const watch = new DependencyWatch({ name: 'the thing', probe: dep.probe, intervalMs: 10, timeoutMs: 50 });
+    await watch.start();
+    try {
+      const heard: boolean[] = [];
+      const unsubscribe = watch.subscribe((up) => heard.push(up));
+      dep.set('down');
+      while (watch.isUp()) await sleep(5);
+      expect(heard).toEqual([false]);
+      expect(watch.unavailable()).toEqual(AppError.unavailable('The thing is unavailable'));
+      unsubscribe();
+      dep.set('up');
+      while (!watch.isUp()) await sleep(5);
+      expect(heard).toEqual([false]);
+    } finally {
+      watch.stop();
+    }
+  });
+
   test('when stopped, then it probes no more', async () => {
     const dep = dependency();
     const watch = new DependencyWatch({ name: 'x', probe: dep.probe, intervalMs: 10, timeoutMs: 50 });

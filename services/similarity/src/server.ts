@@ -50,7 +50,7 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 
 /**
  * Watches Elasticsearch (a bounded cluster-health call every 0.5 s) and probes the embedder,
- * publishing each as health "dependency:<name>"; the service is SERVING when both are up.
+ * publishing each as health "dependency:<name>" ("" does not follow them: it is SERVING from start to drain).
  * Creates the indices once Elasticsearch first answers.
  */
 function dependencyProbe(
@@ -64,7 +64,6 @@ function dependencyProbe(
       logger.info({ dependency: dep, up }, up ? `${dep} reachable` : `${dep} not reachable`);
     state[dep] = up;
     server.health.setStatus(`dependency:${dep}`, up ? 'SERVING' : 'NOT_SERVING');
-    server.setServing(state.elasticsearch && state.embedder ? 'SERVING' : 'NOT_SERVING');
   };
   let indicesCreated: Promise<boolean> | undefined;
   // Create the indices as soon as Elasticsearch answers; a failure is retried when it next comes up.
@@ -108,7 +107,7 @@ function dependencyProbe(
 
 /**
  * Starts the similarity service. Health names "dependency:elasticsearch" and
- * "dependency:embedder" are probed every few seconds; the service is SERVING when both are up.
+ * "dependency:embedder" are probed every few seconds; "" is SERVING from start to drain.
  */
 export async function startSimilarityServer(config: SimilarityConfig, logger: Logger): Promise<SimilarityServer> {
   const es = createElasticsearchClient(config.ELASTICSEARCH_URL);

@@ -39,6 +39,15 @@ function healthClient(address: string, options: grpc.ClientOptions): HealthClien
 type BackName = 'knowledge' | 'catalog' | 'similarity';
 
 /**
+ * The bound of one health probe of a back service: shorter than the watch's default (1 s, sized
+ * for a MongoDB-compatible server under a burst of writes), since a live service answers
+ * grpc.health.v1 from its event loop in milliseconds. A frozen service is then known down within
+ * 0.25 + 2 × 0.7 = 1.65 s, and a search waiting on it answers 503 within 2 s of the freeze;
+ * calls answered meanwhile clear the count (`answered`), so a busy service is not taken for a frozen one.
+ */
+export const BACK_SERVICE_PROBE_TIMEOUT_MS = 700;
+
+/**
  * Calls that reach a second back service through the one called: refused at once while that
  * one is known down too (a search needs the similarity service behind knowledge or catalog).
  */
@@ -49,7 +58,7 @@ const REACHES_THROUGH: Partial<Record<BackName, Record<string, BackName[]>>> = {
 
 export interface BackendService<C extends grpc.Client> extends TypedClient<C> {
   readonly health: HealthClient;
-  /** Whether the service answers its health check (probed every 0.25 s, bounded at 1 s). */
+  /** Whether the service answers its health check (probed every 0.25 s, bounded at 0.7 s). */
   readonly watch: DependencyWatch;
   /** grpc.health.v1 status of a health name ("" = the service, "dependency:x" = a dependency). */
   check(service: string, timeoutMs?: number): Promise<'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'UNREACHABLE'>;
@@ -80,6 +89,7 @@ function backend<C extends grpc.Client>(
     logger,
     // Until the first probe (startGateway starts the watches) calls go through as they come.
     initiallyUp: true,
+    timeoutMs: BACK_SERVICE_PROBE_TIMEOUT_MS,
     probe: () =>
       new Promise<boolean>((resolve) => {
         health.Check({ service: '' }, { deadline: new Date(Date.now() + 2 * WATCH_TIMEOUT_MS) }, (err) =>
@@ -137,15 +147,26 @@ export function connectBackends(config: GatewayConfig, logger?: Logger): Backend
   for (const [name, b] of Object.entries(backends) as [BackName, BackendService<grpc.Client>][]) {
     const call = b.call.bind(b);
     (b as { call: typeof call }).call = async (method, request, options) => {
-      b.watch.assertUp();
-      for (const other of REACHES_THROUGH[name]?.[method] ?? []) backends[other].watch.assertUp();
+      const needed = [b.watch, ...(REACHES_THROUGH[name]?.[method] ?? []).map((other) => backends[other].watch)];
+      for (const watch of needed) watch.assertUp();
+      // A call in flight when a service it needs turns down (frozen: nothing will answer before
+      // the deadline) ends at once with that service's 503, as a call made a moment later would.
+      // The gRPC call itself runs on to its deadline; its answer, if any, is dropped.
+      const unsubscribe: (() => void)[] = [];
+      const turnedDown = new Promise<never>((_, reject) => {
+        for (const watch of needed) unsubscribe.push(watch.subscribe((up) => up || reject(watch.unavailable())));
+      });
+      const answering = call(method, request, options);
+      answering.catch(() => undefined); // settled after a turnedDown rejection: nobody reads it
       try {
-        const answer = await call(method, request, options);
+        const answer = await Promise.race([answering, turnedDown]);
         b.watch.answered();
         return answer;
       } catch (err) {
         if (err instanceof AppError && (err.kind === 'deadline' || err.kind === 'unavailable')) b.watch.suspect();
         throw err;
+      } finally {
+        for (const u of unsubscribe) u();
       }
     };
   }

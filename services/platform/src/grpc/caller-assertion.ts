@@ -8,7 +8,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { SignJWT, errors as joseErrors, jwtVerify, type JWTHeaderParameters } from 'jose';
+import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTHeaderParameters } from 'jose';
 import type { Caller } from '../caller';
 import { AppError } from '../errors';
 
@@ -21,6 +21,12 @@ const ASSERTION_TYPE = 'kb-caller+jwt';
 export const ASSERTION_LIFETIME_S = 60;
 /** Clocks of the pods of one install may differ this much. */
 const CLOCK_TOLERANCE_S = 5;
+/**
+ * How long after its signed deadline (`dl`) a call is still started: the pods of one install
+ * are NTP-synced (well under this), so a call older than that waited somewhere (a frozen
+ * process's socket buffer, a paused proxy) after its caller had given up.
+ */
+export const DEADLINE_TOLERANCE_MS = 1000;
 
 /** Which key signed an assertion (the `kid` header): the install's services, or the system credential. */
 type KeyId = 'service' | 'system';
@@ -28,6 +34,11 @@ type KeyId = 'service' | 'system';
 export interface ServiceAuthKeys {
   /** SERVICE_AUTH_SECRET: what the gateway and the services sign and verify with. */
   secret?: string;
+  /**
+   * SERVICE_AUTH_SECRET_ACCEPTED: also accepted when verifying a `service` assertion, never
+   * signed with (the overlap of a rotation: docs/operations.md).
+   */
+  acceptedSecret?: string;
   /** SERVICE_SYSTEM_SECRET: the system credential (reindex, the admin CLI); only the similarity service verifies it. */
   systemSecret?: string;
 }
@@ -69,6 +80,12 @@ export type CallerSigner = (call: {
   caller: Partial<Caller> | null | undefined;
   audience: string;
   method: string;
+  /**
+   * The call's absolute deadline (epoch ms), signed as `dl`: gRPC sends deadlines as relative
+   * timeouts, counted from when the callee reads the call, so a call buffered while the callee
+   * was frozen would get a fresh one; the signed instant lets the callee refuse it instead.
+   */
+  deadline?: number;
 }) => Promise<string>;
 
 /**
@@ -80,11 +97,11 @@ export function callerSigner(keys: ServiceAuthKeys, issuer: string): CallerSigne
   const service = keys.secret ? keyOf(keys.secret) : undefined;
   const system = keys.systemSecret ? keyOf(keys.systemSecret) : undefined;
   if (!service && !system) throw new Error('callerSigner: neither SERVICE_AUTH_SECRET nor SERVICE_SYSTEM_SECRET given');
-  return async ({ caller, audience, method }) => {
+  return async ({ caller, audience, method, deadline }) => {
     const claim = fullCaller(caller);
     const kid: KeyId = (!claim.tenant_id && system) || !service ? 'system' : 'service';
     const header: JWTHeaderParameters = { alg: 'HS256', typ: ASSERTION_TYPE, kid };
-    return new SignJWT({ rpc: method, caller: claim })
+    return new SignJWT({ rpc: method, caller: claim, ...(deadline !== undefined ? { dl: Math.floor(deadline) } : {}) })
       .setProtectedHeader(header)
       .setIssuer(ASSERTION_ISSUER)
       .setSubject(issuer)
@@ -101,6 +118,8 @@ export interface VerifiedCaller {
   system: boolean;
   /** The component that signed it (`sub`): gateway, knowledge, catalog, admin. */
   issuer: string;
+  /** The call's absolute deadline (epoch ms) as its caller signed it (`dl`), when it did. */
+  deadline?: number;
 }
 
 const unauthenticated = (message: string) => new AppError('unauthenticated', message);
@@ -115,46 +134,61 @@ function refusal(err: unknown): AppError {
 
 /**
  * Verifies the assertion of an incoming call to `audience` (this service) for `method` (its
- * full path): signature (the key its `kid` names; the system key only where this process holds
- * it), issuer, audience, type, lifetime, method and the caller claim's shape. Throws an
- * UNAUTHENTICATED AppError otherwise.
+ * full path): signature (the key its `kid` names, for `service` SERVICE_AUTH_SECRET or else
+ * SERVICE_AUTH_SECRET_ACCEPTED; the system key only where this process holds it), issuer,
+ * audience, type, lifetime, method and the caller claim's shape. Throws an UNAUTHENTICATED
+ * AppError otherwise. The deadline claim is returned, not judged (the interceptor does).
  */
 export function callerVerifier(keys: ServiceAuthKeys, audience: string) {
-  const byKid = new Map<string, KeyObject>();
-  if (keys.secret) byKid.set('service', keyOf(keys.secret));
-  if (keys.systemSecret) byKid.set('system', keyOf(keys.systemSecret));
+  const byKid = new Map<string, KeyObject[]>();
+  const serviceKeys = [keys.secret, keys.acceptedSecret].filter((k): k is string => !!k).map(keyOf);
+  if (serviceKeys.length) byKid.set('service', serviceKeys);
+  if (keys.systemSecret) byKid.set('system', [keyOf(keys.systemSecret)]);
+  const options = {
+    algorithms: ['HS256'],
+    issuer: ASSERTION_ISSUER,
+    audience,
+    typ: ASSERTION_TYPE,
+    requiredClaims: ['iat', 'exp', 'sub'],
+    // Bounds what a holder of the key could mint, not only what it claims.
+    maxTokenAge: ASSERTION_LIFETIME_S + CLOCK_TOLERANCE_S,
+    clockTolerance: CLOCK_TOLERANCE_S,
+  };
   return async (token: string | undefined, method: string): Promise<VerifiedCaller> => {
     if (!token) throw unauthenticated('No caller assertion on the call');
     let verified;
     try {
-      verified = await jwtVerify(
-        token,
-        (header) => {
-          const key = header.kid ? byKid.get(header.kid) : undefined;
-          if (!key) throw new joseErrors.JWSSignatureVerificationFailed();
-          return key;
-        },
-        {
-          algorithms: ['HS256'],
-          issuer: ASSERTION_ISSUER,
-          audience,
-          typ: ASSERTION_TYPE,
-          requiredClaims: ['iat', 'exp', 'sub'],
-          // Bounds what a holder of the key could mint, not only what it claims.
-          maxTokenAge: ASSERTION_LIFETIME_S + CLOCK_TOLERANCE_S,
-          clockTolerance: CLOCK_TOLERANCE_S,
-        },
-      );
+      let kid: unknown;
+      try {
+        kid = decodeProtectedHeader(token).kid;
+      } catch {
+        throw new joseErrors.JWSInvalid();
+      }
+      const candidates = typeof kid === 'string' ? (byKid.get(kid) ?? []) : [];
+      if (!candidates.length) throw new joseErrors.JWSSignatureVerificationFailed();
+      // The current secret first; the accepted one only when its signature does not match.
+      for (const [i, key] of candidates.entries()) {
+        try {
+          verified = await jwtVerify(token, key, options);
+          break;
+        } catch (err) {
+          if (!(err instanceof joseErrors.JWSSignatureVerificationFailed) || i === candidates.length - 1) throw err;
+        }
+      }
     } catch (err) {
       throw refusal(err);
     }
+    if (!verified) throw unauthenticated('The caller assertion is not valid');
     const { payload, protectedHeader } = verified;
     if (payload.rpc !== method) throw unauthenticated('The caller assertion is for another method');
     if (!Value.Check(CallerClaim, payload.caller)) throw unauthenticated('The caller assertion is not valid');
+    if (payload.dl !== undefined && (typeof payload.dl !== 'number' || !Number.isFinite(payload.dl)))
+      throw unauthenticated('The caller assertion is not valid');
     return {
       caller: fullCaller(payload.caller as Caller),
       system: protectedHeader.kid === 'system',
       issuer: String(payload.sub),
+      ...(payload.dl !== undefined ? { deadline: payload.dl as number } : {}),
     };
   };
 }

@@ -39,7 +39,10 @@ export async function callUnary<Req, Res>(
   const path = (method as { path?: string }).path ?? `${options.service}/${method.name}`;
   const metadata = new grpc.Metadata();
   const caller = (request as { caller?: Parameters<CallerSigner>[0]['caller'] }).caller;
-  metadata.set(CALLER_ASSERTION_METADATA_KEY, await options.sign({ caller, audience: options.service, method: path }));
+  metadata.set(
+    CALLER_ASSERTION_METADATA_KEY,
+    await options.sign({ caller, audience: options.service, method: path, deadline }),
+  );
   const started = process.hrtime.bigint();
   const endSpan = clientCallSpan(path, metadata);
   return new Promise<Res>((resolve, reject) => {

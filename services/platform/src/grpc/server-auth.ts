@@ -5,6 +5,7 @@ import type { Logger } from '../logging';
 import { recordRpcServerCall } from '../metrics';
 import {
   CALLER_ASSERTION_METADATA_KEY,
+  DEADLINE_TOLERANCE_MS,
   callerVerifier,
   type ServiceAuthKeys,
   type VerifiedCaller,
@@ -34,6 +35,7 @@ export interface ServerAuth {
 export function serverAuthOf(
   config: {
     SERVICE_AUTH_SECRET: string;
+    SERVICE_AUTH_SECRET_ACCEPTED?: string;
     SERVICE_SYSTEM_SECRET?: string;
     TENANT_MODE: 'single' | 'host';
     TENANT_ID?: string;
@@ -44,7 +46,11 @@ export function serverAuthOf(
 ): ServerAuth {
   return {
     audience,
-    keys: { secret: config.SERVICE_AUTH_SECRET, systemSecret: config.SERVICE_SYSTEM_SECRET },
+    keys: {
+      secret: config.SERVICE_AUTH_SECRET,
+      acceptedSecret: config.SERVICE_AUTH_SECRET_ACCEPTED,
+      systemSecret: config.SERVICE_SYSTEM_SECRET,
+    },
     ...(config.TENANT_MODE === 'single' && config.TENANT_ID ? { tenantId: config.TENANT_ID } : {}),
     ...rules,
     logger,
@@ -54,9 +60,16 @@ export function serverAuthOf(
 /** Health answers anyone: the kubelet's probes carry no assertion and learn nothing from it. */
 const OPEN_SERVICES = ['/grpc.health.v1.Health/'];
 
-/** The rules on a verified caller beyond its signature: tenant, system-only methods, single-tenant installs. */
+/**
+ * The rules on a verified caller beyond its signature: the call's signed deadline, tenant,
+ * system-only methods, single-tenant installs.
+ */
 function admit(auth: ServerAuth, method: string, verified: VerifiedCaller): Caller {
   const { caller, system } = verified;
+  // Its caller gave up before it got here (it waited in a frozen process's socket, and gRPC's
+  // relative timeout started afresh when it was read): nobody would read the answer.
+  if (verified.deadline !== undefined && Date.now() > verified.deadline + DEADLINE_TOLERANCE_MS)
+    throw new AppError('deadline', 'The call arrived after its deadline');
   if (auth.systemOnly?.includes(method) && !system) throw AppError.forbidden(`${method} needs the system credential`);
   if (!caller.tenant_id && !system && !auth.tenantless?.includes(method))
     throw new AppError('unauthenticated', 'A call without a tenant needs the system credential');
@@ -69,7 +82,8 @@ function admit(auth: ServerAuth, method: string, verified: VerifiedCaller): Call
  * The server interceptor that authenticates every call but health before its handler runs: the
  * assertion (metadata `kb-caller-assertion`) is verified and the request's `caller` replaced by
  * the one inside it, so handlers only ever see a caller this install vouched for. A call without
- * a valid one ends UNAUTHENTICATED (PERMISSION_DENIED for a rule of `admit`) and reaches nothing.
+ * a valid one ends UNAUTHENTICATED (PERMISSION_DENIED for a rule of `admit`, DEADLINE_EXCEEDED
+ * for one whose signed deadline passed more than DEADLINE_TOLERANCE_MS ago) and reaches nothing.
  */
 export function callerAuthInterceptor(auth: ServerAuth): grpc.ServerInterceptor {
   const verify = callerVerifier(auth.keys, auth.audience);
@@ -89,7 +103,8 @@ export function callerAuthInterceptor(auth: ServerAuth): grpc.ServerInterceptor 
       );
       recordRpcServerCall(path, grpc.status[code], Number(process.hrtime.bigint() - started) / 1e9);
       const metadata = new grpc.Metadata();
-      metadata.set(ASSERTION_REFUSED_METADATA_KEY, '1');
+      // A late call is no fault of the install's wiring: its caller sees a plain DEADLINE_EXCEEDED.
+      if (known.kind !== 'deadline') metadata.set(ASSERTION_REFUSED_METADATA_KEY, '1');
       call.sendStatus({ code, details: known.message, metadata });
       return undefined;
     };

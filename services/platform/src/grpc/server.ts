@@ -149,8 +149,10 @@ export const unaryMapping =
 /**
  * Health name for a liveness probe: SERVING once the service has started (its slow start-up
  * work, such as loading the embedding model, done) and until it shuts down, whatever its
- * dependencies do. "" turns NOT_SERVING while MongoDB or Elasticsearch is away; a liveness
- * probe on it would restart healthy pods through a database outage, which no restart fixes.
+ * dependencies do. "" (readiness) is the same but for the drain: it turns NOT_SERVING as soon as
+ * the service starts shutting down. Neither follows MongoDB or Elasticsearch (their states are
+ * "dependency:<name>"): a database election would otherwise take every replica out of its
+ * Service at once, or a liveness probe restart healthy pods through an outage no restart fixes.
  */
 const LIVENESS_HEALTH_NAME = 'liveness';
 
@@ -158,7 +160,11 @@ export interface GrpcServerHandle {
   readonly port: number;
   readonly health: HealthImplementation;
   setServing(status: ServingStatus): void;
-  /** Start-up is done: the liveness name turns SERVING (call it where the service says it is listening). */
+  /**
+   * Start-up is done: the service ("" and its names) and the liveness name turn SERVING (call it
+   * where the service says it is listening). They stay so until `shutdown`, whatever the
+   * dependencies ("dependency:<name>") do.
+   */
   setLive(): void;
   shutdown(graceMs?: number): Promise<void>;
 }
@@ -176,7 +182,8 @@ class DependencyHealth extends HealthImplementation {
 /**
  * Starts a gRPC server with the given services and grpc.health.v1, every call but health
  * authenticated by its caller assertion before any handler runs. Health names: "" (the
- * whole server: ready), the service's full name, "liveness" (started, see LIVENESS_HEALTH_NAME)
+ * whole server: ready, i.e. started and not draining), the service's full name, "liveness"
+ * (started, see LIVENESS_HEALTH_NAME)
  * and one per dependency ("dependency:mongodb" …),
  * so the gateway's /readyz can say which dependency is down; the same states are the
  * service's `kb.dependency.up` gauge.
@@ -222,7 +229,10 @@ export async function startGrpcServer(options: {
     port,
     health,
     setServing,
-    setLive: () => health.setStatus(LIVENESS_HEALTH_NAME, 'SERVING'),
+    setLive: () => {
+      setServing('SERVING');
+      health.setStatus(LIVENESS_HEALTH_NAME, 'SERVING');
+    },
     shutdown: (graceMs = 5000) =>
       new Promise<void>((resolve) => {
         unobserve();

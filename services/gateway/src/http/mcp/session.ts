@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, errors, jwtVerify } from 'jose';
 import type { Caller } from '@kb/platform';
 
 /** How long a session id is honoured; after it the client is told 404 and initializes again (MCP lifecycle). */
@@ -31,10 +31,14 @@ export function clientName(name: unknown): string {
  * session (tenant, holder, client name), so any gateway replica, or one restarted, serves the
  * next request of a session without sticky routing or a shared store. The key is derived from
  * the install's service secret; the id is not a credential (every request still carries its
- * token, and the id is honoured only with the holder's).
+ * token, and the id is honoured only with the holder's). During a rotation an id signed with
+ * `acceptedSecret` (SERVICE_AUTH_SECRET_ACCEPTED) is still read, until it expires or the
+ * operator removes that secret; new ids are always signed with `serviceSecret`.
  */
-export function sessionCodec(serviceSecret: string) {
-  const key = createHmac('sha256', serviceSecret).update('kb mcp session id v1').digest();
+export function sessionCodec(serviceSecret: string, acceptedSecret?: string) {
+  const keyOf = (secret: string) => createHmac('sha256', secret).update('kb mcp session id v1').digest();
+  const key = keyOf(serviceSecret);
+  const readKeys = acceptedSecret ? [key, keyOf(acceptedSecret)] : [key];
   return {
     issue(session: Session): Promise<string> {
       return new SignJWT({ t: session.tenant, h: session.holder, c: session.client })
@@ -48,7 +52,7 @@ export function sessionCodec(serviceSecret: string) {
     async read(id: string, tenant: string, caller: Caller): Promise<Session | undefined> {
       if (!canonical(id)) return undefined;
       try {
-        const { payload } = await jwtVerify(id, key, { audience: AUDIENCE, algorithms: ['HS256'] });
+        const { payload } = await verifyWithAny(id, readKeys);
         const session = { tenant: payload.t, holder: payload.h, client: payload.c };
         if (session.tenant !== tenant || session.holder !== holderOf(caller) || typeof session.client !== 'string')
           return undefined;
@@ -60,6 +64,18 @@ export function sessionCodec(serviceSecret: string) {
   };
 }
 export type SessionCodec = ReturnType<typeof sessionCodec>;
+
+/** Verifies with the first key whose signature matches (the current one first). */
+async function verifyWithAny(id: string, keys: Buffer[]) {
+  for (const [i, key] of keys.entries()) {
+    try {
+      return await jwtVerify(id, key, { audience: AUDIENCE, algorithms: ['HS256'] });
+    } catch (err) {
+      if (!(err instanceof errors.JWSSignatureVerificationFailed) || i === keys.length - 1) throw err;
+    }
+  }
+  throw new errors.JWSSignatureVerificationFailed();
+}
 
 /**
  * Whether every part of a compact JWS is base64url as an encoder writes it. The last character of

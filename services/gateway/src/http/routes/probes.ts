@@ -35,28 +35,43 @@ export function backServiceStates(checks: Record<string, string>): [string, bool
   return READINESS.map(({ service }) => [service, checks[service] === 'up']);
 }
 
+/** The pod's own state: the only thing that makes /readyz 503. */
+export type PodState = 'starting' | 'serving' | 'draining';
+
 /**
- * /healthz: the gateway process is alive. /readyz: every back service answers its gRPC
- * health check and reports its dependencies up; otherwise 503 naming what is down.
+ * /healthz: the gateway process is alive. /readyz: this pod can serve. 200 while it has started
+ * and is not draining (SIGTERM), whatever its dependencies do: `status` "ready" when every check
+ * is up, "degraded" naming what is down (`degraded`, `detail`) when one is not; requests that
+ * need a dependency known down answer 503 + Retry-After themselves. 503 (`status` "starting" or
+ * "draining") only for the pod's own state: a shared dependency down never takes every gateway
+ * out of its Service at once. `checks` lists every dependency's state either way.
  */
-export function probeRoutes(router: Router, backends: Backends, elasticsearchUp?: () => boolean): void {
+export function probeRoutes(
+  router: Router,
+  backends: Backends,
+  elasticsearchUp?: () => boolean,
+  podState: () => PodState = () => 'serving',
+): void {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
 
   router.get('/readyz', async (ctx) => {
+    const state = podState();
     const checks = await readinessChecks(backends);
     // The read path's own connection to Elasticsearch (its searches need it, not the similarity service).
     if (elasticsearchUp) checks['gateway.elasticsearch'] = elasticsearchUp() ? 'up' : 'down';
-    const down = Object.entries(checks)
-      .filter(([, v]) => v !== 'up')
-      .map(([k, v]) => `${k} ${v}`);
-    if (down.length) {
+    const degraded = Object.keys(checks).filter((k) => checks[k] !== 'up');
+    const down = degraded.map((k) => `${k} ${checks[k]}`).join(', ');
+    if (state !== 'serving') {
       ctx.status = 503;
       ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      ctx.body = { status: 'not_ready', detail: `Not ready: ${down.join(', ')}`, checks };
+      const why = state === 'draining' ? 'shutting down' : 'starting';
+      ctx.body = { status: state, detail: `Not ready: ${why}`, degraded, checks };
+    } else if (degraded.length) {
+      ctx.body = { status: 'degraded', detail: `Degraded: ${down}`, degraded, checks };
     } else {
-      ctx.body = { status: 'ready', checks };
+      ctx.body = { status: 'ready', degraded, checks };
     }
   });
 }
