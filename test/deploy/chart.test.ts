@@ -98,6 +98,7 @@ function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<stri
     EMBEDDING_API_KEY: 'key',
     SERVICE_AUTH_SECRET: 'a stand-in service secret, 32+ bytes',
     SERVICE_SYSTEM_SECRET: 'a stand-in system secret, 32+ bytes',
+    SERVICE_AUTH_SECRET_PREVIOUS: 'a stand-in previous secret, 32+ bytes',
   };
   for (const e of container.env ?? [])
     env[e.name] = e.valueFrom?.secretKeyRef ? (secretStandIns[e.name] ?? 'secret') : e.value;
@@ -111,7 +112,10 @@ async function renderedWith(name: string, patch: Record<string, unknown>): Promi
 
 let helm = '';
 let kubectl = '';
-const rendered = {} as Record<'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork' | 'required', K8sObject[]>;
+const rendered = {} as Record<
+  'acme' | 'globex' | 'acmeAll' | 'globexAll' | 'hostNetwork' | 'required' | 'acmeRotating',
+  K8sObject[]
+>;
 const kustomized = {} as Record<'base' | 'otel-collector' | 'example', K8sObject[]>;
 let lint: ToolRun[] = [];
 let acmeInstall: ToolRun;
@@ -161,6 +165,7 @@ beforeAll(async () => {
     rendered.globexAll,
     rendered.hostNetwork,
     rendered.required,
+    rendered.acmeRotating,
     kustomized.base,
     kustomized['otel-collector'],
     kustomized.example,
@@ -190,6 +195,22 @@ beforeAll(async () => {
       'mongodb.existingSecret=initech-mongodb',
       '--set',
       'elasticsearch.existingSecret=initech-elasticsearch',
+    ]),
+    // The settings of many replicas: a secret rotation under way, a bounded connection age, an
+    // ingress-level request limit.
+    template('acme', [
+      '-f',
+      examples.acme,
+      '--set',
+      'serviceAuth.previousServiceKey=previous-service-secret',
+      '--set',
+      'default.grpcMaxConnectionAgeMs=300000',
+      '--set',
+      'components.similarity.grpcMaxConnectionAgeMs=600000',
+      '--set',
+      'ingress.rateLimit.perMinute=1200',
+      '--set',
+      'ingress.rateLimit.burstMultiplier=3',
     ]),
     kustomize('base'),
     kustomize('components/otel-collector'),
@@ -422,9 +443,10 @@ describe('the Helm chart', () => {
       catalog: loadCatalogConfig,
       similarity: loadSimilarityConfig,
     };
-    for (const tenant of ['acme', 'globex'] as const) {
+    for (const tenant of ['acme', 'globex', 'acmeRotating'] as const) {
       for (const c of COMPONENTS) {
-        const env = environmentOf(rendered[tenant], find(rendered[tenant], 'Deployment', `${tenant}-${c}`));
+        const release = tenant === 'acmeRotating' ? 'acme' : tenant;
+        const env = environmentOf(rendered[tenant], find(rendered[tenant], 'Deployment', `${release}-${c}`));
         // The image sets EMBEDDING_MODEL_DIR for the baked model (docker/Dockerfile).
         expect(() => loaders[c]({ EMBEDDING_MODEL_DIR: '/app/model', ...env })).not.toThrow();
       }
@@ -438,9 +460,9 @@ describe('the Helm chart', () => {
       TENANT_ID: 'acme',
       TRUST_PROXY: 'true',
       RATE_LIMIT_PER_MINUTE: '6000',
-      KNOWLEDGE_GRPC_ADDR: 'acme-knowledge:50051',
-      CATALOG_GRPC_ADDR: 'acme-catalog:50052',
-      SIMILARITY_GRPC_ADDR: 'acme-similarity:50053',
+      KNOWLEDGE_GRPC_ADDR: 'dns:///acme-knowledge-headless.tenants.svc.cluster.local:50051',
+      CATALOG_GRPC_ADDR: 'dns:///acme-catalog-headless.tenants.svc.cluster.local:50052',
+      SIMILARITY_GRPC_ADDR: 'dns:///acme-similarity-headless.tenants.svc.cluster.local:50053',
       OTEL_SERVICE_NAME: 'kb-gateway',
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
@@ -829,6 +851,21 @@ describe('values the schema refuses', () => {
       error: "invalid propertyName 'ELASTICSEARCH_URL'",
     },
     {
+      when: 'the previous service secret is set as a plain env override',
+      patch: { default: { env: { SERVICE_AUTH_SECRET_PREVIOUS: 'an old secret of at least 32 bytes' } } },
+      error: "invalid propertyName 'SERVICE_AUTH_SECRET_PREVIOUS'",
+    },
+    {
+      when: 'the gateway (no gRPC server) is given a connection age',
+      patch: { components: { gateway: { grpcMaxConnectionAgeMs: 60000 } } },
+      error: "at '/components/gateway': additional properties 'grpcMaxConnectionAgeMs' not allowed",
+    },
+    {
+      when: 'the ingress request limit is negative',
+      patch: { ingress: { rateLimit: { perMinute: -1 } } },
+      error: "at '/ingress/rateLimit/perMinute': minimum: got -1, want 0",
+    },
+    {
       when: 'both an Ingress and an HTTPRoute are asked for',
       patch: { httpRoute: { enabled: true, parentRefs: [{ name: 'gw' }] } },
       error: "at '/httpRoute/enabled': value must be false",
@@ -881,6 +918,194 @@ describe('values the schema refuses', () => {
     expect(open).toEqual([]);
     expect(levels).toBeGreaterThan(40);
   });
+});
+
+describe('many replicas behind one address', () => {
+  const BACK = ['knowledge', 'catalog', 'similarity'] as const;
+  const GRPC_PORTS = { knowledge: 50051, catalog: 50052, similarity: 50053 } as const;
+  const configOf = (objects: K8sObject[], release: string) =>
+    find(objects, 'ConfigMap', `${release}-config`).data ?? {};
+  const envOf = (objects: K8sObject[], name: string) =>
+    find(objects, 'Deployment', name).spec.template.spec.containers[0].env as { name: string; value?: string }[];
+
+  test(
+    'when rendered (default values, the acme example, k8s/), then each back service has a headless Service ' +
+      'over the same pods on its gRPC port only, beside its ClusterIP Service, and the gateway none',
+    () => {
+      for (const [objects, release] of [
+        [rendered.required, 'initech'],
+        [rendered.acme, 'acme'],
+        [kustomized.base, 'kb'],
+      ] as const) {
+        for (const c of BACK) {
+          const headless = find(objects, 'Service', `${release}-${c}-headless`);
+          const port = GRPC_PORTS[c];
+          expect(headless.spec).toMatchObject({
+            clusterIP: 'None',
+            publishNotReadyAddresses: false,
+            ports: [{ name: 'grpc', port, targetPort: port, appProtocol: 'grpc' }],
+          });
+          // No metrics port: the ServiceMonitor (which selects both) scrapes each pod once, through the ClusterIP Service.
+          expect(headless.spec.ports).toHaveLength(1);
+          const clusterIp = find(objects, 'Service', `${release}-${c}`);
+          expect(clusterIp.spec.clusterIP).toBeUndefined();
+          expect(headless.spec.selector).toEqual(clusterIp.spec.selector);
+          const pods = find(objects, 'Deployment', `${release}-${c}`).spec.template.metadata.labels;
+          expect(selects(headless.spec.selector, pods)).toBe(true);
+        }
+        expect(byKind(objects, 'Service').map((s) => s.metadata.name)).not.toContain(`${release}-gateway-headless`);
+      }
+    },
+  );
+
+  test(
+    'when rendered, then every caller of a back service is given a dns:/// target naming its headless Service: ' +
+      'fully qualified in the release namespace, by short name in k8s/ (no namespace), 127.0.0.1 on the host network',
+    async () => {
+      const targets = (config: Record<string, string>) => [
+        config.KNOWLEDGE_GRPC_ADDR,
+        config.CATALOG_GRPC_ADDR,
+        config.SIMILARITY_GRPC_ADDR,
+      ];
+      expect(targets(configOf(rendered.required, 'initech'))).toEqual([
+        'dns:///initech-knowledge-headless.tenants.svc.cluster.local:50051',
+        'dns:///initech-catalog-headless.tenants.svc.cluster.local:50052',
+        'dns:///initech-similarity-headless.tenants.svc.cluster.local:50053',
+      ]);
+      expect(targets(configOf(kustomized.base, 'kb'))).toEqual([
+        'dns:///kb-knowledge-headless:50051',
+        'dns:///kb-catalog-headless:50052',
+        'dns:///kb-similarity-headless:50053',
+      ]);
+      // Each target names a Service of the same render, on the port that Service serves.
+      for (const [objects, release] of [
+        [rendered.acme, 'acme'],
+        [kustomized.base, 'kb'],
+      ] as const) {
+        for (const target of targets(configOf(objects, release))) {
+          const [, name, port] = /^dns:\/\/\/([a-z0-9-]+)(?:\.[a-z0-9.-]+)?:(\d+)$/.exec(target ?? '') ?? [];
+          expect(find(objects, 'Service', name as string).spec.ports[0].port).toBe(Number(port));
+        }
+      }
+      expect(targets(configOf(rendered.hostNetwork, 'acme'))).toEqual([
+        '127.0.0.1:50051',
+        '127.0.0.1:50052',
+        '127.0.0.1:50053',
+      ]);
+      const elsewhere = await renderedWith('cluster-domain', { clusterDomain: 'corp.internal' });
+      expect(configOf(elsewhere, 'initech').SIMILARITY_GRPC_ADDR).toBe(
+        'dns:///initech-similarity-headless.default.svc.corp.internal:50053',
+      );
+      // The admin pod of NOTES.txt calls similarity the same way.
+      const notes = acmeInstall.stdout.slice(acmeInstall.stdout.indexOf('NOTES:'));
+      const admin = JSON.parse(/--overrides='([^']+)'/.exec(notes)?.[1] as string).spec.containers[0];
+      expect(admin.env).toContainEqual({
+        name: 'SIMILARITY_GRPC_ADDR',
+        value: 'dns:///acme-similarity-headless.tenants.svc.cluster.local:50053',
+      });
+    },
+  );
+
+  test(
+    'when a caller connects to the pods behind a headless Service, then the NetworkPolicies ' +
+      "(pod selectors, not Service addresses) admit it at the pod's gRPC port and let it out to there",
+    () => {
+      const objects = rendered.required;
+      const podsOf = (c: string) => find(objects, 'Deployment', `initech-${c}`).spec.template.metadata.labels;
+      for (const [c, callers] of [
+        ['knowledge', ['gateway']],
+        ['catalog', ['gateway']],
+        ['similarity', ['gateway', 'knowledge', 'catalog']],
+      ] as const) {
+        const port = GRPC_PORTS[c];
+        const onPort = (r: { ports?: { port: number }[] }) => (r.ports ?? []).some((p) => p.port === port);
+        const policy = find(objects, 'NetworkPolicy', `initech-${c}`);
+        expect(selects(policy.spec.podSelector, podsOf(c))).toBe(true);
+        for (const caller of callers) {
+          const admitted = (policy.spec.ingress as { ports?: { port: number }[]; from?: any[] }[]).some(
+            (r) => onPort(r) && (r.from ?? []).some((f) => f.podSelector && selects(f.podSelector, podsOf(caller))),
+          );
+          const letOut = (
+            find(objects, 'NetworkPolicy', `initech-${caller}`).spec.egress as {
+              ports?: { port: number }[];
+              to?: any[];
+            }[]
+          ).some((r) => onPort(r) && (r.to ?? []).some((t) => t.podSelector && selects(t.podSelector, podsOf(c))));
+          expect({ c, caller, admitted, letOut }).toEqual({ c, caller, admitted: true, letOut: true });
+        }
+      }
+    },
+  );
+
+  test(
+    'when serviceAuth.previousServiceKey is set, then every component reads SERVICE_AUTH_SECRET_PREVIOUS ' +
+      'from the service-auth Secret (optional, never generated) and rolls; unset, no component has it',
+    async () => {
+      const previous = {
+        name: 'SERVICE_AUTH_SECRET_PREVIOUS',
+        valueFrom: { secretKeyRef: { name: 'acme-service-auth', key: 'previous-service-secret', optional: true } },
+      };
+      for (const c of COMPONENTS) {
+        expect(envOf(rendered.acmeRotating, `acme-${c}`)).toContainEqual(previous);
+        const names = (objects: K8sObject[], release = 'acme') => envOf(objects, `${release}-${c}`).map((e) => e.name);
+        expect(names(rendered.acme)).not.toContain('SERVICE_AUTH_SECRET_PREVIOUS');
+        expect(names(kustomized.base, 'kb')).not.toContain('SERVICE_AUTH_SECRET_PREVIOUS');
+        const checksum = (objects: K8sObject[]) =>
+          find(objects, 'Deployment', `acme-${c}`).spec.template.metadata.annotations['checksum/secret-refs'];
+        expect(checksum(rendered.acmeRotating)).not.toBe(checksum(rendered.acme));
+      }
+      expect(JSON.stringify(find(rendered.acmeRotating, 'Job', 'acme-bootstrap'))).not.toContain('PREVIOUS');
+      // Without a cluster to look in, the chart's Secret has only its two generated keys.
+      expect(Object.keys(find(rendered.acmeRotating, 'Secret', 'acme-service-auth').data ?? {}).sort()).toEqual([
+        'service-secret',
+        'system-secret',
+      ]);
+      const clash = await runTool(helm, [
+        'template',
+        'initech',
+        chart,
+        '-f',
+        valuesFile('previous-is-current', { serviceAuth: { previousServiceKey: 'service-secret' } }),
+      ]);
+      expect({ code: clash.code, stderr: clash.stderr }).toEqual({
+        code: 1,
+        stderr: expect.stringContaining(
+          'serviceAuth.previousServiceKey "service-secret" is also serviceKey or systemKey',
+        ),
+      });
+    },
+  );
+
+  test(
+    'when grpcMaxConnectionAgeMs is set in default or a component, then the back services get ' +
+      'GRPC_MAX_CONNECTION_AGE_MS (the gateway serves no gRPC, never); unset, nobody does',
+    () => {
+      const age = (objects: K8sObject[], c: string) =>
+        envOf(objects, `acme-${c}`).find((e) => e.name === 'GRPC_MAX_CONNECTION_AGE_MS')?.value;
+      expect(COMPONENTS.map((c) => age(rendered.acmeRotating, c))).toEqual([undefined, '300000', '300000', '600000']);
+      expect(COMPONENTS.map((c) => age(rendered.acme, c))).toEqual([undefined, undefined, undefined, undefined]);
+    },
+  );
+
+  test(
+    'when ingress.rateLimit.perMinute is set, then the Ingress carries the ingress-nginx limit annotations ' +
+      'beside the others (one set in ingress.annotations wins); unset, none',
+    async () => {
+      const annotations = (objects: K8sObject[], release = 'acme') =>
+        find(objects, 'Ingress', `${release}-gateway`).metadata.annotations;
+      expect(annotations(rendered.acmeRotating)).toEqual({
+        'nginx.ingress.kubernetes.io/proxy-body-size': '2m',
+        'nginx.ingress.kubernetes.io/limit-rpm': '1200',
+        'nginx.ingress.kubernetes.io/limit-burst-multiplier': '3',
+      });
+      expect(annotations(rendered.acme)).toEqual({ 'nginx.ingress.kubernetes.io/proxy-body-size': '2m' });
+      expect(annotations(rendered.required, 'initech')).toBeUndefined();
+      const overridden = await renderedWith('rate-limit-override', {
+        ingress: { rateLimit: { perMinute: 600 }, annotations: { 'nginx.ingress.kubernetes.io/limit-rpm': '100' } },
+      });
+      expect(annotations(overridden, 'initech')).toEqual({ 'nginx.ingress.kubernetes.io/limit-rpm': '100' });
+    },
+  );
 });
 
 describe('k8s/, rendered from the chart', () => {

@@ -56,16 +56,27 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version }}
 kb.tenant/id: {{ .root.Values.tenant.id }}
 {{- end -}}
 
+{{/* <release>-<component>-headless: a back service's headless Service (every ready pod's address in DNS). ctx: root, name */}}
+{{- define "kb.headlessName" -}}
+{{- printf "%s-headless" (include "kb.name" .) -}}
+{{- end -}}
+
 {{/*
-Where a service is reached from the others: its Service's DNS name, or 127.0.0.1 when every pod
-shares the host's network (podman kube play on one machine). ctx: root, name
+Where a back service is reached from the others: a dns:/// target naming its headless Service,
+so a caller's channel resolves every ready pod and balances calls over them (a ClusterIP would
+pin each long-lived HTTP/2 connection to one pod). Fully qualified with clusterDomain; without
+it (clusterDomain ""), the pod's DNS search path finds the Service in its own namespace. On the
+host's network (podman kube play on one machine) there are no Services: 127.0.0.1. ctx: root, name
 */}}
 {{- define "kb.address" -}}
-{{- $port := (index .root.Values.components .name).port -}}
-{{- if .root.Values.hostNetwork -}}
+{{- $v := .root.Values -}}
+{{- $port := (index $v.components .name).port -}}
+{{- if $v.hostNetwork -}}
 {{- printf "127.0.0.1:%v" $port -}}
+{{- else if $v.clusterDomain -}}
+{{- printf "dns:///%s.%s.svc.%s:%v" (include "kb.headlessName" .) .root.Release.Namespace $v.clusterDomain $port -}}
 {{- else -}}
-{{- printf "%s:%v" (include "kb.name" .) $port -}}
+{{- printf "dns:///%s:%v" (include "kb.headlessName" .) $port -}}
 {{- end -}}
 {{- end -}}
 
@@ -86,8 +97,8 @@ false, 0 and "" from the component (autoscaling.enabled: false over a default of
 
 {{/* Checks the schema cannot express; each fails the render with the value to change. */}}
 {{- define "kb.validate" -}}
-{{- if gt (len .Release.Name) 52 -}}
-{{- fail (printf "release name %q is longer than 52 characters: Service names are <release>-<component> and must stay within 63" .Release.Name) -}}
+{{- if gt (len .Release.Name) 43 -}}
+{{- fail (printf "release name %q is longer than 43 characters: Service names are up to <release>-similarity-headless and must stay within 63" .Release.Name) -}}
 {{- end -}}
 {{- $seen := dict -}}
 {{- range $name := splitList " " (include "kb.componentNames" .) -}}
@@ -119,6 +130,10 @@ false, 0 and "" from the component (autoscaling.enabled: false over a default of
 {{- fail (printf "httpRoute.parentRefs[%d] (%s) names no sectionName: the route would attach to every listener of that Gateway, plain-HTTP ones included. Name its HTTPS listener (sectionName), or accept plain HTTP explicitly with httpRoute.insecureAllowHttp: true" $i $ref.name) -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+{{- $auth := .Values.serviceAuth -}}
+{{- if and $auth.previousServiceKey (has $auth.previousServiceKey (list $auth.serviceKey $auth.systemKey)) -}}
+{{- fail (printf "serviceAuth.previousServiceKey %q is also serviceKey or systemKey: the previous secret needs a key of its own" $auth.previousServiceKey) -}}
 {{- end -}}
 {{- $o := .Values.observability -}}
 {{- if and (or $o.alerts.enabled $o.dashboard.enabled) (not $o.metrics.enabled) -}}

@@ -27,6 +27,17 @@ automountServiceAccountToken: false
 - name: SERVICE_AUTH_SECRET
   valueFrom:
     secretKeyRef: {name: {{ $auth }}, key: {{ $v.serviceAuth.serviceKey }}}
+{{- with $v.serviceAuth.previousServiceKey }}
+{{- /* During a rotation: accepted when verifying, never used to sign. Optional: a key not (or no
+       longer) in the Secret leaves the variable unset rather than the pod unable to start. */}}
+- name: SERVICE_AUTH_SECRET_PREVIOUS
+  valueFrom:
+    secretKeyRef: {name: {{ $auth }}, key: {{ . }}, optional: true}
+{{- end }}
+{{- if and (ne .name "gateway") .c.grpcMaxConnectionAgeMs }}
+- name: GRPC_MAX_CONNECTION_AGE_MS
+  value: {{ .c.grpcMaxConnectionAgeMs | int | quote }}
+{{- end }}
 {{- if or (eq .name "knowledge") (eq .name "catalog") }}
 - name: MONGODB_URI
   valueFrom:
@@ -61,7 +72,7 @@ automountServiceAccountToken: false
 {{- define "kb.secretRefs" -}}
 {{- $v := .root.Values -}}
 {{- if ne .name "bootstrap" -}}
-service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.serviceKey }} {{ if eq .name "similarity" }}{{ $v.serviceAuth.systemKey }}{{ end }}
+service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.serviceKey }} {{ if eq .name "similarity" }}{{ $v.serviceAuth.systemKey }}{{ end }} {{ $v.serviceAuth.previousServiceKey }}
 {{ end -}}
 {{- if or (eq .name "knowledge") (eq .name "catalog") (eq .name "bootstrap") -}}
 mongodb {{ $v.mongodb.existingSecret }}/{{ $v.mongodb.uriKey }}
@@ -256,6 +267,33 @@ spec:
       protocol: TCP
       appProtocol: http
     {{- end }}
+{{- end -}}
+
+{{/*
+A back service's headless Service: DNS answers with the address of every ready pod, which the
+callers' dns:/// targets balance over (kb.address). Only the gRPC port: the ClusterIP Service
+above stays for the metrics port (the ServiceMonitor scrapes through it) and for humans.
+*/}}
+{{- define "kb.headlessService" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "kb.headlessName" . }}
+  labels:
+    {{- include "kb.labels" . | nindent 4 }}
+spec:
+  type: ClusterIP
+  clusterIP: None
+  # An unready pod (its database down, or draining) drops out of the answer.
+  publishNotReadyAddresses: false
+  selector:
+    {{- include "kb.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ .c.port | int }}
+      targetPort: {{ .c.port | int }}
+      protocol: TCP
+      appProtocol: grpc
 {{- end -}}
 
 {{/*
