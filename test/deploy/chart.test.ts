@@ -98,7 +98,7 @@ function environmentOf(objects: K8sObject[], deployment: K8sObject): Record<stri
     EMBEDDING_API_KEY: 'key',
     SERVICE_AUTH_SECRET: 'a stand-in service secret, 32+ bytes',
     SERVICE_SYSTEM_SECRET: 'a stand-in system secret, 32+ bytes',
-    SERVICE_AUTH_SECRET_PREVIOUS: 'a stand-in previous secret, 32+ bytes',
+    SERVICE_AUTH_SECRET_ACCEPTED: 'a stand-in previous secret, 32+ bytes',
   };
   for (const e of container.env ?? [])
     env[e.name] = e.valueFrom?.secretKeyRef ? (secretStandIns[e.name] ?? 'secret') : e.value;
@@ -202,7 +202,7 @@ beforeAll(async () => {
       '-f',
       examples.acme,
       '--set',
-      'serviceAuth.previousServiceKey=previous-service-secret',
+      'serviceAuth.acceptedServiceKey=accepted-service-secret',
       '--set',
       'default.grpcMaxConnectionAgeMs=300000',
       '--set',
@@ -852,8 +852,8 @@ describe('values the schema refuses', () => {
     },
     {
       when: 'the previous service secret is set as a plain env override',
-      patch: { default: { env: { SERVICE_AUTH_SECRET_PREVIOUS: 'an old secret of at least 32 bytes' } } },
-      error: "invalid propertyName 'SERVICE_AUTH_SECRET_PREVIOUS'",
+      patch: { default: { env: { SERVICE_AUTH_SECRET_ACCEPTED: 'an old secret of at least 32 bytes' } } },
+      error: "invalid propertyName 'SERVICE_AUTH_SECRET_ACCEPTED'",
     },
     {
       when: 'the gateway (no gRPC server) is given a connection age',
@@ -1038,18 +1038,18 @@ describe('many replicas behind one address', () => {
   );
 
   test(
-    'when serviceAuth.previousServiceKey is set, then every component reads SERVICE_AUTH_SECRET_PREVIOUS ' +
+    'when serviceAuth.acceptedServiceKey is set, then every component reads SERVICE_AUTH_SECRET_ACCEPTED ' +
       'from the service-auth Secret (optional, never generated) and rolls; unset, no component has it',
     async () => {
       const previous = {
-        name: 'SERVICE_AUTH_SECRET_PREVIOUS',
-        valueFrom: { secretKeyRef: { name: 'acme-service-auth', key: 'previous-service-secret', optional: true } },
+        name: 'SERVICE_AUTH_SECRET_ACCEPTED',
+        valueFrom: { secretKeyRef: { name: 'acme-service-auth', key: 'accepted-service-secret', optional: true } },
       };
       for (const c of COMPONENTS) {
         expect(envOf(rendered.acmeRotating, `acme-${c}`)).toContainEqual(previous);
         const names = (objects: K8sObject[], release = 'acme') => envOf(objects, `${release}-${c}`).map((e) => e.name);
-        expect(names(rendered.acme)).not.toContain('SERVICE_AUTH_SECRET_PREVIOUS');
-        expect(names(kustomized.base, 'kb')).not.toContain('SERVICE_AUTH_SECRET_PREVIOUS');
+        expect(names(rendered.acme)).not.toContain('SERVICE_AUTH_SECRET_ACCEPTED');
+        expect(names(kustomized.base, 'kb')).not.toContain('SERVICE_AUTH_SECRET_ACCEPTED');
         const checksum = (objects: K8sObject[]) =>
           find(objects, 'Deployment', `acme-${c}`).spec.template.metadata.annotations['checksum/secret-refs'];
         expect(checksum(rendered.acmeRotating)).not.toBe(checksum(rendered.acme));
@@ -1065,12 +1065,12 @@ describe('many replicas behind one address', () => {
         'initech',
         chart,
         '-f',
-        valuesFile('previous-is-current', { serviceAuth: { previousServiceKey: 'service-secret' } }),
+        valuesFile('accepted-is-current', { serviceAuth: { acceptedServiceKey: 'service-secret' } }),
       ]);
       expect({ code: clash.code, stderr: clash.stderr }).toEqual({
         code: 1,
         stderr: expect.stringContaining(
-          'serviceAuth.previousServiceKey "service-secret" is also serviceKey or systemKey',
+          'serviceAuth.acceptedServiceKey "service-secret" is also serviceKey or systemKey',
         ),
       });
     },

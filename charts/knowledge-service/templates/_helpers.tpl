@@ -132,8 +132,8 @@ false, 0 and "" from the component (autoscaling.enabled: false over a default of
 {{- end -}}
 {{- end -}}
 {{- $auth := .Values.serviceAuth -}}
-{{- if and $auth.previousServiceKey (has $auth.previousServiceKey (list $auth.serviceKey $auth.systemKey)) -}}
-{{- fail (printf "serviceAuth.previousServiceKey %q is also serviceKey or systemKey: the previous secret needs a key of its own" $auth.previousServiceKey) -}}
+{{- if and $auth.acceptedServiceKey (has $auth.acceptedServiceKey (list $auth.serviceKey $auth.systemKey)) -}}
+{{- fail (printf "serviceAuth.acceptedServiceKey %q is also serviceKey or systemKey: the previous secret needs a key of its own" $auth.acceptedServiceKey) -}}
 {{- end -}}
 {{- $o := .Values.observability -}}
 {{- if and (or $o.alerts.enabled $o.dashboard.enabled) (not $o.metrics.enabled) -}}

@@ -27,10 +27,10 @@ automountServiceAccountToken: false
 - name: SERVICE_AUTH_SECRET
   valueFrom:
     secretKeyRef: {name: {{ $auth }}, key: {{ $v.serviceAuth.serviceKey }}}
-{{- with $v.serviceAuth.previousServiceKey }}
+{{- with $v.serviceAuth.acceptedServiceKey }}
 {{- /* During a rotation: accepted when verifying, never used to sign. Optional: a key not (or no
        longer) in the Secret leaves the variable unset rather than the pod unable to start. */}}
-- name: SERVICE_AUTH_SECRET_PREVIOUS
+- name: SERVICE_AUTH_SECRET_ACCEPTED
   valueFrom:
     secretKeyRef: {name: {{ $auth }}, key: {{ . }}, optional: true}
 {{- end }}
@@ -72,7 +72,7 @@ automountServiceAccountToken: false
 {{- define "kb.secretRefs" -}}
 {{- $v := .root.Values -}}
 {{- if ne .name "bootstrap" -}}
-service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.serviceKey }} {{ if eq .name "similarity" }}{{ $v.serviceAuth.systemKey }}{{ end }} {{ $v.serviceAuth.previousServiceKey }}
+service-auth {{ include "kb.serviceAuthSecretName" .root }}/{{ $v.serviceAuth.serviceKey }} {{ if eq .name "similarity" }}{{ $v.serviceAuth.systemKey }}{{ end }} {{ $v.serviceAuth.acceptedServiceKey }}
 {{ end -}}
 {{- if or (eq .name "knowledge") (eq .name "catalog") (eq .name "bootstrap") -}}
 mongodb {{ $v.mongodb.existingSecret }}/{{ $v.mongodb.uriKey }}

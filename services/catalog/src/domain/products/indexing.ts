@@ -14,7 +14,9 @@ function productStore(products: CatalogDeps['products']): IndexStore<Product> {
     deletionDone: (d) => products.deletionDone(d.tenant_id, d.id, d.version),
     // One round trip for a whole answer.
     markIndexed: (done) =>
-      products.markIndexedMany(done.map(({ tenant_id, id, version, index_seq }) => ({ tenant_id, id, version, index_seq }))),
+      products.markIndexedMany(
+        done.map(({ tenant_id, id, version, index_seq }) => ({ tenant_id, id, version, index_seq })),
+      ),
     markRefused: (d, message, at) => products.markRefused(d.tenant_id, d.id, d.version, message, at),
     countIndexErrors: () => products.countIndexErrors(),
     backlog: () => products.indexBacklog(),
