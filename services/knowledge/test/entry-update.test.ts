@@ -143,7 +143,7 @@ describe('If-Match and lost races', () => {
     return {
       entries,
       tenants: { findById: async () => null },
-      transactions: { run: <T>(work: () => Promise<T>) => work() },
+      transactions: { available: async () => false, run: <T>(work: () => Promise<T>) => work() },
       indexer: { indexNow: async () => new Map<string, string>() },
       skillIndexTurns: <T>(_key: string, fn: () => Promise<T>) => fn(),
       skillIndexLease: async <T>(_key: string, fn: () => Promise<T>) => ({ result: await fn(), kept: true }),

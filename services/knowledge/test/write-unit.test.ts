@@ -1,6 +1,8 @@
 import type { EntryContext } from '../src/domain/entries/context';
 import { oneAtATimePerKey } from '../src/domain/entries/one-at-a-time';
+import { joinedRebuilds } from '../src/domain/entries/skill-index-rebuilds';
 import { writeUnit } from '../src/domain/entries/write-unit';
+import type { Entry } from '../src/domain/types';
 import { caller } from './support/fixtures';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -38,7 +40,7 @@ describe('a write without transactions', () => {
   it('when the write touches no skill, then the skill index is not read and the write runs once', async () => {
     let ofType = 0;
     const ctx = {
-      transactions: { run: <T>(work: () => Promise<T>) => work() },
+      transactions: { available: async () => false, run: <T>(work: () => Promise<T>) => work() },
       entries: { ofType: async () => ((ofType += 1), []) },
       skillIndexTurns: () => {
         throw new Error('not queued');
@@ -46,5 +48,52 @@ describe('a write without transactions', () => {
     } as unknown as EntryContext;
     expect(await writeUnit(ctx, caller(), false, async () => 'done')).toEqual({ result: 'done', index: null });
     expect(ofType).toBe(0);
+  });
+});
+
+describe('skill-index rebuilds without transactions, joined', () => {
+  const entry = (n: number) => ({ id: `index-${n}` }) as unknown as Entry;
+
+  it('when writes ask while a rebuild runs, then they share the one rebuild after it, which starts after they asked', async () => {
+    const started: number[] = [];
+    const releases: (() => void)[] = [];
+    const rebuilds = joinedRebuilds(async () => {
+      started.push(started.length + 1);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      return entry(started.length);
+    });
+    const first = rebuilds('t1', caller());
+    await tick();
+    const asked = [rebuilds('t1', caller()), rebuilds('t1', caller()), rebuilds('t1', caller())];
+    await tick();
+    expect(started).toEqual([1]); // the later ones wait: the running rebuild may have read before their writes
+    releases[0]!();
+    expect((await first)?.id).toBe('index-1');
+    await tick();
+    expect(started).toEqual([1, 2]);
+    releases[1]!();
+    expect((await Promise.all(asked)).map((e) => e?.id)).toEqual(['index-2', 'index-2', 'index-2']);
+  });
+
+  it('when a rebuild fails, then its writes get the failure and the next write starts a new one', async () => {
+    let calls = 0;
+    const rebuilds = joinedRebuilds(async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('lease not free');
+      return entry(calls);
+    });
+    await expect(rebuilds('t1', caller())).rejects.toThrow('lease not free');
+    expect((await rebuilds('t1', caller()))?.id).toBe('index-2');
+  });
+
+  it('when a skill is written, then it is written before the rebuild is asked for, outside any transaction', async () => {
+    const log: string[] = [];
+    const ctx = {
+      transactions: { available: async () => false, run: () => Promise.reject(new Error('no transactions here')) },
+      skillIndexRebuilds: async () => (log.push('rebuild'), entry(1)),
+    } as unknown as EntryContext;
+    const written = await writeUnit(ctx, caller(), true, async (tx) => (log.push(`write ${String(tx)}`), 'done'));
+    expect(written).toEqual({ result: 'done', index: entry(1) });
+    expect(log).toEqual(['write undefined', 'rebuild']);
   });
 });

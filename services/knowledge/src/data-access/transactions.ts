@@ -20,10 +20,13 @@ export interface Transactions {
    * it again). Elsewhere `work` runs once without one (`tx` undefined), its writes one by one.
    */
   run<T>(work: (tx?: Transaction) => Promise<T>): Promise<T>;
+  /** Whether `run` has transactions here (a replica set or mongos). */
+  available(): Promise<boolean>;
 }
 
 export function transactions(mongo: MongoHandle): Transactions {
   return {
+    available: () => mongo.supportsTransactions(),
     async run<T>(work: (tx?: Transaction) => Promise<T>): Promise<T> {
       if (!(await mongo.supportsTransactions())) return work();
       let out: T | undefined;

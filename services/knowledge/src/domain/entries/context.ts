@@ -1,4 +1,5 @@
 import type { Caller, SimilarityClient } from '@kb/platform';
+import type { Entry } from '../types';
 import type { CategoriesRepo } from '../../data-access/categories-repo';
 import type { EntriesRepo } from '../../data-access/entries-repo';
 import type { TenantReads } from '../../data-access/cached-tenants';
@@ -9,7 +10,9 @@ import type { EntryIndexer } from '../indexer';
 import { effectiveSettings } from '../tenant-settings';
 import { viewerOf, type Viewer } from '../visibility';
 import { leasedTurns, type LeasedTurns } from '../leased-turns';
+import { rebuildSkillIndex } from '../skill-index';
 import { oneAtATimePerKey, type OneAtATime } from './one-at-a-time';
+import { joinedRebuilds, type JoinedRebuilds } from './skill-index-rebuilds';
 
 export interface EntryDeps {
   entries: EntriesRepo;
@@ -33,6 +36,8 @@ export interface EntryContext extends EntryDeps {
    */
   skillIndexTurns: OneAtATime;
   skillIndexLease: LeasedTurns;
+  /** Without transactions: the rebuild after a skill write, joined with other writes' (skill-index-rebuilds.ts). */
+  skillIndexRebuilds: JoinedRebuilds;
 }
 
 /** How long a skill write holds the tenant's skill-index lease at most (a crashed holder's is free after it). */
@@ -41,15 +46,23 @@ export const SKILL_INDEX_LEASE_MS = 10_000;
 export const SKILL_INDEX_WAIT_MS = 10_000;
 
 export function entryContext(deps: EntryDeps): EntryContext {
+  const skillIndexLease = leasedTurns(deps.entries.leases, 'skill-index', {
+    ttlMs: SKILL_INDEX_LEASE_MS,
+    waitMs: SKILL_INDEX_WAIT_MS,
+    busy: 'Other skill writes of this tenant are under way; try again',
+  });
+  const leasedRebuild = async (tenantId: string, caller: Caller): Promise<Entry | null> => {
+    const { result, kept } = await skillIndexLease(tenantId, () => rebuildSkillIndex(deps.entries, tenantId, caller));
+    if (kept) return result;
+    // Held past its time: another rebuild may have run beside it; once more, from all skills.
+    return (await skillIndexLease(tenantId, () => rebuildSkillIndex(deps.entries, tenantId, caller))).result ?? result;
+  };
   return {
     ...deps,
     inCategory: categoryGuard(deps.categories),
     skillIndexTurns: oneAtATimePerKey(),
-    skillIndexLease: leasedTurns(deps.entries.leases, 'skill-index', {
-      ttlMs: SKILL_INDEX_LEASE_MS,
-      waitMs: SKILL_INDEX_WAIT_MS,
-      busy: 'Other skill writes of this tenant are under way; try again',
-    }),
+    skillIndexLease,
+    skillIndexRebuilds: joinedRebuilds(leasedRebuild),
   };
 }
 

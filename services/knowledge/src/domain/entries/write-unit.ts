@@ -11,9 +11,11 @@ export interface Written<T> {
 }
 
 /**
- * Runs a write and, for skills, the skill-index rebuild: in one transaction where MongoDB
- * supports them, else the rebuild runs right after the write (it is recomputed from all
- * skills, so it cannot drift); a tenant's skill writes take turns across replicas (context.ts).
+ * Runs a write and, for skills, the skill-index rebuild. Where MongoDB has transactions, both in
+ * one transaction, a tenant's skill writes taking turns (in this process, then across replicas
+ * by the tenant's lease). Without them, the write first and then a rebuild that starts after
+ * it (joined with other writes' rebuilds, each holding the tenant's lease): it reads every
+ * skill, so the index names the one just written, and it can always be recomputed.
  */
 export async function writeUnit<T>(
   ctx: EntryContext,
@@ -22,20 +24,24 @@ export async function writeUnit<T>(
   write: (tx?: Transaction) => Promise<T>,
 ): Promise<Written<T>> {
   const tenantId = caller.tenant_id;
-  const rebuild = (tx?: Transaction) =>
-    touchesSkills ? rebuildSkillIndex(ctx.entries, tenantId, caller, tx) : Promise.resolve(null);
+  if (!touchesSkills) return ctx.transactions.run(async (tx) => ({ result: await write(tx), index: null }));
+  if (!(await ctx.transactions.available())) {
+    const result = await write();
+    return { result, index: await ctx.skillIndexRebuilds(tenantId, caller) };
+  }
   const run = () =>
     ctx.transactions.run(async (tx): Promise<Written<T>> => {
       const result = await write(tx);
-      return { result, index: await rebuild(tx) };
+      return { result, index: await rebuildSkillIndex(ctx.entries, tenantId, caller, tx) };
     });
-  if (!touchesSkills) return run();
   return ctx.skillIndexTurns(tenantId, async () => {
     const { result, kept } = await ctx.skillIndexLease(tenantId, run);
     if (kept) return result;
     // This write held the lease past its time: another rebuild may have run beside it. The
     // index is recomputed from all skills once more, so it names every skill written.
-    const again = await ctx.skillIndexLease(tenantId, () => ctx.transactions.run((tx) => rebuild(tx)));
+    const again = await ctx.skillIndexLease(tenantId, () =>
+      ctx.transactions.run((tx) => rebuildSkillIndex(ctx.entries, tenantId, caller, tx)),
+    );
     return { result: result.result, index: again.result ?? result.index };
   });
 }
