@@ -94,7 +94,8 @@ embedder {{ $v.embedder.provider }} {{ $v.embedder.openai.existingSecret }}/{{ $
 {{- $_ := set $check "liveness" (dict "httpGet" (dict "path" "/healthz" "port" (int .c.port))) -}}
 {{- $_ := set $check "readiness" (dict "httpGet" (dict "path" "/readyz" "port" (int .c.port))) -}}
 {{- else -}}
-{{- /* grpc.health.v1. Ready: "" (the service and its MongoDB / Elasticsearch / embedder up).
+{{- /* grpc.health.v1. Ready: "" (this pod serves: started and not draining; a dependency
+       down is reported under "dependency:<name>" and answered with UNAVAILABLE per call).
        Started and live: "liveness", SERVING once start-up (the model load) is done, whatever the
        databases do: a restart would not bring a database back. */ -}}
 {{- $_ := set $check "startup" (dict "grpc" (dict "port" (int $.c.port) "service" "liveness")) -}}
@@ -284,7 +285,7 @@ metadata:
 spec:
   type: ClusterIP
   clusterIP: None
-  # An unready pod (its database down, or draining) drops out of the answer.
+  # An unready pod (starting or draining) drops out of the answer.
   publishNotReadyAddresses: false
   selector:
     {{- include "kb.selectorLabels" . | nindent 4 }}
