@@ -76,6 +76,18 @@ describe('leased claims on an index queue', () => {
     expect(await claims().take(items, { owner: 'next', untilMs: Date.now() + 1000 })).toHaveLength(3);
   });
 
+  test('when a call ends without an answer, then its claims are kept until it could no longer start, then freed', async () => {
+    const items = await queued('doubt', 4);
+    await withClaims(claims(), items, async (held, keep) => {
+      keep(held.slice(0, 2), Date.now() + 400); // two documents' call timed out: it may still run until then
+    });
+    const now = await claims().take(items, { owner: 'next', untilMs: Date.now() + 1000 });
+    expect(now.map((d) => d.id).sort()).toEqual(['doubt-2', 'doubt-3']);
+    await new Promise((r) => setTimeout(r, 450));
+    const later = await claims().take(items, { owner: 'later', untilMs: Date.now() + 1000 });
+    expect(later.map((d) => d.id).sort()).toEqual(['doubt-0', 'doubt-1']);
+  });
+
   test('when a document changed after it was read (its counter moved), then marking the read version indexed matches nothing', async () => {
     await queue.insertOne({ _id: 'seq-1', tenant_id: 't', version: 4, queued: true } as never);
     const [read] = await claims().take([{ id: 'seq-1' }], { owner: 'a', untilMs: Date.now() + 1000 });

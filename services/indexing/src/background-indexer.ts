@@ -5,7 +5,7 @@ import type { IndexedKind } from './index-errors';
 import type { DocumentVersion } from './index-store';
 import { indexerLoop, type IndexerPass } from './indexer-loop';
 import type { IndexerState } from './indexer-state';
-import { withClaims } from './queue-claims';
+import { mayStillRunUntil, withClaims } from './queue-claims';
 import { reportIndexErrors } from './refused-documents';
 import { indexByTenant, removeByTenant } from './send-documents';
 
@@ -203,9 +203,14 @@ async function sendBatch<D extends DocumentVersion>(
   const outcome = emptyOutcome();
   // Claimed just before the call, so a claim lasts one call, not a pass; what another replica
   // (or a write) claimed since the queue was read is its to index.
-  const held = await withClaims(state.store.claims?.documents, batch, async (docs) => {
+  const held = await withClaims(state.store.claims?.documents, batch, async (docs, keep) => {
+    const until = mayStillRunUntil(options.indexDeadlineMs);
     await backgroundSpan(`index pending ${state.kind}`, spanAttributes(state.kind, docs.length), () =>
       indexByTenant(state, send, docs, { deadlineMs: options.indexDeadlineMs, searchableLater }, outcome, false),
+    );
+    keep(
+      docs.filter((d) => outcome.inDoubt.has(d.id)),
+      until,
     );
     return docs.length;
   });

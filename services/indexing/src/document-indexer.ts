@@ -11,7 +11,15 @@ export { inBatches } from './in-batches';
 export type { DocumentIndexOutcome, IndexCallOptions, IndexCalls } from './index-calls';
 export type { DocumentVersion, IndexedVersion, IndexStore } from './index-store';
 export { WRITES_PAUSE_MS, type DocumentIndexerOptions } from './indexer-state';
-export { CLAIM_MS, claimOwner, withClaims, type Lease, type QueueClaims } from './queue-claims';
+export {
+  CLAIM_MS,
+  claimOwner,
+  mayStillRunUntil,
+  withClaims,
+  type KeepClaims,
+  type Lease,
+  type QueueClaims,
+} from './queue-claims';
 
 export interface DocumentIndexer<D extends DocumentVersion> {
   /**

@@ -1,4 +1,4 @@
-import type { Caller, similarityV1 } from '@kb/platform';
+import { AppError, type Caller, type similarityV1 } from '@kb/platform';
 
 /** One index call's options. */
 export interface IndexCallOptions {
@@ -17,10 +17,28 @@ export interface IndexCalls<D> {
   remove(caller: Caller, documents: similarityV1.DocumentRef[], options: { deadlineMs?: number }): Promise<unknown>;
 }
 
-/** What indexing came to: the model per indexed id ('' when it had no text to embed), and the refused ids. */
+/**
+ * What indexing came to: the model per indexed id ('' when it had no text to embed), the refused
+ * ids, and the ids whose call ended without an answer (`inDoubt`): it may still be sitting in a
+ * frozen service's socket and run until its deadline, so its claims are kept until then.
+ */
 export interface DocumentIndexOutcome {
   indexed: Map<string, string>;
   refused: Set<string>;
+  inDoubt: Set<string>;
 }
 
-export const emptyOutcome = (): DocumentIndexOutcome => ({ indexed: new Map(), refused: new Set() });
+export const emptyOutcome = (): DocumentIndexOutcome => ({
+  indexed: new Map(),
+  refused: new Set(),
+  inDoubt: new Set(),
+});
+
+/**
+ * Whether a failed call may still run on the service: it ran out of time or its connection was
+ * lost (a transport failure), as opposed to an answer from the service (its own dependency down).
+ */
+export function callInDoubt(err: unknown): boolean {
+  if (!(err instanceof AppError)) return false;
+  return err.kind === 'deadline' || (err.kind === 'unavailable' && / service is unavailable$/.test(err.message));
+}

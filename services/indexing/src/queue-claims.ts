@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { DEADLINE_TOLERANCE_MS, DEFAULT_DEADLINE_MS } from '@kb/platform';
 
 /**
  * How long a claim on queued documents holds without being renewed. A replica that dies in the
@@ -34,17 +35,22 @@ export interface QueueClaims<T extends { id: string }> {
 /** A claim owner unique to one attempt: the process (host, pid) it came from, for a reader of the database. */
 export const claimOwner = (): string => `${hostname()}:${process.pid}:${randomUUID()}`;
 
+/** Keeps the claims on `items` until `untilMs` instead of giving them back when the attempt ends. */
+export type KeepClaims<T> = (items: T[], untilMs: number) => void;
+
 /**
  * Runs `work` on the items this attempt could claim (none: `work` does not run), renewing the
- * claims while it runs and giving back whatever is still held when it ends, whatever the outcome.
+ * claims while it runs and giving back whatever is still held when it ends, whatever the
+ * outcome, except what `work` asked to keep (`keep`: a call whose fate is unknown may still run
+ * until its deadline, so nobody may send those documents again before then).
  */
 export async function withClaims<T extends { id: string }, R>(
   claims: QueueClaims<T> | undefined,
   items: T[],
-  work: (held: T[]) => Promise<R>,
+  work: (held: T[], keep: KeepClaims<T>) => Promise<R>,
   claimMs = CLAIM_MS,
 ): Promise<R | undefined> {
-  if (!claims) return work(items);
+  if (!claims) return work(items, () => undefined);
   const owner = claimOwner();
   const held = await claims.take(items, { owner, untilMs: Date.now() + claimMs });
   if (held.length === 0) return undefined;
@@ -53,10 +59,26 @@ export async function withClaims<T extends { id: string }, R>(
     Math.max(claimMs / 3, 10),
   );
   renew.unref();
+  const kept: { items: T[]; untilMs: number }[] = [];
   try {
-    return await work(held);
+    return await work(held, (keep, untilMs) => void (keep.length && kept.push({ items: keep, untilMs })));
   } finally {
     clearInterval(renew);
-    await claims.giveBack(held, owner).catch(() => undefined);
+    const keptIds = new Set(kept.flatMap((k) => k.items.map((i) => i.id)));
+    await Promise.all([
+      claims.giveBack(
+        held.filter((i) => !keptIds.has(i.id)),
+        owner,
+      ),
+      ...kept.map((k) => claims.extend(k.items, { owner, untilMs: k.untilMs })),
+    ]).catch(() => undefined);
   }
+}
+
+/**
+ * Until when a call sent now with `deadlineMs` (else the client's default) may still start on
+ * the service: its deadline plus the tolerance the service allows a signed deadline.
+ */
+export function mayStillRunUntil(deadlineMs: number | undefined): number {
+  return Date.now() + (deadlineMs ?? DEFAULT_DEADLINE_MS) + DEADLINE_TOLERANCE_MS;
 }

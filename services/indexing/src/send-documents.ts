@@ -1,5 +1,11 @@
 import { systemCaller, type Caller, type similarityV1 } from '@kb/platform';
-import { emptyOutcome, type DocumentIndexOutcome, type IndexCallOptions, type IndexCalls } from './index-calls';
+import {
+  callInDoubt,
+  emptyOutcome,
+  type DocumentIndexOutcome,
+  type IndexCallOptions,
+  type IndexCalls,
+} from './index-calls';
 import { indexSplittingRefusals } from './index-refusals';
 import type { IndexerState } from './indexer-state';
 import type { DocumentVersion, IndexedVersion } from './index-store';
@@ -69,6 +75,7 @@ export async function indexByTenant<D extends DocumentVersion>(
       state.gotThrough();
     } catch (err) {
       through = false;
+      if (callInDoubt(err)) for (const d of group) if (!outcome.indexed.has(d.id)) outcome.inDoubt.add(d.id);
       state.outage.failed(err, { tenant_id: tenantId, count: group.length });
       if (stopAtFailure) break;
     }

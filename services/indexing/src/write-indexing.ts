@@ -1,7 +1,7 @@
 import { emptyOutcome, type DocumentIndexOutcome } from './index-calls';
 import type { IndexerState } from './indexer-state';
 import type { DocumentVersion } from './index-store';
-import { withClaims } from './queue-claims';
+import { mayStillRunUntil, withClaims } from './queue-claims';
 import { indexByTenant, removeByTenant } from './send-documents';
 
 /**
@@ -19,9 +19,15 @@ export async function indexOnWrite<D extends DocumentVersion>(
   const { calls } = state;
   const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
   // Only what this write could claim: a document another attempt holds is being indexed by it.
-  const through = await withClaims(state.store.claims?.documents, docs, (held) =>
-    indexByTenant(state, calls, held, { deadlineMs }, outcome, true),
-  );
+  const through = await withClaims(state.store.claims?.documents, docs, async (held, keep) => {
+    const until = mayStillRunUntil(deadlineMs);
+    const ok = await indexByTenant(state, calls, held, { deadlineMs }, outcome, true);
+    keep(
+      held.filter((d) => outcome.inDoubt.has(d.id)),
+      until,
+    );
+    return ok;
+  });
   // A write's documents are one tenant's: after a failure the write answers rather than wait again.
   if (through === false) state.writeFailed();
   return outcome;

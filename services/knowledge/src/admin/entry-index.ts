@@ -81,7 +81,7 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
       pageSize: 200,
       page: (after, limit) => repo.allAfter(after, limit),
       indexPage: async (entries, targetIndex) => {
-        const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set() };
+        const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set(), inDoubt: new Set() };
         const weight = { of: (e: Entry) => e.content.length, max: CONTENT_CHARS_PER_CALL };
         for (const batch of inBatches(entries, entries.length, weight))
           await indexEntries({ repo, logger: input.logger, similarity }, caller, batch, { targetIndex }, outcome);
