@@ -203,7 +203,7 @@ async function sendBatch<D extends DocumentVersion>(
   const outcome = emptyOutcome();
   // Claimed just before the call, so a claim lasts one call, not a pass; what another replica
   // (or a write) claimed since the queue was read is its to index.
-  const held = await withClaims(state.store.claims?.documents, batch, async (docs, keep) => {
+  const held = await withClaims(state.store.claims?.documents, batch, async (docs, { keep, settled }) => {
     const until = mayStillRunUntil(options.indexDeadlineMs);
     await backgroundSpan(`index pending ${state.kind}`, spanAttributes(state.kind, docs.length), () =>
       indexByTenant(state, send, docs, { deadlineMs: options.indexDeadlineMs, searchableLater }, outcome, false),
@@ -212,6 +212,7 @@ async function sendBatch<D extends DocumentVersion>(
       docs.filter((d) => outcome.inDoubt.has(d.id)),
       until,
     );
+    settled(outcome.indexed.keys());
     return docs.length;
   });
   const answered = outcome.indexed.size + outcome.refused.size; // a refusal is an answer too

@@ -30,7 +30,7 @@ export interface IndexStore<D extends DocumentVersion> {
   deletionDone(deletion: DocumentVersion): Promise<unknown>;
   /**
    * The index (its alias) holds these versions: out of the queue (unless changed since: see
-   * `index_seq`), any index error and claim cleared.
+   * `index_seq`), any index error cleared; their claims are cleared either way.
    */
   markIndexed(done: IndexedVersion[]): Promise<void>;
   /**

@@ -37,6 +37,12 @@ export const claimOwner = (): string => `${hostname()}:${process.pid}:${randomUU
 
 /** Keeps the claims on `items` until `untilMs` instead of giving them back when the attempt ends. */
 export type KeepClaims<T> = (items: T[], untilMs: number) => void;
+/** What `work` tells `withClaims` of its documents: keep some claims longer; others were cleared by marking them. */
+export interface ClaimsAfterwards<T> {
+  keep: KeepClaims<T>;
+  /** These were marked indexed, which cleared their claims (changed since or not): nothing to give back. */
+  settled(ids: Iterable<string>): void;
+}
 
 /**
  * Runs `work` on the items this attempt could claim (none: `work` does not run), renewing the
@@ -47,10 +53,10 @@ export type KeepClaims<T> = (items: T[], untilMs: number) => void;
 export async function withClaims<T extends { id: string }, R>(
   claims: QueueClaims<T> | undefined,
   items: T[],
-  work: (held: T[], keep: KeepClaims<T>) => Promise<R>,
+  work: (held: T[], afterwards: ClaimsAfterwards<T>) => Promise<R>,
   claimMs = CLAIM_MS,
 ): Promise<R | undefined> {
-  if (!claims) return work(items, () => undefined);
+  if (!claims) return work(items, { keep: () => undefined, settled: () => undefined });
   const owner = claimOwner();
   const held = await claims.take(items, { owner, untilMs: Date.now() + claimMs });
   if (held.length === 0) return undefined;
@@ -60,14 +66,20 @@ export async function withClaims<T extends { id: string }, R>(
   );
   renew.unref();
   const kept: { items: T[]; untilMs: number }[] = [];
+  const settled = new Set<string>();
   try {
-    return await work(held, (keep, untilMs) => void (keep.length && kept.push({ items: keep, untilMs })));
+    return await work(held, {
+      keep: (keep, untilMs) => void (keep.length && kept.push({ items: keep, untilMs })),
+      settled: (ids) => {
+        for (const id of ids) settled.add(id);
+      },
+    });
   } finally {
     clearInterval(renew);
-    const keptIds = new Set(kept.flatMap((k) => k.items.map((i) => i.id)));
+    for (const k of kept) for (const i of k.items) settled.add(i.id);
     await Promise.all([
       claims.giveBack(
-        held.filter((i) => !keptIds.has(i.id)),
+        held.filter((i) => !settled.has(i.id)),
         owner,
       ),
       ...kept.map((k) => claims.extend(k.items, { owner, untilMs: k.untilMs })),

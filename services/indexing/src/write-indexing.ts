@@ -19,13 +19,14 @@ export async function indexOnWrite<D extends DocumentVersion>(
   const { calls } = state;
   const deadlineMs = call.deadlineMs ?? state.writeDeadlineMs;
   // Only what this write could claim: a document another attempt holds is being indexed by it.
-  const through = await withClaims(state.store.claims?.documents, docs, async (held, keep) => {
+  const through = await withClaims(state.store.claims?.documents, docs, async (held, { keep, settled }) => {
     const until = mayStillRunUntil(deadlineMs);
     const ok = await indexByTenant(state, calls, held, { deadlineMs }, outcome, true);
     keep(
       held.filter((d) => outcome.inDoubt.has(d.id)),
       until,
     );
+    settled(outcome.indexed.keys());
     return ok;
   });
   // A write's documents are one tenant's: after a failure the write answers rather than wait again.

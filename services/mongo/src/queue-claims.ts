@@ -28,13 +28,14 @@ export function mongoQueueClaims<T extends { id: string }>(
   return {
     async take(items, lease: Lease) {
       if (items.length === 0) return [];
-      const now = new Date();
-      await collection.updateMany(
-        { ...ids(items), ...queued, ...unclaimed(now) },
-        {
-          $set: { [CLAIM_FIELD]: { owner: lease.owner, until: new Date(lease.untilMs) } },
-        },
-      );
+      const claim = { $set: { [CLAIM_FIELD]: { owner: lease.owner, until: new Date(lease.untilMs) } } };
+      const filter = { ...ids(items), ...queued, ...unclaimed(new Date()) };
+      if (items.length === 1) {
+        // One document (a write's own indexing): one round trip.
+        const doc = await collection.findOneAndUpdate(filter, claim, { returnDocument: 'after' });
+        return doc ? [of({ index_seq: 0, ...doc })] : [];
+      }
+      await collection.updateMany(filter, claim);
       const held = await collection.find({ ...ids(items), [`${CLAIM_FIELD}.owner`]: lease.owner }).toArray();
       // A document never queued again has no counter yet: 0, which `indexedFilter` matches.
       return held.map((d) => of({ index_seq: 0, ...d }));

@@ -152,8 +152,9 @@ export class DependencyWatch {
       }, this.timeoutMs);
       timer.unref();
     });
+    const probe = this.options.probe();
     try {
-      const ok = await Promise.race([this.options.probe(), timeout]);
+      const ok = await Promise.race([probe, timeout]);
       if (ok) {
         this.timeouts = 0;
         this.change(true);
@@ -165,6 +166,9 @@ export class DependencyWatch {
       if (err instanceof ProbeInconclusive) return;
       if (err instanceof ProbeTimeout) {
         this.timeouts += 1;
+        // An answer after the bound is a busy dependency, not a gone one (a frozen one never
+        // answers): it clears the count as an answered call does.
+        void probe.then((late) => late && this.answered(), () => undefined);
         if (this.timeouts >= this.timeoutsToDown)
           this.change(false, `no answer within ${this.timeoutMs} ms, ${this.timeouts} times`);
       } else {

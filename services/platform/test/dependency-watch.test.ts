@@ -123,6 +123,28 @@ describe('DependencyWatch', () => {
     },
   );
 
+  test('when the dependency is busy (each answer comes after the bound, but comes), then it stays up; frozen, it goes down', async () => {
+    let frozen = false;
+    const watch = new DependencyWatch({
+      name: 'the busy service',
+      intervalMs: 10,
+      timeoutMs: 40,
+      // Answers 60 ms late: later than the bound, sooner than the next probe's bound runs out.
+      probe: () => (frozen ? new Promise<boolean>(() => undefined) : sleep(60).then(() => true)),
+    });
+    watch.set(true);
+    void watch.start();
+    try {
+      await sleep(600);
+      expect(watch.isUp()).toBe(true);
+      frozen = true;
+      await sleep(300);
+      expect(watch.isUp()).toBe(false);
+    } finally {
+      watch.stop();
+    }
+  });
+
   test('when this process stalls past the bound while the answer is already there, then it stays up', async () => {
     let probes = 0;
     const watch = new DependencyWatch({

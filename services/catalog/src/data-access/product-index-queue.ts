@@ -30,10 +30,10 @@ const indexedUpdate = (version: number) => ({
 export type RefusedProduct = Pick<ProductDoc, '_id' | 'tenant_id' | 'version' | 'needs_index' | 'index_error'>;
 
 /**
- * markIndexed for many products (any tenants) in one round trip: for each, if `version` is
- * still the current one, needs_index false, indexed_version `version` and no index error;
- * if a newer version was written meanwhile, only indexed_version rises to `version` (never
- * down: $max), and needs_index stays for the newer one. Filters are equalities on (tenant_id,
+ * markIndexed for many products (any tenants) in one round trip: for each, if `version` (and
+ * the change counter read) is still the current one, needs_index false, indexed_version
+ * `version` and no index error; if it changed meanwhile, only indexed_version rises to `version`
+ * (never down: $max), and needs_index stays for the next pass. The claim goes either way. Filters are equalities on (tenant_id,
  * _id[, version]), each served by a unique index.
  */
 export async function markIndexedMany(
@@ -48,7 +48,7 @@ export async function markIndexedMany(
     if (res.matchedCount === 0)
       await ProductModel.updateOne(
         { tenant_id: one.tenant_id, _id: one.id },
-        { $max: { indexed_version: one.version } },
+        { $max: { indexed_version: one.version }, $unset: { index_claim: '' } },
       );
     return;
   }
@@ -64,7 +64,10 @@ export async function markIndexedMany(
   if (current.matchedCount === done.length) return;
   await products.bulkWrite(
     done.map((d) => ({
-      updateOne: { filter: { tenant_id: d.tenant_id, _id: d.id }, update: { $max: { indexed_version: d.version } } },
+      updateOne: {
+        filter: { tenant_id: d.tenant_id, _id: d.id },
+        update: { $max: { indexed_version: d.version }, $unset: { index_claim: '' as const } },
+      },
     })),
     { ordered: false },
   );

@@ -405,10 +405,13 @@ export function entriesRepo(models: KnowledgeModels) {
      * changed meanwhile: a newer version, or any change that queued it again (`seq`, its counter).
      */
     async markIndexed(tenantId: string, id: string, version: number, model: string, seq?: number): Promise<void> {
-      await EntryModel.updateOne(indexedFilter({ tenant_id: tenantId, id, version, index_seq: seq }), {
+      const res = await EntryModel.updateOne(indexedFilter({ tenant_id: tenantId, id, version, index_seq: seq }), {
         $set: { indexed_version: version, index_pending: false, embedding_model: model || null },
         $unset: { index_error: '', index_claim: '' },
       });
+      // Changed since it was read: still queued, for the next pass, which the claim would delay.
+      if (res.matchedCount === 0)
+        await EntryModel.updateOne({ tenant_id: tenantId, _id: id }, { $unset: { index_claim: '' } });
     },
     /**
      * Records that the search index refused `version`: out of the queue until a new version (or
