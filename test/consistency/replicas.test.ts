@@ -269,6 +269,7 @@ describe('two replicas of every service on one database', () => {
     const queued = () => conn.collection('products').countDocuments({ tenant_id: tenant, needs_index: true });
     expect(await waitFor(queued, (n) => n === 0, 60_000)).toBe(0);
     const operations = (await productIndexOperations()) - before;
+    console.log(`${count} products written while both similarity replicas were frozen: ${operations} index operations`);
     expect(operations).toBeGreaterThanOrEqual(count);
     expect(operations / count).toBeLessThanOrEqual(1.1);
   }, 120_000);
