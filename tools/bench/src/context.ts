@@ -8,7 +8,7 @@ export interface Ctx {
   stack: BenchStack;
   api: Api;
   es: ReturnType<typeof rawClient>;
-  index: { products: string; entries: string };
+  index: { products: string; entries: string; embeddings: string };
   siteId: string;
   /** The products loaded so far. */
   ids: string[];
@@ -17,7 +17,8 @@ export interface Ctx {
 
 /** An admin's client of the running services and the shop the products go into. */
 export async function openContext(stack: BenchStack, settings: BenchSettings): Promise<Ctx> {
-  const api = new Api(stack.gatewayUrl, await stack.token('Admin'));
+  // Every call to the next gateway in turn (one replica: the gateway), whichever run the services are in.
+  const api = new Api(() => stack.gatewayUrls(), await stack.token('Admin'));
   try {
     const es = rawClient(stack.backends.elasticsearchUrl);
     const site = await api.post<{ id: string }>('/sites', { slug: 'bench-shop', name: 'Bench shop', language: 'en' });

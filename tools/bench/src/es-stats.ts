@@ -38,3 +38,17 @@ export async function mergesSettled(ctx: Ctx): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
   }
 }
+
+/**
+ * Documents written so far (`indexing.index_total` of the primaries: each index or update
+ * operation, retries and rewrites of a document included) to the products index and to the
+ * embedding cache's index (one write per text the model embedded: the cache writes what it
+ * computed). Against the products loaded, whether the work was done once or repeated.
+ */
+export async function indexingOps(ctx: Ctx): Promise<{ products: number; embeddings: number }> {
+  const total = async (index: string) => {
+    const stats = await ctx.es.indices.stats({ index, metric: 'indexing' }).catch(() => undefined);
+    return stats?._all.primaries?.indexing?.index_total ?? 0;
+  };
+  return { products: await total(ctx.index.products), embeddings: await total(ctx.index.embeddings) };
+}

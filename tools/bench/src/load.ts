@@ -3,6 +3,8 @@
 export interface LatencyFigures {
   count: number;
   p50: number;
+  /** Absent in reports written before it was recorded. */
+  p95?: number;
   p99: number;
   mean: number;
 }
@@ -34,6 +36,7 @@ export function latencyFigures(ms: number[]): LatencyFigures {
   return {
     count: ms.length,
     p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
     mean: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length),
   };

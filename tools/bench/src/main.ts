@@ -16,16 +16,21 @@
  * product search and entry search against their raw queries (a few minutes).
  * BENCH_ONLY=compare: service settings side by side (see modes/compare.ts): BENCH_COMPARE_ENV
  * (`A=X=1,Y=2;B=X=3`), BENCH_PRODUCTS (default 2000 there), BENCH_ROUNDS (4).
+ * BENCH_REPLICAS (1): processes of each service, the benchmark's calls round robin over their
+ * gateways. BENCH_ONLY=replicas, or BENCH_REPLICAS as a list (`1,2`, the default there): the cold
+ * ingest and search with each count in turn, one table (see modes/replicas.ts; BENCH_PRODUCTS
+ * 2000 there).
  */
 import { compareMode } from './modes/compare';
 import { fullMode } from './modes/full';
 import { ingestMode } from './modes/ingest';
+import { replicasMode } from './modes/replicas';
 import { searchMode } from './modes/search';
 import { tracingMode } from './modes/tracing';
 import { runSession } from './session';
 import { readSettings, type BenchSettings } from './settings';
 
-/** The mode BENCH_ONLY names; every mode but ingest runs in one session (runSession). */
+/** The mode BENCH_ONLY names; every mode but ingest and replicas runs in one session (runSession). */
 function runMode(settings: BenchSettings): Promise<void> {
   switch (settings.only) {
     case 'ingest':
@@ -36,6 +41,8 @@ function runMode(settings: BenchSettings): Promise<void> {
       return runSession(settings, searchMode);
     case 'compare':
       return runSession(settings, compareMode);
+    case 'replicas':
+      return replicasMode(settings);
     case undefined:
       return runSession(settings, fullMode);
   }

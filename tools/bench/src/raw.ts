@@ -19,7 +19,12 @@ export function rawClient(url: string): Client {
 
 export function aliases(model: { name: string; dims: number }, prefix = 'kb') {
   const slug = model.name.toLowerCase().replace(/[^a-z0-9]/g, '-');
-  return { products: `${prefix}-products-${slug}-${model.dims}`, entries: `${prefix}-entries-${slug}-${model.dims}` };
+  return {
+    products: `${prefix}-products-${slug}-${model.dims}`,
+    entries: `${prefix}-entries-${slug}-${model.dims}`,
+    // The similarity service's embedding cache (aliasName(prefix, 'embeddings', …) in @kb/search).
+    embeddings: `${prefix}-embeddings-${slug}-${model.dims}`,
+  };
 }
 
 /** Mean of unit vectors (weights 1), normalised: the centroid the service computes. */

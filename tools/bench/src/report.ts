@@ -52,8 +52,19 @@ export interface Report {
     /** The services' Node, when not the benchmark's. */
     servicesNode?: string;
   };
-  /** bulk: products per bulk call (absent in reports written before it was recorded: 250). */
-  settings: { products: number; entries: number; queries: number; seconds: number; scale: number[]; bulk?: number };
+  /**
+   * bulk: products per bulk call (absent in reports written before it was recorded: 250);
+   * replicas: processes of each service, the calls round robin over their gateways (absent: 1).
+   */
+  settings: {
+    products: number;
+    entries: number;
+    queries: number;
+    seconds: number;
+    scale: number[];
+    bulk?: number;
+    replicas?: number;
+  };
   ingest: {
     cold?: { products: number; perSecond: number; textsPerSecond: number };
     warm?: { products: number; perSecond: number; textsPerSecond: number };
@@ -90,12 +101,16 @@ const f3 = (x: number | undefined) => (x === undefined ? '–' : x.toFixed(3));
 const ratio = (a: number | undefined, b: number | undefined) =>
   a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}×`;
 
+/** The header's words for BENCH_REPLICAS above 1 (one replica: none, as before it was a setting). */
+const replicasOf = (n: number | undefined) =>
+  n && n > 1 ? `, ${n} replicas of each service (the calls round robin over the ${n} gateways)` : '';
+
 export function markdown(r: Report): string {
   const lines: string[] = [];
   lines.push(
     `Benchmark of ${r.startedAt} (${r.machine.cpus} cores, Node ${r.machine.node}${servicesOn(r.machine)}): ${r.settings.products} ` +
       `products, ${r.settings.entries} entries, ${r.settings.queries} queries per latency ` +
-      `figure, ${r.settings.seconds} s per throughput figure; took ${f1((r.seconds ?? 0) / 60)} min.`,
+      `figure, ${r.settings.seconds} s per throughput figure${replicasOf(r.settings.replicas)}; took ${f1((r.seconds ?? 0) / 60)} min.`,
   );
   lines.push('');
   lines.push(

@@ -50,6 +50,7 @@ export async function runSession(settings: BenchSettings, mode: SessionMode): Pr
   const receiver = await SpanReceiver.start();
   const stack = await startBenchStack(log);
   report.machine.servicesNode = stack.serviceNodeVersion;
+  if (stack.replicas > 1) report.settings.replicas = stack.replicas;
   const profileDir = join(settings.out, 'profiles');
   const nodeArgs = process.env.BENCH_PROFILE === '1' ? () => ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined;
   let ctx: Ctx | undefined;

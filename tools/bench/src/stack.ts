@@ -22,6 +22,7 @@ import {
   type ServiceName,
 } from '@kb/devstack';
 import { chartPodSettings, MemoryCgroups } from './memory-limits';
+import { replicaCounts } from './settings';
 
 export const TENANT = 'bench';
 /** BENCH_DATABASE and BENCH_INDEX_PREFIX keep two runs on shared backends apart. */
@@ -34,7 +35,16 @@ export interface BenchStack {
   /** The Node version the services run on (ensureServiceNode: the images' Node, unless told otherwise). */
   serviceNodeVersion: string;
   mongoUri: string;
+  /** The first gateway's address (the only one with one replica). */
   gatewayUrl: string;
+  /** Processes of each service (BENCH_REPLICAS, or startBenchStack's `replicas`). */
+  replicas: number;
+  /**
+   * Every running gateway's address, the first one first (one replica: gatewayUrl alone). The
+   * benchmark's client sends its calls to them in turn; the other gateways' ports change when the
+   * services are started again.
+   */
+  gatewayUrls(): readonly string[];
   logDir: string;
   services: RunningServices | undefined;
   /** (Re)starts the four services with these telemetry settings. */
@@ -52,7 +62,7 @@ export interface BenchStack {
     name: string,
     env: Record<string, string>,
     node?: string,
-  ): Promise<{ gatewayUrl: string; services: RunningServices }>;
+  ): Promise<{ gatewayUrl: string; gatewayUrls: string[]; services: RunningServices }>;
   token(role?: string): Promise<string>;
   /** Products and entries still waiting for the indexer (needs_index / index_pending). */
   backlog(): Promise<number>;
@@ -61,11 +71,15 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(log: (msg: string) => void): Promise<BenchStack> {
+export async function startBenchStack(
+  log: (msg: string) => void,
+  options: { replicas?: number } = {},
+): Promise<BenchStack> {
   const model = await ensureEmbeddingModel(log);
   const serviceNode = await ensureServiceNode(log);
   const memoryLimits = chartLimitsWanted(log);
-  const replicas = replicasWanted(log);
+  const replicas = options.replicas ?? replicasWanted(process.env.BENCH_REPLICAS);
+  if (replicas > 1) log(`${replicas} replicas of each service, the load round robin over their ${replicas} gateways`);
   const backends = await startBackends({ persistent: false, log });
   const url = new URL(backends.mongoUri);
   url.pathname = `/${DATABASE}`;
@@ -74,6 +88,7 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
   const logDir = join(runDir(), 'bench-logs');
   mkdirSync(logDir, { recursive: true });
   let db: mongoose.Connection | undefined;
+  let gatewayUrls: readonly string[] = [`http://127.0.0.1:${port}`];
   const launch = (
     gatewayPort: number,
     dir: string,
@@ -106,17 +121,20 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
     serviceNodeVersion: spawnSync(serviceNode, ['--version'], { encoding: 'utf8' }).stdout.trim(),
     mongoUri,
     gatewayUrl: `http://127.0.0.1:${port}`,
+    replicas,
+    gatewayUrls: () => gatewayUrls,
     logDir,
     services: undefined,
     async startServices(env, nodeArgs, node) {
       await stack.stopServices();
       stack.services = await launch(port, logDir, env, nodeArgs, node);
+      gatewayUrls = gatewayUrlsOf(stack.services);
       return stack.services;
     },
     async startServiceSet(name, env, node) {
       const setPort = await freePort();
       const services = await launch(setPort, join(logDir, name), env, undefined, node);
-      return { gatewayUrl: `http://127.0.0.1:${setPort}`, services };
+      return { gatewayUrl: `http://127.0.0.1:${setPort}`, gatewayUrls: gatewayUrlsOf(services), services };
     },
     async stopServices() {
       await stack.services?.stop();
@@ -166,20 +184,24 @@ export async function startBenchStack(log: (msg: string) => void): Promise<Bench
   return stack;
 }
 
-/** BENCH_MEMORY_LIMITS=chart: the chart's memory limits, one cgroup per service process; unset: none. */
 /**
- * BENCH_REPLICAS (default 1): processes of each service, every client balancing over them (the
- * load goes to the first gateway, which spreads it over the back services' replicas).
+ * BENCH_REPLICAS (default 1): processes of each service, every client balancing over them, and
+ * the benchmark's calls sent to the gateways in turn. A list (`1,2`) is BENCH_ONLY=replicas's:
+ * one stack after the other with each count (replicaCounts).
  */
-function replicasWanted(log: (msg: string) => void): number {
-  const wanted = process.env.BENCH_REPLICAS || '1';
-  const n = Number(wanted);
-  if (!Number.isInteger(n) || n < 1 || n > 8)
-    throw new Error(`BENCH_REPLICAS: a whole number from 1 to 8, not ${wanted}`);
-  if (n > 1) log(`${n} replicas of each service`);
-  return n;
+export function replicasWanted(wanted: string | undefined): number {
+  const counts = replicaCounts(wanted);
+  if (counts.length !== 1)
+    throw new Error(`BENCH_REPLICAS: one count here (a list, ${wanted}, only with BENCH_ONLY=replicas)`);
+  return counts[0]!;
 }
 
+/** Every gateway of a set of services, the first one first. */
+function gatewayUrlsOf(services: RunningServices): string[] {
+  return services.replicas.filter((r) => r.service === 'gateway').map((r) => `http://127.0.0.1:${r.port}`);
+}
+
+/** BENCH_MEMORY_LIMITS=chart: the chart's memory limits, one cgroup per service process; unset: none. */
 function chartLimitsWanted(log: (msg: string) => void): MemoryCgroups | undefined {
   const wanted = process.env.BENCH_MEMORY_LIMITS;
   if (!wanted) return undefined;

@@ -79,7 +79,7 @@ export async function tracingCost(
   try {
     for (const [k, mode] of names.entries()) {
       const set = await ctx.stack.startServiceSet(`tracing-${k}`, modes[mode]!.env, modes[mode]!.node);
-      running[mode] = { api: ctx.api.at(set.gatewayUrl), services: set.services };
+      running[mode] = { api: ctx.api.at(set.gatewayUrls), services: set.services };
     }
     const servicesCpu = (mode: string) =>
       running[mode]!.services.children.reduce((sum, child) => sum + cpuMs(child.pgid), 0);

@@ -34,7 +34,7 @@ async function compareRun({ ctx, receiver }: Session): Promise<void> {
   try {
     for (const [k, v] of variants.entries()) {
       const set = await ctx.stack.startServiceSet(`compare-${k}`, { ...tracingOn(receiver), ...v.env });
-      sets.push({ name: v.name, api: ctx.api.at(set.gatewayUrl), services: set.services });
+      sets.push({ name: v.name, api: ctx.api.at(set.gatewayUrls), services: set.services });
     }
     const kinds = {
       'a different anchor per query': anchorSets(ctx, queries, 1, 11),

@@ -112,9 +112,20 @@ export async function ingestMode(settings: BenchSettings): Promise<void> {
     await stack.stop();
     await receiver.close();
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'ingest.json'), JSON.stringify({ startedAt: new Date().toISOString(), results }, null, 2));
+    writeFileSync(
+      join(out, 'ingest.json'),
+      JSON.stringify(
+        { startedAt: new Date().toISOString(), ...(stack.replicas > 1 ? { replicas: stack.replicas } : {}), results },
+        null,
+        2,
+      ),
+    );
   }
-  process.stdout.write(`\n${ingestTables(results).join('\n')}\n`);
+  const replicas =
+    stack.replicas > 1
+      ? [`${stack.replicas} replicas of each service, the calls round robin over the ${stack.replicas} gateways`, '']
+      : [];
+  process.stdout.write(`\n${[...replicas, ...ingestTables(results)].join('\n')}\n`);
 }
 
 /** The rounds as markdown tables (bulk, then one by one), then each round's profiles' busiest functions. */
