@@ -78,7 +78,7 @@ describe('leased claims on an index queue', () => {
 
   test('when a call ends without an answer, then its claims are kept until it could no longer start, then freed', async () => {
     const items = await queued('doubt', 4);
-    await withClaims(claims(), items, async (held, keep) => {
+    await withClaims(claims(), items, async (held, { keep }) => {
       keep(held.slice(0, 2), Date.now() + 400); // two documents' call timed out: it may still run until then
     });
     const now = await claims().take(items, { owner: 'next', untilMs: Date.now() + 1000 });

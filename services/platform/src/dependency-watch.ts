@@ -168,7 +168,10 @@ export class DependencyWatch {
         this.timeouts += 1;
         // An answer after the bound is a busy dependency, not a gone one (a frozen one never
         // answers): it clears the count as an answered call does.
-        void probe.then((late) => late && this.answered(), () => undefined);
+        void probe.then(
+          (late) => late && this.answered(),
+          () => undefined,
+        );
         if (this.timeouts >= this.timeoutsToDown)
           this.change(false, `no answer within ${this.timeoutMs} ms, ${this.timeouts} times`);
       } else {
