@@ -72,6 +72,25 @@ export class MissingIndexError extends Error {
   }
 }
 
+/**
+ * The write alias points at more than one index, none of them its write index: Elasticsearch
+ * refuses every write through it (`no write index is defined for alias`). The aftermath of an
+ * index creation race whose loser did not remove its index (its check failed or saw too early);
+ * never a document's fault.
+ */
+export class SplitAliasError extends Error {
+  constructor(readonly alias: string) {
+    super(`Alias ${alias} points at more than one index`);
+  }
+}
+
+/** A bulk item refused because its alias points at several indices (SplitAliasError), not because of the document. */
+export function isSplitAliasItem(op: { error?: { type?: string; reason?: string | null } } | undefined): boolean {
+  return (
+    op?.error?.type === 'illegal_argument_exception' && (op.error.reason ?? '').includes('no write index is defined')
+  );
+}
+
 /** A bulk item error that is about Elasticsearch, not the document: retried like an outage. */
 export function isUnavailableItem(
   op: { status: number; error?: { type?: string; reason?: string | null } } | undefined,

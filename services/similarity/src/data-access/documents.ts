@@ -4,8 +4,10 @@ import {
   isRequestTooLarge,
   isTooLargeItem,
   isUnavailableItem,
+  isSplitAliasItem,
   MissingIndexError,
   refusal,
+  SplitAliasError,
   withElasticsearch,
 } from '@kb/search';
 import { searchableNow } from './refresh-coalescer';
@@ -167,6 +169,7 @@ async function bulkRequest(
   // targets follow it and may be stale there without it mattering.
   const own = res.items.slice(0, docs.length);
   if (own.some((item) => item.index?.error?.type === 'index_not_found_exception')) throw new MissingIndexError(index);
+  if (own.some((item) => isSplitAliasItem(item.index))) throw new SplitAliasError(index);
   // Refused by indexing pressure as larger than it ever admits: the whole shard request was, so
   // those documents go again in smaller requests (a lone one fails as too large).
   const tooLarge = all.filter((i) => isTooLargeItem(own[i]!.index));

@@ -3,7 +3,9 @@ import { AppError, type Logger } from '@kb/platform';
 import {
   elasticsearchErrorType,
   isElasticsearchUnavailable,
+  elasticsearchUnavailable,
   MissingIndexError,
+  SplitAliasError,
   withElasticsearch,
   CACHE_INDEX_SETTINGS,
   CACHE_REFRESH_INTERVAL,
@@ -59,18 +61,28 @@ export class IndexManager {
 
   /**
    * Runs a write against the kind's alias; if the alias turns out to be gone (deleted from
-   * outside), creates it again and retries once.
+   * outside), creates it again and retries once; if it points at several indices (a creation
+   * race left two), keeps the first created and retries once.
    */
   async withAlias<T>(kind: IndexKind, write: () => Promise<T>): Promise<T> {
     await this.ensure(kind);
     try {
       return await write();
     } catch (err) {
-      if (!(err instanceof MissingIndexError)) throw err;
+      if (!(err instanceof MissingIndexError) && !(err instanceof SplitAliasError)) throw err;
       this.ready.delete(kind);
-      this.logger.warn({ alias: this.alias(kind) }, 'alias missing; creating it again');
+      this.logger.warn(
+        { alias: this.alias(kind) },
+        err instanceof MissingIndexError ? 'alias missing; creating it again' : 'alias points at several indices',
+      );
       await this.ensure(kind);
-      return write();
+      try {
+        return await write();
+      } catch (again) {
+        // Still split (another process's index landing late): a transient failure, tried again later.
+        if (again instanceof SplitAliasError) throw elasticsearchUnavailable(again);
+        throw again;
+      }
     }
   }
 
@@ -143,15 +155,29 @@ export class IndexManager {
   }
 
   /**
-   * Two processes may both find the alias missing and each create an index with it. Then both see
-   * two indices; every one but the oldest name removes itself (remove_index drops the alias with
-   * the index in one step), so exactly one index is left behind the alias.
+   * Two processes may both find the alias missing and each create an index with it. Whoever then
+   * sees more than one index behind the alias keeps the one Elasticsearch created first and
+   * deletes the others (deleting an index drops it from the alias): the first created was
+   * behind the alias from its creation, alone until the next one joined, and writes through an
+   * alias with two indices fail, so the others never received a document. Ordered by creation,
+   * not by name: a name is taken before the request, and the older name's index may land after
+   * the newer one checked and kept itself. A process whose check never ran (its request timed
+   * out after Elasticsearch had acted on it) leaves two behind: the next ensure, by any
+   * process, settles them the same way.
    */
   private async createAliasIfMissing(kind: IndexKind): Promise<void> {
     const alias = this.alias(kind);
     const existing = await this.indicesOf(alias);
     if (existing.length > 0) {
-      const indices = [...existing, ...(await this.pendingTargets(kind))];
+      let kept = existing;
+      if (existing.length > 1) {
+        kept = [await this.keepFirstCreated(existing)];
+        this.logger.warn(
+          { alias, kept: kept[0], removed: existing.filter((i) => i !== kept[0]) },
+          'several indices behind the alias; kept the first created',
+        );
+      }
+      const indices = [...kept, ...(await this.pendingTargets(kind))];
       await this.updateMappings(kind, indices);
       await this.updateRefreshInterval(indices, SEARCH_REFRESH_INTERVAL);
       return;
@@ -159,12 +185,34 @@ export class IndexManager {
     const index = newIndexName(alias);
     await this.createIndex({ index, mappings: this.mappingsFor(kind), aliases: { [alias]: {} } });
     const behind = await this.indicesOf(alias);
-    if (behind.length > 1 && behind[0] !== index) {
-      await this.es.indices.updateAliases({ actions: [{ remove_index: { index } }] }, CLUSTER_STATE_REQUEST);
-      this.logger.info({ alias, index, kept: behind[0] }, 'lost an index creation race; removed own index');
-      return;
+    if (behind.length > 1) {
+      const kept = await this.keepFirstCreated(behind);
+      if (kept !== index) {
+        this.logger.info({ alias, index, kept }, 'lost an index creation race; removed own index');
+        return;
+      }
     }
     this.logger.info({ alias, index }, 'created index');
+  }
+
+  /** Of several indices behind an alias, keeps the one created first and deletes the others; answers the one kept. */
+  private async keepFirstCreated(behind: string[]): Promise<string> {
+    const settings = await this.es.indices.getSettings({
+      index: behind,
+      name: 'index.creation_date',
+      flat_settings: true,
+      ignore_unavailable: true,
+    });
+    const created = (index: string) =>
+      Number((settings[index]?.settings as Record<string, unknown> | undefined)?.['index.creation_date'] ?? Infinity);
+    const [kept, ...others] = [...behind].sort((a, b) => created(a) - created(b) || a.localeCompare(b));
+    try {
+      await this.es.indices.delete({ index: others, ignore_unavailable: true }, CLUSTER_STATE_REQUEST);
+    } catch (err) {
+      // Another process settling the same alias deleted them first.
+      if (elasticsearchErrorType(err) !== 'index_not_found_exception') throw err;
+    }
+    return kept as string;
   }
 
   /**

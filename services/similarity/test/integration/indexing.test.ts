@@ -14,7 +14,13 @@ import {
   SYSTEM,
   type Harness,
 } from './support/similarity';
-import { CACHE_REFRESH_INTERVAL, centralities, SEARCH_REFRESH_INTERVAL } from '@kb/search';
+import {
+  CACHE_REFRESH_INTERVAL,
+  centralities,
+  isSplitAliasItem,
+  SEARCH_REFRESH_INTERVAL,
+  SplitAliasError,
+} from '@kb/search';
 import { IndexManager } from '../../src/data-access/index-manager';
 import { textHash } from '../../src/data-access/embedding-store';
 import { EMBED_CHUNK } from '../../src/domain/embedding-cache';
@@ -613,6 +619,39 @@ describe('indices and reindex', () => {
     const all = await es.cat.indices({ index: `${alias}-*`, format: 'json' });
     expect(all).toHaveLength(1);
   });
+
+  test(
+    'when two indices are left behind the alias (a creation race whose loser never checked), then the ' +
+      'next ensure or write keeps the first created and deletes the other, and writes go through',
+    async () => {
+      const prefix = testName('kbsplit');
+      const logger = pino({ level: 'silent' });
+      const first = new IndexManager(es, logger, prefix, 'm', 8);
+      await first.ensure('products');
+      const alias = first.alias('products');
+      const [original] = Object.keys(await es.indices.getAlias({ name: alias }));
+      // The loser's index lands later, under an older name, and nobody checks after it.
+      const late = `${alias}-00000000000000000-000000`;
+      await es.indices.create({ index: late, aliases: { [alias]: {} } });
+      expect(Object.keys(await es.indices.getAlias({ name: alias })).sort()).toEqual([late, original].sort());
+      // A write through the split alias is refused by Elasticsearch: the manager settles the alias and writes again.
+      let attempts = 0;
+      const written = await first.withAlias('products', async () => {
+        attempts++;
+        const res = await es.bulk({ operations: [{ index: { _index: alias, _id: 'a' } }, { tenant_id: 't' }] });
+        if (isSplitAliasItem(res.items[0]?.index)) throw new SplitAliasError(alias);
+        return res.items[0]?.index?.result;
+      });
+      expect([attempts, written]).toEqual([2, 'created']);
+      expect(Object.keys(await es.indices.getAlias({ name: alias }))).toEqual([original]);
+      expect(await es.indices.exists({ index: late })).toBe(false);
+      // A manager starting later settles it the same way.
+      const later = `${alias}-00000000000000000-000001`;
+      await es.indices.create({ index: later, aliases: { [alias]: {} } });
+      await new IndexManager(es, logger, prefix, 'm', 8).ensure('products');
+      expect(Object.keys(await es.indices.getAlias({ name: alias }))).toEqual([original]);
+    },
+  );
 
   test(
     'when indices are created, then they refresh every SEARCH_REFRESH_INTERVAL (the embedding cache ' +
