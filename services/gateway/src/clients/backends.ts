@@ -3,6 +3,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import {
   AppError,
+  IDEMPOTENT_READS,
   balancingSettings,
   clientOptions,
   grpcTarget,
@@ -38,6 +39,9 @@ function healthClient(address: string, options: grpc.ClientOptions): HealthClien
 
 type BackName = 'knowledge' | 'catalog' | 'similarity';
 
+/** Whether an address may name several pods: a list, or a DNS name (a headless Service). */
+const severalPods = (address: string) => address.includes(',') || address.startsWith('dns:');
+
 /**
  * The bound of one health probe of a back service: shorter than the watch's default (1 s, sized
  * for a MongoDB-compatible server under a burst of writes), since a live service answers
@@ -46,6 +50,13 @@ type BackName = 'knowledge' | 'catalog' | 'similarity';
  * calls answered meanwhile clear the count (`answered`), so a busy service is not taken for a frozen one.
  */
 export const BACK_SERVICE_PROBE_TIMEOUT_MS = 700;
+
+/** The reads of each back service (the calls retried once on another pod): only these stop waiting when their service turns down. */
+const READS: Record<BackName, ReadonlySet<string>> = {
+  knowledge: new Set(IDEMPOTENT_READS['kb.knowledge.v1.KnowledgeService']),
+  catalog: new Set(IDEMPOTENT_READS['kb.catalog.v1.CatalogService']),
+  similarity: new Set(IDEMPOTENT_READS['kb.similarity.v1.SimilarityService']),
+};
 
 /**
  * Calls that reach a second back service through the one called: refused at once while that
@@ -90,6 +101,9 @@ function backend<C extends grpc.Client>(
     // Until the first probe (startGateway starts the watches) calls go through as they come.
     initiallyUp: true,
     timeoutMs: BACK_SERVICE_PROBE_TIMEOUT_MS,
+    // Several pods behind the address: probes go round robin, so two timed-out probes in a row
+    // may both have met the one frozen pod; three say more surely that none answers.
+    ...(severalPods(address) ? { timeoutsToDown: 3 } : {}),
     probe: () =>
       new Promise<boolean>((resolve) => {
         health.Check({ service: '' }, { deadline: new Date(Date.now() + 2 * WATCH_TIMEOUT_MS) }, (err) =>
@@ -149,11 +163,13 @@ export function connectBackends(config: GatewayConfig, logger?: Logger): Backend
     (b as { call: typeof call }).call = async (method, request, options) => {
       const needed = [b.watch, ...(REACHES_THROUGH[name]?.[method] ?? []).map((other) => backends[other].watch)];
       for (const watch of needed) watch.assertUp();
-      // A call in flight when a service it needs turns down (frozen: nothing will answer before
-      // the deadline) ends at once with that service's 503, as a call made a moment later would.
-      // The gRPC call itself runs on to its deadline; its answer, if any, is dropped.
+      // A read in flight when a service it needs turns down (frozen: nothing will answer before
+      // the deadline) ends at once with that service's 503, as a read made a moment later would.
+      // The gRPC call itself runs on to its deadline; its answer, if any, is dropped. A write
+      // waits for its answer: it may have been done, and a 503 would say it was not.
       const unsubscribe: (() => void)[] = [];
       const turnedDown = new Promise<never>((_, reject) => {
+        if (!READS[name].has(method)) return;
         for (const watch of needed) unsubscribe.push(watch.subscribe((up) => up || reject(watch.unavailable())));
       });
       const answering = call(method, request, options);
