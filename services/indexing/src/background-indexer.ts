@@ -32,6 +32,8 @@ export interface BackgroundOptions<D = unknown> {
   indexDeadlineMs?: number;
   /** The deadline of a pass's delete calls; else the client's. */
   deleteDeadlineMs?: number;
+  /** How long a write may spend indexing its own documents: a pass leaves documents written since to it. */
+  writeGraceMs?: number;
   /** False while the store is away (MongoDB down): a pass does nothing (no failure), the backlog is not read. */
   storeUp?: () => boolean;
 }
@@ -143,7 +145,9 @@ async function backgroundPass<D extends DocumentVersion>(bg: Background<D>): Pro
     failed ||= removed?.failed ?? false;
   }
   const limit = batchSize * bg.callsPerPass;
-  const pending = await store.pending(limit);
+  // What was written within a write's own indexing bound is left to that write (it claims it in
+  // a moment, and answers with the model when it gets it); a pass takes it if the write did not.
+  const pending = await store.pending(limit, new Date(Date.now() - (options.writeGraceMs ?? 0)));
   if (pending.length) {
     const indexed = await indexInCalls(bg, calls, pending, pending.length < limit);
     done += indexed.done;

@@ -22,8 +22,11 @@ export type IndexedVersion = DocumentVersion & { model: string };
  * queue is every document whose current version is not confirmed indexed (and not refused).
  */
 export interface IndexStore<D extends DocumentVersion> {
-  /** Documents waiting for the index and not claimed, at most `limit`. */
-  pending(limit: number): Promise<D[]>;
+  /**
+   * Documents waiting for the index and not claimed, at most `limit`; with `writtenBefore`, only
+   * those last written before it (a write just made is being indexed by the write itself).
+   */
+  pending(limit: number, writtenBefore?: Date): Promise<D[]>;
   /** Deletions not yet applied to the index and not claimed, at most `limit`. */
   pendingDeletions(limit: number): Promise<DocumentVersion[]>;
   /** The index applied this deletion. */

@@ -78,10 +78,15 @@ export function markIndexed(models: ProductModels, tenantId: string, id: string,
   return markIndexedMany(models, [{ tenant_id: tenantId, id, version }]);
 }
 
-export async function pendingIndex({ products }: ProductModels, limit: number): Promise<Product[]> {
+export async function pendingIndex(
+  { products }: ProductModels,
+  limit: number,
+  writtenBefore?: Date,
+): Promise<Product[]> {
+  const written = writtenBefore ? { updated_at: { $lt: writtenBefore } } : {};
   return productsOf(
     await products
-      .find({ needs_index: true, ...unclaimed(new Date()) })
+      .find({ needs_index: true, ...written, ...unclaimed(new Date()) })
       .limit(limit)
       .toArray(),
   );

@@ -40,7 +40,7 @@ export function productsRepo(connection: Connection) {
     markIndexed: (tenantId: string, id: string, version: number) =>
       indexQueue.markIndexed(models, tenantId, id, version),
     markIndexedMany: (done: indexQueue.IndexedVersion[]) => indexQueue.markIndexedMany(models, done),
-    pendingIndex: (limit: number) => indexQueue.pendingIndex(models, limit),
+    pendingIndex: (limit: number, writtenBefore?: Date) => indexQueue.pendingIndex(models, limit, writtenBefore),
     queueClaims: indexQueue.queueClaims(models),
     markRefused: (tenantId: string, id: string, version: number, message: string, at: Date) =>
       indexQueue.markRefused(models, tenantId, id, version, message, at),

@@ -36,6 +36,7 @@ export function startIndexer(
     // queue answers (its last call refreshes).
     indexDeadlineMs: Math.max(deps.indexOnWriteMs, 10_000) * CALLS_IN_FLIGHT,
     deleteDeadlineMs: deps.indexOnWriteMs,
+    writeGraceMs: deps.indexOnWriteMs,
     ...(storeUp ? { storeUp } : {}),
   });
   indexer.start();

@@ -357,10 +357,11 @@ export function entriesRepo(models: KnowledgeModels) {
 
     // ---- the background indexer (across tenants, so it reads the raw collections) ----
 
-    async pendingEntries(limit: number): Promise<Entry[]> {
+    async pendingEntries(limit: number, writtenBefore?: Date): Promise<Entry[]> {
+      const written = writtenBefore ? { updated_at: { $lt: writtenBefore } } : {};
       return entriesOf(
         (await EntryModel.collection
-          .find({ index_pending: true, ...unclaimed(new Date()) })
+          .find({ index_pending: true, ...written, ...unclaimed(new Date()) })
           .limit(limit)
           .toArray()) as unknown as EntryDoc[],
       );

@@ -54,7 +54,7 @@ function entryStore(repo: EntriesRepo): IndexStore<Entry> {
     for (const d of done) await repo.markIndexed(d.tenant_id, d.id, d.version, d.model, d.index_seq);
   };
   return {
-    pending: (limit) => repo.pendingEntries(limit),
+    pending: (limit, writtenBefore) => repo.pendingEntries(limit, writtenBefore),
     pendingDeletions: (limit) => repo.pendingTombstones(limit),
     deletionDone: (t) => repo.removeTombstone(t.tenant_id, t.id, t.version),
     markIndexed,
@@ -157,6 +157,7 @@ export function entryIndexer(deps: {
     batchSize: BATCH,
     batchWeight: { of: (e) => e.content.length, max: CONTENT_CHARS_PER_CALL },
     indexDeadlineMs: BACKGROUND_INDEX_DEADLINE_MS,
+    writeGraceMs: deps.immediateDeadlineMs,
     storeUp: deps.isUp,
   });
   return {

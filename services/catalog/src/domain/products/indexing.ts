@@ -9,7 +9,7 @@ export const INDEXER = 'catalog';
 /** The products' store as the document indexer reads and writes it: the repository's functions. */
 function productStore(products: CatalogDeps['products']): IndexStore<Product> {
   return {
-    pending: (limit) => products.pendingIndex(limit),
+    pending: (limit, writtenBefore) => products.pendingIndex(limit, writtenBefore),
     pendingDeletions: (limit) => products.pendingDeletions(limit),
     deletionDone: (d) => products.deletionDone(d.tenant_id, d.id, d.version),
     // One round trip for a whole answer.
