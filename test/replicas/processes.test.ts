@@ -216,7 +216,9 @@ test(
     });
     const done = (s: Awaited<ReturnType<typeof state>>) =>
       s.queued === 0 && s.claimedByDead === 0 && s.indexed === written;
-    const final = await waitFor(state, done, CLAIM_MS + 40_000, 500);
+    // Generous: on a loaded 2-core machine the survivor's calls may run out of time and wait for
+    // their own claims to lapse (a call in doubt keeps them until its deadline) before the next try.
+    const final = await waitFor(state, done, CLAIM_MS + 90_000, 500);
     const doneAt = Date.now();
     expect(final).toEqual({ queued: 0, claimedByDead: 0, errors: 0, indexed: written });
     expect(await products.countDocuments({})).toBe(written);
@@ -226,7 +228,7 @@ test(
       `all ${written} products indexed ${doneAt - killedAt} ms after the kill (${doneAt - lapsesAt} ms after the lapse)\n`,
     );
   },
-  150_000,
+  240_000,
 );
 
 test(

@@ -1,5 +1,5 @@
 import type { Lease, QueueClaims } from '@kb/indexing';
-import { Schema, type mongo } from 'mongoose';
+import { Schema, type Model, type mongo } from 'mongoose';
 
 /** Where a queued document's claim is stored: `{owner, until}`, absent when nobody holds it. */
 export const CLAIM_FIELD = 'index_claim';
@@ -15,12 +15,15 @@ export function unclaimed(now: Date): Record<string, unknown> {
  * (e.g. `{needs_index: true}`; `{}` for tombstones, which leave by being deleted); `of` maps a
  * stored document to the domain's object. Taking is one conditional `updateMany` (a document
  * is taken only while queued and unclaimed, so two replicas never both take it) and one read of
- * what this owner now holds.
+ * what this owner now holds. With the collection's `model`, one document (a write's own
+ * indexing) is taken in one round trip through mongoose (one traced operation, its tenant named).
  */
-export function mongoQueueClaims<T extends { id: string }>(
+export function mongoQueueClaims<T extends { id: string; tenant_id?: string }>(
   collection: mongo.Collection,
   queued: Record<string, unknown>,
   of: (doc: mongo.Document) => T,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the services' models
+  model?: Model<any>,
 ): QueueClaims<T> {
   // The collections' ids are strings (uuids), which the driver's default typing (ObjectId) does not know.
   const ids = (items: { id: string }[]) =>
@@ -30,9 +33,12 @@ export function mongoQueueClaims<T extends { id: string }>(
       if (items.length === 0) return [];
       const claim = { $set: { [CLAIM_FIELD]: { owner: lease.owner, until: new Date(lease.untilMs) } } };
       const filter = { ...ids(items), ...queued, ...unclaimed(new Date()) };
-      if (items.length === 1) {
-        // One document (a write's own indexing): one round trip.
-        const doc = await collection.findOneAndUpdate(filter, claim, { returnDocument: 'after' });
+      const [one] = items;
+      if (items.length === 1 && one?.tenant_id && model) {
+        // strict off: a tombstone's schema has no claim path, and the claim must not be dropped.
+        const doc = await model
+          .findOneAndUpdate({ ...filter, tenant_id: one.tenant_id }, claim, { returnDocument: 'after', strict: false })
+          .lean<mongo.Document>();
         return doc ? [of({ index_seq: 0, ...doc })] : [];
       }
       await collection.updateMany(filter, claim);

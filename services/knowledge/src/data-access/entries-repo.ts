@@ -396,10 +396,18 @@ export function entriesRepo(models: KnowledgeModels) {
     leases: mongoLeases(EntryModel.db.collection<LeaseDoc>('knowledge_leases')),
     /** Claims on the two queues (@kb/indexing QueueClaims): entries to index, tombstones to apply. */
     claims: {
-      documents: mongoQueueClaims(EntryModel.collection, { index_pending: true }, (d) =>
-        entryOf(d as unknown as EntryDoc),
+      documents: mongoQueueClaims(
+        EntryModel.collection,
+        { index_pending: true },
+        (d) => entryOf(d as unknown as EntryDoc),
+        EntryModel,
       ),
-      deletions: mongoQueueClaims(EntryTombstoneModel.collection, {}, (d) => withId(d as unknown as EntryTombstoneDoc)),
+      deletions: mongoQueueClaims(
+        EntryTombstoneModel.collection,
+        {},
+        (d) => withId(d as unknown as EntryTombstoneDoc),
+        EntryTombstoneModel,
+      ),
     },
     /**
      * Marks a version as indexed (and clears an index error and the claim) unless the entry

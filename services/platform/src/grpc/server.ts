@@ -92,7 +92,11 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
         endSpan(code);
       };
       const deadline = deadlineMs(call.getDeadline());
-      servingCall(deadline, () => handler(call.request, call)).then(
+      servingCall(
+        deadline,
+        () => handler(call.request, call),
+        () => call.cancelled,
+      ).then(
         (response) => {
           done(grpc.status.OK);
           callback(null, response);
