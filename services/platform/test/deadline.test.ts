@@ -7,7 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import { type similarityV1 } from '../src/contracts';
 import { AppError } from '../src/errors';
 import { callerSigner } from '../src/grpc/caller-assertion';
-import { deadlineMs, servingCall, stopIfCallerGone } from '../src/grpc/deadline';
+import { deadlineMs, servingCall } from '../src/grpc/deadline';
 import { similarityProto } from '../src/grpc/proto';
 import { unary } from '../src/grpc/server';
 import { typedClient, type TypedClient } from '../src/grpc/typed-client';
@@ -156,23 +156,5 @@ describe('deadlines passed on to the services a call calls', () => {
     await expect(servingCall(Date.now() - 1, search)).rejects.toMatchObject({ kind: 'deadline' });
     expect(Date.now() - started).toBeLessThan(100);
     expect(received).toEqual([]);
-  });
-});
-
-describe('long work stops when its caller has gone', () => {
-  test('when the caller is still waiting, then the work goes on; when its deadline passed or it went away, then it stops', () => {
-    let gone = false;
-    servingCall(
-      Date.now() + 10_000,
-      () => {
-        expect(() => stopIfCallerGone('kept nothing')).not.toThrow();
-        gone = true; // its connection closed: a replica killed mid-call
-        expect(() => stopIfCallerGone('kept 2 groups')).toThrow('The caller has gone; kept 2 groups');
-      },
-      () => gone,
-    );
-    servingCall(Date.now() - 1, () =>
-      expect(() => stopIfCallerGone('kept 1 group')).toThrow('The caller stopped waiting; kept 1 group'),
-    );
   });
 });

@@ -6,14 +6,11 @@ import { AppError } from '../errors';
  * handler awaits, so a call made on its behalf ends when the caller stops waiting without the
  * domain code holding the call object. grpc-js's `{parent: call}` would do the same per call.
  */
-const incoming = new AsyncLocalStorage<{ deadline: number | undefined; cancelled: () => boolean }>();
+const incoming = new AsyncLocalStorage<{ deadline: number | undefined }>();
 
-/**
- * Runs `work` as serving a call with this deadline (epoch ms; undefined: the caller set none);
- * `cancelled` says whether the caller has gone (its connection closed, the call cancelled).
- */
-export function servingCall<T>(deadline: number | undefined, work: () => T, cancelled: () => boolean = () => false): T {
-  return incoming.run({ deadline, cancelled }, work);
+/** Runs `work` as serving a call with this deadline (epoch ms; undefined: the caller set none). */
+export function servingCall<T>(deadline: number | undefined, work: () => T): T {
+  return incoming.run({ deadline }, work);
 }
 
 /** Runs `work` as work of its own (background), whatever call is being served. */
@@ -34,8 +31,6 @@ export function incomingDeadline(): number | undefined {
 export function stopIfCallerGone(kept: string, now = Date.now()): void {
   const deadline = incomingDeadline();
   if (deadline !== undefined && now > deadline) throw new AppError('deadline', `The caller stopped waiting; ${kept}`);
-  // A caller that died (a replica killed mid-call) will not read the answer either.
-  if (incoming.getStore()?.cancelled()) throw new AppError('deadline', `The caller has gone; ${kept}`);
 }
 
 /** grpc-js's deadline of a server call (a Date, a number, Infinity without one) as epoch ms. */

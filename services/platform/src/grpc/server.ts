@@ -92,11 +92,7 @@ export function unary<Req extends { caller?: Caller__Output | null }, Res>(
         endSpan(code);
       };
       const deadline = deadlineMs(call.getDeadline());
-      servingCall(
-        deadline,
-        () => handler(call.request, call),
-        () => call.cancelled,
-      ).then(
+      servingCall(deadline, () => handler(call.request, call)).then(
         (response) => {
           done(grpc.status.OK);
           callback(null, response);
