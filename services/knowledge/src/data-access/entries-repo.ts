@@ -3,9 +3,7 @@ import type { IndexBacklog } from '@kb/platform';
 import {
   findOfTenantByIds,
   indexedFilter,
-  mongoLeases,
   mongoQueueClaims,
-  type LeaseDoc,
   onDuplicateKey,
   readIndexBacklog,
   unclaimed,
@@ -13,7 +11,13 @@ import {
   withMongoId,
 } from '@kb/mongo';
 import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
-import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
+import {
+  knowledgeLeases,
+  type EntryDoc,
+  type EntryTombstoneDoc,
+  type EntryVersionDoc,
+  type KnowledgeModels,
+} from './models';
 import { sessionOf as opts, type Transaction } from './transactions';
 
 /**
@@ -393,21 +397,11 @@ export function entriesRepo(models: KnowledgeModels) {
       ).modifiedCount;
     },
     /** Leases per tenant, held across replicas (the skill index's rebuilds take turns with one). */
-    leases: mongoLeases(EntryModel.db.collection<LeaseDoc>('knowledge_leases')),
+    leases: knowledgeLeases(models),
     /** Claims on the two queues (@kb/indexing QueueClaims): entries to index, tombstones to apply. */
     claims: {
-      documents: mongoQueueClaims(
-        EntryModel.collection,
-        { index_pending: true },
-        (d) => entryOf(d as unknown as EntryDoc),
-        EntryModel,
-      ),
-      deletions: mongoQueueClaims(
-        EntryTombstoneModel.collection,
-        {},
-        (d) => withId(d as unknown as EntryTombstoneDoc),
-        EntryTombstoneModel,
-      ),
+      documents: mongoQueueClaims(EntryModel, { index_pending: true }, (d) => entryOf(d as unknown as EntryDoc)),
+      deletions: mongoQueueClaims(EntryTombstoneModel, {}, (d) => withId(d as unknown as EntryTombstoneDoc)),
     },
     /**
      * Marks a version as indexed (and clears an index error and the claim) unless the entry
