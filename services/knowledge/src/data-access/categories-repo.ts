@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { parentGuardStore } from '@kb/mongo';
+import { isDuplicateKey, parentGuardStore } from '@kb/mongo';
 import type { Category } from '../domain/types';
-import { knowledgeLeases, type CategoryDoc, type KnowledgeModels } from './models';
+import type { CategoryDoc, KnowledgeModels } from './models';
 
 /** A stored category as the domain reads it: `id` for `_id`, defaults for what older documents lack; the guard's state stays here. */
 const toRecord = (d: CategoryDoc): Category => ({
@@ -16,7 +16,7 @@ const toRecord = (d: CategoryDoc): Category => ({
 });
 
 export function categoriesRepo(models: KnowledgeModels) {
-  const { Category: CategoryModel } = models;
+  const { Category: CategoryModel, CategoryTree: TreeModel } = models;
   return {
     /** Categories of the tenant, ordered by sort_order then name (then id, for a stable order). */
     async list(tenantId: string, filter: { parentId?: string | null }): Promise<Category[]> {
@@ -59,8 +59,38 @@ export function categoriesRepo(models: KnowledgeModels) {
     async countChildren(tenantId: string, id: string): Promise<number> {
       return CategoryModel.countDocuments({ tenant_id: tenantId, parent_id: id });
     },
-    /** Leases per tenant, held across replicas (category moves take turns with one: domain/categories/tree-lock.ts). */
-    leases: knowledgeLeases(models),
+    /**
+     * Takes the tenant's tree for one move: one conditional update (or the insert of the tree's
+     * document, the first time), which succeeds only while no other move holds it or the holder
+     * began longer than `ttlMs` ago (a crashed or stalled process). True when taken.
+     */
+    async lockTree(tenantId: string, token: string, now: Date, ttlMs: number): Promise<boolean> {
+      const res = await TreeModel.updateOne(
+        {
+          tenant_id: tenantId,
+          _id: tenantId,
+          $or: [{ mover: null }, { 'mover.at': { $lt: new Date(now.getTime() - ttlMs) } }],
+        },
+        { $set: { mover: { token, at: now } }, $inc: { version: 1 } },
+      );
+      if (res.matchedCount === 1) return true;
+      if (await TreeModel.exists({ tenant_id: tenantId, _id: tenantId })) return false;
+      try {
+        await TreeModel.create({ _id: tenantId, tenant_id: tenantId, mover: { token, at: now }, version: 1 });
+        return true;
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
+    },
+    /** Gives the tree back; false when this move no longer held it (taken over after the TTL). */
+    async unlockTree(tenantId: string, token: string): Promise<boolean> {
+      const res = await TreeModel.updateOne(
+        { tenant_id: tenantId, _id: tenantId, 'mover.token': token },
+        { $set: { mover: null } },
+      );
+      return res.matchedCount === 1;
+    },
     /** Where a delete and the writes that refer to a category meet (domain/category-guard.ts); the only way a category is deleted. */
     guard: parentGuardStore(CategoryModel),
   };

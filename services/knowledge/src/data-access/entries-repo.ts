@@ -3,7 +3,9 @@ import type { IndexBacklog } from '@kb/platform';
 import {
   findOfTenantByIds,
   indexedFilter,
+  mongoLeases,
   mongoQueueClaims,
+  type LeaseDoc,
   onDuplicateKey,
   readIndexBacklog,
   unclaimed,
@@ -11,13 +13,7 @@ import {
   withMongoId,
 } from '@kb/mongo';
 import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
-import {
-  knowledgeLeases,
-  type EntryDoc,
-  type EntryTombstoneDoc,
-  type EntryVersionDoc,
-  type KnowledgeModels,
-} from './models';
+import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
 import { sessionOf as opts, type Transaction } from './transactions';
 
 /**
@@ -397,11 +393,21 @@ export function entriesRepo(models: KnowledgeModels) {
       ).modifiedCount;
     },
     /** Leases per tenant, held across replicas (the skill index's rebuilds take turns with one). */
-    leases: knowledgeLeases(models),
+    leases: mongoLeases(EntryModel.db.collection<LeaseDoc>('knowledge_leases')),
     /** Claims on the two queues (@kb/indexing QueueClaims): entries to index, tombstones to apply. */
     claims: {
-      documents: mongoQueueClaims(EntryModel, { index_pending: true }, (d) => entryOf(d as unknown as EntryDoc)),
-      deletions: mongoQueueClaims(EntryTombstoneModel, {}, (d) => withId(d as unknown as EntryTombstoneDoc)),
+      documents: mongoQueueClaims(
+        EntryModel.collection,
+        { index_pending: true },
+        (d) => entryOf(d as unknown as EntryDoc),
+        EntryModel,
+      ),
+      deletions: mongoQueueClaims(
+        EntryTombstoneModel.collection,
+        {},
+        (d) => withId(d as unknown as EntryTombstoneDoc),
+        EntryTombstoneModel,
+      ),
     },
     /**
      * Marks a version as indexed (and clears an index error and the claim) unless the entry

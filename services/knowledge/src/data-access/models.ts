@@ -1,13 +1,5 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import {
-  indexErrorPath,
-  mongoLeases,
-  parentGuardPath,
-  queuePaths,
-  tenantScoped,
-  type LeaseDoc,
-  type ParentGuardState,
-} from '@kb/mongo';
+import { indexErrorPath, parentGuardPath, queuePaths, tenantScoped, type ParentGuardState } from '@kb/mongo';
 import type { ApiToken, Category, Entry, EntryTombstone, EntryVersion, Tenant } from '../domain/types';
 
 /*
@@ -29,6 +21,19 @@ export type CategoryDoc = Omit<Category, 'id'> & {
 };
 
 export type EntryDoc = Omit<Entry, 'id'> & { _id: string };
+
+/**
+ * One per tenant (`_id` the tenant id): where moves of categories take turns, so that no two
+ * cycle checks run against the same tree (domain/categories/tree-lock.ts).
+ */
+export interface CategoryTreeDoc {
+  _id: string;
+  tenant_id: string;
+  /** The move under way: its token and when it began; null when none is. */
+  mover: { token: string; at: Date } | null;
+  /** Moves begun so far. */
+  version: number;
+}
 
 /** A site deleted in the catalog (`_id` the site id): never assigned again, swept from entries' site_ids. */
 export interface DeletedSiteDoc {
@@ -102,6 +107,11 @@ const categorySchema = tenantScopedSchema<CategoryDoc>(
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
 categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
+
+const categoryTreeSchema = tenantScopedSchema<CategoryTreeDoc>(
+  { mover: { type: Schema.Types.Mixed, default: null }, version: { type: Number, default: 0 } },
+  { collection: 'category_trees', versionKey: false, autoIndex: false },
+);
 
 const deletedSiteSchema = tenantScopedSchema<DeletedSiteDoc>(
   { deleted_at: required(Date) },
@@ -180,6 +190,7 @@ export interface KnowledgeModels {
   Tenant: Model<TenantDoc>;
   ApiToken: Model<ApiTokenDoc>;
   Category: Model<CategoryDoc>;
+  CategoryTree: Model<CategoryTreeDoc>;
   DeletedSite: Model<DeletedSiteDoc>;
   Entry: Model<EntryDoc>;
   EntryVersion: Model<EntryVersionDoc>;
@@ -192,6 +203,8 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
     Tenant: connection.models.Tenant ?? connection.model<TenantDoc>('Tenant', tenantSchema),
     ApiToken: connection.models.ApiToken ?? connection.model<ApiTokenDoc>('ApiToken', apiTokenSchema),
     Category: connection.models.Category ?? connection.model<CategoryDoc>('Category', categorySchema),
+    CategoryTree:
+      connection.models.CategoryTree ?? connection.model<CategoryTreeDoc>('CategoryTree', categoryTreeSchema),
     DeletedSite: connection.models.DeletedSite ?? connection.model<DeletedSiteDoc>('DeletedSite', deletedSiteSchema),
     Entry: connection.models.Entry ?? connection.model<EntryDoc>('Entry', entrySchema),
     EntryVersion:
@@ -208,12 +221,4 @@ export function knowledgeModels(connection: Connection): KnowledgeModels {
  */
 export async function ensureKnowledgeIndexes(models: KnowledgeModels): Promise<void> {
   for (const model of Object.values(models)) await model.createIndexes();
-}
-
-/**
- * The knowledge service's leases, one document per name (`skill-index/<tenant>`,
- * `category-tree/<tenant>`): rules of a tenant that hold across replicas (docs/replicas.md).
- */
-export function knowledgeLeases(models: KnowledgeModels) {
-  return mongoLeases(models.Category.db.collection<LeaseDoc>('knowledge_leases'));
 }

@@ -27,7 +27,7 @@ export function categoryContext(
     entries,
     asParent: categoryGuard(categories, parentNotFound),
     asCategory: categoryGuard(categories),
-    tree: categoryTree(categories.leases),
+    tree: categoryTree(categories),
   };
 }
 
