@@ -4,12 +4,14 @@
  * a gateway with its own knowledge and catalog services (in-process) and its own similarity
  * service (a process of its own, so it can be frozen with SIGSTOP as a hung pod would be).
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
-import { startSimilarityProcess, stopMaybeFrozen, type ServiceProcess } from '../support/service-process';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type RequestOptions } from '../support/stack';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -18,7 +20,7 @@ const tenant = uniqueId('replicas');
 const mongoUri = databaseUri(db);
 
 interface Replica {
-  similarity: ServiceProcess;
+  similarity: ChildProcessWithoutNullStreams;
   knowledge: KnowledgeServer;
   catalog: CatalogServer;
   gateway: GatewayServer;
@@ -30,8 +32,39 @@ let token: string;
 let category: string;
 let siteId: string;
 
+/** services/similarity/dist/main.js as a process on a free port; resolves once it listens. */
+function startSimilarityProcess(): Promise<{ child: ChildProcessWithoutNullStreams; port: number }> {
+  const main = path.resolve(__dirname, '../../services/similarity/dist/main.js');
+  const child = spawn(process.execPath, [main], {
+    env: {
+      ...process.env,
+      GRPC_HOST: '127.0.0.1',
+      SIMILARITY_GRPC_PORT: '0',
+      ELASTICSEARCH_INDEX_PREFIX: db,
+      LOG_LEVEL: 'info',
+    },
+  });
+  child.stderr.resume();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the similarity process did not start within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`the similarity process exited with ${code}`)));
+    readline.createInterface({ input: child.stdout }).on('line', (line) => {
+      let entry: { msg?: string; port?: number } = {};
+      try {
+        entry = JSON.parse(line) as typeof entry;
+      } catch {
+        // not a log line
+      }
+      if (entry.msg === 'similarity service listening' && entry.port) {
+        clearTimeout(timer);
+        resolve({ child, port: entry.port });
+      }
+    });
+  });
+}
+
 async function startReplica(): Promise<Replica> {
-  const similarity = await startSimilarityProcess({ ELASTICSEARCH_INDEX_PREFIX: db });
+  const similarity = await startSimilarityProcess();
   const similarityAddr = `127.0.0.1:${similarity.port}`;
   const env = {
     ...process.env,
@@ -56,11 +89,17 @@ async function startReplica(): Promise<Replica> {
   });
   const backends = connectBackends(config);
   const gateway = await startGateway(config, backends, logger);
-  return { similarity: similarity.process, knowledge, catalog, gateway, backends };
+  return { similarity: similarity.child, knowledge, catalog, gateway, backends };
 }
 
 async function stopReplica(r: Replica): Promise<void> {
-  await stopMaybeFrozen(r.similarity);
+  if (r.similarity.exitCode === null) {
+    r.similarity.kill('SIGCONT');
+    const exited = new Promise((done) => r.similarity.once('exit', done));
+    r.similarity.kill('SIGTERM');
+    await Promise.race([exited, new Promise((done) => setTimeout(done, 5000).unref())]);
+    if (r.similarity.exitCode === null) r.similarity.kill('SIGKILL');
+  }
   await r.gateway.stop();
   r.backends.close();
   await r.catalog.stop();
@@ -205,7 +244,7 @@ describe('two replicas of every service on one database', () => {
 
   test('when products are written while both similarity replicas are frozen, then each is indexed about once', async () => {
     const before = await productIndexOperations();
-    for (const r of replicas) r.similarity.child.kill('SIGSTOP');
+    for (const r of replicas) r.similarity.kill('SIGSTOP');
     const count = 40;
     try {
       const written = await Promise.all(
@@ -225,7 +264,7 @@ describe('two replicas of every service on one database', () => {
       // Both catalogs' indexers try (and time out) while the similarity replicas are frozen.
       await new Promise((r) => setTimeout(r, 5_000));
     } finally {
-      for (const r of replicas) r.similarity.child.kill('SIGCONT');
+      for (const r of replicas) r.similarity.kill('SIGCONT');
     }
     const queued = () => conn.collection('products').countDocuments({ tenant_id: tenant, needs_index: true });
     expect(await waitFor(queued, (n) => n === 0, 60_000)).toBe(0);

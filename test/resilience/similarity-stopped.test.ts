@@ -13,6 +13,9 @@
  * it can be stopped like the probe did; knowledge, catalog and the gateway run in-process,
  * wired to it by hand with short deadlines.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
 import mongoose from 'mongoose';
 import pino from 'pino';
 import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
@@ -26,7 +29,6 @@ import {
   type HttpResponse,
   type RequestOptions,
 } from '../support/stack';
-import { startSimilarityProcess, stopMaybeFrozen } from '../support/service-process';
 
 const SIMILARITY_DEADLINE_MS = 1000;
 const INDEX_ON_WRITE_MS = 1000;
@@ -35,7 +37,7 @@ const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const db = uniqueId('kbtest');
 const tenant = uniqueId('frozen');
 
-let similarity: Awaited<ReturnType<typeof startSimilarityProcess>> | undefined;
+let child: ChildProcessWithoutNullStreams | undefined;
 let knowledge: KnowledgeServer;
 let catalog: CatalogServer;
 let gateway: GatewayServer;
@@ -46,9 +48,41 @@ let category: string;
 
 const mongoUri = () => databaseUri(db);
 
+/** Starts services/similarity/dist/main.js on a free port; resolves to its port once it listens. */
+function startSimilarityProcess(): Promise<number> {
+  const main = path.resolve(__dirname, '../../services/similarity/dist/main.js');
+  child = spawn(process.execPath, [main], {
+    env: {
+      ...process.env,
+      GRPC_HOST: '127.0.0.1',
+      SIMILARITY_GRPC_PORT: '0',
+      ELASTICSEARCH_INDEX_PREFIX: db,
+      LOG_LEVEL: 'info',
+    },
+  });
+  child.stderr.resume();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the similarity process did not start within 30 s')), 30_000);
+    child!.once('exit', (code) => reject(new Error(`the similarity process exited with ${code}`)));
+    // Its JSON log says where it listens; later lines are drained so the pipe never fills.
+    readline.createInterface({ input: child!.stdout }).on('line', (line) => {
+      const entry = (() => {
+        try {
+          return JSON.parse(line) as { msg?: string; port?: number };
+        } catch {
+          return {};
+        }
+      })();
+      if (entry.msg === 'similarity service listening' && entry.port) {
+        clearTimeout(timer);
+        resolve(entry.port);
+      }
+    });
+  });
+}
+
 beforeAll(async () => {
-  similarity = await startSimilarityProcess({ ELASTICSEARCH_INDEX_PREFIX: db });
-  const similarityAddr = `127.0.0.1:${similarity.port}`;
+  const similarityAddr = `127.0.0.1:${await startSimilarityProcess()}`;
   const env = {
     ...process.env,
     GRPC_HOST: '127.0.0.1',
@@ -86,7 +120,13 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (similarity) await stopMaybeFrozen(similarity.process);
+  if (child && child.exitCode === null) {
+    child.kill('SIGCONT'); // a stopped process acts on SIGTERM only once it runs again
+    const exited = new Promise((r) => child!.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
   await gateway?.stop();
   backends?.close();
   await catalog?.stop();
@@ -166,7 +206,7 @@ test(
       ).status,
     ).toBe(200);
 
-    similarity!.process.child.kill('SIGSTOP');
+    child!.kill('SIGSTOP');
     const frozenAt = Date.now();
     try {
       // Searches already in flight when it froze (their query embedding waits on it): each ends
@@ -275,7 +315,7 @@ test(
       expect(ready.ms).toBeLessThan(1000); // the watch knows: nobody waits on the frozen service
       expect((await httpRequest(gateway.port, 'localhost', '/healthz')).status).toBe(200);
     } finally {
-      similarity!.process.child.kill('SIGCONT');
+      child!.kill('SIGCONT');
     }
 
     // Resumed: the indexers catch up; every write made while frozen is found.

@@ -69,32 +69,6 @@ export function startServiceProcess(
   };
 }
 
-/**
- * The similarity service alone as a process on a free port (for a test that freezes it with
- * SIGSTOP, as a hung pod would be), resolved once it listens.
- */
-export async function startSimilarityProcess(
-  env: Record<string, string>,
-): Promise<{ process: ServiceProcess; port: number }> {
-  const [port] = (await freePorts(1)) as [number];
-  const started = startServiceProcess('similarity', { SIMILARITY_GRPC_PORT: String(port), LOG_LEVEL: 'info', ...env });
-  const until = Date.now() + 30_000;
-  while (!started.log().includes('similarity service listening')) {
-    if (started.child.exitCode !== null) throw new Error(`the similarity process exited: ${started.log()}`);
-    if (Date.now() > until) throw new Error('the similarity process did not start within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { process: started, port };
-}
-
-/** Stops a process that may be frozen (SIGSTOP): it acts on SIGTERM only once it runs again; SIGKILL after 5 s. */
-export async function stopMaybeFrozen(service: ServiceProcess): Promise<void> {
-  service.child.kill('SIGCONT');
-  const killer = setTimeout(() => service.child.kill('SIGKILL'), 5_000);
-  await service.stop();
-  clearTimeout(killer);
-}
-
 /** The four services as processes on free loopback ports, one or more gateways in front. */
 export interface ProcessStack {
   readonly processes: Record<string, ServiceProcess>;

@@ -95,8 +95,18 @@ export async function pendingIndex(
 /** Claims on the two queues (@kb/indexing QueueClaims): products to index, deletions to apply. */
 export function queueClaims({ ProductModel, ProductDeletionModel }: ProductModels) {
   return {
-    documents: mongoQueueClaims(ProductModel, { needs_index: true }, (d) => productOf(d as unknown as ProductDoc)),
-    deletions: mongoQueueClaims(ProductDeletionModel, {}, (d) => withId(d as unknown as ProductDeletionDoc)),
+    documents: mongoQueueClaims(
+      ProductModel.collection,
+      { needs_index: true },
+      (d) => productOf(d as unknown as ProductDoc),
+      ProductModel,
+    ),
+    deletions: mongoQueueClaims(
+      ProductDeletionModel.collection,
+      {},
+      (d) => withId(d as unknown as ProductDeletionDoc),
+      ProductDeletionModel,
+    ),
   };
 }
 
