@@ -1,6 +1,6 @@
-// Four jest projects; `npx jest` runs them all, `--selectProjects <name>` one. `npm test` runs unit and
-// e2e, then containers, then deploy, each in a run of its own (the container tests' drain timings need
-// the CPU that other workers would take).
+// Five jest projects; `npx jest` runs them all, `--selectProjects <name>` one. `npm test` runs unit and
+// e2e, then solo (one file at a time), then containers, then deploy, each in a run of its own (the
+// container tests' drain timings need the CPU that other workers would take).
 // --selectProjects (like --roots) takes every plain value after it, so the scripts follow it with
 // --config: `npm run test:unit -- <path pattern>` then filters as expected.
 //
@@ -10,6 +10,9 @@
 // - e2e: against the real backends, started once per run (test/support/global-setup.ts):
 //   cross-service tests in test/<area>/ (entries, catalog, search, consistency, edge, resilience,
 //   operations) and a package's own tests against real backends in services/<svc>/test/integration/.
+// - solo: e2e files that start whole process stacks or hold a time bound (SOLO below), run one at a
+//   time after the rest, each with the machine to itself: beside the e2e workers a 100,000-character
+//   entry took over 60 s to embed, and a stack of nine processes started too slowly to be tested.
 // - containers: the service images as containers (test/containers/).
 // - deploy: the Helm chart rendered, validated and run under podman kube play (test/deploy/).
 //
@@ -54,6 +57,13 @@ const withBackends = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };
 
+/** e2e files run by the solo project (and not by e2e), one at a time. */
+const SOLO = [
+  'test/operations/npm-start.test.ts', // the whole `npm start` stack, demo data and all
+  'test/replicas/processes.test.ts', // two replicas of every service as processes
+  'test/search/content-bound.test.ts', // an entry at the content bound indexed within 60 s
+];
+
 /** @type {import('jest').Config} */
 module.exports = {
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
@@ -76,7 +86,18 @@ module.exports = {
       slowTestThreshold: 60,
       roots: ['<rootDir>/test', ...packageRoots],
       testMatch: ['<rootDir>/test/**/*.test.ts', '<rootDir>/{services,tools}/*/test/integration/**/*.test.ts'],
-      testPathIgnorePatterns: [...shared.testPathIgnorePatterns, '<rootDir>/test/(containers|deploy)/'],
+      testPathIgnorePatterns: [
+        ...shared.testPathIgnorePatterns,
+        '<rootDir>/test/(containers|deploy)/',
+        ...SOLO.map((file) => `<rootDir>/${file}`),
+      ],
+    },
+    {
+      ...withBackends,
+      displayName: 'solo',
+      slowTestThreshold: 60,
+      roots: ['<rootDir>/test'],
+      testMatch: SOLO.map((file) => `<rootDir>/${file}`),
     },
     {
       ...withBackends,

@@ -66,21 +66,17 @@ const hits = async (body: Record<string, unknown>, token = admin): Promise<Hit[]
   return res.json as Hit[];
 };
 
-/**
- * Plausible filler: numbered sections of paragraphs about store operations, none of them the facts.
- * `unique`: every sentence carries its section and paragraph (no two embed alike, as in real prose).
- */
-function filler(topic: string, sections: number, unique = false): string {
+/** Plausible filler: numbered sections of paragraphs about store operations, none of them the facts. */
+function filler(topic: string, sections: number): string {
   const out: string[] = [];
   for (let s = 1; s <= sections; s++) {
     out.push(`## ${topic} section ${s}`);
     for (let p = 0; p < 3; p++) {
-      const at = unique ? ` (${s}.${p})` : '';
       out.push(
         `Staff at the ${topic.toLowerCase()} desk keep the ledger for week ${s}.${p} up to date. ` +
-          `Each shift hands over open tasks in writing, checks the printer paper and restocks the brochure stand${at}. ` +
-          `Team leads review the rota on Mondays and note training sessions in the shared calendar${at}. ` +
-          `Cleaning of the counter follows the checklist pinned behind the door${at}.`,
+          `Each shift hands over open tasks in writing, checks the printer paper and restocks the brochure stand. ` +
+          `Team leads review the rota on Mondays and note training sessions in the shared calendar. ` +
+          `Cleaning of the counter follows the checklist pinned behind the door.`,
       );
     }
   }
@@ -323,24 +319,6 @@ describe('German', () => {
 });
 
 describe('bounds', () => {
-  test('when an entry is at the content bound, then it is indexed within 60 s and its last passage is searchable', async () => {
-    const tail = 'The emergency contact for frozen pipes is the caretaker on extension 4711.';
-    const body = filler('Archive', 200, true);
-    const content = `${body.slice(0, 100_000 - tail.length - 2)}\n\n${tail}`;
-    expect(content.length).toBe(100_000);
-    const t0 = Date.now();
-    const e = await create({ title: 'Archive manual', content });
-    const deadline = t0 + 60_000;
-    let top: Hit | undefined;
-    while (Date.now() < deadline) {
-      top = (await hits({ query: 'who do I call when the pipes freeze?' })).find((h) => h.entry.id === e.id);
-      if (top) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    expect(top).toBeDefined();
-    expect(top!.passages.some((p) => p.text.includes('extension 4711'))).toBe(true);
-  });
-
   test.each([
     [{ query: 'x', passages: 6 }, 'passages'],
     [{ query: 'x', passages: -1 }, 'passages'],
