@@ -41,6 +41,19 @@ describe('products bulk', () => {
     expect(probe.json.results[0].status).toBe('created');
   });
 
+  test('when an item holds a key with a control character, then 422 at that key and no item is written', async () => {
+    const res = await bulk({
+      products: [item(0, { external_id: 'ctl-0' }), item(1, { external_id: 'ctl-1', attributes: { 'a\u0001b': 1 } })],
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0]).toMatchObject({
+      loc: ['body', 'products', 1, 'attributes', 'a\u0001b'],
+      type: 'key_invalid',
+    });
+    const probe = await bulk({ products: [item(0, { external_id: 'ctl-0' })] });
+    expect(probe.json.results[0].status).toBe('created');
+  });
+
   test('when 1,000 products are sent, then each is created; sent again, each is unchanged; changed, each is updated', async () => {
     const products = Array.from({ length: 1000 }, (_, i) => item(i));
     const res = await bulk({ products });

@@ -22,11 +22,15 @@ afterAll(async () => {
 // Asynchronous: the services of the stack run in this process, and a synchronous spawn would
 // stop their event loop (their health watches would then count live dependencies as down).
 function admin(...args: string[]) {
+  return adminWith({}, ...args);
+}
+
+function adminWith(env: NodeJS.ProcessEnv, ...args: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string; lastLine: string }>((resolve) => {
     execFile(
       process.execPath,
       [cli, ...args],
-      { env: { ...process.env, MONGODB_URI: stack.mongoUri }, encoding: 'utf8', timeout: 30_000 },
+      { env: { ...process.env, MONGODB_URI: stack.mongoUri, ...env }, encoding: 'utf8', timeout: 30_000 },
       (err, stdout, stderr) =>
         resolve({
           code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
@@ -50,6 +54,18 @@ describe('admin CLI', () => {
     const token = (await admin('token', 'create', '--tenant', tenant, '--role', 'Viewer')).lastLine;
     const { httpRequest } = await import('../support/stack');
     const res = await httpRequest(stack.port, host, '/api/knowledge/categories', { token });
+    expect(res.status).toBe(200);
+  });
+
+  test('when a tenant is created with a host under .localhost, then that host addresses it and the address printed has the port', async () => {
+    const other = uniqueId('cli');
+    const host = `${other}-shop.localhost`;
+    const created = await adminWith({ PORT: String(stack.port) }, 'tenant', 'create', other, '--host', host);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`Local address: http://${other}.localhost:${stack.port}/api/knowledge`);
+    const token = (await admin('token', 'create', '--tenant', other, '--role', 'Viewer')).lastLine;
+    const { httpRequest } = await import('../support/stack');
+    const res = await httpRequest(stack.port, `${host}:${stack.port}`, '/api/knowledge/categories', { token });
     expect(res.status).toBe(200);
   });
 

@@ -42,6 +42,30 @@ describe('TENANT_MODE=host', () => {
     expect(await tenantFor(gateway(), { Host: 'beta.localhost:8080' })).toEqual({ status: 200, tenant: 'beta' });
   });
 
+  test('when <name>.localhost names no tenant id, then it is looked up by host name like any host', async () => {
+    const gw = gateway();
+    const { ResolveTenant } = gw.knowledge;
+    gw.knowledge.ResolveTenant = (req: { host?: string; tenant_id?: string }) => {
+      if (req.host === 'my-shop.localhost')
+        return { id: 'shop1', name: 'x', hosts: [req.host], settings: {}, created_at: 'a' };
+      throw AppError.notFound('Tenant not found');
+    };
+    try {
+      const before = resolutions(gw).length;
+      expect(await tenantFor(gw, { Host: 'my-shop.localhost:8080' })).toEqual({ status: 200, tenant: 'shop1' });
+      expect(resolutions(gw).slice(before)).toEqual([
+        { tenant_id: 'my-shop', caller: undefined },
+        { host: 'my-shop.localhost', caller: undefined },
+      ]);
+      expect(await tenantFor(gw, { Host: 'nobody.localhost' })).toEqual({
+        status: 401,
+        detail: 'Invalid or expired token',
+      });
+    } finally {
+      gw.knowledge.ResolveTenant = ResolveTenant;
+    }
+  });
+
   test('when a default host is addressed, then the default tenant answers', async () => {
     expect(await tenantFor(gateway(), { Host: '127.0.0.1:8080' })).toEqual({ status: 200, tenant: 'main' });
   });

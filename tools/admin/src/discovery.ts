@@ -3,12 +3,18 @@
  * checkout (its run state, kept by @kb/devstack). The dev stack is a development tool: where
  * it is not installed (an image), only the environment and the defaults count.
  */
-import { callerSigner, checkServiceAuthSecrets, defaultGrpcAddress, type CallerSigner } from '@kb/platform';
+import {
+  DEFAULT_GATEWAY_PORT,
+  callerSigner,
+  checkServiceAuthSecrets,
+  defaultGrpcAddress,
+  type CallerSigner,
+} from '@kb/platform';
 
 /** The part of @kb/devstack's RunState read here. */
 interface StartState {
   mongoUri?: string;
-  extra?: { mongoUri?: unknown; similarityGrpcAddr?: unknown; serviceSystemSecret?: unknown };
+  extra?: { mongoUri?: unknown; similarityGrpcAddr?: unknown; serviceSystemSecret?: unknown; gatewayUrl?: unknown };
 }
 
 let cached: { state: StartState | undefined } | undefined;
@@ -35,6 +41,18 @@ export function mongoUri(env: NodeJS.ProcessEnv = process.env): string | undefin
   const state = startState();
   const fromState = state?.extra?.mongoUri ?? state?.mongoUri;
   return typeof fromState === 'string' ? fromState : undefined;
+}
+
+/**
+ * The gateway's port on this machine: the running stack's (`npm start -- --port`, PORT), else
+ * PORT, else the default; for the local address `tenant create` prints.
+ */
+export function gatewayPort(env: NodeJS.ProcessEnv = process.env): number {
+  const fromState = startState()?.extra?.gatewayUrl;
+  const fromUrl = typeof fromState === 'string' ? Number(/:(\d+)$/.exec(fromState)?.[1]) : NaN;
+  if (Number.isInteger(fromUrl) && fromUrl > 0) return fromUrl;
+  const fromEnv = Number(env.PORT);
+  return Number.isInteger(fromEnv) && fromEnv > 0 && fromEnv < 65536 ? fromEnv : DEFAULT_GATEWAY_PORT;
 }
 
 /** SIMILARITY_GRPC_ADDR, else the running stack's similarity service, else the default address. */

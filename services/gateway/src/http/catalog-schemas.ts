@@ -249,10 +249,14 @@ export const ProductSearchResponse = Type.Object(
 
 export const ProductBulk = Type.Object(
   {
-    products: Type.Array(Type.Unknown(), {
+    // Named as the document's JsonValue: any JSON value, under the key rules every body is checked for.
+    products: Type.Array(Type.Unknown({ $id: 'JsonValue' }), {
       minItems: 1,
       maxItems: BULK_LIMIT,
-      description: 'Up to 1,000 products (each a ProductCreate) for the site; each is validated on its own',
+      description:
+        'Up to 1,000 products (each a ProductCreate) for the site; each is validated on its own. The keys of ' +
+        'every object in the body follow JsonObject\'s key rules, checked before anything else: a bad key ' +
+        'anywhere is a 422 for the whole request, at that key, and nothing is written.',
     }),
   },
   { additionalProperties: false, $id: 'ProductBulk' },

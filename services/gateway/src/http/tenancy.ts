@@ -16,7 +16,8 @@ const NO_TENANT = 'none';
 /**
  * Finds the tenant a request was addressed to (docs/api.md, "Tenancy"): the configured one in
  * TENANT_MODE=single; in host mode the Host header, where `<tenant>.localhost` and the default
- * hosts work without configuration and any other host is looked up in the tenants' host list.
+ * hosts work without configuration and any other host (and a `<name>.localhost` whose name is no
+ * tenant id) is looked up in the tenants' host list.
  * Answers are cached for a few seconds so settings changes show up quickly. An address that
  * names no tenant is answered as a tenant answers a caller without a valid token (401), so
  * nobody learns from the answer which tenants exist.
@@ -66,7 +67,14 @@ export function tenantResolver(config: GatewayConfig, backends: Backends) {
       return lookup(`id:${config.DEFAULT_TENANT}`, { tenant_id: config.DEFAULT_TENANT }, requestId);
     }
     const local = LOCALHOST_TENANT.exec(host);
-    if (local) return lookup(`id:${local[1]}`, { tenant_id: local[1] }, requestId);
+    if (local) {
+      try {
+        return await lookup(`id:${local[1]}`, { tenant_id: local[1] }, requestId);
+      } catch (err) {
+        // Not a tenant id: a host registered with `--host my-shop.localhost` is looked up as any host.
+        if (!(err instanceof AppError && err.kind === 'not_found')) throw err;
+      }
+    }
     return lookup(`host:${host}`, { host }, requestId);
   }
 }

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { DEFAULT_GATEWAY_PORT } from '@kb/platform';
 import { type AdminContext, UsageError } from '../context';
+import { gatewayPort } from '../discovery';
 import { invalidTenantId, repeatableOption, requiredOption, tenantId } from '../options';
 
 /** `tenant create`, `tenant settings`: the knowledge service's tenants. */
@@ -31,7 +31,7 @@ export function tenantCommands(ctx: AdminContext): Command {
         case 'created': {
           const { hosts } = result.tenant;
           ctx.out(`Created tenant ${id}${hosts.length ? ` (hosts: ${hosts.join(', ')})` : ''}`);
-          ctx.out(`Local address: http://${id}.localhost:${DEFAULT_GATEWAY_PORT}/api/knowledge`);
+          ctx.out(`Local address: http://${id}.localhost:${gatewayPort()}/api/knowledge`);
           return;
         }
         case 'exists':
