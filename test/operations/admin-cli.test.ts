@@ -57,7 +57,7 @@ describe('admin CLI', () => {
     expect(res.status).toBe(200);
   });
 
-  test('when a tenant is created with a host under .localhost, then that host addresses it and the address printed has the port', async () => {
+  test('when a tenant is created with a host under .localhost, then that host addresses it and its address has the port', async () => {
     const other = uniqueId('cli');
     const host = `${other}-shop.localhost`;
     const created = await adminWith({ PORT: String(stack.port) }, 'tenant', 'create', other, '--host', host);
