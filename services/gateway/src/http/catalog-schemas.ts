@@ -255,7 +255,7 @@ export const ProductBulk = Type.Object(
       maxItems: BULK_LIMIT,
       description:
         'Up to 1,000 products (each a ProductCreate) for the site; each is validated on its own. The keys of ' +
-        'every object in the body follow JsonObject\'s key rules, checked before anything else: a bad key ' +
+        "every object in the body follow JsonObject's key rules, checked before anything else: a bad key " +
         'anywhere is a 422 for the whole request, at that key, and nothing is written.',
     }),
   },
