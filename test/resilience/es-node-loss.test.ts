@@ -29,7 +29,8 @@ const log = (msg: string) => process.stdout.write(`[es-node-loss] ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const request = (path: string, init: Parameters<Stack['request']>[2] = {}) =>
   stack.request(tenant, path, { token, ...init });
-const es = async (path: string, init: RequestInit = {}) =>
+/** An Elasticsearch answer, from a node still alive. */
+const es = async (path: string, init: RequestInit = {}): Promise<any> =>
   (await fetch(`${alive[0]}${path}`, { ...init, headers: { 'content-type': 'application/json' } })).json();
 
 interface Sample {
