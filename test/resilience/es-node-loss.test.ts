@@ -14,7 +14,7 @@ import { ensureArtifacts, startElasticsearchCluster, type LocalCluster } from '@
 import { startStack, uniqueId, type HttpResponse, type Stack } from '../support/stack';
 
 const tenant = uniqueId('nodeloss');
-const LOAD_BEFORE_MS = 5_000;
+const LOAD_BEFORE_MS = 8_000;
 const LOAD_AFTER_MS = 35_000;
 const FIRST_WINDOW_MS = 20_000;
 const QUERIES = ['warm sleeping bag', 'light tent for two', 'trail running shoe', 'headlamp', 'rain jacket'];
@@ -111,7 +111,7 @@ test(
     const victimNode = cluster.nodes[victimIndex]!;
 
     const searches: Sample[] = [];
-    const writes: (Sample & { id?: string; marker: string })[] = [];
+    const writes: (Sample & { id?: string; marker: string; detail?: string })[] = [];
     const ready: Sample[] = [];
     let killedAt = 0;
     let stopAt = Date.now() + LOAD_BEFORE_MS + LOAD_AFTER_MS;
@@ -141,7 +141,7 @@ test(
             },
           }),
         );
-        writes.push({ at: res.at, status: res.status, ms: res.ms, id: res.json?.id, marker });
+        writes.push({ at: res.at, status: res.status, ms: res.ms, id: res.json?.id, marker, detail: res.json?.detail });
         await sleep(100);
       }
     };
@@ -178,6 +178,7 @@ test(
     const failed = first.filter((s) => s.status !== 200);
     const duringOutage = writes.filter((w) => w.at >= killedAt);
     const acknowledged = writes.filter((w) => w.status === 200 || w.status === 201);
+    const refused = writes.filter((w) => w.status !== 200 && w.status !== 201);
     process.stdout.write(
       [
         `[es-node-loss] searches before the kill: ${before.length}, ${share(before).toFixed(1)}% answered (${ms(before)})`,
@@ -185,7 +186,8 @@ test(
           `(${ms(first)}); failures: ${failed.map((s) => `${s.status} at +${s.at - killedAt} ms`).join(', ') || 'none'}`,
         `[es-node-loss] after that: ${after.length}, ${share(after).toFixed(1)}% answered (${ms(after)})`,
         `[es-node-loss] writes: ${writes.length} (${duringOutage.length} after the kill), ${acknowledged.length} acknowledged ` +
-          `(statuses ${[...new Set(writes.map((w) => w.status))].join(', ')}; ${ms(duringOutage)} after the kill)`,
+          `(${ms(duringOutage)} after the kill); not acknowledged: ` +
+          `${refused.map((w) => `${w.status} at ${w.at - killedAt} ms from the kill (${w.detail})`).join(', ') || 'none'}`,
         `[es-node-loss] /readyz: ${ready.length} probes, statuses ${[...new Set(ready.map((r) => r.status))].join(', ')}`,
         '',
       ].join('\n'),
