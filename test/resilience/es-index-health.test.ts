@@ -6,8 +6,9 @@
  * it is gone. A red index here is one whose only shard may be allocated on no node.
  */
 import { startStack, uniqueId, type Stack } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
-const ES = (process.env.ELASTICSEARCH_URL as string).split(',')[0] as string;
+const ES = elasticsearchNode();
 const tenant = uniqueId('health');
 const otherPrefix = uniqueId('other');
 let stack: Stack;

@@ -109,6 +109,9 @@ test(
     const victim = shards.find((s) => s.prirep === 'p')?.node as string;
     const victimIndex = Number(victim.slice(1)) - 1;
     const victimNode = cluster.nodes[victimIndex]!;
+    const master = ((await es('/_cat/nodes?format=json&h=name,master')) as { name: string; master: string }[]).find(
+      (n) => n.master === '*',
+    )?.name;
 
     const searches: Sample[] = [];
     const writes: (Sample & { id?: string; marker: string; detail?: string })[] = [];
@@ -157,7 +160,10 @@ test(
       killedAt = Date.now();
       process.kill(-victimNode.supervised.current().pgid, 'SIGKILL');
       alive = alive.filter((url) => url !== victimNode.url);
-      log(`killed node ${victim} (process group ${victimNode.supervised.current().pgid}, ${victimNode.url})`);
+      log(
+        `killed node ${victim} (process group ${victimNode.supervised.current().pgid}, ${victimNode.url}; ` +
+          `${victim === master ? 'the elected master' : `the master was ${master}`})`,
+      );
       stopAt = killedAt + LOAD_AFTER_MS;
     };
     await Promise.all([searchLoop(0), searchLoop(1), writeLoop(), readyLoop(), kill()]);
