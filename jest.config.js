@@ -62,6 +62,7 @@ const SOLO = [
   'test/operations/npm-start.test.ts', // the whole `npm start` stack, demo data and all
   'test/replicas/processes.test.ts', // two replicas of every service as processes
   'test/search/content-bound.test.ts', // an entry at the content bound indexed within 60 s
+  'test/resilience/es-node-loss.test.ts', // a 3-node Elasticsearch cluster of its own, one node killed under load
 ];
 
 /** @type {import('jest').Config} */

@@ -13,6 +13,7 @@ import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from 
 import { loadCatalogConfig, startCatalogServer, type CatalogServer } from '@kb/catalog';
 import { connectBackends, loadGatewayConfig, startGateway, type GatewayServer } from '@kb/gateway';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type RequestOptions } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const db = uniqueId('kbtest');
@@ -119,7 +120,7 @@ async function waitFor<T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms: nu
   return value;
 }
 
-const esUrl = () => process.env.ELASTICSEARCH_URL as string;
+const esUrl = () => elasticsearchNode();
 async function es<T>(p: string, body?: unknown): Promise<T> {
   const res = await fetch(`${esUrl()}${p}`, {
     method: body ? 'POST' : 'GET',

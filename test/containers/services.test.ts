@@ -23,6 +23,7 @@ import {
 } from '../support/containers';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 const skip = containersSkipReason();
 const suite = skip ? describe.skip : describe;
@@ -225,7 +226,7 @@ suite(skip ? `service containers (skipped: ${skip})` : 'service containers', () 
       '(SERVING), its dependency NOT_SERVING, and that turns SERVING once it is back',
     async () => {
       const mongoProxy = new TcpProxy(new URL(process.env.MONGODB_URI as string));
-      const esProxy = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
+      const esProxy = new TcpProxy(new URL(elasticsearchNode()));
       // Ports reserved but nothing listening yet: the backends are "down".
       const [mongoPort, esPort, knowledgePort, similarityPort] = (await freePorts(4, Object.values(ports))) as [
         number,

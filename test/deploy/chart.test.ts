@@ -729,6 +729,20 @@ describe('secure defaults: a render with only the required values', () => {
     expect(env('gateway')['NODE_OPTIONS']).toBe('--max-semi-space-size=8');
   });
 
+  test(
+    'when rendered, then every index has one shard and replicas auto-expanding 0-1, and both can be set ' +
+      '(replicas as a count or a range)',
+    async () => {
+      const similarity = (objects: K8sObject[]) =>
+        environmentOf(objects, find(objects, 'Deployment', 'initech-similarity'));
+      expect(similarity(rendered.required)).toMatchObject({ ELASTICSEARCH_SHARDS: '1', ELASTICSEARCH_REPLICAS: '0-1' });
+      const counted = await renderedWith('replica-count', { elasticsearch: { shards: 2, replicas: 2 } });
+      expect(similarity(counted)).toMatchObject({ ELASTICSEARCH_SHARDS: '2', ELASTICSEARCH_REPLICAS: '2' });
+      const everywhere = await renderedWith('replicas-all', { elasticsearch: { replicas: '0-all' } });
+      expect(similarity(everywhere)).toMatchObject({ ELASTICSEARCH_REPLICAS: '0-all' });
+    },
+  );
+
   test('when the read path is off, then the gateway has no Elasticsearch URL and no egress to it', async () => {
     const objects = objectsOf(
       await toolOutput(helm, [
@@ -869,6 +883,16 @@ describe('values the schema refuses', () => {
       when: 'both an Ingress and an HTTPRoute are asked for',
       patch: { httpRoute: { enabled: true, parentRefs: [{ name: 'gw' }] } },
       error: "at '/httpRoute/enabled': value must be false",
+    },
+    {
+      when: 'the replicas are neither a count nor a range (elasticsearch.replicas: "one")',
+      patch: { elasticsearch: { replicas: 'one' } },
+      error: "at '/elasticsearch/replicas'",
+    },
+    {
+      when: 'an index would have no shard (elasticsearch.shards: 0)',
+      patch: { elasticsearch: { shards: 0 } },
+      error: "at '/elasticsearch/shards': minimum: got 0, want 1",
     },
     {
       when: 'the tenant id is not a DNS label',

@@ -38,6 +38,7 @@ import { databaseUri, httpRequest, uniqueId, type HttpResponse, type RequestOpti
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { scrape, select, total, type Sample } from '../support/prometheus';
 import { TcpProxy } from '../support/tcp-proxy';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 const chart = path.resolve(__dirname, '../../charts/knowledge-service');
 const COMPONENTS = ['gateway', 'knowledge', 'catalog', 'similarity'] as const;
@@ -159,7 +160,7 @@ suite(
       const picked = await freePorts(2 * COMPONENTS.length);
       COMPONENTS.forEach((c, i) => (ports[c] = { port: picked[2 * i]!, metricsPort: picked[2 * i + 1]! }));
       receiver = await startOtlpReceiver();
-      elasticsearch = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
+      elasticsearch = new TcpProxy(new URL(elasticsearchNode()));
       await elasticsearch.up();
       // The operator's Secrets, created before the install as the chart expects (never values).
       createSecret(secrets.mongodb, { uri: mongoUri() });

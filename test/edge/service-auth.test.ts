@@ -21,6 +21,7 @@ import {
 import { loadKnowledgeConfig, startKnowledgeServer, type KnowledgeServer } from '@kb/knowledge';
 import { databaseUri, startStack, uniqueId, type Stack } from '../support/stack';
 import { assertionMetadata } from '../support/service-auth';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 let stack: Stack;
 const acme = uniqueId('s2s');
@@ -121,7 +122,7 @@ const productFound = async () =>
     })
   ).json.products.some((p: { id: string }) => p.id === productId);
 const indices = async () => {
-  const res = await fetch(`${process.env.ELASTICSEARCH_URL}/_cat/indices/${stack.indexPrefix}*?format=json&h=index`);
+  const res = await fetch(`${elasticsearchNode()}/_cat/indices/${stack.indexPrefix}*?format=json&h=index`);
   return ((await res.json()) as { index: string }[]).map((i) => i.index).sort();
 };
 

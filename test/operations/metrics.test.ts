@@ -18,8 +18,9 @@ import {
   startProcessStack,
   type ProcessStack,
 } from '../support/service-process';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
-const ES = new URL(process.env.ELASTICSEARCH_URL as string);
+const ES = new URL(elasticsearchNode());
 const elasticsearch = new TcpProxy(ES);
 const db = uniqueId('kbmetrics');
 const tenant = uniqueId('metrics');

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { freePort, startServices, type RunningServices } from '@kb/devstack';
 import { databaseUri, httpRequest, tenantWithAdminToken, uniqueId, type HttpResponse } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 const db = uniqueId('kbtest');
 const tenant = uniqueId('replicas');
@@ -74,7 +75,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Documents in the run's products index (every index behind its alias) of this tenant. */
 async function productsInIndex(): Promise<number> {
-  const url = process.env.ELASTICSEARCH_URL as string;
+  const url = elasticsearchNode();
   await fetch(`${url}/${db}-products-*/_refresh`, { method: 'POST' });
   const res = await fetch(`${url}/${db}-products-*/_count`, {
     method: 'POST',

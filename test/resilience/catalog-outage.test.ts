@@ -11,8 +11,9 @@
 import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
 import { TcpProxy } from '../support/tcp-proxy';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
-const ES = new URL(process.env.ELASTICSEARCH_URL as string);
+const ES = new URL(elasticsearchNode());
 const outage = new TcpProxy(ES);
 let stack: Stack;
 let db: mongoose.Connection;

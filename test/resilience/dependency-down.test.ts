@@ -10,9 +10,10 @@
  */
 import { TcpProxy } from '../support/tcp-proxy';
 import { startStack, uniqueId, type HttpResponse, type Stack } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 const mongo = new TcpProxy(new URL(process.env.MONGODB_URI as string));
-const elasticsearch = new TcpProxy(new URL(process.env.ELASTICSEARCH_URL as string));
+const elasticsearch = new TcpProxy(new URL(elasticsearchNode()));
 const tenant = uniqueId('faults');
 let stack: Stack;
 let token: string;

@@ -15,8 +15,9 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
-const ES = process.env.ELASTICSEARCH_URL as string;
+const ES = elasticsearchNode();
 const INTERVAL_MS = 200;
 let stack: Stack;
 let db: mongoose.Connection;

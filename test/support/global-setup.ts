@@ -36,7 +36,8 @@ async function startTestBackends(): Promise<void> {
   const log = (msg: string) => process.stdout.write(`[test backends] ${msg}\n`);
   const started = Date.now();
   const model = await ensureEmbeddingModel(log);
-  const backends = await startBackends({ persistent: false, log });
+  // KB_ES_NODES=3: Elasticsearch as a local cluster of three nodes (ELASTICSEARCH_URL lists them all).
+  const backends = await startBackends({ persistent: false, log, elasticsearchNodes: elasticsearchNodesWanted() });
   process.env.MONGODB_URI = backends.mongoUri;
   process.env.ELASTICSEARCH_URL = backends.elasticsearchUrl;
   process.env.KB_BACKENDS_MODE = backends.mode;
@@ -60,6 +61,15 @@ async function startTestBackends(): Promise<void> {
   log(
     `${backends.mode} backends ready in ${seconds} s (MongoDB ${backends.mongoUri}, Elasticsearch ${backends.elasticsearchUrl})`,
   );
+}
+
+/** KB_ES_NODES: how many Elasticsearch nodes the test backends run (default 1; 1 to 5). */
+function elasticsearchNodesWanted(): number {
+  const given = process.env.KB_ES_NODES || '1';
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1 || n > 5)
+    throw new Error(`KB_ES_NODES must be a whole number from 1 to 5, got "${given}"`);
+  return n;
 }
 
 export async function findContainers(log: (msg: string) => void): Promise<void> {

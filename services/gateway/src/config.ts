@@ -11,6 +11,7 @@ import {
   defaultGrpcAddress,
   loadConfig,
 } from '@kb/platform';
+import { ELASTICSEARCH_URL_EXPECTED, ELASTICSEARCH_URL_PATTERN } from '@kb/search';
 import { TOKEN_REVOCATION_BOUND_MS } from './http/identity-cache';
 import { HIT_CACHE_CHARS_DEFAULT } from './read-path/hit-sources';
 import { SIMILAR_CACHE_HITS_DEFAULT } from './read-path/answer-cache';
@@ -43,8 +44,16 @@ export const GatewayConfigSchema = Type.Object({
   /**
    * The read path: with it, similar searches are answered here straight from Elasticsearch (the
    * indices the similarity service writes); without it, through the catalog and similarity services.
+   * One node's URL, or the nodes of one cluster separated by commas (the client fails over between them).
    */
-  ELASTICSEARCH_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ELASTICSEARCH_URL: Type.Optional(
+    Type.String({ pattern: ELASTICSEARCH_URL_PATTERN, expected: ELASTICSEARCH_URL_EXPECTED }),
+  ),
+  /**
+   * The similarity service's ELASTICSEARCH_INDEX_PREFIX (the chart gives both the same): the read
+   * path's health is that of the install's own indices, not of the whole cluster.
+   */
+  ELASTICSEARCH_INDEX_PREFIX: Type.String({ default: 'kb', pattern: '^[a-z0-9][a-z0-9_-]*$' }),
   /**
    * The read path keeps hits' `_source` fields by version, up to this many characters of JSON
    * (0.65-1 KB a product): while most hits of a search are kept, Elasticsearch is asked for ids,

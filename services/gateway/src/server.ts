@@ -103,6 +103,7 @@ export async function startGateway(config: GatewayConfig, backends: Backends, lo
   const reads = config.ELASTICSEARCH_URL
     ? readPath({
         url: config.ELASTICSEARCH_URL,
+        indexPrefix: config.ELASTICSEARCH_INDEX_PREFIX,
         backends,
         logger,
         hitCacheChars: config.HIT_CACHE_CHARS,

@@ -1,32 +1,36 @@
 import { Client } from '@elastic/elasticsearch';
 
 /**
- * The Elasticsearch client. Short request timeouts and one retry: a request must fail fast
- * (and be answered 503) rather than hang while the cluster is down. Answers are parsed with
+ * ELASTICSEARCH_URL: one node's URL, or several separated by commas (nodes of one cluster: the
+ * client spreads requests over them and, when one stops answering, marks it dead and sends the
+ * request to the next).
+ */
+export const ELASTICSEARCH_URL_PATTERN = '^https?://[^,\\s]+(\\s*,\\s*https?://[^,\\s]+)*$';
+export const ELASTICSEARCH_URL_EXPECTED = 'an http(s):// URL, or several separated by commas';
+
+/** The node URLs of an ELASTICSEARCH_URL value. */
+export function elasticsearchNodes(url: string): string[] {
+  return url
+    .split(',')
+    .map((node) => node.trim().replace(/\/+$/, ''))
+    .filter((node) => node !== '');
+}
+
+/**
+ * The Elasticsearch client over the nodes of `url`. Short request timeouts and one retry (on
+ * another node when there are several): a request must fail fast (and be answered 503) rather
+ * than hang while the cluster is down. Answers are parsed with
  * JSON.parse: the default guard against prototype poisoning (secure-json-parse) protects from
  * hostile JSON, and this cluster is ours; it cost ~2% of the service's CPU under search load.
  */
 export function createElasticsearchClient(url: string): Client {
   return new Client({
-    node: url,
+    nodes: elasticsearchNodes(url),
     requestTimeout: 10_000,
     maxRetries: 1,
     sniffOnStart: false,
     disablePrototypePoisoningProtection: true,
   });
-}
-
-/**
- * True when the cluster answers its health API within `timeoutMs` (GET / is not served by every
- * distribution).
- */
-export async function elasticsearchIsUp(client: Client, timeoutMs = 3000): Promise<boolean> {
-  try {
-    const health = await client.cluster.health({}, { requestTimeout: timeoutMs, maxRetries: 0 });
-    return health.status !== 'red';
-  } catch {
-    return false;
-  }
 }
 
 /** The client as the domain passes it to this folder's functions (never calling it itself). */

@@ -20,3 +20,5 @@ export * from './similar-queries';
 export * from './similar-request';
 export * from './similar-scoring';
 export * from './vectors';
+export * from './index-health';
+export * from './index-settings';

@@ -19,10 +19,9 @@ export const SENTENCE_CONTEXT_VECTOR_PATH = 'sentences.context_vector';
 export const SENTENCE_CENTRALITY_PATH = 'sentences.centrality';
 
 /**
- * Single node: no replicas. Vectors stay out of `_source` (Elasticsearch 9.1+'s default,
- * index.mapping.exclude_source_vectors): a document's source is small, and a read that needs
- * vectors asks for them (`exclude_vectors: false`). gc_deletes 1h (default 60 s): a delete's
- * tombstone, which makes an older write arriving late `stale` instead of bringing the document back, is kept well past any indexer retry.
+ * Vectors stay out of `_source` (Elasticsearch 9.1+'s default, index.mapping.exclude_source_vectors):
+ * a document's source is small, and a read that needs vectors asks for them (`exclude_vectors: false`).
+ * Shards, replicas and the other index settings: index-settings.ts.
  *
  * Refreshed every SEARCH_REFRESH_INTERVAL rather than every second: each refresh of a busy index
  * writes a segment with HNSW graphs of its own, which merges build again. Nothing that waits for
@@ -31,21 +30,11 @@ export const SENTENCE_CENTRALITY_PATH = 'sentences.centrality';
  * (docs/performance.md, "Why ingest sits around 0.8× the bare session").
  */
 export const SEARCH_REFRESH_INTERVAL = '5s';
-export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
-  number_of_shards: 1,
-  number_of_replicas: 0,
-  'index.gc_deletes': '1h',
-  'index.refresh_interval': SEARCH_REFRESH_INTERVAL,
-} as estypes.IndicesIndexSettings;
 /**
  * The embedding cache is only ever read by id with realtime `mget`, which sees a write without a
  * refresh: refreshing it rarely only saves segments and merges.
  */
 export const CACHE_REFRESH_INTERVAL = '30s';
-export const CACHE_INDEX_SETTINGS: estypes.IndicesIndexSettings = {
-  ...INDEX_SETTINGS,
-  'index.refresh_interval': CACHE_REFRESH_INTERVAL,
-} as estypes.IndicesIndexSettings;
 
 // Plain float HNSW (no int8/bbq quantisation): scores are exact cosines of the stored vectors,
 // which keeps kNN recall against brute force high and score_sources exact.

@@ -10,11 +10,33 @@ import {
   loadConfig,
   singleTenantOf,
 } from '@kb/platform';
+import {
+  DEFAULT_INDEX_LAYOUT,
+  ELASTICSEARCH_URL_EXPECTED,
+  ELASTICSEARCH_URL_PATTERN,
+  REPLICAS_EXPECTED,
+  REPLICAS_PATTERN,
+  replicasProblem,
+  type IndexLayout,
+} from '@kb/search';
 
 export const SimilarityConfigSchema = Type.Object({
-  ELASTICSEARCH_URL: Type.String({ pattern: '^https?://' }),
+  /** One node's URL, or the nodes of one cluster separated by commas (the client fails over between them). */
+  ELASTICSEARCH_URL: Type.String({ pattern: ELASTICSEARCH_URL_PATTERN, expected: ELASTICSEARCH_URL_EXPECTED }),
   /** Prefix of every index and alias name (several installs or test runs can share a cluster). */
   ELASTICSEARCH_INDEX_PREFIX: Type.String({ default: 'kb', pattern: '^[a-z0-9][a-z0-9_-]*$' }),
+  /** Primary shards of each new index (at creation and at every reindex; an existing index keeps its own). */
+  ELASTICSEARCH_SHARDS: Type.Integer({ default: DEFAULT_INDEX_LAYOUT.shards, minimum: 1, maximum: 1024 }),
+  /**
+   * Replicas of each index: a count, or an auto-expand range (default `0-1`: none on a single
+   * data node, one as soon as there is a second). Applied at creation, at reindex, and to the
+   * existing indices at start (a dynamic setting).
+   */
+  ELASTICSEARCH_REPLICAS: Type.String({
+    default: DEFAULT_INDEX_LAYOUT.replicas,
+    pattern: REPLICAS_PATTERN,
+    expected: REPLICAS_EXPECTED,
+  }),
   ...grpcServerSettings('similarity'),
   ...BACK_SERVICE_AUTH_SETTINGS,
   /** Verifies the system credential; without it, calls without a tenant (reindex) are refused. */
@@ -55,7 +77,15 @@ export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): Simi
   if (config.EMBEDDING_PROVIDER === 'openai' && !config.EMBEDDING_API_URL) {
     throw new ConfigError(['EMBEDDING_API_URL: required when EMBEDDING_PROVIDER=openai (not set)']);
   }
+  const replicas = replicasProblem(config.ELASTICSEARCH_REPLICAS);
+  if (replicas) throw new ConfigError([`ELASTICSEARCH_REPLICAS ${replicas} (value not shown)`]);
   const urlProblem = config.EMBEDDING_API_URL ? embeddingUrlProblem(config.EMBEDDING_API_URL) : undefined;
   if (config.EMBEDDING_PROVIDER === 'openai' && urlProblem) throw new ConfigError([urlProblem]);
   return config;
 }
+
+/** The shards and replicas of the indices the service creates. */
+export const indexLayoutOf = (config: SimilarityConfig): IndexLayout => ({
+  shards: config.ELASTICSEARCH_SHARDS,
+  replicas: config.ELASTICSEARCH_REPLICAS,
+});

@@ -7,9 +7,9 @@ import {
   startGrpcServer,
   untraced,
 } from '@kb/platform';
-import type { SimilarityConfig } from './config';
+import { indexLayoutOf, type SimilarityConfig } from './config';
 import { createEmbedder, modelFilesIn, type Embedder } from './embedder';
-import { createElasticsearchClient, elasticsearchIsUp, type ElasticsearchClient } from '@kb/search';
+import { createElasticsearchClient, ownIndexPatterns, ownIndicesServing, type ElasticsearchClient } from '@kb/search';
 import { EmbeddingStore } from './data-access/embedding-store';
 import { IndexManager } from './data-access/index-manager';
 import { EmbeddingCache } from './domain/embedding-cache';
@@ -18,7 +18,7 @@ import { tracedEmbedder } from './embedder/tracing';
 import { similarityServiceImpl } from './grpc/similarity-service';
 
 export const SIMILARITY_SERVICE_NAME = 'kb.similarity.v1.SimilarityService';
-/** The embedder's readiness; Elasticsearch has its own watch (every 0.5 s, bounded at 0.75 s). */
+/** The embedder's readiness; Elasticsearch has its own watch (every 0.25 s, bounded at 1 s). */
 const PROBE_INTERVAL_MS = 5000;
 
 export interface SimilarityServer {
@@ -49,7 +49,7 @@ export function embedderFromConfig(config: SimilarityConfig): Embedder {
 }
 
 /**
- * Watches Elasticsearch (a bounded cluster-health call every 0.5 s) and probes the embedder,
+ * Watches Elasticsearch (the health of the install's own indices, a bounded call every 0.25 s) and probes the embedder,
  * publishing each as health "dependency:<name>" ("" does not follow them: it is SERVING from start to drain).
  * Creates the indices once Elasticsearch first answers.
  */
@@ -86,7 +86,8 @@ function dependencyProbe(
       if (up) void ensureIndices();
     },
     // The client's own bound is longer than the watch's, so a frozen cluster is a timed-out probe.
-    probe: () => untraced(() => elasticsearchIsUp(es, 2 * WATCH_TIMEOUT_MS)),
+    // The install's own indices: another install's red index on the same cluster is not this one's outage.
+    probe: () => untraced(() => ownIndicesServing(es, ownIndexPatterns(indices.prefix), 2 * WATCH_TIMEOUT_MS)),
   });
   publish('elasticsearch', false);
   const probeEmbedder = () =>
@@ -115,7 +116,14 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     tracedEmbedder(embedderFromConfig(config), config.EMBEDDING_PROVIDER),
     config.EMBEDDING_PROVIDER,
   );
-  const indices = new IndexManager(es, logger, config.ELASTICSEARCH_INDEX_PREFIX, embedder.model, embedder.dims);
+  const indices = new IndexManager(
+    es,
+    logger,
+    config.ELASTICSEARCH_INDEX_PREFIX,
+    embedder.model,
+    embedder.dims,
+    indexLayoutOf(config),
+  );
   const cache = new EmbeddingCache(new EmbeddingStore(es, indices, embedder.model, embedder.dims), embedder);
   // Set once the watch exists (below); the handlers only run after that.
   let elasticsearchWatch: DependencyWatch | undefined;

@@ -4,6 +4,7 @@
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 import {
+  elasticsearchNodes,
   fusionCandidates,
   numCandidates,
   PRODUCT_VECTOR_FIELDS as VECTOR_FIELDS,
@@ -14,7 +15,7 @@ import {
 const SOURCE_FIELDS = ['site_id', 'language', 'is_parent', 'parent_product_id', 'hit'];
 
 export function rawClient(url: string): Client {
-  return new Client({ node: url });
+  return new Client({ nodes: elasticsearchNodes(url) });
 }
 
 export function aliases(model: { name: string; dims: number }, prefix = 'kb') {

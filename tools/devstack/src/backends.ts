@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { ensureArtifacts } from './artifacts';
-import { startElasticsearchProcess } from './elasticsearch-process';
+import { startElasticsearchCluster, startElasticsearchProcess, type LocalCluster } from './elasticsearch-process';
 import { findElasticsearchJdk, findJava17 } from './java';
 import type { LocalBackend } from './local-backend';
 import type { Supervised } from './supervisor';
@@ -44,6 +44,12 @@ export interface StartBackendsOptions {
   persistent: boolean;
   log: Log;
   startTimeoutMs?: number;
+  /**
+   * Elasticsearch nodes to start when it is not given by URL (default 1): more than one is a
+   * cluster of local processes (`npm start -- --es-nodes 3`, KB_ES_NODES=3 for the tests), and
+   * `elasticsearchUrl` lists every node's URL, comma-separated.
+   */
+  elasticsearchNodes?: number;
 }
 
 /**
@@ -127,7 +133,9 @@ async function startMissing(
   opts: StartBackendsOptions & { tracker: RunTracker },
 ): Promise<{ mode: BackendMode; started: Started }> {
   const { log, persistent } = opts;
-  const engine = await dockerEngineAnswers();
+  const cluster = need.elasticsearch && (opts.elasticsearchNodes ?? 1) > 1;
+  const engine = !cluster && (await dockerEngineAnswers());
+  if (cluster) log(`An Elasticsearch cluster of ${opts.elasticsearchNodes} nodes: running the backends locally.`);
   if (engine) {
     log(
       `A Docker engine answers: starting ${describe(need)} with testcontainers` +
@@ -141,40 +149,50 @@ async function startMissing(
     });
     if (containers) return { mode: 'testcontainers', started: containers };
   }
-  if (!engine)
+  if (!engine && !cluster)
     log(
       `No Docker engine${someFromEnv ? '' : ' and no MONGODB_URI / ELASTICSEARCH_URL'}: running ${describe(need)} locally on 127.0.0.1.`,
     );
   return {
     mode: 'local',
-    started: await startLocal(need, { persistent, log, tracker: opts.tracker, startTimeoutMs: opts.startTimeoutMs }),
+    started: await startLocal(need, {
+      persistent,
+      log,
+      tracker: opts.tracker,
+      startTimeoutMs: opts.startTimeoutMs,
+      elasticsearchNodes: opts.elasticsearchNodes ?? 1,
+    }),
   };
 }
 
 /** Both local processes at once; if one fails the other is stopped before the error goes up. */
 async function startLocal(
   need: { mongo: boolean; elasticsearch: boolean },
-  opts: { persistent: boolean; log: Log; tracker: RunTracker; startTimeoutMs?: number },
+  opts: { persistent: boolean; log: Log; tracker: RunTracker; startTimeoutMs?: number; elasticsearchNodes: number },
 ): Promise<Started> {
   // Before any download or start, so a missing JDK is reported first and alone.
   if (need.elasticsearch) findElasticsearchJdk();
   if (need.mongo) findJava17();
   const artifacts = await ensureArtifacts(opts.log, need);
+  const home = artifacts.elasticsearchHome;
   const results = await Promise.allSettled([
     artifacts.mongoLibDir ? startMongoProcess(artifacts.mongoLibDir, opts) : undefined,
-    artifacts.elasticsearchHome ? startElasticsearchProcess(artifacts.elasticsearchHome, opts) : undefined,
+    home && opts.elasticsearchNodes > 1 ? startElasticsearchCluster(home, opts, opts.elasticsearchNodes) : undefined,
+    home && opts.elasticsearchNodes <= 1 ? startElasticsearchProcess(home, opts) : undefined,
   ]);
   const running = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
   const stop = async (): Promise<void> => {
-    await Promise.all(running.map((b: LocalBackend) => b.stop()));
+    await Promise.all(running.map((b: LocalBackend | LocalCluster) => b.stop()));
   };
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
   if (failures.length) {
     await stop();
     throw failures.length === 1 ? failures[0] : new Error(failures.map((f) => f.message).join('\n\n'));
   }
-  const [mongo, es] = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
-  return { mongoUri: mongo?.url, elasticsearchUrl: es?.url, supervised: running.map((b) => b.supervised), stop };
+  const [mongo, cluster, node] = results.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+  const es = cluster ?? node;
+  const supervised = running.flatMap((b) => ('nodes' in b ? b.nodes.map((n) => n.supervised) : [b.supervised]));
+  return { mongoUri: mongo?.url, elasticsearchUrl: es?.url, supervised, stop };
 }
 
 function describe(need: { mongo: boolean; elasticsearch: boolean }): string {

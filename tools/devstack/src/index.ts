@@ -13,6 +13,8 @@ export {
 export { cacheDir, checkoutDir, checkoutKey, mkdirShared, runDir } from './cache';
 export { assertPortFree, freePort, freePorts } from './ports';
 export { groupMembers, procStat } from './process-group';
+export { startElasticsearchCluster, type LocalCluster } from './elasticsearch-process';
+export type { LocalBackend } from './local-backend';
 export { SERVICES, startServices, type RunningServices, type ServiceName, type ServicesOptions } from './services';
 export {
   readRunState,

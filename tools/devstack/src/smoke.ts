@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   const backends = await startBackends({ persistent: process.argv.includes('--persistent'), log });
   try {
     log(`mode=${backends.mode} mongo=${backends.mongoUri} es=${backends.elasticsearchUrl}`);
-    const health = (await (await fetch(`${backends.elasticsearchUrl}/_cluster/health`)).json()) as { status: string };
+    const first = backends.elasticsearchUrl.split(',')[0] as string;
+    const health = (await (await fetch(`${first}/_cluster/health`)).json()) as { status: string };
     log(`Elasticsearch cluster health: ${health.status}`);
 
     const rootRequire = createRequire(join(checkoutDir(), 'package.json'));

@@ -4,7 +4,8 @@
  * with the demo data on first start (`--no-demo` or KB_DEMO_DATA=0: not), prints a working Admin
  * token and example calls that answer from that data, and runs until Ctrl-C or SIGTERM, then
  * stops everything it started. `--replicas N` (or KB_REPLICAS): N processes of each service,
- * every client balancing over all of a service's replicas (round robin).
+ * every client balancing over all of a service's replicas (round robin). `--es-nodes N` (or
+ * KB_ES_NODES): Elasticsearch as a cluster of N local nodes (docs/operations.md).
  */
 import { join } from 'node:path';
 import mongoose from 'mongoose';
@@ -42,21 +43,26 @@ function demoDataWanted(): boolean {
   return !/^(0|false|no|off)$/i.test(process.env.KB_DEMO_DATA ?? '');
 }
 
-/** `npm start -- --replicas N` (or `--replicas=N`, or KB_REPLICAS): processes of each service, default 1. */
-function replicasWanted(): number {
+/** `--<name> N` or `--<name>=N` on the command line, else the environment variable, else 1; a whole number from 1 to `max`. */
+function countWanted(name: string, variable: string, max: number): number {
   const args = process.argv.slice(2);
-  const at = args.findIndex((a) => a === '--replicas' || a.startsWith('--replicas='));
-  const given =
-    at < 0 ? process.env.KB_REPLICAS || '1' : args[at]?.includes('=') ? args[at].split('=')[1] : args[at + 1];
+  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const given = at < 0 ? process.env[variable] || '1' : args[at]?.includes('=') ? args[at].split('=')[1] : args[at + 1];
   const n = Number(given);
-  if (!Number.isInteger(n) || n < 1 || n > 8)
-    fail(`--replicas must be a whole number from 1 to 8, got "${given ?? ''}"`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    fail(`--${name} must be a whole number from 1 to ${max}, got "${given ?? ''}"`);
   return n;
 }
+
+/** `npm start -- --replicas N` (or `--replicas=N`, or KB_REPLICAS): processes of each service, default 1. */
+const replicasWanted = () => countWanted('replicas', 'KB_REPLICAS', 8);
+/** `npm start -- --es-nodes N` (or KB_ES_NODES): Elasticsearch nodes run locally, default 1 (ignored with ELASTICSEARCH_URL). */
+const elasticsearchNodesWanted = () => countWanted('es-nodes', 'KB_ES_NODES', 5);
 
 async function main(): Promise<void> {
   const withDemo = demoDataWanted();
   const replicas = replicasWanted();
+  const elasticsearchNodes = elasticsearchNodesWanted();
   const port = Number(process.env.PORT ?? DEFAULT_GATEWAY_PORT);
   if (!Number.isInteger(port) || port < 1 || port > 65535)
     fail(`PORT must be a port number, got "${process.env.PORT}"`);
@@ -75,7 +81,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const model = await ensureEmbeddingModel(log);
   const node = await ensureServiceNode(log);
-  const backends = await startBackends({ persistent: true, log }).catch((err: Error) => fail(err.message));
+  const backends = await startBackends({ persistent: true, log, elasticsearchNodes }).catch((err: Error) =>
+    fail(err.message),
+  );
   const mongoUri = withDatabase(backends.mongoUri, DATABASE);
   // The admin CLI of this checkout finds the same database through the run state.
   backends.recordExtra({ mongoUri });

@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { startBenchStack, TENANT, type BenchStack } from '@kb/bench';
 import { checkoutDir } from '@kb/devstack';
-import { aliasName } from '@kb/search';
+import { aliasName, elasticsearchNodes } from '@kb/search';
 import { buildCorpus, checkCorpus, corpusStats, type Corpus, type Question } from './corpus/generate';
 import { embedQueries, WHOLE_ENTRY, WholeEntryBaseline } from './baseline';
 import {
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     phase('stack');
     const token = await stack.token('Admin');
     const api = new Api(stack.gatewayUrl, token, { timeoutMs: CALL_TIMEOUT_MS });
-    const es = new Client({ node: stack.backends.elasticsearchUrl });
+    const es = new Client({ nodes: elasticsearchNodes(stack.backends.elasticsearchUrl) });
     const entriesIndex = aliasName(EVAL_INDEX_PREFIX, 'entries', stack.model.name, stack.model.dims);
 
     const ids = await load(api, corpus);

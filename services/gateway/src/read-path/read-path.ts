@@ -8,7 +8,7 @@ import {
   type knowledgeV1,
   type Logger,
 } from '@kb/platform';
-import { createElasticsearchClient, elasticsearchIsUp } from '@kb/search';
+import { createElasticsearchClient, ownIndexPatterns, ownIndicesServing } from '@kb/search';
 import type { Backends } from '../clients/backends';
 import { anchorCache } from './anchor-cache';
 import { readAheadStarts } from './anchor-read-ahead';
@@ -59,6 +59,8 @@ export interface ReadPath {
  */
 export function readPath(options: {
   url: string;
+  /** The install's index prefix: the watch follows the health of its products and entries indices. */
+  indexPrefix: string;
   backends: Backends;
   logger: Logger;
   /**
@@ -77,11 +79,13 @@ export function readPath(options: {
   const anchors = anchorCache(() => watches.watchedState());
   const hitCacheChars = options.hitCacheChars ?? HIT_CACHE_CHARS_DEFAULT;
   const answers = answerCache(options.similarCacheHits ?? SIMILAR_CACHE_HITS_DEFAULT);
-  // Not traced: a probe every quarter second would be a trace every quarter second.
+  // Not traced: a probe every quarter second would be a trace every quarter second. The indices
+  // this install searches, not the cluster: another install's red index is not this one's outage.
+  const searched = ownIndexPatterns(options.indexPrefix, ['products', 'entries']);
   const watch = new DependencyWatch({
     name: 'Elasticsearch',
     logger,
-    probe: () => untraced(() => elasticsearchIsUp(es, 2 * WATCH_TIMEOUT_MS)),
+    probe: () => untraced(() => ownIndicesServing(es, searched, 2 * WATCH_TIMEOUT_MS)),
   });
   const describe = describeModel(backends);
   const queryVector = queryVectors(backends);

@@ -7,12 +7,15 @@ import {
   MissingIndexError,
   SplitAliasError,
   withElasticsearch,
-  CACHE_INDEX_SETTINGS,
+  cacheIndexSettings,
   CACHE_REFRESH_INTERVAL,
+  DEFAULT_INDEX_LAYOUT,
   embeddingCacheMappings,
   entryMappings,
-  INDEX_SETTINGS,
   productMappings,
+  replicaSettings,
+  searchIndexSettings,
+  type IndexLayout,
   SEARCH_REFRESH_INTERVAL,
   aliasName,
   INDEX_KINDS,
@@ -32,7 +35,8 @@ const CLUSTER_STATE_REQUEST = { requestTimeout: 60_000 } as const;
 
 /**
  * Owns the index names of one prefix, model and dimension: creates each kind's alias on first
- * need (race-safe across processes), and runs the reindex alias swap.
+ * need (race-safe across processes) with the install's shards and replicas (`layout`), and runs
+ * the reindex alias swap.
  */
 export class IndexManager {
   private readonly ready = new Map<string, Promise<void>>();
@@ -43,6 +47,7 @@ export class IndexManager {
     readonly prefix: string,
     readonly model: string,
     readonly dims: number,
+    readonly layout: IndexLayout = DEFAULT_INDEX_LAYOUT,
   ) {}
 
   alias(kind: IndexKind): string {
@@ -89,10 +94,13 @@ export class IndexManager {
   ensureCache(): Promise<void> {
     return this.once('cache', async () => {
       try {
-        await this.createIndex({ index: this.cacheIndex, mappings: embeddingCacheMappings() }, CACHE_INDEX_SETTINGS);
+        await this.createIndex(
+          { index: this.cacheIndex, mappings: embeddingCacheMappings() },
+          cacheIndexSettings(this.layout),
+        );
       } catch (err) {
         if (elasticsearchErrorType(err) !== 'resource_already_exists_exception') throw err;
-        await this.updateRefreshInterval([this.cacheIndex], CACHE_REFRESH_INTERVAL);
+        await this.updateDynamicSettings([this.cacheIndex], CACHE_REFRESH_INTERVAL);
       }
     });
   }
@@ -114,32 +122,36 @@ export class IndexManager {
     return pending;
   }
 
-  /** Creates an index with INDEX_SETTINGS (or `settings`). */
+  /** Creates an index with the search index settings of the layout (or `settings`). */
   private async createIndex(
     params: {
       index: string;
       mappings: estypes.MappingTypeMapping;
       aliases?: Record<string, estypes.IndicesAlias>;
     },
-    settings: estypes.IndicesIndexSettings = INDEX_SETTINGS,
+    settings: estypes.IndicesIndexSettings = searchIndexSettings(this.layout),
   ): Promise<void> {
     await this.es.indices.create({ ...params, settings }, CLUSTER_STATE_REQUEST);
   }
 
   /**
-   * Brings indices made by an earlier release to the current refresh interval (a dynamic
-   * setting, changed in place); the static settings (shards, replicas) stay as created.
+   * Brings indices made earlier (by an earlier release, or under other settings) to the current
+   * refresh interval and replicas, dynamic settings changed in place; the shard count (static)
+   * stays as created until a reindex.
    */
-  private async updateRefreshInterval(indices: string[], interval: string): Promise<void> {
+  private async updateDynamicSettings(indices: string[], interval: string): Promise<void> {
     if (indices.length === 0) return;
     try {
       await this.es.indices.putSettings(
-        { index: indices, settings: { 'index.refresh_interval': interval } },
+        {
+          index: indices,
+          settings: { 'index.refresh_interval': interval, ...replicaSettings(this.layout.replicas) },
+        },
         CLUSTER_STATE_REQUEST,
       );
     } catch (err) {
       if (isElasticsearchUnavailable(err)) throw err;
-      this.logger.warn({ indices, err: (err as Error).message }, 'the refresh interval could not be updated in place');
+      this.logger.warn({ indices, err: (err as Error).message }, 'the index settings could not be updated in place');
     }
   }
 
@@ -179,7 +191,7 @@ export class IndexManager {
       }
       const indices = [...kept, ...(await this.pendingTargets(kind))];
       await this.updateMappings(kind, indices);
-      await this.updateRefreshInterval(indices, SEARCH_REFRESH_INTERVAL);
+      await this.updateDynamicSettings(indices, SEARCH_REFRESH_INTERVAL);
       return;
     }
     const index = newIndexName(alias);

@@ -56,7 +56,8 @@ export async function startSimilarity(env: Record<string, string> = {}): Promise
   };
 }
 
-export const ELASTICSEARCH_URL = (): string => process.env.ELASTICSEARCH_URL as string;
+/** The first node of the run's ELASTICSEARCH_URL (several with KB_ES_NODES=3), which the tests' own clients talk to. */
+export const ELASTICSEARCH_URL = (): string => (process.env.ELASTICSEARCH_URL as string).split(',')[0]!.trim();
 
 /** A tenant caller with the given scopes (read and write by default). */
 export function caller(tenantId: string, overrides: Partial<commonV1.Caller> = {}): commonV1.Caller {
