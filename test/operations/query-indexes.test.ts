@@ -35,7 +35,7 @@ function filtersOf(command: mongo.Document, name: string): Sent[] {
   const on = (collection: unknown, filter: unknown, sort?: unknown): Sent => ({
     collection: String(collection),
     command: name,
-    shape: shapeOfFilter(filter as Doc | undefined, sort as Doc | undefined),
+    shape: shapeOfFilter(filter as Doc | undefined, sort as Doc | Map<string, unknown> | undefined),
   });
   switch (name) {
     case 'find':

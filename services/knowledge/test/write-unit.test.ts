@@ -101,7 +101,7 @@ describe('skill-index rebuilds without transactions, joined', () => {
 describe('a skill write with transactions (a replica set)', () => {
   it('when a skill is written, then the write and the skill-index rebuild run in one transaction under the tenant lease', async () => {
     const log: string[] = [];
-    const tx = { id: 'tx-1' };
+    const tx = { id: 'tx-1' } as unknown;
     const skill = entryFixture({ type: 'skill', metadata: { trigger_description: 'a customer asks for a refund' } });
     const ctx = {
       transactions: {

@@ -160,8 +160,10 @@ function fieldsIn(clauses: unknown, into: Set<string>): void {
 /** How a filter (and its sort) reads to an index: `$and` branches merged, `$or`/`$nor` branches residual. */
 export function shapeOfFilter(
   filter: Record<string, unknown> | undefined,
-  sort?: Record<string, unknown>,
+  sortAsSent?: Record<string, unknown> | Map<string, unknown>,
 ): FilterShape {
+  // The driver sends a command's sort as a Map (it keeps the key order).
+  const sort = sortAsSent instanceof Map ? Object.fromEntries(sortAsSent) : sortAsSent;
   const kinds = {
     eq: new Set<string>(),
     range: new Set<string>(),

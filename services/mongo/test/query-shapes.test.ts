@@ -93,6 +93,14 @@ describe('a filter as sent', () => {
     expect(matchesShape(shapeOfFilter({ tenant_id: 't', site_id: 's' }, { _id: 1 }), declared)).toBe(false);
   });
 
+  test('when the driver sends a sort as a Map, then its order is kept', () => {
+    const sort = new Map<string, unknown>([
+      ['updated_at', -1],
+      ['_id', 1],
+    ]);
+    expect(shapeOfFilter({}, sort).sort).toEqual({ updated_at: -1, _id: 1 });
+  });
+
   test('when a prefix regex is sent, then it reads as a range of its field', () => {
     expect(shapeOfFilter({ _id: { $regex: '^ab' } }).range).toEqual(['_id']);
   });
