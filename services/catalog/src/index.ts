@@ -3,3 +3,4 @@ export { loadCatalogConfig, CatalogConfigSchema, type CatalogConfig } from './co
 export * from './admin';
 // For the benchmark (tools/bench), which counts and embeds a product's texts as the catalog builds them.
 export { embeddingTexts } from './domain/index-document';
+export { CATALOG_QUERIES, CATALOG_CROSS_TENANT_INDEXES, catalogCollections } from './data-access/queries';

@@ -13,6 +13,7 @@ import {
   type GrpcServerHandle,
 } from '@kb/platform';
 import type { CatalogConfig } from './config';
+import { mongoSettingsOf } from '@kb/mongo';
 import { openCatalogStore } from './data-access/store';
 import { catalogServiceImpl } from './grpc/catalog-service';
 import { PRODUCTS_PER_CALL, startIndexer } from './domain/indexer';
@@ -33,7 +34,7 @@ export async function startCatalogServer(config: CatalogConfig, logger: Logger):
   const report = (up: boolean) => {
     grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
   };
-  const store = openCatalogStore(config.MONGODB_URI, logger, report);
+  const store = openCatalogStore(config.MONGODB_URI, logger, report, mongoSettingsOf(config));
   const { sites, products } = store;
   const similarityClient = new (similarityProto().kb.similarity.v1.SimilarityService)(
     grpcTarget(config.SIMILARITY_GRPC_ADDR),

@@ -62,7 +62,7 @@ describe('TENANT_MODE=host', () => {
         detail: 'Invalid or expired token',
       });
     } finally {
-      gw.knowledge.ResolveTenant = ResolveTenant;
+      Object.assign(gw.knowledge, { ResolveTenant });
     }
   });
 

@@ -13,6 +13,7 @@ import {
   type GrpcServerHandle,
 } from '@kb/platform';
 import { cachedTenantReads } from './data-access/cached-tenants';
+import { mongoSettingsOf } from '@kb/mongo';
 import { openKnowledgeStore } from './data-access/store';
 import { entryUseCases } from './domain/entries';
 import { entryIndexer } from './domain/indexer';
@@ -34,9 +35,14 @@ export interface KnowledgeServer {
  */
 export async function startKnowledgeServer(config: KnowledgeConfig, logger: Logger): Promise<KnowledgeServer> {
   let grpcServer: GrpcServerHandle | undefined;
-  const store = openKnowledgeStore(config.MONGODB_URI, logger, (up) => {
-    grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
-  });
+  const store = openKnowledgeStore(
+    config.MONGODB_URI,
+    logger,
+    (up) => {
+      grpcServer?.health.setStatus('dependency:mongodb', up ? 'SERVING' : 'NOT_SERVING');
+    },
+    mongoSettingsOf(config),
+  );
   const similarity = typedClient(
     'similarity',
     new (similarityProto().kb.similarity.v1.SimilarityService)(

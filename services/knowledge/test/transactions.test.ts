@@ -10,8 +10,8 @@ function handle(supports: boolean) {
   const mongo = {
     supportsTransactions: async () => supports,
     connection: {
-      transaction: async (fn: (session: object) => Promise<void>) => {
-        const session = { id: sessions.length + 1 };
+      transaction: async (fn: (session: object) => Promise<void>, options?: { readPreference?: string }) => {
+        const session = { id: sessions.length + 1, readPreference: options?.readPreference };
         sessions.push(session);
         await fn(session);
       },
@@ -28,6 +28,8 @@ describe('the entry writes unit of work', () => {
     expect(result).toBe('written');
     expect(sessions).toHaveLength(1);
     expect(seen).toEqual([sessions[0]]);
+    // MongoDB refuses a transaction that reads elsewhere; MONGODB_READ_PREFERENCE applies outside them.
+    expect(sessions[0]).toMatchObject({ readPreference: 'primary' });
   });
 
   test('when MongoDB has no transactions, then the work runs once without one', async () => {

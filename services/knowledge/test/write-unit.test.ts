@@ -3,7 +3,7 @@ import { oneAtATimePerKey } from '../src/domain/entries/one-at-a-time';
 import { joinedRebuilds } from '../src/domain/entries/skill-index-rebuilds';
 import { writeUnit } from '../src/domain/entries/write-unit';
 import type { Entry } from '../src/domain/types';
-import { caller } from './support/fixtures';
+import { caller, entry as entryFixture } from './support/fixtures';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -95,5 +95,44 @@ describe('skill-index rebuilds without transactions, joined', () => {
     const written = await writeUnit(ctx, caller(), true, async (tx) => (log.push(`write ${String(tx)}`), 'done'));
     expect(written).toEqual({ result: 'done', index: entry(1) });
     expect(log).toEqual(['write undefined', 'rebuild']);
+  });
+});
+
+describe('a skill write with transactions (a replica set)', () => {
+  it('when a skill is written, then the write and the skill-index rebuild run in one transaction under the tenant lease', async () => {
+    const log: string[] = [];
+    const tx = { id: 'tx-1' } as unknown;
+    const skill = entryFixture({ type: 'skill', metadata: { trigger_description: 'a customer asks for a refund' } });
+    const ctx = {
+      transactions: {
+        available: async () => true,
+        run: async <T>(work: (t: unknown) => Promise<T>) => (log.push('begin'), await work(tx)),
+      },
+      skillIndexTurns: <T>(_tenant: string, fn: () => Promise<T>) => fn(),
+      skillIndexLease: async <T>(_tenant: string, fn: () => Promise<T>) => {
+        log.push('lease');
+        return { result: await fn(), kept: true };
+      },
+      skillIndexRebuilds: () => Promise.reject(new Error('the fallback is not used with transactions')),
+      entries: {
+        ofType: async (_t: string, type: string, t: unknown) => {
+          log.push(`read ${type} ${String(t === tx)}`);
+          return type === 'skill' ? [skill] : [];
+        },
+        insert: async (_e: Entry, t: unknown) => void log.push(`insert index ${String(t === tx)}`),
+        addVersion: async (_v: unknown, t: unknown) => void log.push(`version ${String(t === tx)}`),
+      },
+    } as unknown as EntryContext;
+    const written = await writeUnit(ctx, caller(), true, async (t) => (log.push(`write ${String(t === tx)}`), 'done'));
+    expect(written.result).toBe('done');
+    expect(log).toEqual([
+      'lease',
+      'begin',
+      'write true',
+      'read skill true',
+      'read skill_index true',
+      'insert index true',
+      'version true',
+    ]);
   });
 });

@@ -1,5 +1,59 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type ConnectOptions, type Connection } from 'mongoose';
 import { ConfigError, AppError, type Logger, DependencyWatch } from '@kb/platform';
+
+/**
+ * How the connection talks to MongoDB (docs/mongodb.md, "Connection settings"); the services
+ * read them from MONGODB_* variables (@kb/platform MONGODB_SETTINGS), whose defaults these are.
+ */
+export interface MongoSettings {
+  maxPoolSize: number;
+  /** `majority` or a number of members. */
+  writeConcern: string;
+  readConcern: 'majority' | 'local';
+  readPreference: 'primary' | 'primaryPreferred' | 'secondary' | 'secondaryPreferred' | 'nearest';
+  serverSelectionTimeoutMS: number;
+}
+
+export const DEFAULT_MONGO_SETTINGS: MongoSettings = {
+  maxPoolSize: 20,
+  writeConcern: 'majority',
+  readConcern: 'majority',
+  readPreference: 'primary',
+  serverSelectionTimeoutMS: 3000,
+};
+
+/** The settings from a service's validated configuration (the MONGODB_* variables). */
+export function mongoSettingsOf(config: {
+  MONGODB_MAX_POOL_SIZE: number;
+  MONGODB_WRITE_CONCERN: string;
+  MONGODB_READ_CONCERN: string;
+  MONGODB_READ_PREFERENCE: string;
+  MONGODB_SERVER_SELECTION_TIMEOUT_MS: number;
+}): MongoSettings {
+  return {
+    maxPoolSize: config.MONGODB_MAX_POOL_SIZE,
+    writeConcern: config.MONGODB_WRITE_CONCERN,
+    readConcern: config.MONGODB_READ_CONCERN as MongoSettings['readConcern'],
+    readPreference: config.MONGODB_READ_PREFERENCE as MongoSettings['readPreference'],
+    serverSelectionTimeoutMS: config.MONGODB_SERVER_SELECTION_TIMEOUT_MS,
+  };
+}
+
+/** The driver's options for the settings: commands never buffered while disconnected. */
+export function clientOptionsOf(settings: MongoSettings): ConnectOptions {
+  const w = /^[0-9]+$/.test(settings.writeConcern) ? Number(settings.writeConcern) : 'majority';
+  return {
+    bufferCommands: false,
+    maxPoolSize: settings.maxPoolSize,
+    serverSelectionTimeoutMS: settings.serverSelectionTimeoutMS,
+    writeConcern: { w },
+    readConcern: { level: settings.readConcern },
+    readPreference: settings.readPreference,
+  };
+}
+
+/** What the server is, as its handshake says: a replica set member, mongos, or a standalone (the local stand-in is one). */
+export type MongoTopology = 'replica set' | 'sharded' | 'standalone';
 
 export interface MongoHandle {
   readonly connection: Connection;
@@ -9,6 +63,8 @@ export interface MongoHandle {
   assertUp(): void;
   /** Whether the deployment supports multi-document transactions (a replica set or mongos). */
   supportsTransactions(): Promise<boolean>;
+  /** The kind of deployment (asked once, then kept). */
+  topology(): Promise<MongoTopology>;
   close(): Promise<void>;
 }
 
@@ -42,9 +98,9 @@ function assertParsable(uri: string): void {
 export function connectMongo(
   uri: string,
   logger: Logger,
-  options: { onChange?: (up: boolean) => void; prepare?: () => Promise<void> } = {},
+  options: { onChange?: (up: boolean) => void; prepare?: () => Promise<void>; settings?: MongoSettings } = {},
 ): MongoHandle {
-  const { onChange, prepare } = options;
+  const { onChange, prepare, settings = DEFAULT_MONGO_SETTINGS } = options;
   assertParsable(uri);
   const connection = mongoose.createConnection();
   connection.set('bufferCommands', false);
@@ -68,10 +124,11 @@ export function connectMongo(
   const open = async (): Promise<void> => {
     while (!closed) {
       try {
-        await connection.openUri(uri, { serverSelectionTimeoutMS: 3000, bufferCommands: false, maxPoolSize: 20 });
+        await connection.openUri(uri, clientOptionsOf(settings));
         if (!prepared) {
           await prepare?.();
           prepared = true;
+          await describeDeployment();
         }
         await watch.start();
         return;
@@ -83,24 +140,42 @@ export function connectMongo(
   };
   void open();
 
-  let transactions: boolean | undefined;
+  let kind: MongoTopology | undefined;
+  const topology = async (): Promise<MongoTopology> => {
+    if (kind !== undefined) return kind;
+    const db = connection.db;
+    if (!db) throw AppError.unavailable('MongoDB is unavailable');
+    // The local stand-in answers only the older `isMaster`.
+    const hello = (await db
+      .admin()
+      .command({ hello: 1 })
+      .catch(() => db.admin().command({ isMaster: 1 }))) as { setName?: string; msg?: string };
+    kind = hello.setName ? 'replica set' : hello.msg === 'isdbgrid' ? 'sharded' : 'standalone';
+    return kind;
+  };
+  /**
+   * Says once, at start, what the deployment gives: on a standalone (the local stand-in is one)
+   * `majority` is that one server's acknowledgement and entry writes run without transactions.
+   */
+  async function describeDeployment(): Promise<void> {
+    const found = await topology().catch(() => undefined);
+    if (!found) return;
+    const { writeConcern, readConcern, readPreference, maxPoolSize } = settings;
+    const facts = { dependency: 'mongodb', topology: found, writeConcern, readConcern, readPreference, maxPoolSize };
+    if (found === 'standalone')
+      logger.info(
+        facts,
+        'MongoDB is a standalone server: writes are acknowledged by it alone and run without transactions (a replica set has both)',
+      );
+    else logger.info(facts, `MongoDB is a ${found}: writes acknowledged as set, transactions available`);
+  }
   return {
     connection,
     isUp: () => watch.isUp(),
     assertUp: () => watch.assertUp(),
+    topology,
     async supportsTransactions() {
-      if (transactions !== undefined) return transactions;
-      const db = connection.db;
-      if (!db) throw AppError.unavailable('MongoDB is unavailable');
-      const hello = (await db
-        .admin()
-        .command({ hello: 1 })
-        .catch(() => db.admin().command({ isMaster: 1 }))) as {
-        setName?: string;
-        msg?: string;
-      };
-      transactions = Boolean(hello.setName) || hello.msg === 'isdbgrid';
-      return transactions;
+      return (await topology()) !== 'standalone';
     },
     async close() {
       closed = true;

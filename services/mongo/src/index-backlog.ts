@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import type { IndexBacklog } from '@kb/platform';
+import type { QueryShape } from './query-shapes';
 
 type Collection = mongo.Collection;
 
@@ -26,3 +27,14 @@ export async function readIndexBacklog(
     oldest: times.length ? new Date(Math.min(...times.map((t) => t.getTime()))) : null,
   };
 }
+
+/**
+ * The backlog's queries: queued documents counted and the oldest read on the queue index
+ * (`{<queued>: 1, updated_at: 1}`), the oldest tombstone on `{deleted_at: 1}` (their count is
+ * the collection's metadata count, which reads no document).
+ */
+export const indexBacklogQueries = (documents: string, queued: string, tombstones: string): QueryShape[] => [
+  { collection: documents, query: 'readIndexBacklog: queued count', eq: [queued] },
+  { collection: documents, query: 'readIndexBacklog: oldest queued', eq: [queued], sort: { updated_at: 1 } },
+  { collection: tombstones, query: 'readIndexBacklog: oldest tombstone', sort: { deleted_at: 1 } },
+];

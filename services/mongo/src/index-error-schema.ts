@@ -12,3 +12,18 @@ export const indexErrorSchema = new Schema<IndexErrorRecord>(
  * default: absent until a refusal, so `$inc` can start its attempts at 1.
  */
 export const indexErrorPath = () => ({ type: indexErrorSchema, default: undefined });
+
+/** What marks a refused document: its refusal's time (set with every refusal, cleared with the error). */
+export const REFUSED = 'index_error.at';
+
+/** The filter of refused documents: what the partial index on them holds, so a count reads only them. */
+export const refusedFilter = () => ({ [REFUSED]: { $exists: true } });
+
+/**
+ * The index of refused documents (knowledge entries, products): partial, so it holds only them,
+ * and a count or a list of refusals reads them alone, never the collection; newest first.
+ */
+export const indexErrorIndex = (): [Record<string, -1>, { partialFilterExpression: Record<string, unknown> }] => [
+  { [REFUSED]: -1 },
+  { partialFilterExpression: refusedFilter() },
+];

@@ -11,3 +11,4 @@ export * from './tenancy';
 export * from './parent-guard-store';
 export * from './queue-claims';
 export * from './lease';
+export * from './query-shapes';

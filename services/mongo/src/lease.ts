@@ -1,5 +1,6 @@
 import type { mongo } from 'mongoose';
 import { isDuplicateKey } from './errors';
+import type { QueryShape } from './query-shapes';
 
 /** One lease document: `_id` names what is held (e.g. `skill-index/<tenant>`), `holder` who holds it until when. */
 export interface LeaseDoc {
@@ -40,3 +41,11 @@ export function mongoLeases(collection: mongo.Collection<LeaseDoc>) {
   };
 }
 export type MongoLeases = ReturnType<typeof mongoLeases>;
+
+/** The leases' queries: by name (`_id`), the holder checked on that one document. */
+export const leaseQueries = (collection: string): QueryShape => ({
+  collection,
+  query: 'mongoLeases take, giveBack',
+  eq: ['_id'],
+  residual: ['holder', 'holder.until', 'holder.owner'],
+});

@@ -1,5 +1,6 @@
 import { Schema, type Model } from 'mongoose';
 import { GUARD_TTL_MS, type ClaimOutcome, type MarkOutcome, type ParentGuardStore } from '@kb/rules';
+import { byIdQuery, type QueryShape } from './query-shapes';
 
 /**
  * The guard's state on a parent document (see parent-guard.ts): `guard.deleting` {token, at}
@@ -72,3 +73,13 @@ export function parentGuardStore<T>(model: Model<T>, ttlMs = GUARD_TTL_MS): Pare
     },
   };
 }
+
+/** The guard's queries on a parent collection: one parent by `_id`, its guard state checked on it. */
+export const parentGuardQueries = (collection: string): QueryShape =>
+  byIdQuery(collection, 'parentGuardStore claim, release, mark, unmark, removeMarked', [
+    'guard.deleting',
+    'guard.deleting.at',
+    'guard.deleting.token',
+    'guard.claims',
+    'guard.claims.id',
+  ]);

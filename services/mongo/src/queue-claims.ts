@@ -1,4 +1,5 @@
 import type { Lease, QueueClaims } from '@kb/indexing';
+import { byIdQuery, type QueryShape } from './query-shapes';
 import { Schema, type Model, type mongo } from 'mongoose';
 
 /** Where a queued document's claim is stored: `{owner, until}`, absent when nobody holds it. */
@@ -96,3 +97,17 @@ export const queuePaths = () => ({
   index_seq: { type: Number, default: 0 },
   [CLAIM_FIELD]: { type: claimSchema, default: undefined },
 });
+
+/**
+ * The claims' queries on a queue's collection (take, extend, give back, a write's own claim,
+ * and `indexedFilter`): by `_id`, the rest checked on the few documents named.
+ */
+export const queueClaimQueries = (collection: string, queued: string[]): QueryShape =>
+  byIdQuery(collection, 'queue claims (take, extend, give back) and indexedFilter', [
+    ...queued,
+    'version',
+    'index_seq',
+    CLAIM_FIELD,
+    `${CLAIM_FIELD}.until`,
+    `${CLAIM_FIELD}.owner`,
+  ]);

@@ -133,8 +133,38 @@ export function grpcServerSettings<S extends keyof typeof DEFAULT_GRPC_PORTS>(se
 }
 
 /** The settings of a MongoDB-backed service that indexes what it writes through the similarity service (knowledge, catalog). */
-export const INDEXING_SERVICE_SETTINGS = {
+/**
+ * How the services that own MongoDB collections (knowledge, catalog) talk to it
+ * (docs/mongodb.md, "Connection settings"). The defaults suit a replica set and work on a
+ * standalone server and the local stand-in, which acknowledge `majority` as one server.
+ */
+export const MONGODB_SETTINGS = {
   MONGODB_URI: Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'MongoDB connection string' }),
+  /** Connections per process to each server: the most operations one process has in flight on it. */
+  MONGODB_MAX_POOL_SIZE: Type.Integer({ default: 20, minimum: 1, maximum: 500 }),
+  /** Acknowledged by a majority of the replica set, so a failover never rolls an answered write back; or a member count. */
+  MONGODB_WRITE_CONCERN: Type.String({
+    default: 'majority',
+    pattern: '^(majority|[1-9][0-9]?)$',
+    expected:
+      '`majority` or a number of members from 1 to 99 (0, unacknowledged, is refused: unique-index conflicts must be seen)',
+  }),
+  /** `majority`: a read sees only writes a majority holds, so never one a failover then rolls back. */
+  MONGODB_READ_CONCERN: Type.Union(
+    ['majority', 'local'].map((l) => Type.Literal(l)),
+    { default: 'majority' },
+  ),
+  /** `primary`: reads see the writes they follow (a version check, a read after a create); others may read stale. */
+  MONGODB_READ_PREFERENCE: Type.Union(
+    ['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'].map((l) => Type.Literal(l)),
+    { default: 'primary' },
+  ),
+  /** How long an operation waits for a server to send it to before it answers UNAVAILABLE (503). */
+  MONGODB_SERVER_SELECTION_TIMEOUT_MS: Type.Integer({ default: 3000, minimum: 100, maximum: 120_000 }),
+};
+
+export const INDEXING_SERVICE_SETTINGS = {
+  ...MONGODB_SETTINGS,
   /** The similarity service (indexing and search); every call has this deadline, or less: what is left of the call it serves. */
   SIMILARITY_GRPC_ADDR: GrpcAddress(defaultGrpcAddress('similarity')),
   SIMILARITY_DEADLINE_MS: Type.Integer({ default: 10000, minimum: 100 }),

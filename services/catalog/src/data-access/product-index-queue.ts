@@ -1,6 +1,14 @@
 import type { IndexBacklog } from '@kb/platform';
 import type { mongo } from 'mongoose';
-import { indexedFilter, mongoQueueClaims, readIndexBacklog, unclaimed, withId } from '@kb/mongo';
+import {
+  indexedFilter,
+  mongoQueueClaims,
+  readIndexBacklog,
+  REFUSED,
+  refusedFilter,
+  unclaimed,
+  withId,
+} from '@kb/mongo';
 import type { Product, ProductDeletion } from '../domain/types';
 import { finishInterruptedDeletes } from './product-writes';
 import { productOf, productsOf, type ProductDeletionDoc, type ProductDoc, type ProductModels } from './product-models';
@@ -142,15 +150,15 @@ export async function markRefused(
 export function indexErrors({ products }: ProductModels, tenantId?: string): Promise<RefusedProduct[]> {
   return products
     .find<RefusedProduct>(
-      { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
+      { ...refusedFilter(), ...(tenantId ? { tenant_id: tenantId } : {}) },
       { projection: { tenant_id: 1, version: 1, needs_index: 1, index_error: 1 } },
     )
-    .sort({ 'index_error.at': -1 })
+    .sort({ [REFUSED]: -1 })
     .toArray();
 }
 
 export function countIndexErrors({ products }: ProductModels): Promise<number> {
-  return products.countDocuments({ index_error: { $exists: true } });
+  return products.countDocuments(refusedFilter());
 }
 
 /** Queues refused products again (all, a tenant's, or the given ids); returns how many. */
@@ -158,7 +166,7 @@ export async function retryIndexErrors({ products }: ProductModels, tenantId?: s
   return (
     await products.updateMany(
       {
-        index_error: { $exists: true },
+        ...refusedFilter(),
         ...(tenantId ? { tenant_id: tenantId } : {}),
         ...(ids.length ? { _id: { $in: ids } } : {}),
       },
@@ -170,7 +178,10 @@ export async function retryIndexErrors({ products }: ProductModels, tenantId?: s
 /** Tombstones to apply, not claimed; a delete a crash interrupted is finished first (product-writes). */
 export async function pendingDeletions(models: ProductModels, limit: number): Promise<ProductDeletion[]> {
   const now = new Date();
-  const read = (await models.deletions.find(unclaimed(now)).limit(limit).toArray()).map((d) => withId(d));
+  // Oldest first, read along the deleted_at index: the first `limit` unclaimed ones, never the whole collection.
+  const read = (await models.deletions.find(unclaimed(now)).sort({ deleted_at: 1 }).limit(limit).toArray()).map((d) =>
+    withId(d),
+  );
   return finishInterruptedDeletes(models, read, now);
 }
 
@@ -182,8 +193,9 @@ export function indexBacklog({ ProductModel, ProductDeletionModel }: ProductMode
   return readIndexBacklog(ProductModel.collection, { needs_index: true }, ProductDeletionModel.collection);
 }
 
+/** How many products there are, every tenant together (a reindex's progress): the collection's count, no document read. */
 export function countAll({ products }: ProductModels): Promise<number> {
-  return products.countDocuments({});
+  return products.estimatedDocumentCount();
 }
 
 /** Marks products written since `since` for the background indexer (after a reindex). */

@@ -1,6 +1,6 @@
 import { Schema, type Collection, type Connection, type Model } from 'mongoose';
 import { PRODUCT_DEFAULTS, type DecimalField } from '@kb/rules';
-import { indexErrorPath, queuePaths, tenantScoped, withId } from '@kb/mongo';
+import { indexErrorIndex, indexErrorPath, queuePaths, tenantScoped, withId } from '@kb/mongo';
 import type { Product, ProductDeletion } from '../domain/types';
 import { withDecimalText, type StoredDecimals } from './decimals';
 
@@ -76,9 +76,15 @@ const productSchema = new Schema<ProductDoc>(productPaths, {
 productSchema.plugin(tenantScoped);
 // The upsert key: concurrent upserts of one external id leave exactly one product.
 productSchema.index({ tenant_id: 1, site_id: 1, upsert_key: 1 }, { unique: true });
+// Children by their parent: waiting for it by external id (adopted when it arrives), and by id (freed when it is deleted).
 productSchema.index({ tenant_id: 1, site_id: 1, parent_external_id: 1 });
+productSchema.index({ tenant_id: 1, site_id: 1, parent_product_id: 1 });
 // The indexer's queue; with updated_at, the oldest waiting product is one index read (metrics).
 productSchema.index({ needs_index: 1, updated_at: 1 });
+// What changed since a reindex began (every tenant): requeued behind it.
+productSchema.index({ updated_at: 1 });
+// Refused products only (a partial index): counted per refusal and per minute, listed newest first.
+productSchema.index(...indexErrorIndex());
 // What markIndexed filters on, as equality filters: a product by tenant and id, and a product at
 // a version. Unique by construction (_id is); unique also because a server that plans only with
 // unique indexes whose keys are exactly the filter's (mongo-java-server) then serves these

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import { byIdQuery, indexBacklogQueries, queueClaimQueries, REFUSED, type QueryShape } from '@kb/mongo';
 import type { ProductSet } from '../domain/types';
 import * as indexQueue from './product-index-queue';
 import { productModels } from './product-models';
@@ -57,3 +58,66 @@ export function productsRepo(connection: Connection) {
   };
 }
 export type ProductsRepo = ReturnType<typeof productsRepo>;
+
+const PRODUCTS = 'products';
+const DELETIONS = 'product_deletions';
+/** One product of a site by its upsert key (the unique index). */
+const BY_KEY = ['tenant_id', 'site_id', 'upsert_key'];
+
+/**
+ * Every query of product-reads.ts, product-writes.ts and product-index-queue.ts, as an index
+ * sees it (@kb/mongo query-shapes; docs/mongodb.md).
+ */
+export const PRODUCT_QUERIES: QueryShape[] = [
+  byIdQuery(
+    PRODUCTS,
+    'findOfTenantByIds: findById, findByIds, existingIds, upsertMany read-back, finishInterruptedDeletes',
+  ),
+  {
+    collection: PRODUCTS,
+    query: 'remove, finishDelete, touch, markRefused, markIndexedMany (tenant and id)',
+    eq: ['tenant_id', '_id'],
+    residual: ['version', 'index_seq'],
+  },
+  { collection: PRODUCTS, query: 'upsert, upsertMany, findByKey, findByKeys', eq: BY_KEY },
+  { collection: PRODUCTS, query: 'countInSite', eq: ['tenant_id', 'site_id'] },
+  {
+    collection: PRODUCTS,
+    query: 'adoptChildrenOf',
+    eq: ['tenant_id', 'site_id', 'parent_external_id'],
+    residual: ['parent_product_id'],
+  },
+  { collection: PRODUCTS, query: 'finishDelete: its children', eq: ['tenant_id', 'site_id', 'parent_product_id'] },
+  {
+    collection: PRODUCTS,
+    query: 'pendingIndex',
+    eq: ['needs_index'],
+    range: ['updated_at'],
+    residual: ['index_claim', 'index_claim.until'],
+  },
+  {
+    collection: PRODUCTS,
+    query: 'pendingIndex, every write',
+    eq: ['needs_index'],
+    residual: ['index_claim', 'index_claim.until'],
+  },
+  { collection: PRODUCTS, query: 'markChangedSince', range: ['updated_at'] },
+  { collection: PRODUCTS, query: 'allAfter', sort: { _id: 1 }, range: ['_id'] },
+  {
+    collection: PRODUCTS,
+    query: 'indexErrors, countIndexErrors, retryIndexErrors',
+    exists: [REFUSED],
+    residual: ['tenant_id', '_id'],
+  },
+  { collection: PRODUCTS, query: 'indexErrors', exists: [REFUSED], sort: { [REFUSED]: -1 }, residual: ['tenant_id'] },
+  queueClaimQueries(PRODUCTS, ['needs_index']),
+  ...indexBacklogQueries(PRODUCTS, 'needs_index', DELETIONS),
+  byIdQuery(DELETIONS, 'remove (the tombstone), deletionDone, finishInterruptedDeletes', ['version']),
+  queueClaimQueries(DELETIONS, []),
+  {
+    collection: DELETIONS,
+    query: 'pendingDeletions',
+    sort: { deleted_at: 1 },
+    residual: ['index_claim', 'index_claim.until'],
+  },
+];

@@ -1,7 +1,10 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import {
+  byIdQuery,
   onDuplicateKey,
   parentGuardPath,
+  parentGuardQueries,
+  type QueryShape,
   parentGuardStore,
   tenantScoped,
   withId,
@@ -46,6 +49,8 @@ const siteSchema = new Schema<SiteDoc>(
 );
 siteSchema.plugin(tenantScoped);
 siteSchema.index({ tenant_id: 1, slug: 1 }, { unique: true });
+// The tenant's sites oldest first (who becomes the default when it has none).
+siteSchema.index({ tenant_id: 1, created_at: 1, _id: 1 });
 
 const defaultSiteSchema = new Schema<DefaultSiteDoc>(
   {
@@ -57,12 +62,18 @@ const defaultSiteSchema = new Schema<DefaultSiteDoc>(
 );
 defaultSiteSchema.plugin(tenantScoped);
 
-export function sitesRepo(connection: Connection) {
+/** The sites' models on one connection. */
+export function siteModels(connection: Connection) {
   const SiteModel: Model<SiteDoc> =
     (connection.models.Site as Model<SiteDoc> | undefined) ?? connection.model<SiteDoc>('Site', siteSchema);
   const DefaultSite: Model<DefaultSiteDoc> =
     (connection.models.DefaultSite as Model<DefaultSiteDoc> | undefined) ??
     connection.model<DefaultSiteDoc>('DefaultSite', defaultSiteSchema);
+  return { SiteModel, DefaultSite };
+}
+
+export function sitesRepo(connection: Connection) {
+  const { SiteModel, DefaultSite } = siteModels(connection);
 
   const defaultId = async (tenantId: string): Promise<string | undefined> =>
     (await DefaultSite.findOne({ tenant_id: tenantId, _id: tenantId }).lean<DefaultSiteDoc>())?.site_id;
@@ -145,3 +156,15 @@ export function sitesRepo(connection: Connection) {
   };
 }
 export type SitesRepo = ReturnType<typeof sitesRepo>;
+
+/** Every query this repository issues, as an index sees it (@kb/mongo query-shapes; docs/mongodb.md). */
+export const SITE_QUERIES: QueryShape[] = [
+  { collection: 'sites', query: 'sitesRepo list', eq: ['tenant_id'], sort: { slug: 1 } },
+  { collection: 'sites', query: 'sitesRepo count', eq: ['tenant_id'] },
+  // By uuid or by slug, in one $or: a tenant's sites are few, each checked.
+  { collection: 'sites', query: 'sitesRepo find', eq: ['tenant_id'], residual: ['_id', 'slug'] },
+  { collection: 'sites', query: 'sitesRepo oldestFirst', eq: ['tenant_id'], sort: { created_at: 1, _id: 1 } },
+  byIdQuery('sites', 'sitesRepo update'),
+  parentGuardQueries('sites'),
+  byIdQuery('default_sites', 'sitesRepo defaultId, setDefault, setDefaultIfNone, clearDefault', ['site_id']),
+];

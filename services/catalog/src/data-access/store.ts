@@ -1,5 +1,5 @@
 import type { Logger } from '@kb/platform';
-import { connectMongo, mapMongoError } from '@kb/mongo';
+import { connectMongo, mapMongoError, DEFAULT_MONGO_SETTINGS, type MongoSettings } from '@kb/mongo';
 import { productsRepo, type ProductsRepo } from './products-repo';
 import { sitesRepo, type SitesRepo } from './sites-repo';
 
@@ -8,11 +8,17 @@ import { sitesRepo, type SitesRepo } from './sites-repo';
  * counts as up), the repositories over its collections, and the mapper that turns "MongoDB not
  * reachable" into UNAVAILABLE for the gRPC handlers.
  */
-export function openCatalogStore(uri: string, logger: Logger, onChange: (up: boolean) => void) {
+export function openCatalogStore(
+  uri: string,
+  logger: Logger,
+  onChange: (up: boolean) => void,
+  settings: MongoSettings = DEFAULT_MONGO_SETTINGS,
+) {
   let sites: SitesRepo | undefined;
   let products: ProductsRepo | undefined;
   const mongo = connectMongo(uri, logger, {
     onChange,
+    settings,
     prepare: async () => {
       await (sites as SitesRepo).ensureIndexes();
       await (products as ProductsRepo).ensureIndexes();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isDuplicateKey, parentGuardStore } from '@kb/mongo';
+import { byIdQuery, isDuplicateKey, parentGuardQueries, parentGuardStore, type QueryShape } from '@kb/mongo';
 import type { Category } from '../domain/types';
 import type { CategoryDoc, KnowledgeModels } from './models';
 
@@ -96,3 +96,23 @@ export function categoriesRepo(models: KnowledgeModels) {
   };
 }
 export type CategoriesRepo = ReturnType<typeof categoriesRepo>;
+
+/** Every query this repository issues, as an index sees it (@kb/mongo query-shapes; docs/mongodb.md). */
+export const CATEGORY_QUERIES: QueryShape[] = [
+  {
+    collection: 'categories',
+    query: 'categoriesRepo list',
+    eq: ['tenant_id'],
+    sort: { sort_order: 1, name: 1, _id: 1 },
+  },
+  {
+    collection: 'categories',
+    query: 'categoriesRepo list of a parent',
+    eq: ['tenant_id', 'parent_id'],
+    sort: { sort_order: 1, name: 1, _id: 1 },
+  },
+  { collection: 'categories', query: 'categoriesRepo countChildren', eq: ['tenant_id', 'parent_id'] },
+  byIdQuery('categories', 'categoriesRepo findById, update'),
+  parentGuardQueries('categories'),
+  byIdQuery('category_trees', 'categoriesRepo lockTree, unlockTree', ['mover', 'mover.at', 'mover.token']),
+];

@@ -8,9 +8,16 @@ import {
   type LeaseDoc,
   onDuplicateKey,
   readIndexBacklog,
+  REFUSED,
+  refusedFilter,
   unclaimed,
   withId,
   withMongoId,
+  byIdQuery,
+  indexBacklogQueries,
+  leaseQueries,
+  queueClaimQueries,
+  type QueryShape,
 } from '@kb/mongo';
 import type { Entry, EntryChanges, EntryTombstone, EntryVersion } from '../domain/types';
 import type { EntryDoc, EntryTombstoneDoc, EntryVersionDoc, KnowledgeModels } from './models';
@@ -76,9 +83,13 @@ function listFilter(q: ListQuery): Record<string, unknown>[] {
   if (q.layer !== undefined) and.push({ layer: q.layer });
   if (!q.includeExpired) and.push({ $or: [{ expires_at: null }, { expires_at: { $gt: new Date() } }] });
   if (q.after)
-    and.push({
-      $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }],
-    });
+    and.push(
+      // The range bounds the index scan (a later page starts where the last one ended); the $or settles ties.
+      { updated_at: { $lte: q.after.updatedAt } },
+      {
+        $or: [{ updated_at: { $lt: q.after.updatedAt } }, { updated_at: q.after.updatedAt, _id: { $gt: q.after.id } }],
+      },
+    );
   return and;
 }
 
@@ -369,6 +380,8 @@ export function entriesRepo(models: KnowledgeModels) {
     async pendingTombstones(limit: number): Promise<EntryTombstone[]> {
       const docs = (await EntryTombstoneModel.collection
         .find(unclaimed(new Date()))
+        // Oldest first, read along the deleted_at index: the first `limit` unclaimed ones, never the whole collection.
+        .sort({ deleted_at: 1 })
         .limit(limit)
         .toArray()) as unknown as EntryTombstoneDoc[];
       return docs.map((d) => withId(d));
@@ -448,19 +461,19 @@ export function entriesRepo(models: KnowledgeModels) {
     ): Promise<Pick<EntryDoc, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[]> {
       return (await EntryModel.collection
         .find(
-          { index_error: { $exists: true }, ...(tenantId ? { tenant_id: tenantId } : {}) },
+          { ...refusedFilter(), ...(tenantId ? { tenant_id: tenantId } : {}) },
           { projection: { tenant_id: 1, version: 1, index_pending: 1, index_error: 1 } },
         )
-        .sort({ 'index_error.at': -1 })
+        .sort({ [REFUSED]: -1 })
         .toArray()) as unknown as Pick<EntryDoc, '_id' | 'tenant_id' | 'version' | 'index_pending' | 'index_error'>[];
     },
     async countIndexErrors(): Promise<number> {
-      return EntryModel.collection.countDocuments({ index_error: { $exists: true } });
+      return EntryModel.collection.countDocuments(refusedFilter());
     },
     /** Queues refused entries again (all, a tenant's, or the given ids); returns how many. */
     async retryIndexErrors(tenantId?: string, ids: string[] = []): Promise<number> {
       const filter = {
-        index_error: { $exists: true },
+        ...refusedFilter(),
         ...(tenantId ? { tenant_id: tenantId } : {}),
         ...(ids.length ? { _id: { $in: ids } } : {}),
       };
@@ -479,3 +492,128 @@ export function entriesRepo(models: KnowledgeModels) {
   };
 }
 export type EntriesRepo = ReturnType<typeof entriesRepo>;
+
+const ENTRIES = 'knowledge_entries';
+/** The filters a list may add to its tenant and order (the readers' visibility, the query's filters): checked per entry. */
+const LIST_RESIDUAL = [
+  'visibility',
+  'owner_key',
+  'workspace_id',
+  'type',
+  'project_ids',
+  'layer',
+  'expires_at',
+  'updated_at',
+  '_id',
+];
+const READABLE = ['visibility', 'owner_key', 'workspace_id'];
+
+/** Every query this repository issues, as an index sees it (@kb/mongo query-shapes; docs/mongodb.md). */
+export const ENTRY_QUERIES: QueryShape[] = [
+  byIdQuery(
+    ENTRIES,
+    'entriesRepo by id: findReadable, findManyReadable, updateIfVersion, removeAnyVersion, deleteIfVersion',
+    [...READABLE, 'version'],
+  ),
+  byIdQuery(ENTRIES, 'entriesRepo moveFromCategory, addSite, markIndexed, markRefused', [
+    'category_id',
+    'site_ids',
+    'version',
+    'index_seq',
+  ]),
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo listStream',
+    eq: ['tenant_id'],
+    sort: { updated_at: -1, _id: 1 },
+    range: ['updated_at'],
+    residual: LIST_RESIDUAL,
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo listStream, first page',
+    eq: ['tenant_id'],
+    sort: { updated_at: -1, _id: 1 },
+    residual: LIST_RESIDUAL,
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo listStream of a category',
+    eq: ['tenant_id', 'category_id'],
+    sort: { updated_at: -1, _id: 1 },
+    range: ['updated_at'],
+    residual: LIST_RESIDUAL,
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo listStream of a category, first page',
+    eq: ['tenant_id', 'category_id'],
+    sort: { updated_at: -1, _id: 1 },
+    residual: LIST_RESIDUAL,
+  },
+  { collection: ENTRIES, query: 'entriesRepo countInCategory', eq: ['tenant_id', 'category_id'], residual: ['type'] },
+  { collection: ENTRIES, query: 'entriesRepo ofType', eq: ['tenant_id', 'type'], sort: { created_at: 1, _id: 1 } },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo translationLanguageTaken, translationSource',
+    eq: ['tenant_id', 'translation_group_id'],
+    residual: ['language', 'translation_of'],
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo translationGroupStream',
+    eq: ['tenant_id', 'translation_group_id'],
+    sort: { created_at: 1, _id: 1 },
+    residual: ['created_at', '_id'],
+    sortInMemory: 'a translation group holds at most one entry per language (a unique index)',
+  },
+  { collection: ENTRIES, query: 'entriesRepo removeSite', eq: ['tenant_id', 'site_ids'] },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo pendingEntries',
+    eq: ['index_pending'],
+    range: ['updated_at'],
+    residual: ['index_claim', 'index_claim.until'],
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo pendingEntries, every write',
+    eq: ['index_pending'],
+    residual: ['index_claim', 'index_claim.until'],
+  },
+  { collection: ENTRIES, query: 'entriesRepo allAfter', sort: { _id: 1 }, range: ['_id'] },
+  { collection: ENTRIES, query: 'entriesRepo markChangedSince', range: ['updated_at'] },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo indexErrors, countIndexErrors, retryIndexErrors',
+    exists: [REFUSED],
+    residual: ['tenant_id', '_id'],
+  },
+  {
+    collection: ENTRIES,
+    query: 'entriesRepo indexErrors',
+    exists: [REFUSED],
+    sort: { [REFUSED]: -1 },
+    residual: ['tenant_id'],
+  },
+  byIdQuery(ENTRIES, 'findOfTenantByIds: findManyOfTenant, indexStates'),
+  queueClaimQueries(ENTRIES, ['index_pending']),
+  ...indexBacklogQueries(ENTRIES, 'index_pending', 'knowledge_entry_tombstones'),
+  {
+    collection: 'knowledge_entry_versions',
+    query: 'entriesRepo versionsStream',
+    eq: ['tenant_id', 'entry_id'],
+    sort: { version: 1 },
+    range: ['version'],
+  },
+  byIdQuery('knowledge_entry_tombstones', 'entriesRepo addTombstone, removeTombstone', ['version']),
+  queueClaimQueries('knowledge_entry_tombstones', []),
+  {
+    collection: 'knowledge_entry_tombstones',
+    query: 'entriesRepo pendingTombstones',
+    sort: { deleted_at: 1 },
+    residual: ['index_claim', 'index_claim.until'],
+  },
+  byIdQuery('deleted_sites', 'entriesRepo markSiteDeleted, siteDeleted'),
+  leaseQueries('knowledge_leases'),
+];

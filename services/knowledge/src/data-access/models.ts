@@ -1,5 +1,12 @@
 import { Schema, type Connection, type Model, type SchemaDefinition, type SchemaOptions } from 'mongoose';
-import { indexErrorPath, parentGuardPath, queuePaths, tenantScoped, type ParentGuardState } from '@kb/mongo';
+import {
+  indexErrorIndex,
+  indexErrorPath,
+  parentGuardPath,
+  queuePaths,
+  tenantScoped,
+  type ParentGuardState,
+} from '@kb/mongo';
 import type { ApiToken, Category, Entry, EntryTombstone, EntryVersion, Tenant } from '../domain/types';
 
 /*
@@ -106,7 +113,9 @@ const categorySchema = tenantScopedSchema<CategoryDoc>(
   },
   { collection: 'categories', versionKey: false, autoIndex: false },
 );
-categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1 });
+// A parent's children in list order (and their count); the whole tree in list order.
+categorySchema.index({ tenant_id: 1, parent_id: 1, sort_order: 1, name: 1, _id: 1 });
+categorySchema.index({ tenant_id: 1, sort_order: 1, name: 1, _id: 1 });
 
 const categoryTreeSchema = tenantScopedSchema<CategoryTreeDoc>(
   { mover: { type: Schema.Types.Mixed, default: null }, version: { type: Number, default: 0 } },
@@ -153,13 +162,21 @@ const entrySchema = tenantScopedSchema<EntryDoc>(
   },
   { collection: 'knowledge_entries', versionKey: false, minimize: false, autoIndex: false },
 );
+// Lists in their order (newest change first, then id): all of a tenant's, and a category's (also its count).
 entrySchema.index({ tenant_id: 1, updated_at: -1, _id: 1 });
-entrySchema.index({ tenant_id: 1, category_id: 1 });
-entrySchema.index({ tenant_id: 1, type: 1 });
+entrySchema.index({ tenant_id: 1, category_id: 1, updated_at: -1, _id: 1 });
+// A type's entries oldest first (the skills a skill index is rebuilt from).
+entrySchema.index({ tenant_id: 1, type: 1, created_at: 1, _id: 1 });
+// The entries a deleted site is taken off.
+entrySchema.index({ tenant_id: 1, site_ids: 1 });
 // One entry per language in a translation group (also the guard against racing translations).
 entrySchema.index({ tenant_id: 1, translation_group_id: 1, language: 1 }, { unique: true });
 // The indexer's queue; with updated_at, the oldest waiting entry is one index read (metrics).
 entrySchema.index({ index_pending: 1, updated_at: 1 });
+// What changed since a reindex began (every tenant): requeued behind it.
+entrySchema.index({ updated_at: 1 });
+// Refused entries only (a partial index): counted per refusal and per minute, listed newest first.
+entrySchema.index(...indexErrorIndex());
 
 const entryVersionSchema = tenantScopedSchema<EntryVersionDoc>(
   {

@@ -1,5 +1,5 @@
 import type { Logger } from '@kb/platform';
-import { connectMongo, mapMongoError } from '@kb/mongo';
+import { connectMongo, mapMongoError, DEFAULT_MONGO_SETTINGS, type MongoSettings } from '@kb/mongo';
 import { categoriesRepo } from './categories-repo';
 import { entriesRepo } from './entries-repo';
 import { ensureKnowledgeIndexes, knowledgeModels, type KnowledgeModels } from './models';
@@ -12,10 +12,16 @@ import { transactions } from './transactions';
  * before it counts as up), the repositories over its collections, the unit of work of entry
  * writes, and the mapper that turns "MongoDB not reachable" into UNAVAILABLE for the gRPC handlers.
  */
-export function openKnowledgeStore(uri: string, logger: Logger, onChange: (up: boolean) => void) {
+export function openKnowledgeStore(
+  uri: string,
+  logger: Logger,
+  onChange: (up: boolean) => void,
+  settings: MongoSettings = DEFAULT_MONGO_SETTINGS,
+) {
   let models: KnowledgeModels | undefined;
   const mongo = connectMongo(uri, logger, {
     onChange,
+    settings,
     prepare: () => ensureKnowledgeIndexes(models as KnowledgeModels),
   });
   models = knowledgeModels(mongo.connection);

@@ -1,4 +1,4 @@
-import { onDuplicateKey } from '@kb/mongo';
+import { onDuplicateKey, type QueryShape } from '@kb/mongo';
 import type { Tenant } from '../domain/types';
 import type { KnowledgeModels, TenantDoc } from './models';
 
@@ -48,3 +48,9 @@ export function tenantsRepo(models: KnowledgeModels) {
   };
 }
 export type TenantsRepo = ReturnType<typeof tenantsRepo>;
+
+/** Every query this repository issues, as an index sees it (@kb/mongo query-shapes; docs/mongodb.md). */
+export const TENANT_QUERIES: QueryShape[] = [
+  { collection: 'tenants', query: 'tenantsRepo findById, saveSettings', eq: ['_id'] },
+  { collection: 'tenants', query: 'tenantsRepo findByHost, hostTakenByOther', eq: ['hosts'], residual: ['_id'] },
+];

@@ -1,3 +1,4 @@
+import { byIdQuery, type QueryShape } from '@kb/mongo';
 import type { ApiToken } from '../domain/types';
 import type { ApiTokenDoc, KnowledgeModels } from './models';
 
@@ -41,3 +42,11 @@ export function tokensRepo(models: KnowledgeModels) {
   };
 }
 export type TokensRepo = ReturnType<typeof tokensRepo>;
+
+/** Every query this repository issues, as an index sees it (@kb/mongo query-shapes; docs/mongodb.md). */
+export const TOKEN_QUERIES: QueryShape[] = [
+  { collection: 'api_tokens', query: 'tokensRepo findByHash', eq: ['tenant_id', 'hash'] },
+  // A prefix regex on the id: a range of the primary key.
+  { collection: 'api_tokens', query: 'tokensRepo findByIdPrefix', range: ['_id'], residual: ['tenant_id'] },
+  byIdQuery('api_tokens', 'tokensRepo revoke'),
+];

@@ -30,9 +30,13 @@ export function transactions(mongo: MongoHandle): Transactions {
     async run<T>(work: (tx?: Transaction) => Promise<T>): Promise<T> {
       if (!(await mongo.supportsTransactions())) return work();
       let out: T | undefined;
-      await mongo.connection.transaction(async (session) => {
-        out = await work(session as unknown as Transaction);
-      });
+      // A transaction reads from the primary whatever MONGODB_READ_PREFERENCE says (MongoDB requires it).
+      await mongo.connection.transaction(
+        async (session) => {
+          out = await work(session as unknown as Transaction);
+        },
+        { readPreference: 'primary' },
+      );
       return out as T;
     },
   };
