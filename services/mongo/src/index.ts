@@ -11,3 +11,5 @@ export * from './tenancy';
 export * from './parent-guard-store';
 export * from './queue-claims';
 export * from './lease';
+export * from './tenant-data';
+export * from './reindex-runs';

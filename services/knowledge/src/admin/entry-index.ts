@@ -13,6 +13,7 @@ import {
   type CallerSigner,
   type Logger,
 } from '@kb/platform';
+import { mongoReindexRuns, type ReindexRunDoc } from '@kb/mongo';
 import { entriesRepo } from '../data-access/entries-repo';
 import type { KnowledgeModels } from '../data-access/models';
 import {
@@ -49,9 +50,17 @@ export interface ReindexEntriesInput {
   similarity: { address: string; sign: CallerSigner };
   /** Where a refusal met during the reindex is logged (error level). */
   logger: Logger;
-  onBegun?(target: { index: string; alias: string }): void;
+  /** Continue the unfinished run from its last finished page (a new run when there is none). */
+  resume?: boolean;
+  /** How a page that failed is written again (default: 3 more times, from 500 ms, doubling). */
+  retry?: { attempts: number; delayMs: number };
+  onBegun?(target: { index: string; alias: string; resumed?: { after: string; done: number } }): void;
   onPage?(done: number): void;
+  onRetry?(attempt: number, delayMs: number, error: string): void;
 }
+
+/** Where `reindex --kind entries` keeps its progress (@kb/mongo mongoReindexRuns). */
+export const ENTRY_REINDEX_RUNS = 'entry_reindex_runs';
 
 /**
  * Rebuilds the entries index from MongoDB (the rules: @kb/indexing reindex). Searches keep using
@@ -88,8 +97,12 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
         return { indexed: outcome.indexed.size, refused: outcome.refused.size };
       },
       requeueWrittenSince: (since) => repo.markChangedSince(since),
+      runs: mongoReindexRuns(models.Entry.db.collection<ReindexRunDoc>(ENTRY_REINDEX_RUNS)),
+      ...(input.resume ? { resume: true } : {}),
+      ...(input.retry ? { retry: input.retry } : {}),
       ...(input.onBegun ? { onBegun: input.onBegun } : {}),
       ...(input.onPage ? { onPage: input.onPage } : {}),
+      ...(input.onRetry ? { onRetry: input.onRetry } : {}),
     });
   } finally {
     similarity.close();
