@@ -157,6 +157,8 @@ beforeAll(async () => {
     'ingress.exposeProbes=true',
     '--set',
     'observability.metrics.serviceMonitor.enabled=true',
+    '--set',
+    'reindexJob.enabled=true',
   ];
   [
     rendered.acme,
@@ -184,6 +186,8 @@ beforeAll(async () => {
       'networkPolicy.enabled=true',
       '--set',
       'httpRoute.exposeProbes=true',
+      '--set',
+      'reindexJob.enabled=true',
     ]),
     template('acme', ['-f', examples.acme, '--set', 'hostNetwork=true', '--set', 'listenAddress=127.0.0.1']),
     template('initech', [
@@ -548,6 +552,26 @@ describe('the Helm chart', () => {
           { name: 'MONGODB_URI', valueFrom: { secretKeyRef: { name: 'acme-mongodb', key: 'uri' } } },
         ]),
       });
+    },
+  );
+
+  test(
+    'when reindexJob is on, then a post-upgrade hook Job after the bootstrap runs ' +
+      '`node /app/admin.js reindex --resume` with the system credential; off by default',
+    () => {
+      expect(rendered.acme.some((o) => o.kind === 'Job' && o.metadata.name === 'acme-reindex')).toBe(false);
+      const job = find(rendered.acmeAll, 'Job', 'acme-reindex');
+      expect(job.metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'post-install,post-upgrade',
+        'helm.sh/hook-weight': '1',
+      });
+      expect(job.spec.backoffLimit).toBe(6);
+      expect(job.spec.template.metadata.labels['app.kubernetes.io/component']).toBe('reindex');
+      const container = job.spec.template.spec.containers[0];
+      expect(container).toMatchObject({ command: ['node', '/app/admin.js'], args: ['reindex', '--resume'] });
+      expect(container.env.map((e: { name: string }) => e.name)).toEqual(
+        expect.arrayContaining(['MONGODB_URI', 'SIMILARITY_GRPC_ADDR', 'SERVICE_SYSTEM_SECRET']),
+      );
     },
   );
 

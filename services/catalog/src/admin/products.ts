@@ -156,6 +156,8 @@ export interface ReindexProductsInput {
   /** The new index has been created; `total`: how many products there are to write. */
   /** Continue the unfinished run from its last finished page (a new run when there is none). */
   resume?: boolean;
+  /** Products per page (default 100): a resumed run continues after the last page finished. */
+  pageSize?: number;
   /** How a page that failed is written again (default: 3 more times, from 500 ms, doubling). */
   retry?: { attempts: number; delayMs: number };
   /** The new index has been created (or the run resumed); `total`: how many products there are to write. */
@@ -179,7 +181,7 @@ export function reindexProducts(
       kind: 'products',
       similarity: deps.similarity!,
       caller: systemCaller('catalog', ''), // an empty tenant: the similarity service's cross-tenant system caller
-      pageSize: BATCH,
+      pageSize: input.pageSize ?? BATCH,
       page: (after, limit) => repos.products.allAfter(after, limit),
       indexPage: async (batch: Product[], targetIndex) => {
         const ok = await indexNow(

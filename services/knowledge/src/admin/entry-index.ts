@@ -52,6 +52,8 @@ export interface ReindexEntriesInput {
   logger: Logger;
   /** Continue the unfinished run from its last finished page (a new run when there is none). */
   resume?: boolean;
+  /** Entries per page (default 200): a resumed run continues after the last page finished. */
+  pageSize?: number;
   /** How a page that failed is written again (default: 3 more times, from 500 ms, doubling). */
   retry?: { attempts: number; delayMs: number };
   onBegun?(target: { index: string; alias: string; resumed?: { after: string; done: number } }): void;
@@ -87,7 +89,7 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
       kind: 'entries',
       similarity,
       caller,
-      pageSize: 200,
+      pageSize: input.pageSize ?? 200,
       page: (after, limit) => repo.allAfter(after, limit),
       indexPage: async (entries, targetIndex) => {
         const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set(), inDoubt: new Set() };

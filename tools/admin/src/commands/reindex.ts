@@ -4,6 +4,18 @@ import { kindsOf, systemSigner, UsageError, type AdminContext } from '../context
 import { kindOption, similarityAddress } from '../options';
 import { progress } from '../progress';
 
+interface RunOptions {
+  resume: boolean;
+  pageSize?: number;
+}
+
+function pageSize(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new UsageError(`--page-size must be a whole number from 1 to 1000, got "${value}"`);
+  return n;
+}
+
 /** A page written again after a failure: a line on stderr. */
 const retryLine = (ctx: AdminContext, kind: string) => (attempt: number, delayMs: number, error: string) =>
   ctx.stderr.write(
@@ -21,13 +33,13 @@ const stderrLogger = (stderr: NodeJS.WritableStream) =>
  * Rebuilds the entries index from MongoDB. Searches keep using the old index until the swap;
  * with any entry not indexed (other than refused), there is no swap and the command fails.
  */
-async function reindexEntries(ctx: AdminContext, similarityAddr: string, resume: boolean): Promise<number> {
+async function reindexEntries(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
   const result = await (
     await ctx.knowledge()
   ).reindexEntries({
     similarity: { address: similarityAddr, sign: systemSigner(ctx, 'reindex') },
     logger: stderrLogger(ctx.stderr),
-    resume,
+    ...run,
     onBegun: (target) =>
       ctx.out(
         target.resumed
@@ -56,14 +68,14 @@ async function reindexEntries(ctx: AdminContext, similarityAddr: string, resume:
  * recorded (index errors) and does not hold up the swap; anything else not indexed leaves the
  * alias on the old index and exits 1.
  */
-async function reindexProducts(ctx: AdminContext, similarityAddr: string, resume: boolean): Promise<number> {
+async function reindexProducts(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
   const bar = progress(ctx, 'reindex', 'products');
   const result = await (
     await ctx.catalog()
   ).reindexProducts({
     similarity: { address: similarityAddr, sign: systemSigner(ctx, 'reindex') },
     ...(ctx.deadlineMs ? { deadlineMs: ctx.deadlineMs } : {}),
-    resume,
+    ...run,
     onBegun: (target) => {
       if (target.resumed)
         ctx.out(`Resuming the reindex of products into ${target.index} after ${target.resumed.done} products`);
@@ -105,16 +117,25 @@ export function reindexCommand(ctx: AdminContext, setCode: (code: number) => voi
       `the similarity service (default: SIMILARITY_GRPC_ADDR, else the running stack's, else ${defaultGrpcAddress('similarity')})`,
     )
     .option('--resume', 'continue the unfinished run from its last finished page (none unfinished: a new run)')
-    .action(async (kind: string | undefined, opts: { kind?: string; similarity?: string; resume?: boolean }) => {
-      if (kind !== undefined && opts.kind !== undefined && kind !== opts.kind)
-        throw new UsageError(`reindex was given two kinds: "${kind}" and --kind "${opts.kind}"`);
-      const kinds = kindsOf(kind ?? opts.kind);
-      const address = similarityAddress(opts.similarity ?? ctx.similarityAddr());
-      for (const k of kinds) {
-        const resume = opts.resume === true;
-        const code =
-          k === 'entries' ? await reindexEntries(ctx, address, resume) : await reindexProducts(ctx, address, resume);
-        setCode(code);
-      }
-    });
+    .option('--page-size <n>', 'documents per page (default: 200 entries, 100 products)')
+    .action(
+      async (
+        kind: string | undefined,
+        opts: { kind?: string; similarity?: string; resume?: boolean; pageSize?: string },
+      ) => {
+        if (kind !== undefined && opts.kind !== undefined && kind !== opts.kind)
+          throw new UsageError(`reindex was given two kinds: "${kind}" and --kind "${opts.kind}"`);
+        const kinds = kindsOf(kind ?? opts.kind);
+        const address = similarityAddress(opts.similarity ?? ctx.similarityAddr());
+        for (const k of kinds) {
+          const run = {
+            resume: opts.resume === true,
+            ...(opts.pageSize !== undefined ? { pageSize: pageSize(opts.pageSize) } : {}),
+          };
+          const code =
+            k === 'entries' ? await reindexEntries(ctx, address, run) : await reindexProducts(ctx, address, run);
+          setCode(code);
+        }
+      },
+    );
 }

@@ -79,7 +79,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       try {
         checked = await checkArchive(opts.file);
       } catch (err) {
-        if (err instanceof ArchiveError) throw new UsageError(`--file ${err.message}; nothing was imported`);
+        if (err instanceof ArchiveError) throw new CliError(`--file ${err.message}; nothing was imported`, 2);
         throw err;
       }
       const { header, tenant: tenantDoc } = checked;
