@@ -37,7 +37,7 @@ function admin(...args: string[]) {
       {
         env: { ...process.env, MONGODB_URI: stack.mongoUri, SIMILARITY_GRPC_ADDR: stack.addresses.similarity },
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: 180_000,
       },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
@@ -88,10 +88,14 @@ async function answers(productIds: string[]): Promise<Answers> {
       h.entry.id,
       h.entry.version,
     ]),
-    similar: (similar.json as { products: { id: string; score: number }[] }).products.map((p) => [
-      p.id,
-      p.score.toFixed(4),
-    ]),
+    // Until the anchor is indexed again, a 404.
+    similar:
+      similar.status === 200
+        ? (similar.json as { products: { id: string; score: number }[] }).products.map((p) => [
+            p.id,
+            p.score.toFixed(4),
+          ])
+        : similar.status,
   };
 }
 
@@ -247,26 +251,56 @@ describe('day two: export, purge, import', () => {
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^Purged tenant/);
-    expect(Object.values(await storedCounts()).every((n) => n === 0)).toBe(true);
-    expect(await indexedCount()).toBe(0);
     // The gateway may keep a checked token for its revocation bound (5 s).
     await new Promise((r) => setTimeout(r, 5_500));
+    expect(Object.values(await storedCounts()).every((n) => n === 0)).toBe(true);
+    expect(await indexedCount()).toBe(0);
     expect((await call('/categories')).status).toBe(401);
-  });
+  }, 150_000);
 
   test('when the export is imported, then it answers as before: entries with versions and timestamps, products, searches', async () => {
     const out = await admin('tenant', 'import', '--file', exported);
     expect(out.code).toBe(0);
     expect(out.stdout).toContain(`Imported tenant ${tenant}`);
     expect(out.stdout).toMatch(/Queued 5 entries and 4 products for indexing/);
+    // The same Elasticsearch still knows the purged documents' versions (delete tombstones) and
+    // would take the same versions for stale: the import's advice, a reindex, rebuilds both kinds.
+    expect(out.stdout).toMatch(/run `admin reindex` now/);
+    const reindexed = await admin('reindex');
+    expect(reindexed.code).toBe(0);
     token = await stack.token(tenant, 'Admin', ['--user', USER]); // tokens are never exported: a new one
     // Indexed again by the running services' indexers (entries in the background, products on a pass).
     const until = Date.now() + 90_000;
     for (;;) {
       await stack.indexPending();
-      const now = await answers(productIds);
+      // The gateway keeps a tenant's lookup for 5 s: just after the purge it may still answer 401.
+      const now = await answers(productIds).catch((err: Error) => err.message);
       if (JSON.stringify(now) === JSON.stringify(before)) break;
       if (Date.now() > until) {
+        const state = async (name: string) =>
+          db
+            .collection(name)
+            .find(
+              { tenant_id: tenant },
+              {
+                projection: {
+                  index_pending: 1,
+                  needs_index: 1,
+                  indexed_version: 1,
+                  version: 1,
+                  index_error: 1,
+                  index_claim: 1,
+                },
+              },
+            )
+            .toArray();
+        console.error(
+          JSON.stringify({
+            entries: await state('knowledge_entries'),
+            products: await state('products'),
+            indexed: await indexedCount(),
+          }),
+        );
         expect(now).toEqual(before);
         break;
       }

@@ -1,5 +1,33 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import { INDEX_KINDS, withElasticsearch, type IndexKind } from '@kb/search';
+
+/** Documents deleted per bulk request. */
+const PAGE = 1000;
+
+/**
+ * Deletes every document of `index` that `query` matches, a page of ids at a time (search, bulk
+ * delete, refresh): `_delete_by_query` lives in Elasticsearch's reindex module, which the local
+ * integration-test distribution does not ship. Answers how many were deleted.
+ */
+async function deleteMatching(es: Client, index: string, query: estypes.QueryDslQueryContainer): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const page = await withElasticsearch(() =>
+      es.search({ index, query, size: PAGE, _source: false, sort: ['_doc'], track_total_hits: false }),
+    );
+    const ids = page.hits.hits.flatMap((h) => (h._id ? [h._id] : []));
+    if (ids.length === 0) return deleted;
+    const res = await withElasticsearch(() =>
+      es.bulk({ refresh: true, operations: ids.map((_id) => ({ delete: { _index: index, _id } })) }),
+    );
+    const failed = res.items.filter((i) => i.delete?.error && i.delete.status !== 404);
+    if (failed.length > 0)
+      throw new Error(
+        `${failed.length} documents of ${index} could not be deleted: ${failed[0]?.delete?.error?.reason}`,
+      );
+    deleted += ids.length;
+  }
+}
 
 /** One index holding documents of the purged tenant, and how many. */
 export interface TenantIndexCount {
@@ -32,11 +60,7 @@ export async function purgeTenantDocuments(
         counts.push({ index, kind, documents: count });
         continue;
       }
-      // conflicts: proceed — a document the indexer rewrites meanwhile is deleted by the next purge.
-      const res = await withElasticsearch(() =>
-        es.deleteByQuery({ index, query, conflicts: 'proceed', refresh: true, slices: 'auto' }),
-      );
-      counts.push({ index, kind, documents: res.deleted ?? 0 });
+      counts.push({ index, kind, documents: await deleteMatching(es, index, query) });
     }
   }
   return counts;

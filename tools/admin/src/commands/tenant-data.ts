@@ -117,7 +117,9 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       ctx.out(`Imported tenant ${id} from ${opts.file} (exported ${header.exported_at}): ${listed(inserted)}`);
       ctx.out(
         `Queued ${inserted.knowledge_entries ?? 0} entries and ${inserted.products ?? 0} products for indexing ` +
-          "(the running knowledge service's and catalog's indexers take them; `admin reindex --resume` rebuilds all instead)",
+          "(the running knowledge service's and catalog's indexers take them). If this tenant was purged from this " +
+          "install's Elasticsearch before, run `admin reindex` now: Elasticsearch remembers the deleted documents' versions " +
+          'and takes the same versions for stale',
       );
     });
 
@@ -179,9 +181,9 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
           1,
         );
       }
+      const fromIndexCount = fromIndex.reduce((n, i) => n + Number(i.documents), 0);
       ctx.out(
-        `Purged tenant ${id}: ${total(removed)} MongoDB documents (${listed(removed)}) and ` +
-          `${fromIndex.reduce((n, i) => n + Number(i.documents), 0)} indexed documents`,
+        `Purged tenant ${id}: ${total(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
       );
     });
 }
