@@ -688,11 +688,12 @@ describe('secure defaults: a render with only the required values', () => {
         denied: true,
       });
 
-    // Only the gateway reaches the back services' gRPC ports (similarity: also knowledge, catalog and the admin CLI).
+    // Only the gateway reaches the back services' gRPC ports (similarity: also knowledge, catalog, the admin CLI
+    // and the reindex Job).
     for (const [c, port, callers] of [
       ['knowledge', 50051, ['gateway']],
       ['catalog', 50052, ['gateway']],
-      ['similarity', 50053, ['gateway', 'knowledge', 'catalog', 'admin']],
+      ['similarity', 50053, ['gateway', 'knowledge', 'catalog', 'admin', 'reindex']],
     ] as const) {
       const peers = peersOf(find(objects, 'NetworkPolicy', `initech-${c}`), port);
       expect(peers).toEqual(callers.map((caller) => ({ podSelector: { matchLabels: labelsOf(caller) } })));
