@@ -157,6 +157,8 @@ beforeAll(async () => {
     'ingress.exposeProbes=true',
     '--set',
     'observability.metrics.serviceMonitor.enabled=true',
+    '--set',
+    'reindexJob.enabled=true',
   ];
   [
     rendered.acme,
@@ -184,6 +186,8 @@ beforeAll(async () => {
       'networkPolicy.enabled=true',
       '--set',
       'httpRoute.exposeProbes=true',
+      '--set',
+      'reindexJob.enabled=true',
     ]),
     template('acme', ['-f', examples.acme, '--set', 'hostNetwork=true', '--set', 'listenAddress=127.0.0.1']),
     template('initech', [
@@ -552,6 +556,26 @@ describe('the Helm chart', () => {
   );
 
   test(
+    'when reindexJob is on, then a post-upgrade hook Job after the bootstrap runs ' +
+      '`node /app/admin.js reindex --resume` with the system credential; off by default',
+    () => {
+      expect(rendered.acme.some((o) => o.kind === 'Job' && o.metadata.name === 'acme-reindex')).toBe(false);
+      const job = find(rendered.acmeAll, 'Job', 'acme-reindex');
+      expect(job.metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'post-install,post-upgrade',
+        'helm.sh/hook-weight': '1',
+      });
+      expect(job.spec.backoffLimit).toBe(6);
+      expect(job.spec.template.metadata.labels['app.kubernetes.io/component']).toBe('reindex');
+      const container = job.spec.template.spec.containers[0];
+      expect(container).toMatchObject({ command: ['node', '/app/admin.js'], args: ['reindex', '--resume'] });
+      expect(container.env.map((e: { name: string }) => e.name)).toEqual(
+        expect.arrayContaining(['MONGODB_URI', 'SIMILARITY_GRPC_ADDR', 'SERVICE_SYSTEM_SECRET']),
+      );
+    },
+  );
+
+  test(
     'when installed (dry run), then NOTES.txt shows a copy-pasteable ' +
       '`kubectl run` whose pod is valid, hardened and mints an Admin token',
     async () => {
@@ -664,11 +688,12 @@ describe('secure defaults: a render with only the required values', () => {
         denied: true,
       });
 
-    // Only the gateway reaches the back services' gRPC ports (similarity: also knowledge, catalog and the admin CLI).
+    // Only the gateway reaches the back services' gRPC ports (similarity: also knowledge, catalog, the admin CLI
+    // and the reindex Job).
     for (const [c, port, callers] of [
       ['knowledge', 50051, ['gateway']],
       ['catalog', 50052, ['gateway']],
-      ['similarity', 50053, ['gateway', 'knowledge', 'catalog', 'admin']],
+      ['similarity', 50053, ['gateway', 'knowledge', 'catalog', 'admin', 'reindex']],
     ] as const) {
       const peers = peersOf(find(objects, 'NetworkPolicy', `initech-${c}`), port);
       expect(peers).toEqual(callers.map((caller) => ({ podSelector: { matchLabels: labelsOf(caller) } })));

@@ -7,6 +7,30 @@ export interface ReindexPageOutcome {
   refused: number;
 }
 
+/** Where a reindex run's progress is kept (one per kind, in MongoDB), so a crashed run can be resumed. */
+export interface ReindexRun {
+  kind: 'entries' | 'products';
+  /** The target index from BeginReindex, and the alias it is to go behind. */
+  index: string;
+  alias: string;
+  started_at: Date;
+  /** The id of the last document of the last page written (pages go in id order); '' before the first. */
+  after: string;
+  done: number;
+  indexed: number;
+  refused: number;
+  /** running: begun, or given up on (resumable); finished: the alias swapped. */
+  status: 'running' | 'finished';
+  updated_at: Date;
+}
+
+export interface ReindexRunStore {
+  /** The kind's last run, finished or not. */
+  last(kind: ReindexRun['kind']): Promise<ReindexRun | null>;
+  /** Records a run's state (replaces the kind's last run). */
+  save(run: ReindexRun): Promise<void>;
+}
+
 export interface ReindexPlan<D extends { id: string }> {
   kind: 'entries' | 'products';
   similarity: SimilarityClient;
@@ -19,57 +43,127 @@ export interface ReindexPlan<D extends { id: string }> {
   indexPage(docs: D[], targetIndex: string): Promise<ReindexPageOutcome>;
   /** Queues for the background indexer what was written since `since`; returns how many. */
   requeueWrittenSince(since: Date): Promise<number>;
-  onBegun?(target: { index: string; alias: string }): void | Promise<void>;
+  /** Where progress is kept after every page; without it a run cannot be resumed. */
+  runs?: ReindexRunStore;
+  /** Continue the kind's unfinished run (from its last finished page) when there is one. */
+  resume?: boolean;
+  /** A page not wholly written is written again this many more times, waiting `delayMs`, doubled each time (default 3, 500 ms). */
+  retry?: { attempts: number; delayMs: number };
+  onBegun?(target: { index: string; alias: string; resumed?: { after: string; done: number } }): void | Promise<void>;
   onPage?(done: number): void;
+  /** A page failed and is written again after `delayMs`. */
+  onRetry?(attempt: number, delayMs: number, error: string): void;
 }
 
 export interface ReindexResult {
   index: string;
   alias: string;
-  /** Documents read. */
+  /** Documents read (by this run, resumed parts included). */
   done: number;
   indexed: number;
   refused: number;
-  /** Neither indexed nor refused (a dependency away or slow): any of them keeps the alias where it was. */
+  /** Neither indexed nor refused (a dependency away or slow) after the retries: the run gave up there, the alias stays. */
   failed: number;
-  /** The first error a page threw, if any. */
+  /** The last error of the page given up on, if any. */
   error?: string;
   /** Present when the alias now points at the new index. */
   finished?: { removed_indices: string[]; requeued: number };
+  /** Where the run continued from, when it resumed one. */
+  resumedAfter?: string;
+}
+
+const DEFAULT_RETRY = { attempts: 3, delayMs: 500 };
+
+/** One page written, again after a failure, up to the plan's retries; the outcome of the last attempt. */
+async function writePage<D extends { id: string }>(
+  plan: ReindexPlan<D>,
+  docs: D[],
+  index: string,
+): Promise<ReindexPageOutcome & { failed: number; error?: string }> {
+  const retry = plan.retry ?? DEFAULT_RETRY;
+  for (let attempt = 0; ; attempt++) {
+    let outcome: ReindexPageOutcome & { failed: number; error?: string };
+    try {
+      const written = await plan.indexPage(docs, index);
+      outcome = { ...written, failed: docs.length - written.indexed - written.refused };
+    } catch (err) {
+      outcome = { indexed: 0, refused: 0, failed: docs.length, error: (err as Error)?.message ?? String(err) };
+    }
+    if (outcome.failed === 0 || attempt >= retry.attempts) return outcome;
+    // External versions make writing a page again harmless: what is already there is kept.
+    const delayMs = retry.delayMs * 2 ** attempt;
+    plan.onRetry?.(attempt + 1, delayMs, outcome.error ?? `${outcome.failed} documents not indexed`);
+    await new Promise((r) => setTimeout(r, delayMs));
+  }
 }
 
 /**
  * Rebuilds a kind's index from MongoDB: a new index (BeginReindex), every document written
  * into it page by page, then the alias swapped (FinishReindex) only if nothing failed other
- * than refusals, so searches never move to an index with holes. Documents written meanwhile
- * are queued again afterwards so the background indexer sends them to the new index too
- * (external versions make that idempotent).
+ * than refusals, so searches never move to an index with holes. A page not wholly written is
+ * written again a few times with backoff; then the run gives up, its progress kept in `runs`
+ * (the last page finished), for a resumed run to continue from there into the same index.
+ * Documents written meanwhile are queued again afterwards so the background indexer sends them
+ * to the new index too (external versions make that idempotent).
  */
 export async function reindex<D extends { id: string }>(plan: ReindexPlan<D>): Promise<ReindexResult> {
   const { kind, similarity, caller } = plan;
-  const started = new Date();
-  const begun = await similarity.call('BeginReindex', { caller, kind });
-  await plan.onBegun?.(begun);
-  const result: ReindexResult = { index: begun.index, alias: begun.alias, done: 0, indexed: 0, refused: 0, failed: 0 };
-  for (let after = ''; ;) {
-    const docs = await plan.page(after, plan.pageSize);
+  const last = plan.resume ? await plan.runs?.last(kind) : null;
+  let run: ReindexRun;
+  if (last && last.status === 'running') {
+    run = last;
+    await plan.onBegun?.({ index: run.index, alias: run.alias, resumed: { after: run.after, done: run.done } });
+  } else {
+    const started_at = new Date();
+    const begun = await similarity.call('BeginReindex', { caller, kind });
+    run = {
+      kind,
+      ...begun,
+      started_at,
+      after: '',
+      done: 0,
+      indexed: 0,
+      refused: 0,
+      status: 'running',
+      updated_at: started_at,
+    };
+    await plan.runs?.save(run);
+    await plan.onBegun?.(begun);
+  }
+  const result: ReindexResult = {
+    index: run.index,
+    alias: run.alias,
+    done: run.done,
+    indexed: run.indexed,
+    refused: run.refused,
+    failed: 0,
+    ...(run.after ? { resumedAfter: run.after } : {}),
+  };
+  for (;;) {
+    const docs = await plan.page(run.after, plan.pageSize);
     if (docs.length === 0) break;
-    after = (docs[docs.length - 1] as D).id;
-    try {
-      const outcome = await plan.indexPage(docs, begun.index);
-      result.indexed += outcome.indexed;
-      result.refused += outcome.refused;
-      result.failed += docs.length - outcome.indexed - outcome.refused;
-    } catch (err) {
-      result.failed += docs.length;
-      result.error ??= (err as Error)?.message ?? String(err);
+    const outcome = await writePage(plan, docs, run.index);
+    if (outcome.failed > 0) {
+      // Given up: the run stays resumable from its last finished page.
+      return { ...result, failed: outcome.failed, ...(outcome.error ? { error: outcome.error } : {}) };
     }
+    result.indexed += outcome.indexed;
+    result.refused += outcome.refused;
     result.done += docs.length;
+    run = {
+      ...run,
+      after: (docs[docs.length - 1] as D).id,
+      done: result.done,
+      indexed: result.indexed,
+      refused: result.refused,
+      updated_at: new Date(),
+    };
+    await plan.runs?.save(run);
     plan.onPage?.(result.done);
   }
-  if (result.failed > 0) return result;
-  const finished = await similarity.call('FinishReindex', { caller, kind, index: begun.index });
-  const requeued = await plan.requeueWrittenSince(started);
+  const finished = await similarity.call('FinishReindex', { caller, kind, index: run.index });
+  await plan.runs?.save({ ...run, status: 'finished', updated_at: new Date() });
+  const requeued = await plan.requeueWrittenSince(run.started_at);
   return {
     ...result,
     index: finished.index,

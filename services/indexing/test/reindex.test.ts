@@ -1,9 +1,9 @@
 /**
  * The reindex routine (src/reindex.ts) with in-memory stand-ins for MongoDB and the similarity
- * service: it pages, it leaves the alias alone after a failure, and it queues again what was
- * written while it ran.
+ * service: it pages, it writes a failed page again and then gives up leaving the alias alone, a
+ * resumed run continues after its last finished page, and it queues again what was written while it ran.
  */
-import { reindex, type ReindexPageOutcome } from '../src/reindex';
+import { reindex, type ReindexPageOutcome, type ReindexRun, type ReindexRunStore } from '../src/reindex';
 import { systemCaller, type SimilarityClient } from '@kb/platform';
 
 interface Doc {
@@ -94,33 +94,57 @@ test('when a collection is reindexed, then it is read and written a page at a ti
 });
 
 describe('no alias swap after a failure', () => {
-  test('when some documents of a page are not indexed, then FinishReindex is not called and nothing is queued again', async () => {
+  const noWait = { attempts: 2, delayMs: 1 };
+
+  test('when documents of a page stay unindexed after the retries, then the run gives up: no swap, nothing queued again', async () => {
     const collection = fakeCollection(25);
     collection.docs[3]!.updated_at = new Date(Date.now() + 1_000);
     const { calls, similarity } = fakeSimilarity();
-    let page = 0;
-    const result = await reindex(
-      plan(collection, similarity, async (docs) =>
-        page++ === 1 ? { indexed: docs.length - 2, refused: 0 } : allIndexed(docs),
-      ),
-    );
+    const written: string[] = [];
+    const result = await reindex({
+      ...plan(collection, similarity, async (docs) => {
+        written.push(docs[0]!.id);
+        return docs[0]!.id === 'e-0010' ? { indexed: docs.length - 2, refused: 0 } : allIndexed(docs);
+      }),
+      retry: noWait,
+    });
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex']);
     expect(result.finished).toBeUndefined();
-    expect(result).toMatchObject({ done: 25, failed: 2 });
+    expect(result).toMatchObject({ done: 10, failed: 2 });
+    expect(written).toEqual(['e-0000', 'e-0010', 'e-0010', 'e-0010']); // the failed page written 1 + 2 times
     expect(collection.requeued).toEqual([]);
   });
 
-  test('when writing a page throws, then its documents count as failed and the alias stays', async () => {
+  test('when writing a page throws and then succeeds, then the page is written again after a wait and the run finishes', async () => {
     const collection = fakeCollection(15);
     const { calls, similarity } = fakeSimilarity();
-    const result = await reindex(
-      plan(collection, similarity, async (docs) => {
+    let failures = 1;
+    const retries: number[] = [];
+    const result = await reindex({
+      ...plan(collection, similarity, async (docs) => {
+        if (docs[0]!.id === 'e-0010' && failures-- > 0) throw new Error('similarity service unavailable');
+        return allIndexed(docs);
+      }),
+      retry: { attempts: 3, delayMs: 5 },
+      onRetry: (_attempt, delayMs) => retries.push(delayMs),
+    });
+    expect(retries).toEqual([5]);
+    expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
+    expect(result).toMatchObject({ done: 15, indexed: 15, failed: 0 });
+  });
+
+  test('when writing a page keeps throwing, then the run gives up with the error and the alias stays', async () => {
+    const collection = fakeCollection(15);
+    const { calls, similarity } = fakeSimilarity();
+    const result = await reindex({
+      ...plan(collection, similarity, async (docs) => {
         if (docs[0]!.id === 'e-0010') throw new Error('similarity service unavailable');
         return allIndexed(docs);
       }),
-    );
+      retry: noWait,
+    });
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex']);
-    expect(result).toMatchObject({ done: 15, indexed: 10, failed: 5, error: 'similarity service unavailable' });
+    expect(result).toMatchObject({ done: 10, indexed: 10, failed: 5, error: 'similarity service unavailable' });
     expect(result.finished).toBeUndefined();
   });
 
@@ -133,6 +157,55 @@ describe('no alias swap after a failure', () => {
     expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
     expect(result).toMatchObject({ indexed: 10, refused: 2, failed: 0 });
     expect(result.finished).toBeDefined();
+  });
+});
+
+/** A run store in memory, as MongoDB keeps it (one run per kind). */
+function memoryRuns() {
+  const runs = new Map<string, ReindexRun>();
+  const store: ReindexRunStore = {
+    last: async (kind) => runs.get(kind) ?? null,
+    save: async (run) => void runs.set(run.kind, { ...run }),
+  };
+  return { runs, store };
+}
+
+describe('resume', () => {
+  test('when a run gave up and is resumed, then it continues into the same index after its last finished page and swaps', async () => {
+    const collection = fakeCollection(35);
+    const { calls, similarity } = fakeSimilarity();
+    const { runs, store } = memoryRuns();
+    let down = true;
+    const pages: string[] = [];
+    const indexPage = async (docs: Doc[]) => {
+      pages.push(docs[0]!.id);
+      if (docs[0]!.id === 'e-0020' && down) throw new Error('Elasticsearch unavailable');
+      return allIndexed(docs);
+    };
+    const first = await reindex({
+      ...plan(collection, similarity, indexPage),
+      runs: store,
+      retry: { attempts: 0, delayMs: 1 },
+    });
+    expect(first.finished).toBeUndefined();
+    expect(runs.get('entries')).toMatchObject({ after: 'e-0019', done: 20, status: 'running', index: 'kb-entries-2' });
+
+    down = false;
+    pages.length = 0;
+    const resumed = await reindex({ ...plan(collection, similarity, indexPage), runs: store, resume: true });
+    expect(pages).toEqual(['e-0020', 'e-0030']); // not the first two pages again
+    expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']); // no second index
+    expect(resumed).toMatchObject({ done: 35, indexed: 35, resumedAfter: 'e-0019', index: 'kb-entries-2' });
+    expect(runs.get('entries')?.status).toBe('finished');
+  });
+
+  test('when --resume finds no unfinished run, then it starts a new one', async () => {
+    const collection = fakeCollection(5);
+    const { calls, similarity } = fakeSimilarity();
+    const { store } = memoryRuns();
+    const result = await reindex({ ...plan(collection, similarity, allIndexed), runs: store, resume: true });
+    expect(calls.map((c) => c.method)).toEqual(['BeginReindex', 'FinishReindex']);
+    expect(result.resumedAfter).toBeUndefined();
   });
 });
 

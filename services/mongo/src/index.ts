@@ -12,3 +12,5 @@ export * from './parent-guard-store';
 export * from './queue-claims';
 export * from './lease';
 export * from './query-shapes';
+export * from './tenant-data';
+export * from './reindex-runs';

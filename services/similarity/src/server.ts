@@ -149,7 +149,7 @@ export async function startSimilarityServer(config: SimilarityConfig, logger: Lo
     ],
     serviceNames: [SIMILARITY_SERVICE_NAME],
     // A reindex replaces the index every tenant searches: the system credential's alone.
-    auth: serverAuthOf(config, 'similarity', logger, { systemOnly: ['BeginReindex', 'FinishReindex'] }),
+    auth: serverAuthOf(config, 'similarity', logger, { systemOnly: ['BeginReindex', 'FinishReindex', 'PurgeTenant'] }),
   });
 
   const { elasticsearch, probeEmbedder, ensureIndices } = dependencyProbe(server, { es, indices, embedder, logger });

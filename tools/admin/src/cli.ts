@@ -120,7 +120,7 @@ export function runAdmin(argv: string[], options: RunAdminOptions): Promise<numb
 
 function context(
   connection: () => Promise<mongoose.Connection>,
-  rest: Omit<AdminContext, 'knowledge' | 'catalog'>,
+  rest: Omit<AdminContext, 'knowledge' | 'catalog' | 'database'>,
 ): AdminContext {
   let knowledge: ReturnType<AdminContext['knowledge']> | undefined;
   let catalog: ReturnType<AdminContext['catalog']> | undefined;
@@ -128,6 +128,11 @@ function context(
     ...rest,
     knowledge: () => (knowledge ??= connection().then(knowledgeAdmin)),
     catalog: () => (catalog ??= connection().then(catalogAdmin)),
+    database: async () => {
+      const db = (await connection()).db;
+      if (!db) throw new CliError('MongoDB connection has no database', 1);
+      return db;
+    },
   };
 }
 

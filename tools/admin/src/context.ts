@@ -1,3 +1,4 @@
+import type { mongo } from 'mongoose';
 import type { CallerSigner } from '@kb/platform';
 import type { CatalogAdmin } from '@kb/catalog';
 import type { KnowledgeAdmin } from '@kb/knowledge';
@@ -12,6 +13,8 @@ export interface AdminContext {
   knowledge(): Promise<KnowledgeAdmin>;
   /** The catalog's operations on this run's MongoDB (connected on first use). */
   catalog(): Promise<CatalogAdmin>;
+  /** This run's MongoDB database, for the commands that work on a tenant's documents as a whole (export, import, purge). */
+  database(): Promise<mongo.Db>;
   /** host:port of the similarity service, unless `--similarity` says otherwise. */
   similarityAddr(): string;
   /**

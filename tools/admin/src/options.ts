@@ -24,6 +24,9 @@ export const kindOption = () => new Option('--kind <entries|products>', 'only th
 export const invalidTenantId = (value: string) =>
   new UsageError(`Invalid tenant id "${value}": lowercase letters, digits and hyphens, 1-63 characters`);
 
+export const noSuchTenant = (id: string) =>
+  new UsageError(`Tenant "${id}" does not exist (create it with: admin tenant create ${id})`);
+
 /** A tenant id as the knowledge service accepts it. */
 export function tenantId(value: string): string {
   if (!isTenantId(value)) throw invalidTenantId(value);

@@ -55,6 +55,7 @@ async function run(
     }),
     knowledge: () => record('knowledge', stubs.knowledge) as Promise<KnowledgeAdmin>,
     catalog: () => record('catalog', stubs.catalog) as Promise<CatalogAdmin>,
+    database: noBackend,
     similarityAddr: () => '127.0.0.1:1',
     // The stubs call no service: any signer will do.
     signer: () => async () => 'assertion',
@@ -73,6 +74,7 @@ const program = buildProgram(
     stderr: process.stderr,
     knowledge: noBackend,
     catalog: noBackend,
+    database: noBackend,
     similarityAddr: () => '',
     signer: () => undefined,
   },
@@ -86,6 +88,9 @@ describe('help', () => {
     expect(leaves).toEqual([
       'tenant create',
       'tenant settings',
+      'tenant export',
+      'tenant import',
+      'tenant purge',
       'token create',
       'token revoke',
       'index errors',
@@ -110,6 +115,10 @@ describe('help', () => {
     expect(stdout).toContain('admin index retry [id ...] [--tenant <tenant-id>] [--kind <entries|products>]');
     expect(stdout).toContain('admin reindex [kind] [--kind <entries|products>] [--similarity <host:port>]');
     expect(stdout).toContain('admin products import <file.jsonl> --tenant <tenant-id> --site <slug-or-uuid>');
+    expect(stdout).toContain('admin tenant export --tenant <tenant-id> --out <file.jsonl>');
+    expect(stdout).toContain('admin tenant import --file <file.jsonl> [--if-missing]');
+    expect(stdout).toContain('admin tenant purge --tenant <tenant-id> [--yes]');
+    expect(stdout).toContain('[--resume]');
     for (const line of stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(120);
   });
 
@@ -138,7 +147,7 @@ describe('help', () => {
   test('when a group is given without its command, then a usage error names the commands it has', async () => {
     const { error } = await run(['tenant']);
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).message).toBe('Missing command: admin tenant <create|settings>');
+    expect((error as UsageError).message).toBe('Missing command: admin tenant <create|settings|export|import|purge>');
     expect((error as UsageError).help).toMatch(/^Usage: admin tenant /);
   });
 });

@@ -116,7 +116,7 @@ async function startNode(
   const { log } = opts;
   const { dir, temporary, httpPort, transportPort, cluster } = node;
   const jdk = findElasticsearchJdk();
-  for (const sub of ['data', 'logs', 'tmp']) mkdirSync(join(dir, sub), { recursive: true });
+  for (const sub of ['data', 'logs', 'tmp', 'snapshots']) mkdirSync(join(dir, sub), { recursive: true });
   // A private copy of config/: Elasticsearch writes its keystore there, and the unpacked
   // distribution stays read-only and shared by every run.
   cpSync(join(home, 'config'), join(dir, 'config'), { recursive: true, force: true });
@@ -153,6 +153,9 @@ async function startNode(
       ['cluster.routing.allocation.disk.threshold_enabled', 'false'],
       ['path.data', join(dir, 'data')],
       ['path.logs', join(dir, 'logs')],
+      // Where a filesystem snapshot repository may live (docs/operations.md, "Backup and restore";
+      // the snapshot drill test finds it in the node's settings).
+      ['path.repo', join(dir, 'snapshots')],
     ].flatMap(([k, v]) => ['-E', `${k}=${v}`]),
     env: {
       ...process.env,

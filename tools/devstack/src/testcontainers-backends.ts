@@ -80,6 +80,8 @@ export async function startContainerBackends(
             .withEnvironment({
               'xpack.security.enabled': 'false',
               'cluster.routing.allocation.disk.threshold_enabled': 'false',
+              // A filesystem snapshot repository may live here (the snapshot drill test).
+              'path.repo': '/usr/share/elasticsearch/snapshots',
               // Comes after the module's default -Xmx2G on the JVM command line, so it wins.
               ES_JAVA_OPTS: '-Xms512m -Xmx512m',
             })

@@ -1,1 +1,2 @@
 export * from './products';
+export * from './tenant-data';

@@ -7,7 +7,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import type mongoose from 'mongoose';
-import { indexErrorLine, reindex, type ReindexResult } from '@kb/indexing';
+import { indexErrorLine, reindex, type ReindexResult, type ReindexRunStore } from '@kb/indexing';
+import { mongoReindexRuns, type ReindexRunDoc } from '@kb/mongo';
 import {
   CLIENT_OPTIONS,
   grpcTarget,
@@ -153,8 +154,16 @@ export interface ReindexProductsInput {
   /** The bound on the similarity service's calls other than indexing a page (default 30 s). */
   deadlineMs?: number;
   /** The new index has been created; `total`: how many products there are to write. */
-  onBegun?(target: { index: string; alias: string; total: number }): void;
+  /** Continue the unfinished run from its last finished page (a new run when there is none). */
+  resume?: boolean;
+  /** Products per page (default 100): a resumed run continues after the last page finished. */
+  pageSize?: number;
+  /** How a page that failed is written again (default: 3 more times, from 500 ms, doubling). */
+  retry?: { attempts: number; delayMs: number };
+  /** The new index has been created (or the run resumed); `total`: how many products there are to write. */
+  onBegun?(target: { index: string; alias: string; total: number; resumed?: { after: string; done: number } }): void;
   onPage?(done: number): void;
+  onRetry?(attempt: number, delayMs: number, error: string): void;
 }
 
 /**
@@ -162,13 +171,17 @@ export interface ReindexProductsInput {
  * is recorded (index errors) and does not hold up the swap: it would be refused by any index of
  * this mapping. Anything else not indexed leaves the alias on the old index (no `finished`).
  */
-export function reindexProducts(repos: CatalogRepos, input: ReindexProductsInput): Promise<ReindexResult> {
+export function reindexProducts(
+  repos: CatalogRepos,
+  input: ReindexProductsInput,
+  runs?: ReindexRunStore,
+): Promise<ReindexResult> {
   return withDeps(repos, input.similarity, input.deadlineMs ?? 30_000, (deps) =>
     reindex({
       kind: 'products',
       similarity: deps.similarity!,
       caller: systemCaller('catalog', ''), // an empty tenant: the similarity service's cross-tenant system caller
-      pageSize: BATCH,
+      pageSize: input.pageSize ?? BATCH,
       page: (after, limit) => repos.products.allAfter(after, limit),
       indexPage: async (batch: Product[], targetIndex) => {
         const ok = await indexNow(
@@ -180,7 +193,11 @@ export function reindexProducts(repos: CatalogRepos, input: ReindexProductsInput
       },
       requeueWrittenSince: (since) => repos.products.markChangedSince(since),
       onBegun: async (target) => input.onBegun?.({ ...target, total: await repos.products.countAll() }),
+      ...(runs ? { runs } : {}),
+      ...(input.resume ? { resume: true } : {}),
+      ...(input.retry ? { retry: input.retry } : {}),
       ...(input.onPage ? { onPage: input.onPage } : {}),
+      ...(input.onRetry ? { onRetry: input.onRetry } : {}),
     }),
   );
 }
@@ -193,6 +210,9 @@ export type CatalogAdmin = {
   reindexProducts(input: ReindexProductsInput): Promise<ReindexResult>;
 };
 
+/** Where `reindex --kind products` keeps its progress (@kb/mongo mongoReindexRuns). */
+export const REINDEX_RUNS = 'product_reindex_runs';
+
 /** The operations bound to a MongoDB connection, once the catalog collections' indexes exist. */
 export async function catalogAdmin(connection: mongoose.Connection): Promise<CatalogAdmin> {
   const repos = { sites: sitesRepo(connection), products: productsRepo(connection) };
@@ -203,6 +223,7 @@ export async function catalogAdmin(connection: mongoose.Connection): Promise<Cat
     importProducts: (input) => importProducts(repos, input),
     productIndexErrors: (input) => productIndexErrors(repos, input),
     retryProductIndexErrors: (input) => retryProductIndexErrors(repos, input),
-    reindexProducts: (input) => reindexProducts(repos, input),
+    reindexProducts: (input) =>
+      reindexProducts(repos, input, mongoReindexRuns(connection.collection<ReindexRunDoc>(REINDEX_RUNS))),
   };
 }

@@ -13,6 +13,7 @@ import {
   type CallerSigner,
   type Logger,
 } from '@kb/platform';
+import { mongoReindexRuns, type ReindexRunDoc } from '@kb/mongo';
 import { entriesRepo } from '../data-access/entries-repo';
 import type { KnowledgeModels } from '../data-access/models';
 import {
@@ -49,9 +50,19 @@ export interface ReindexEntriesInput {
   similarity: { address: string; sign: CallerSigner };
   /** Where a refusal met during the reindex is logged (error level). */
   logger: Logger;
-  onBegun?(target: { index: string; alias: string }): void;
+  /** Continue the unfinished run from its last finished page (a new run when there is none). */
+  resume?: boolean;
+  /** Entries per page (default 200): a resumed run continues after the last page finished. */
+  pageSize?: number;
+  /** How a page that failed is written again (default: 3 more times, from 500 ms, doubling). */
+  retry?: { attempts: number; delayMs: number };
+  onBegun?(target: { index: string; alias: string; resumed?: { after: string; done: number } }): void;
   onPage?(done: number): void;
+  onRetry?(attempt: number, delayMs: number, error: string): void;
 }
+
+/** Where `reindex --kind entries` keeps its progress (@kb/mongo mongoReindexRuns). */
+export const ENTRY_REINDEX_RUNS = 'entry_reindex_runs';
 
 /**
  * Rebuilds the entries index from MongoDB (the rules: @kb/indexing reindex). Searches keep using
@@ -78,7 +89,7 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
       kind: 'entries',
       similarity,
       caller,
-      pageSize: 200,
+      pageSize: input.pageSize ?? 200,
       page: (after, limit) => repo.allAfter(after, limit),
       indexPage: async (entries, targetIndex) => {
         const outcome: EntryIndexOutcome = { indexed: new Map(), refused: new Set(), inDoubt: new Set() };
@@ -88,8 +99,12 @@ export async function reindexEntries(models: KnowledgeModels, input: ReindexEntr
         return { indexed: outcome.indexed.size, refused: outcome.refused.size };
       },
       requeueWrittenSince: (since) => repo.markChangedSince(since),
+      runs: mongoReindexRuns(models.Entry.db.collection<ReindexRunDoc>(ENTRY_REINDEX_RUNS)),
+      ...(input.resume ? { resume: true } : {}),
+      ...(input.retry ? { retry: input.retry } : {}),
       ...(input.onBegun ? { onBegun: input.onBegun } : {}),
       ...(input.onPage ? { onPage: input.onPage } : {}),
+      ...(input.onRetry ? { onRetry: input.onRetry } : {}),
     });
   } finally {
     similarity.close();

@@ -6,6 +6,7 @@ import type mongoose from 'mongoose';
 import { ensureKnowledgeIndexes, knowledgeModels } from '../data-access/models';
 import type { ReindexResult } from '@kb/indexing';
 import type { Tenant } from '../domain/types';
+import { tenantsRepo } from '../data-access/tenants-repo';
 import {
   entryIndexErrors,
   reindexEntries,
@@ -34,11 +35,14 @@ import {
 export * from './tenants';
 export * from './tokens';
 export * from './entry-index';
+export * from './tenant-data';
 
 /** The operations with the models bound (see each for what it does). */
 export interface KnowledgeAdmin {
   createTenant(input: CreateTenantInput): Promise<CreateTenantResult>;
   findTenant(id: string): Promise<Tenant | null>;
+  /** The first of `hosts` that another tenant than `id` answers at, if any (an import checks before writing). */
+  hostTakenByOther(hosts: readonly string[], id: string): Promise<string | undefined>;
   tenantSettings(input: TenantSettingsInput): Promise<TenantSettingsResult>;
   createToken(input: CreateTokenInput): Promise<CreateTokenResult>;
   revokeToken(input: RevokeTokenInput): Promise<RevokeTokenResult>;
@@ -54,6 +58,10 @@ export async function knowledgeAdmin(connection: mongoose.Connection): Promise<K
   return {
     createTenant: (input) => createTenant(models, input),
     findTenant: (id) => findTenant(models, id),
+    hostTakenByOther: async (hosts, id) => {
+      for (const host of hosts) if (await tenantsRepo(models).hostTakenByOther(host, id)) return host;
+      return undefined;
+    },
     tenantSettings: (input) => tenantSettings(models, input),
     createToken: (input) => createToken(models, input),
     revokeToken: (input) => revokeToken(models, input),

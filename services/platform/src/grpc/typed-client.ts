@@ -1,5 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
-import { callUnary } from './client';
+import { callUnary, CLIENT_OPTIONS } from './client';
+import { grpcTarget } from './balancing';
+import { similarityProto } from './proto';
 import type { CallerSigner } from './caller-assertion';
 
 // The last overload of a generated client method is (argument, callback): read the types off it.
@@ -54,3 +56,13 @@ export function typedClient<C extends grpc.Client>(
 export type SimilarityClient = TypedClient<
   import('../generated/kb/similarity/v1/SimilarityService').SimilarityServiceClient
 >;
+
+/**
+ * A similarity client at `address` (host:port) for one operation outside the services (the admin
+ * CLI): plain-text transport as between the services, each call signed by `sign`; close it after.
+ */
+export function similarityClientAt(address: string, deadlineMs: number, sign: CallerSigner): SimilarityClient {
+  const Service = similarityProto().kb.similarity.v1.SimilarityService;
+  const client = new Service(grpcTarget(address), grpc.credentials.createInsecure(), CLIENT_OPTIONS);
+  return typedClient('similarity', client, deadlineMs, sign);
+}

@@ -6,6 +6,7 @@ import { embedTexts } from '../domain/embed-texts';
 import type { EmbeddingDeps } from '../domain/deps';
 import { indexEntries } from '../domain/index-entries';
 import { indexProducts } from '../domain/index-products';
+import { purgeTenant } from '../domain/purge-tenant';
 import { beginReindex, finishReindex } from '../domain/reindex';
 import { searchEntries } from '../domain/search-entries';
 import { searchProducts } from '../domain/search-products';
@@ -75,5 +76,8 @@ export function similarityServiceImpl(deps: SimilarityDeps): similarityV1.Simila
     FinishReindex: indexing(logger, 'FinishReindex', async (req: similarityV1.FinishReindexRequest__Output) =>
       finished(await finishReindex(indices, req)),
     ),
+    PurgeTenant: indexing(logger, 'PurgeTenant', async (req: similarityV1.PurgeTenantRequest__Output) => ({
+      indices: await purgeTenant(deps, req),
+    })),
   };
 }

@@ -1,11 +1,14 @@
 import { Command } from 'commander';
 import { type AdminContext, UsageError } from '../context';
 import { gatewayPort } from '../discovery';
-import { invalidTenantId, repeatableOption, requiredOption, tenantId } from '../options';
+import { tenantDataCommands } from './tenant-data';
+import { invalidTenantId, noSuchTenant, repeatableOption, requiredOption, tenantId } from '../options';
 
 /** `tenant create`, `tenant settings`: the knowledge service's tenants. */
 export function tenantCommands(ctx: AdminContext): Command {
-  const tenant = new Command('tenant').description('create a tenant, show or change its settings');
+  const tenant = new Command('tenant').description(
+    'create a tenant, show or change its settings; export, import or purge all its data',
+  );
 
   tenant
     .command('create')
@@ -70,8 +73,6 @@ export function tenantCommands(ctx: AdminContext): Command {
       }
     });
 
+  tenantDataCommands(tenant, ctx);
   return tenant;
 }
-
-export const noSuchTenant = (id: string) =>
-  new UsageError(`Tenant "${id}" does not exist (create it with: admin tenant create ${id})`);

@@ -2,8 +2,7 @@ import { Command } from 'commander';
 import { ROLES, SCOPES, type Role, type Scope } from '@kb/platform';
 import { isUuid } from '@kb/rules';
 import { type AdminContext, UsageError } from '../context';
-import { repeatableOption, requiredOption, tenantId } from '../options';
-import { noSuchTenant } from './tenant';
+import { noSuchTenant, repeatableOption, requiredOption, tenantId } from '../options';
 
 interface TokenCreateOptions {
   tenant: string;
