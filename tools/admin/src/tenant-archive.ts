@@ -284,3 +284,29 @@ export function purgeTenantDocuments(db: mongo.Db, tenantId: string): Promise<Re
   const ordered = [...TENANT_COLLECTIONS].sort((a, b) => Number(b.name === TENANTS) - Number(a.name === TENANTS));
   return deleteTenantDocuments(db, ordered, tenantId);
 }
+
+/**
+ * Tenants purged from this install's search indices, by id, with when: Elasticsearch keeps a
+ * deleted document's version for the indices' `gc_deletes` (1 h) and takes a write of the same
+ * version for stale, so an import of the tenant within that time rebuilds the indices instead of
+ * leaving its documents to the indexers. Not a tenant's collection: it outlives the purge.
+ */
+const PURGES = 'tenant_purges';
+/** The indices' `gc_deletes` (index-settings.ts), and a margin. */
+export const PURGE_REMEMBERED_MS = 65 * 60_000;
+
+export async function recordPurge(db: mongo.Db, tenantId: string): Promise<void> {
+  await db
+    .collection<{ _id: string; purged_at: Date }>(PURGES)
+    .updateOne({ _id: tenantId }, { $set: { purged_at: new Date() } }, { upsert: true });
+}
+
+/** When the tenant was last purged from the search indices, if within PURGE_REMEMBERED_MS. */
+export async function recentPurge(db: mongo.Db, tenantId: string): Promise<Date | undefined> {
+  const found = await db.collection<{ _id: string; purged_at: Date }>(PURGES).findOne({ _id: tenantId });
+  return found && Date.now() - found.purged_at.getTime() < PURGE_REMEMBERED_MS ? found.purged_at : undefined;
+}
+
+export async function forgetPurge(db: mongo.Db, tenantId: string): Promise<void> {
+  await db.collection<{ _id: string }>(PURGES).deleteOne({ _id: tenantId });
+}

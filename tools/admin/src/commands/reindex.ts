@@ -33,7 +33,7 @@ const stderrLogger = (stderr: NodeJS.WritableStream) =>
  * Rebuilds the entries index from MongoDB. Searches keep using the old index until the swap;
  * with any entry not indexed (other than refused), there is no swap and the command fails.
  */
-async function reindexEntries(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
+export async function reindexEntries(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
   const result = await (
     await ctx.knowledge()
   ).reindexEntries({
@@ -68,7 +68,7 @@ async function reindexEntries(ctx: AdminContext, similarityAddr: string, run: Ru
  * recorded (index errors) and does not hold up the swap; anything else not indexed leaves the
  * alias on the old index and exits 1.
  */
-async function reindexProducts(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
+export async function reindexProducts(ctx: AdminContext, similarityAddr: string, run: RunOptions): Promise<number> {
   const bar = progress(ctx, 'reindex', 'products');
   const result = await (
     await ctx.catalog()

@@ -12,10 +12,14 @@ import {
   ArchiveError,
   checkArchive,
   exportTenant,
+  forgetPurge,
   importTenant,
   purgeTenantDocuments,
+  recentPurge,
+  recordPurge,
   tenantCounts,
 } from '../tenant-archive';
+import { reindexEntries, reindexProducts } from './reindex';
 
 const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 const listed = (counts: Record<string, number>) =>
@@ -69,11 +73,16 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
     .command('import')
     .description(
       'load a tenant export into this install, which must not have that tenant: ids, versions and timestamps kept; ' +
-        'the whole file is checked before anything is written; entries and products are queued for the running indexers',
+        'the whole file is checked before anything is written; entries and products are queued for the running indexers ' +
+        '(a tenant purged from this install within the hour: both search indices are rebuilt instead)',
     )
     .addOption(requiredOption('--file <file.jsonl>', 'a file written by `admin tenant export`'))
     .option('--if-missing', 'when the tenant already exists, skip the import and succeed')
-    .action(async (opts: { file: string; ifMissing?: boolean }) => {
+    .option(
+      '--similarity <host:port>',
+      `the similarity service, for the rebuild after a recent purge (default: SIMILARITY_GRPC_ADDR, else the running stack's, else ${defaultGrpcAddress('similarity')})`,
+    )
+    .action(async (opts: { file: string; ifMissing?: boolean; similarity?: string }) => {
       if (!existsSync(opts.file)) throw new UsageError(`--file ${opts.file} does not exist`);
       let checked: Awaited<ReturnType<typeof checkArchive>>;
       try {
@@ -115,12 +124,25 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       const bar = progress(ctx, 'import', 'documents');
       const inserted = await importTenant(db, opts.file, header, bar).finally(() => bar.stop());
       ctx.out(`Imported tenant ${id} from ${opts.file} (exported ${header.exported_at}): ${listed(inserted)}`);
-      ctx.out(
-        `Queued ${inserted.knowledge_entries ?? 0} entries and ${inserted.products ?? 0} products for indexing ` +
-          "(the running knowledge service's and catalog's indexers take them). If this tenant was purged from this " +
-          "install's Elasticsearch before, run `admin reindex` now: Elasticsearch remembers the deleted documents' versions " +
-          'and takes the same versions for stale',
-      );
+      const purged = await recentPurge(db, id);
+      if (!purged) {
+        ctx.out(
+          `Queued ${inserted.knowledge_entries ?? 0} entries and ${inserted.products ?? 0} products for indexing ` +
+            "(the running knowledge service's and catalog's indexers take them)",
+        );
+        return;
+      }
+      // Elasticsearch still holds the purged documents' versions (delete tombstones) and would take
+      // the indexers' writes of the same versions for stale: new indices hold no tombstones.
+      ctx.out(`Tenant ${id} was purged from the search indices at ${purged.toISOString()}: rebuilding them`);
+      const address = similarityAddress(opts.similarity ?? ctx.similarityAddr());
+      const codes = [
+        await reindexEntries(ctx, address, { resume: false }),
+        await reindexProducts(ctx, address, { resume: false }),
+      ];
+      if (codes.some((c) => c !== 0))
+        throw new CliError('the import is written, but the search indices were not rebuilt: run `admin reindex`', 1);
+      await forgetPurge(db, id);
     });
 
   tenant
@@ -182,6 +204,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         );
       }
       const fromIndexCount = fromIndex.reduce((n, i) => n + Number(i.documents), 0);
+      if (fromIndexCount > 0) await recordPurge(db, id);
       ctx.out(
         `Purged tenant ${id}: ${total(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
       );
