@@ -80,7 +80,8 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
     .option('--if-missing', 'when the tenant already exists, skip the import and succeed')
     .option(
       '--similarity <host:port>',
-      `the similarity service, for the rebuild after a recent purge (default: SIMILARITY_GRPC_ADDR, else the running stack's, else ${defaultGrpcAddress('similarity')})`,
+      'the similarity service, for the rebuild after a recent purge (default: SIMILARITY_GRPC_ADDR, else the ' +
+        `running stack's, else ${defaultGrpcAddress('similarity')})`,
     )
     .action(async (opts: { file: string; ifMissing?: boolean; similarity?: string }) => {
       if (!existsSync(opts.file)) throw new UsageError(`--file ${opts.file} does not exist`);
