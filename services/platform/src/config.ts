@@ -163,6 +163,12 @@ export const MONGODB_SETTINGS = {
   MONGODB_SERVER_SELECTION_TIMEOUT_MS: Type.Integer({ default: 3000, minimum: 100, maximum: 120_000 }),
 };
 
+/** The MONGODB_* settings but the URI, validated: for a tool that finds its URI elsewhere (the admin CLI). */
+export function loadMongoSettings(env: NodeJS.ProcessEnv = process.env) {
+  const { MONGODB_URI: _uri, ...settings } = MONGODB_SETTINGS;
+  return loadConfig(Type.Object(settings), env);
+}
+
 export const INDEXING_SERVICE_SETTINGS = {
   ...MONGODB_SETTINGS,
   /** The similarity service (indexing and search); every call has this deadline, or less: what is left of the call it serves. */

@@ -12,7 +12,8 @@
 import mongoose from 'mongoose';
 import { Command, CommanderError } from 'commander';
 import { catalogAdmin } from '@kb/catalog';
-import { defaultGrpcAddress, type CallerSigner } from '@kb/platform';
+import { clientOptionsOf, mongoSettingsOf } from '@kb/mongo';
+import { ConfigError, defaultGrpcAddress, loadMongoSettings, type CallerSigner } from '@kb/platform';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { CliError, UsageError, type AdminContext } from './context';
 import { indexCommands } from './commands/index-errors';
@@ -147,9 +148,20 @@ async function connect(): Promise<mongoose.Connection> {
       2,
     );
   }
+  // The services' MONGODB_* settings (write concern, read concern and preference, pool, selection timeout).
+  let options: mongoose.ConnectOptions;
+  try {
+    options = clientOptionsOf(mongoSettingsOf(loadMongoSettings()));
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, 2);
+    throw err;
+  }
   const connection = mongoose.createConnection();
   try {
-    await connection.openUri(uri, { serverSelectionTimeoutMS: 5000 });
+    await connection.openUri(uri, {
+      ...options,
+      serverSelectionTimeoutMS: Math.max(options.serverSelectionTimeoutMS ?? 0, 5000),
+    });
   } catch (err) {
     await connection.close().catch(() => undefined);
     throw new CliError(`cannot reach MongoDB at ${redact(uri)}: ${(err as Error).message}`, 1);
