@@ -1,5 +1,6 @@
 import type { ReindexRun, ReindexRunStore } from '@kb/indexing';
 import type { mongo } from 'mongoose';
+import { byIdQuery, type QueryShape } from './query-shapes';
 
 /** A kind's last reindex run as stored: `_id` the kind (one run of a kind at a time is resumable). */
 export type ReindexRunDoc = ReindexRun & { _id: string };
@@ -22,3 +23,7 @@ export function mongoReindexRuns(collection: mongo.Collection<ReindexRunDoc>): R
     },
   };
 }
+
+/** The progress store's queries: by kind (`_id`). */
+export const reindexRunQueries = (collection: string): QueryShape =>
+  byIdQuery(collection, 'mongoReindexRuns last, save');

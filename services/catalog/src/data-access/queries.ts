@@ -1,11 +1,15 @@
 import type { Connection } from 'mongoose';
-import { declaredCollections, type DeclaredCollection, type QueryShape } from '@kb/mongo';
+import { declaredCollections, reindexRunQueries, type DeclaredCollection, type QueryShape } from '@kb/mongo';
 import { productModels } from './product-models';
 import { PRODUCT_QUERIES } from './products-repo';
 import { SITE_QUERIES, siteModels } from './sites-repo';
 
 /** Every query the catalog's repositories issue (docs/mongodb.md lists them with their indexes). */
-export const CATALOG_QUERIES: QueryShape[] = [...PRODUCT_QUERIES, ...SITE_QUERIES];
+export const CATALOG_QUERIES: QueryShape[] = [
+  ...PRODUCT_QUERIES,
+  ...SITE_QUERIES,
+  reindexRunQueries('product_reindex_runs'), // admin/products.ts REINDEX_RUNS
+];
 
 /** Indexes of tenant-scoped collections that do not lead with tenant_id: the background indexer's and the admin CLI's, across tenants. */
 export const CATALOG_CROSS_TENANT_INDEXES = [

@@ -1,5 +1,5 @@
 import type { Connection, Model } from 'mongoose';
-import { declaredCollections, type DeclaredCollection, type QueryShape } from '@kb/mongo';
+import { declaredCollections, reindexRunQueries, type DeclaredCollection, type QueryShape } from '@kb/mongo';
 import { CATEGORY_QUERIES } from './categories-repo';
 import { ENTRY_QUERIES } from './entries-repo';
 import { knowledgeModels } from './models';
@@ -12,6 +12,7 @@ export const KNOWLEDGE_QUERIES: QueryShape[] = [
   ...CATEGORY_QUERIES,
   ...TENANT_QUERIES,
   ...TOKEN_QUERIES,
+  reindexRunQueries('entry_reindex_runs'), // admin/entry-index.ts ENTRY_REINDEX_RUNS
 ];
 
 /**
