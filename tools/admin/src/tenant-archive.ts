@@ -56,7 +56,8 @@ export class ArchiveError extends Error {
 }
 
 const EJSON = mongo.BSON.EJSON;
-const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+/** Documents in all the collections of a count. */
+export const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** What the tenant has in MongoDB per collection, exported or not. */
 export function tenantCounts(db: mongo.Db, tenantId: string): Promise<Record<string, number>> {

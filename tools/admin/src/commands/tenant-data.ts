@@ -17,11 +17,11 @@ import {
   purgeTenantDocuments,
   recentPurge,
   recordPurge,
+  sum,
   tenantCounts,
 } from '../tenant-archive';
 import { reindexEntries, reindexProducts } from './reindex';
 
-const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 const listed = (counts: Record<string, number>) =>
   Object.entries(counts)
     .filter(([, n]) => n > 0)
@@ -109,7 +109,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
           1,
         );
       }
-      if (total(present) > 0)
+      if (sum(present) > 0)
         throw new CliError(
           `this install holds ${listed(present)} of tenant "${id}" without the tenant itself (a purge that did not finish?); ` +
             `run \`admin tenant purge --tenant ${id} --yes\` first`,
@@ -175,7 +175,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         );
       }
       const indexed = inIndex.reduce((n, i) => n + Number(i.documents), 0);
-      if (total(inMongo) === 0 && indexed === 0)
+      if (sum(inMongo) === 0 && indexed === 0)
         throw new UsageError(
           `Tenant "${id}" has nothing in this install (no documents in MongoDB or the search indices)`,
         );
@@ -187,7 +187,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         .map(([name, n]) => `  MongoDB ${name}: ${n}`);
       if (!opts.yes) {
         ctx.out(
-          `Tenant ${id}: a purge would remove ${total(inMongo)} MongoDB documents and ${indexed} indexed documents:`,
+          `Tenant ${id}: a purge would remove ${sum(inMongo)} MongoDB documents and ${indexed} indexed documents:`,
         );
         for (const line of [...mongoLines, ...indexLines]) ctx.out(line);
         ctx.out('Nothing was removed (give --yes to remove them)');
@@ -199,7 +199,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         fromIndex = await searchIndexPurge(ctx, address, id, false);
       } catch (err) {
         throw new CliError(
-          `removed ${total(removed)} MongoDB documents of tenant ${id}, but the search indices could not be purged ` +
+          `removed ${sum(removed)} MongoDB documents of tenant ${id}, but the search indices could not be purged ` +
             `(${(err as Error).message}); run the purge again`,
           1,
         );
@@ -207,7 +207,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       const fromIndexCount = fromIndex.reduce((n, i) => n + Number(i.documents), 0);
       if (fromIndexCount > 0) await recordPurge(db, id);
       ctx.out(
-        `Purged tenant ${id}: ${total(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
+        `Purged tenant ${id}: ${sum(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
       );
     });
 }
