@@ -162,6 +162,44 @@ describe('client-side balancing', () => {
     expect(a.peers.size).toBeGreaterThanOrEqual(2);
   });
 
+  it('when a pod drains while a call runs on a connection past its age, then the call completes and the drain waits for it', async () => {
+    // Two GOAWAYs (the age's, then the drain's) and keepalive pings every 0.5 s meanwhile: the
+    // client's ping on the closing connection would end the call (grpc-js-fixes.ts). A service
+    // closes its databases once the drain resolves, so the drain must wait for the call too.
+    const a = await startPod('a', { maxConnectionAgeMs: 300, maxConnectionAgeGraceMs: 30_000 });
+    const client = connect([address(a)]);
+    await read(client);
+    let finish = () => undefined as void;
+    a.behaviour = () => new Promise<void>((resolve) => (finish = resolve));
+    const slow = write(client);
+    await sleep(600); // past the age (±10 %): its GOAWAY is sent, the call still runs
+    let drained = false;
+    const drain = a.handle.shutdown(10_000).then(() => (drained = true));
+    await sleep(300);
+    expect(drained).toBe(false);
+    finish();
+    await expect(slow).resolves.toMatchObject({ results: [] });
+    await drain;
+    expect(drained).toBe(true);
+    pods.splice(pods.indexOf(a), 1);
+  });
+
+  it('when a pod drains for longer than the keepalive interval, then the calls it runs complete', async () => {
+    const a = await startPod('a');
+    const client = connect([address(a)]);
+    await read(client);
+    let finish = () => undefined as void;
+    a.behaviour = () => new Promise<void>((resolve) => (finish = resolve));
+    const slow = write(client);
+    await sleep(100);
+    const drain = a.handle.shutdown(10_000);
+    await sleep(1_200); // two keepalive intervals after the drain's GOAWAY
+    finish();
+    await expect(slow).resolves.toMatchObject({ results: [] });
+    await drain;
+    pods.splice(pods.indexOf(a), 1);
+  });
+
   it('when a pod answers UNAVAILABLE, then a read is tried once more on the other pod and a write is not', async () => {
     const [a, b] = [await startPod('a'), await startPod('b')];
     const client = connect([address(a), address(b)]);

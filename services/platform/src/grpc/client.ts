@@ -7,6 +7,10 @@ import { clientCallSpan } from './tracing';
 import { ASSERTION_REFUSED_METADATA_KEY } from './server-auth';
 import { CALLER_ASSERTION_METADATA_KEY, type CallerSigner } from './caller-assertion';
 import { balancingOptions, type BalancingSettings } from './balancing';
+import { applyGrpcJsFixes } from './grpc-js-fixes';
+
+// Before any channel connects: calls let finish by a GOAWAY are not cut by the next keepalive ping.
+applyGrpcJsFixes();
 
 /** Default deadline of a call from one service to another. */
 export const DEFAULT_DEADLINE_MS = 10_000;
