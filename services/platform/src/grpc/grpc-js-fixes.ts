@@ -26,7 +26,6 @@ const PATCHED = Symbol.for('kb.grpcJsPingAfterGoaway');
 export function applyGrpcJsFixes(): void {
   let connector: { prototype: { createSession?: (...args: unknown[]) => Promise<unknown> } } | undefined;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     connector = (require('@grpc/grpc-js/build/src/transport') as { Http2SubchannelConnector?: typeof connector })
       .Http2SubchannelConnector;
   } catch {
