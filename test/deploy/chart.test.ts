@@ -760,7 +760,11 @@ describe('secure defaults: a render with only the required values', () => {
     async () => {
       const similarity = (objects: K8sObject[]) =>
         environmentOf(objects, find(objects, 'Deployment', 'initech-similarity'));
-      expect(similarity(rendered.required)).toMatchObject({ ELASTICSEARCH_SHARDS: '1', ELASTICSEARCH_REPLICAS: '0-1' });
+      expect(similarity(rendered.required)).toMatchObject({
+        ELASTICSEARCH_SHARDS: '1',
+        ELASTICSEARCH_REPLICAS: '0-1',
+        ELASTICSEARCH_VECTOR_INDEX: 'hnsw',
+      });
       const counted = await renderedWith('replica-count', { elasticsearch: { shards: 2, replicas: 2 } });
       expect(similarity(counted)).toMatchObject({ ELASTICSEARCH_SHARDS: '2', ELASTICSEARCH_REPLICAS: '2' });
       const everywhere = await renderedWith('replicas-all', { elasticsearch: { replicas: '0-all' } });
@@ -913,6 +917,11 @@ describe('values the schema refuses', () => {
       when: 'the replicas are neither a count nor a range (elasticsearch.replicas: "one")',
       patch: { elasticsearch: { replicas: 'one' } },
       error: "at '/elasticsearch/replicas'",
+    },
+    {
+      when: 'a vector index type the service does not offer (elasticsearch.vectorIndex: bbq_hnsw)',
+      patch: { elasticsearch: { vectorIndex: 'bbq_hnsw' } },
+      error: "at '/elasticsearch/vectorIndex'",
     },
     {
       when: 'an index would have no shard (elasticsearch.shards: 0)',

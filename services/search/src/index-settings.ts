@@ -1,14 +1,17 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { CACHE_REFRESH_INTERVAL, SEARCH_REFRESH_INTERVAL } from './mappings';
+import { CACHE_REFRESH_INTERVAL, SEARCH_REFRESH_INTERVAL, type VectorIndexType } from './mappings';
 
 /**
  * How the service's indices are spread over the cluster: primary shards (fixed at creation, so a
  * change takes a reindex) and replicas, a count or an auto-expand range (`0-1`: no replica on a
- * single data node, one as soon as a second exists; `0-all`: a copy on every data node).
+ * single data node, one as soon as a second exists; `0-all`: a copy on every data node); and how
+ * a new index keeps its vectors.
  */
 export interface IndexLayout {
   shards: number;
   replicas: string;
+  /** How the vectors of a new products or entries index are indexed (mappings.ts; default `hnsw`). */
+  vectors?: VectorIndexType;
 }
 
 /**

@@ -36,14 +36,34 @@ export const SEARCH_REFRESH_INTERVAL = '5s';
  */
 export const CACHE_REFRESH_INTERVAL = '30s';
 
-// Plain float HNSW (no int8/bbq quantisation): scores are exact cosines of the stored vectors,
-// which keeps kNN recall against brute force high and score_sources exact.
-const vector = (dims: number): estypes.MappingProperty => ({
+/**
+ * How the vectors are indexed (ELASTICSEARCH_VECTOR_INDEX). `hnsw`, the default: plain float
+ * HNSW, scores are exact cosines of the stored vectors, which keeps kNN recall against brute
+ * force high and score_sources exact. `int8_hnsw`: the graph searched with vectors quantized to
+ * one byte per dimension (3.7× less memory for the kNN files), its candidates
+ * (INT8_OVERSAMPLE × k) scored again with the float vectors, for tenants whose vectors outgrow
+ * the nodes' memory (docs/operations.md, "Vector budget"). `bbq_hnsw` is not offered: entry
+ * search's passages lost beyond the evaluation's spread with it.
+ */
+export const VECTOR_INDEX_TYPES = ['hnsw', 'int8_hnsw'] as const;
+export type VectorIndexType = (typeof VECTOR_INDEX_TYPES)[number];
+/** int8 candidates gathered per neighbour asked, then rescored with the float vectors (measured at 3). */
+export const INT8_OVERSAMPLE = 3;
+
+const vector = (dims: number, type: VectorIndexType): estypes.MappingProperty => ({
   type: 'dense_vector',
   dims,
   index: true,
   similarity: 'cosine',
-  index_options: { type: 'hnsw', m: 16, ef_construction: 100 },
+  index_options:
+    type === 'int8_hnsw'
+      ? ({
+          type: 'int8_hnsw',
+          m: 16,
+          ef_construction: 100,
+          rescore_vector: { oversample: INT8_OVERSAMPLE },
+        } as estypes.MappingDenseVectorIndexOptions)
+      : { type: 'hnsw', m: 16, ef_construction: 100 },
 });
 /**
  * Lucene refuses a term longer than 32,766 UTF-8 bytes, and with it the whole document
@@ -68,7 +88,7 @@ const keywordWithText: estypes.MappingProperty = {
   fields: { text: { type: 'text' } },
 };
 
-export function productMappings(dims: number): estypes.MappingTypeMapping {
+export function productMappings(dims: number, vectors: VectorIndexType = 'hnsw'): estypes.MappingTypeMapping {
   return {
     dynamic: 'strict',
     properties: {
@@ -92,14 +112,14 @@ export function productMappings(dims: number): estypes.MappingTypeMapping {
       version: { type: 'long' },
       /** The product as a search hit shows it (ProductDocument.hit_json): answers need no MongoDB read. */
       hit: { type: 'object', enabled: false },
-      vector_description: vector(dims),
-      vector_properties: vector(dims),
-      vector_attributes: vector(dims),
+      vector_description: vector(dims, vectors),
+      vector_properties: vector(dims, vectors),
+      vector_attributes: vector(dims, vectors),
     },
   };
 }
 
-export function entryMappings(dims: number): estypes.MappingTypeMapping {
+export function entryMappings(dims: number, vectors: VectorIndexType = 'hnsw'): estypes.MappingTypeMapping {
   return {
     dynamic: 'strict',
     properties: {
@@ -119,13 +139,13 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
       search_keywords: text,
       updated_at: { type: 'date' },
       version: { type: 'long' },
-      vector: vector(dims),
+      vector: vector(dims, vectors),
       /**
        * What the entry is about, as its editor says it (title, summary, similarity_text), without
        * the content: with the sentences it ranks the entry (a question asks about a topic first).
        * (Added in place to older indices; their entries have it once reindexed.)
        */
-      topic_vector: vector(dims),
+      topic_vector: vector(dims, vectors),
       /**
        * True where `topic_vector` is there: an entry indexed by an earlier release has none until
        * it is written again or reindexed, and ranks without it rather than with a topic of 0.
@@ -152,7 +172,7 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
           start: { type: 'integer', index: false },
           end: { type: 'integer', index: false },
           stems,
-          vector: vector(dims),
+          vector: vector(dims, vectors),
           answers: keyword,
         },
       },
@@ -170,8 +190,8 @@ export function entryMappings(dims: number): estypes.MappingTypeMapping {
         properties: {
           start: { type: 'integer', index: false },
           end: { type: 'integer', index: false },
-          vector: vector(dims),
-          context_vector: vector(dims),
+          vector: vector(dims, vectors),
+          context_vector: vector(dims, vectors),
           /** The sentence's cosine to the centroid of its entry's sentences (read back through doc values). */
           centrality: { type: 'float', index: false },
         },

@@ -5,6 +5,21 @@
 import { cacheIndexSettings, replicaSettings, replicasProblem, searchIndexSettings } from '../src/index-settings';
 import { indicesServing, ownIndexPatterns, redIndices } from '../src/index-health';
 import { elasticsearchNodes } from '../src/elasticsearch';
+import { entryMappings, INT8_OVERSAMPLE, productMappings } from '../src/mappings';
+import type { estypes } from '@elastic/elasticsearch';
+
+/** Every dense_vector field of a mapping (nested ones too), by path. */
+function vectorFields(mapping: estypes.MappingTypeMapping): Record<string, estypes.MappingDenseVectorProperty> {
+  const out: Record<string, estypes.MappingDenseVectorProperty> = {};
+  const visit = (props: Record<string, estypes.MappingProperty>, prefix: string) => {
+    for (const [name, p] of Object.entries(props)) {
+      if (p.type === 'dense_vector') out[prefix + name] = p as estypes.MappingDenseVectorProperty;
+      if (p.type === 'nested') visit((p as estypes.MappingNestedProperty).properties ?? {}, `${prefix}${name}.`);
+    }
+  };
+  visit(mapping.properties ?? {}, '');
+  return out;
+}
 
 describe('index layout', () => {
   test('when nothing is set, then each index has one shard and auto-expands from no replica to one', () => {
@@ -44,6 +59,31 @@ describe('index layout', () => {
     ['0-1-2', 'must be a replica count (e.g. 1) or an auto-expand range (e.g. 0-1, 0-all)'],
   ])('when the replicas setting is %s, then its problem is %s', (value, problem) => {
     expect(replicasProblem(value)).toBe(problem);
+  });
+});
+
+describe('vector index type', () => {
+  test('when nothing is set, then every vector of products and entries is float HNSW without rescoring', () => {
+    for (const mapping of [productMappings(384), entryMappings(384)])
+      for (const field of Object.values(vectorFields(mapping)))
+        expect(field.index_options).toEqual({ type: 'hnsw', m: 16, ef_construction: 100 });
+  });
+
+  test('when int8_hnsw is asked, then every vector (nested passages and sentences too) is int8 with float rescoring', () => {
+    const products = vectorFields(productMappings(384, 'int8_hnsw'));
+    const entries = vectorFields(entryMappings(384, 'int8_hnsw'));
+    expect(Object.keys(products).sort()).toEqual(['vector_attributes', 'vector_description', 'vector_properties']);
+    expect(Object.keys(entries)).toEqual(
+      expect.arrayContaining([
+        'vector',
+        'topic_vector',
+        'passages.vector',
+        'sentences.vector',
+        'sentences.context_vector',
+      ]),
+    );
+    for (const field of [...Object.values(products), ...Object.values(entries)])
+      expect(field.index_options).toMatchObject({ type: 'int8_hnsw', rescore_vector: { oversample: INT8_OVERSAMPLE } });
   });
 });
 

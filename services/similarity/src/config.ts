@@ -18,6 +18,7 @@ import {
   REPLICAS_PATTERN,
   replicasProblem,
   type IndexLayout,
+  VECTOR_INDEX_TYPES,
 } from '@kb/search';
 
 export const SimilarityConfigSchema = Type.Object({
@@ -37,6 +38,15 @@ export const SimilarityConfigSchema = Type.Object({
     pattern: REPLICAS_PATTERN,
     expected: REPLICAS_EXPECTED,
   }),
+  /**
+   * How the vectors of each new products or entries index are indexed (at creation and at every
+   * reindex; an existing index keeps its own until reindexed): `hnsw` (float, the default) or
+   * `int8_hnsw` (quantized, its candidates rescored with the float vectors; 3.7× less memory).
+   */
+  ELASTICSEARCH_VECTOR_INDEX: Type.Union(
+    VECTOR_INDEX_TYPES.map((t) => Type.Literal(t)),
+    { default: 'hnsw' },
+  ),
   ...grpcServerSettings('similarity'),
   ...BACK_SERVICE_AUTH_SETTINGS,
   /** Verifies the system credential; without it, calls without a tenant (reindex) are refused. */
@@ -88,4 +98,5 @@ export function loadSimilarityConfig(env: NodeJS.ProcessEnv = process.env): Simi
 export const indexLayoutOf = (config: SimilarityConfig): IndexLayout => ({
   shards: config.ELASTICSEARCH_SHARDS,
   replicas: config.ELASTICSEARCH_REPLICAS,
+  vectors: config.ELASTICSEARCH_VECTOR_INDEX,
 });

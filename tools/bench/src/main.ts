@@ -20,17 +20,20 @@
  * gateways. BENCH_ONLY=replicas, or BENCH_REPLICAS as a list (`1,2`, the default there): the cold
  * ingest and search with each count in turn, one table (see modes/replicas.ts; BENCH_PRODUCTS
  * 2000 there).
+ * BENCH_ONLY=scale: tens of thousands of entries and hundreds of thousands of products with a
+ * stand-in embedder (see modes/scale.ts; BENCH_SCALE_ENTRIES, BENCH_SCALE_PRODUCTS, BENCH_SCALE_INGEST).
  */
 import { compareMode } from './modes/compare';
 import { fullMode } from './modes/full';
 import { ingestMode } from './modes/ingest';
 import { replicasMode } from './modes/replicas';
+import { scaleMode } from './modes/scale';
 import { searchMode } from './modes/search';
 import { tracingMode } from './modes/tracing';
 import { runSession } from './session';
 import { readSettings, type BenchSettings } from './settings';
 
-/** The mode BENCH_ONLY names; every mode but ingest and replicas runs in one session (runSession). */
+/** The mode BENCH_ONLY names; every mode but ingest, replicas and scale runs in one session (runSession). */
 function runMode(settings: BenchSettings): Promise<void> {
   switch (settings.only) {
     case 'ingest':
@@ -43,6 +46,8 @@ function runMode(settings: BenchSettings): Promise<void> {
       return runSession(settings, compareMode);
     case 'replicas':
       return replicasMode(settings);
+    case 'scale':
+      return scaleMode(settings);
     case undefined:
       return runSession(settings, fullMode);
   }

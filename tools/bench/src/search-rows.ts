@@ -27,7 +27,7 @@ const ADMIN_VISIBLE = ['public', 'community', 'internal', 'restricted', 'workspa
  * and sentence kNN, built by the same library); the read of the hits' kept fields that follows it
  * in the gateway counts as the service's own cost.
  */
-async function searchRow(
+export async function searchRow(
   ctx: Ctx,
   kind: 'products' | 'entries',
   queries: string[],

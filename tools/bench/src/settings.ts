@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { checkoutDir } from '@kb/devstack';
 
 /** The modes BENCH_ONLY picks; unset: the whole benchmark. */
-export const MODES = ['ingest', 'tracing', 'search', 'compare', 'replicas'] as const;
+export const MODES = ['ingest', 'tracing', 'search', 'compare', 'replicas', 'scale'] as const;
 export type ModeName = (typeof MODES)[number];
 
 export interface BenchSettings {
@@ -29,7 +29,7 @@ export function readSettings(): BenchSettings {
   // A list of replica counts (BENCH_REPLICAS=1,2) is the replicas comparison's, BENCH_ONLY or not.
   const only = process.env.BENCH_ONLY || (replicas.length > 1 ? 'replicas' : undefined);
   if (only !== undefined && !(MODES as readonly string[]).includes(only))
-    throw new Error(`BENCH_ONLY: "ingest", "tracing", "search", "compare" or "replicas", not ${only}`);
+    throw new Error(`BENCH_ONLY: "ingest", "tracing", "search", "compare", "replicas" or "scale", not ${only}`);
   if (replicas.length > 1 && only !== 'replicas')
     throw new Error(`BENCH_REPLICAS=${process.env.BENCH_REPLICAS}: a list of counts only with BENCH_ONLY=replicas`);
   return {

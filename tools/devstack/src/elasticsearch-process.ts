@@ -8,8 +8,12 @@ import { freePorts } from './ports';
 import { waitUntil, type ProcessSpec } from './process-group';
 import { backendDir, startUntilReady, type LocalBackend, type LocalProcessOptions } from './local-backend';
 import { ELASTICSEARCH_USER, ensureSystemUser } from './system-user';
+import { heapSetting } from './heap';
 
-/** Heap of the single node, and of each node of a cluster (three of them share the machine). */
+/**
+ * Heap of the single node, and of each node of a cluster (three of them share the machine);
+ * KB_ES_HEAP_MB sets either (e.g. the benchmark's scale mode, hundreds of thousands of documents).
+ */
 const SINGLE_NODE_HEAP_MB = 512;
 const CLUSTER_NODE_HEAP_MB = 384;
 /** Three JVMs starting at once on two busy cores took over two minutes to join (one alone: ~25 s). */
@@ -26,7 +30,13 @@ interface ClusterRole {
 export async function startElasticsearchProcess(home: string, opts: LocalProcessOptions): Promise<LocalBackend> {
   const { dir, temporary } = backendDir('elasticsearch', elasticsearchBaseDir(), opts);
   const [httpPort, transportPort] = (await freePorts(2)) as [number, number];
-  return startNode(home, opts, { dir, temporary, httpPort, transportPort, heapMb: SINGLE_NODE_HEAP_MB });
+  return startNode(home, opts, {
+    dir,
+    temporary,
+    httpPort,
+    transportPort,
+    heapMb: heapSetting('KB_ES_HEAP_MB', SINGLE_NODE_HEAP_MB),
+  });
 }
 
 /** A cluster of local nodes: the URL lists every node's, comma-separated (ELASTICSEARCH_URL's form). */
@@ -66,7 +76,7 @@ export async function startElasticsearchCluster(
         temporary,
         httpPort: ports[2 * i] as number,
         transportPort: transportPorts[i] as number,
-        heapMb: CLUSTER_NODE_HEAP_MB,
+        heapMb: heapSetting('KB_ES_HEAP_MB', CLUSTER_NODE_HEAP_MB),
         timeoutMs: CLUSTER_START_MS,
         cluster: { nodeName, nodeNames, transportPorts },
       });

@@ -5,6 +5,7 @@ import { cacheDir } from './cache';
 import { backendDir, startUntilReady, type LocalBackend, type LocalProcessOptions } from './local-backend';
 import { findJava17 } from './java';
 import { freePort } from './ports';
+import { heapSetting } from './heap';
 import type { ProcessSpec } from './process-group';
 
 const LAUNCHER = resolve(__dirname, '..', 'java', 'MongoServerMain.java');
@@ -29,7 +30,8 @@ export async function startMongoProcess(libDir: string, opts: LocalProcessOption
     name: 'mongo',
     command: jdk.java,
     args: [
-      '-Xmx512m',
+      // KB_MONGO_HEAP_MB: more for a large in-memory data set (the benchmark's scale mode).
+      `-Xmx${heapSetting('KB_MONGO_HEAP_MB', 512)}m`,
       '-XX:+UseSerialGC',
       // Without a logging backend SLF4J prints three warning lines; they only clutter error reports.
       '-Dslf4j.internal.verbosity=ERROR',

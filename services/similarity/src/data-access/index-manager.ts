@@ -156,7 +156,8 @@ export class IndexManager {
   }
 
   private mappingsFor(kind: IndexKind) {
-    return kind === 'products' ? productMappings(this.dims) : entryMappings(this.dims);
+    const vectors = this.layout.vectors ?? 'hnsw';
+    return kind === 'products' ? productMappings(this.dims, vectors) : entryMappings(this.dims, vectors);
   }
 
   /** Concrete indices the alias points at now (empty when it does not exist). */

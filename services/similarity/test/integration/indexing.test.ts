@@ -654,6 +654,55 @@ describe('indices and reindex', () => {
   );
 
   test(
+    "when the vectors are int8_hnsw, then the index is made so and kNN hits carry the float vectors' exact " +
+      'cosines (candidates rescored), the same ten as brute force',
+    async () => {
+      const logger = pino({ level: 'silent' });
+      const dims = 64;
+      const manager = new IndexManager(es, logger, testName('kbint8'), 'm', dims, {
+        shards: 1,
+        replicas: '0-1',
+        vectors: 'int8_hnsw',
+      });
+      await manager.ensure('products');
+      const index = manager.alias('products');
+      const [mapping] = Object.values(await es.indices.getMapping({ index }));
+      expect(mapping!.mappings.properties!['vector_description']).toMatchObject({
+        index_options: { type: 'int8_hnsw', rescore_vector: { oversample: 3 } },
+      });
+      // Seeded unit vectors: 400 documents and one query.
+      let seed = 7;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+      const unit = () => {
+        const v = Array.from({ length: dims }, random);
+        const norm = Math.hypot(...v);
+        return v.map((x) => x / norm);
+      };
+      const docs = Array.from({ length: 400 }, (_, i) => ({ id: `p${i}`, v: unit() }));
+      await es.bulk({
+        refresh: true,
+        operations: docs.flatMap((d) => [
+          { index: { _index: index, _id: d.id } },
+          { tenant_id: 't', vector_description: d.v },
+        ]),
+      });
+      const q = unit();
+      const cos = (v: number[]) => v.reduce((a, x, i) => a + x * q[i]!, 0);
+      const exact = docs.map((d) => ({ id: d.id, cos: cos(d.v) })).sort((a, b) => b.cos - a.cos);
+      const res = await es.search({
+        index,
+        knn: { field: 'vector_description', query_vector: q, k: 10, num_candidates: 100 },
+        size: 10,
+        _source: false,
+      });
+      const hits = res.hits.hits.map((h) => ({ id: h._id!, score: h._score! }));
+      expect(hits.map((h) => h.id)).toEqual(exact.slice(0, 10).map((e) => e.id));
+      // Elasticsearch scores a cosine as (1 + cos) / 2; int8 scores alone are off in the third decimal.
+      for (const h of hits) expect(h.score).toBeCloseTo((1 + exact.find((e) => e.id === h.id)!.cos) / 2, 5);
+    },
+  );
+
+  test(
     'when indices are created, then they refresh every SEARCH_REFRESH_INTERVAL (the embedding cache ' +
       'every 30 s); an index an earlier release made with another interval gets it at the next start',
     async () => {
