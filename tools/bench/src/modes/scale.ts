@@ -2,7 +2,9 @@
  * BENCH_ONLY=scale: search at tens of thousands of entries and hundreds of thousands of products,
  * with the stand-in embedder (stand-in-embedder.ts; the model would take hours to embed this
  * much on two cores). Every other part runs as deployed: the four services, their indexers, the
- * same indices. For each tier (BENCH_SCALE_ENTRIES, default 10000,50000 entries, then
+ * same indices. Entries: the first 500 through the API, the rest copies of them in MongoDB
+ * (new ids and articles) for the background indexer, as after an import (cloneEntries); products
+ * in bulk through the API. For each tier (BENCH_SCALE_ENTRIES, default 10000,50000 entries, then
  * BENCH_SCALE_PRODUCTS, default 200000 products): the load's rate, entry search (or product and
  * similar search) through the gateway against its raw twin (p50/p99, BENCH_QUERIES pairs, default
  * 200), the index's size on disk and documents, Elasticsearch's heap. Last, the searches' p50/p99
@@ -12,6 +14,7 @@
  * KB_ES_HEAP_MB and KB_MONGO_HEAP_MB (default 512 each) size the local backends; the in-memory
  * MongoDB stand-in needs about 2 GiB for the default tiers (docs/benchmark.md "Scale").
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ingest } from '../api-writes';
@@ -24,7 +27,8 @@ import type { SearchRow } from '../report';
 import { searchRow } from '../search-rows';
 import { numberSetting, type BenchSettings } from '../settings';
 import { similarRow } from '../similar-rows';
-import { INDEX_PREFIX, startBenchStack } from '../stack';
+import mongoose from 'mongoose';
+import { INDEX_PREFIX, startBenchStack, TENANT } from '../stack';
 import { STAND_IN_DIMS, STAND_IN_MODEL, standInVector, startStandInEmbedder } from '../stand-in-embedder';
 
 /** What one tier measured. */
@@ -63,6 +67,8 @@ interface DuringIngest {
 
 export interface ScaleReport {
   startedAt: string;
+  /** The first API_ENTRIES entries, written one by one through the API (eight in flight). */
+  apiEntryWrites?: ScaleTier['load'];
   embedder: string;
   queries: number;
   tiers: ScaleTier[];
@@ -117,11 +123,19 @@ export async function scaleMode(settings: BenchSettings): Promise<void> {
 
     let loadedEntries = 0;
     for (const target of entryTiers) {
-      const load = await loadScaleEntries(ctx, category.id, loadedEntries, target);
+      const load =
+        loadedEntries === 0
+          ? await loadScaleEntries(ctx, category.id, 0, Math.min(API_ENTRIES, target))
+          : { added: 0, seconds: 0, perSecond: 0 };
+      if (loadedEntries === 0) {
+        report.apiEntryWrites = load;
+        loadedEntries = load.added;
+      }
+      const cloned = target > loadedEntries ? await cloneEntries(ctx, loadedEntries, target) : undefined;
       loadedEntries = target;
       log(`entry search at ${target} entries`);
       const rows = [await searchRow(ctx, 'entries', eq, vectorsOf(eq), userId)];
-      report.tiers.push(await tier(ctx, `${target} entries`, target, load, ctx.index.entries, rows));
+      report.tiers.push(await tier(ctx, `${target} entries`, target, cloned ?? load, ctx.index.entries, rows));
       write(report, settings.out);
     }
     let loadedProducts = 0;
@@ -159,13 +173,8 @@ export async function scaleMode(settings: BenchSettings): Promise<void> {
  * would be.
  */
 async function loadScaleEntries(ctx: Ctx, categoryId: string, from: number, to: number) {
-  log(`writing entries ${from + 1}-${to}`);
-  const parts = entries(to * 3).slice(from * 3);
-  const list: BenchEntry[] = [];
-  for (let i = 0; i + 2 < parts.length; i += 3) {
-    const [a, b, c] = [parts[i]!, parts[i + 1]!, parts[i + 2]!];
-    list.push({ ...a, content: [a.content, b.content, c.content].join('\n\n'), tags: [...a.tags, ...b.tags] });
-  }
+  log(`writing entries ${from + 1}-${to} through the API`);
+  const list = scaleArticles(from, to);
   const t0 = performance.now();
   let next = 0;
   let done = 0;
@@ -182,6 +191,83 @@ async function loadScaleEntries(ctx: Ctx, categoryId: string, from: number, to: 
   const seconds = (performance.now() - t0) / 1000;
   log(`  ${list.length} entries searchable in ${seconds.toFixed(0)} s (${(list.length / seconds).toFixed(1)}/s)`);
   return { added: list.length, seconds, perSecond: list.length / seconds };
+}
+
+/** Entries written through the API before the rest are copied in MongoDB (cloneEntries). */
+const API_ENTRIES = 500;
+
+/**
+ * Entries `from`+1 … `to` as the background indexer meets an import: copies, in MongoDB, of the
+ * entries the API wrote (every field as the service stored it), each with a new id, a
+ * translation group of its own and a new article (title, summary, tags and three paragraphs
+ * from the same generator), at version 1 and waiting for the indexer; timed until the indexer's
+ * backlog is empty. One by one through the API (API_ENTRIES, ~9-14 per second on this machine,
+ * each write indexed and refreshed before it answers) 50,000 would take over an hour.
+ */
+async function cloneEntries(ctx: Ctx, from: number, to: number) {
+  log(`copying entries ${from + 1}-${to} in MongoDB for the background indexer`);
+  const connection = await mongoose.createConnection(ctx.stack.mongoUri).asPromise();
+  try {
+    const collection = connection.collection<Record<string, unknown>>('knowledge_entries');
+    const seeds = await collection.find({ tenant_id: TENANT }).limit(API_ENTRIES).toArray();
+    if (seeds.length === 0) throw new Error('no entry to copy: none was written through the API');
+    const articles = scaleArticles(from, to);
+    const t0 = performance.now();
+    for (let i = 0; i < articles.length; i += 1000) {
+      const now = new Date();
+      await collection.insertMany(
+        articles.slice(i, i + 1000).map((a, j) => {
+          const { index_claim: _claim, index_error: _error, ...seed } = seeds[(i + j) % seeds.length]!;
+          return {
+            ...seed,
+            _id: randomUUID(),
+            translation_group_id: randomUUID(),
+            title: a.title,
+            summary: a.summary,
+            content: a.content,
+            tags: a.tags,
+            version: 1,
+            embedding_model: null,
+            indexed_version: 0,
+            index_pending: true,
+            index_seq: 0,
+            content_changed_at: now,
+            created_at: now,
+            updated_at: now,
+          };
+        }) as never[],
+      );
+    }
+    log(`  ${articles.length} copied in ${((performance.now() - t0) / 1000).toFixed(0)} s; waiting for the indexer`);
+    let last = performance.now();
+    for (;;) {
+      const backlog = await ctx.stack.backlog();
+      if (backlog === 0) break;
+      if (performance.now() - last > 30_000) {
+        log(`  ${articles.length - backlog} indexed (${rate(articles.length - backlog, t0)}/s)`);
+        last = performance.now();
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    log(
+      `  ${articles.length} entries searchable in ${seconds.toFixed(0)} s (${(articles.length / seconds).toFixed(1)}/s)`,
+    );
+    return { added: articles.length, seconds, perSecond: articles.length / seconds };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Articles `from`+1 … `to`: each three of the benchmark's FAQ answers as three paragraphs. */
+function scaleArticles(from: number, to: number): BenchEntry[] {
+  const parts = entries(to * 3).slice(from * 3);
+  const list: BenchEntry[] = [];
+  for (let i = 0; i + 2 < parts.length; i += 3) {
+    const [a, b, c] = [parts[i]!, parts[i + 1]!, parts[i + 2]!];
+    list.push({ ...a, content: [a.content, b.content, c.content].join('\n\n'), tags: [...a.tags, ...b.tags] });
+  }
+  return list;
 }
 
 const rate = (n: number, t0: number) => (n / ((performance.now() - t0) / 1000)).toFixed(1);
@@ -291,6 +377,15 @@ export function scaleMarkdown(r: ScaleReport): string {
   const lines = [
     `Scale run of ${r.startedAt}${r.seconds ? ` (${(r.seconds / 60).toFixed(1)} min)` : ''}; embedder: ${r.embedder}; ` +
       `${r.queries} queries per latency figure.`,
+    ...(r.apiEntryWrites
+      ? [
+          '',
+          `The first ${r.apiEntryWrites.added} entries written one by one through the API (eight in flight, each ` +
+            `indexed before it answers): ${r.apiEntryWrites.perSecond.toFixed(1)}/s. The rest copied in MongoDB ` +
+            'and indexed by the background indexer: its rate is the Load column of the entry tiers; products in bulk ' +
+            'through the API.',
+        ]
+      : []),
     '',
     '| Tier | Load (per s) | Search | p50 ms (raw) | p99 ms (raw) | Index MiB | per 1,000 | Lucene docs | ES heap MiB |',
     '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
