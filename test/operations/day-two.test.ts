@@ -374,4 +374,48 @@ describe('day two: a resumed reindex', () => {
     // The entries of the page written before the crash are in the index now behind the alias.
     expect((await answers(productIds)).entrySearch).toEqual(before.entrySearch);
   }, 120_000);
+
+  test('when another run of the kind holds its lease, then a reindex refuses at once, naming it, and begins nothing; once free it runs', async () => {
+    const runs = db.collection<Record<string, unknown>>('product_reindex_runs');
+    const holder = { owner: 'other-pod/7/1a2b3c4d', until: new Date(Date.now() + 60_000) };
+    // The earlier runs (the import's rebuild) left the lease given back (holder null): another run takes it.
+    await runs.updateOne({ _id: 'lease/products' as never }, { $set: { tenant_id: '', holder } }, { upsert: true });
+    const progress = await runs.findOne({ _id: 'products' as never });
+    const es = createElasticsearchClient(process.env.ELASTICSEARCH_URL as string);
+    const indices = async () =>
+      (await es.cat.indices({ index: `${stack.indexPrefix}-products-*`, format: 'json' })).length;
+    const indicesBefore = await indices();
+
+    const refused = await admin('reindex', 'products');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('a reindex of products is already running (other-pod/7/1a2b3c4d');
+    expect(await runs.findOne({ _id: 'products' as never })).toEqual(progress);
+    expect(await indices()).toBe(indicesBefore);
+
+    // The other run finished (or its lease lapsed): this one runs, and gives the lease back.
+    await runs.updateOne({ _id: 'lease/products' as never }, { $set: { holder: null } });
+    const ran = await admin('reindex', 'products');
+    expect(ran.code).toBe(0);
+    expect(await runs.findOne({ _id: 'products' as never })).toMatchObject({ status: 'finished' });
+    expect(await runs.findOne({ _id: 'lease/products' as never })).toMatchObject({ holder: null });
+    await es.close();
+  }, 120_000);
+
+  test('when another import or purge of the tenant holds its lease, then a purge refuses, naming it, and removes nothing', async () => {
+    const leases = db.collection<Record<string, unknown>>('knowledge_leases');
+    const holder = { owner: 'other-pod/9/5e6f7a8b', until: new Date(Date.now() + 60_000) };
+    await leases.updateOne(
+      { _id: `tenant-data/${tenant}` as never },
+      { $set: { tenant_id: '', holder } },
+      { upsert: true },
+    );
+    const entriesBefore = await db.collection('knowledge_entries').countDocuments({ tenant_id: tenant });
+    expect(entriesBefore).toBeGreaterThan(0);
+    const refused = await admin('tenant', 'purge', '--tenant', tenant, '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`another import or purge of tenant "${tenant}" is running (other-pod/9/5e6f7a8b`);
+    expect(await db.collection('knowledge_entries').countDocuments({ tenant_id: tenant })).toBe(entriesBefore);
+    expect(await db.collection('tenants').countDocuments({ _id: tenant as never })).toBe(1);
+    await leases.updateOne({ _id: `tenant-data/${tenant}` as never }, { $set: { holder: null } });
+  }, 60_000);
 });

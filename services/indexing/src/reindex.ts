@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Caller, SimilarityClient } from '@kb/platform';
 
 /** What writing one page into the new index came to. */
@@ -29,6 +31,32 @@ export interface ReindexRunStore {
   last(kind: ReindexRun['kind']): Promise<ReindexRun | null>;
   /** Records a run's state (replaces the kind's last run). */
   save(run: ReindexRun): Promise<void>;
+  /**
+   * Takes the kind's run lease for `owner` (one run of a kind at a time, across processes):
+   * null when taken, else who holds it until when.
+   */
+  hold?(kind: ReindexRun['kind'], owner: string, ttlMs: number): Promise<{ owner: string; until: Date } | null>;
+  /** Extends the lease; false when `owner` lost it (its time ran out and another run took it). */
+  renew?(kind: ReindexRun['kind'], owner: string, ttlMs: number): Promise<boolean>;
+  release?(kind: ReindexRun['kind'], owner: string): Promise<void>;
+}
+
+/**
+ * How long a run's lease lasts without renewal; it is renewed every third of that while the run
+ * lives, so a run that died frees its kind within a minute (the chart's reindex Job retries with
+ * backoff, and its next pod resumes).
+ */
+export const REINDEX_LEASE_MS = 60_000;
+
+/** Another run of the kind holds its lease: this one starts nothing. */
+export class ReindexBusyError extends Error {
+  override readonly name = 'ReindexBusyError';
+  constructor(kind: string, holder: { owner: string; until: Date }) {
+    super(
+      `a reindex of ${kind} is already running (${holder.owner}, its lease until ${holder.until.toISOString()}): ` +
+        'wait for it to finish; if it died, its lease lapses by then and `--resume` continues its run',
+    );
+  }
 }
 
 export interface ReindexPlan<D extends { id: string }> {
@@ -107,6 +135,32 @@ async function writePage<D extends { id: string }>(
  * to the new index too (external versions make that idempotent).
  */
 export async function reindex<D extends { id: string }>(plan: ReindexPlan<D>): Promise<ReindexResult> {
+  const runs = plan.runs;
+  if (!runs?.hold) return reindexHeld(plan, () => false);
+  const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const holder = await runs.hold(plan.kind, owner, REINDEX_LEASE_MS);
+  if (holder) throw new ReindexBusyError(plan.kind, holder);
+  let lost = false;
+  const renewal = setInterval(() => {
+    void runs.renew?.(plan.kind, owner, REINDEX_LEASE_MS).then(
+      (held) => (lost ||= !held),
+      () => undefined, // MongoDB away for a moment: the next renewal tries again
+    );
+  }, REINDEX_LEASE_MS / 3);
+  renewal.unref();
+  try {
+    return await reindexHeld(plan, () => lost);
+  } finally {
+    clearInterval(renewal);
+    await runs.release?.(plan.kind, owner).catch(() => undefined);
+  }
+}
+
+/** The run itself, its lease held; `lost()` says another run took the lease (this one stops at its next page). */
+async function reindexHeld<D extends { id: string }>(
+  plan: ReindexPlan<D>,
+  lost: () => boolean,
+): Promise<ReindexResult> {
   const { kind, similarity, caller } = plan;
   const last = plan.resume ? await plan.runs?.last(kind) : null;
   let run: ReindexRun;
@@ -140,6 +194,8 @@ export async function reindex<D extends { id: string }>(plan: ReindexPlan<D>): P
     ...(run.after ? { resumedAfter: run.after } : {}),
   };
   for (;;) {
+    if (lost())
+      throw new Error(`the reindex of ${kind} lost its lease to another run; it stopped after ${run.done} documents`);
     const docs = await plan.page(run.after, plan.pageSize);
     if (docs.length === 0) break;
     const outcome = await writePage(plan, docs, run.index);

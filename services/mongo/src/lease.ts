@@ -33,6 +33,17 @@ export function mongoLeases(collection: mongo.Collection<LeaseDoc>) {
         throw err;
       }
     },
+    /** Extends `owner`'s hold of `name` by `ttlMs` from now; false when it no longer holds it. */
+    async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
+      const until = new Date(Date.now() + ttlMs);
+      const res = await collection.updateOne({ _id: name, 'holder.owner': owner }, { $set: { 'holder.until': until } });
+      return res.matchedCount === 1;
+    },
+    /** Who holds `name` now, if anyone (a holder whose time ran out holds nothing). */
+    async holder(name: string): Promise<{ owner: string; until: Date } | null> {
+      const doc = await collection.findOne({ _id: name });
+      return doc?.holder && doc.holder.until.getTime() > Date.now() ? doc.holder : null;
+    },
     /** Gives `name` back; false when `owner` no longer held it (its time ran out and another took it). */
     async giveBack(name: string, owner: string): Promise<boolean> {
       const res = await collection.updateOne({ _id: name, 'holder.owner': owner }, { $set: { holder: null } });
@@ -45,7 +56,7 @@ export type MongoLeases = ReturnType<typeof mongoLeases>;
 /** The leases' queries: by name (`_id`), the holder checked on that one document. */
 export const leaseQueries = (collection: string): QueryShape => ({
   collection,
-  query: 'mongoLeases take, giveBack',
+  query: 'mongoLeases take, renew, holder, giveBack',
   eq: ['_id'],
   residual: ['holder', 'holder.until', 'holder.owner'],
 });

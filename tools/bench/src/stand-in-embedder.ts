@@ -80,7 +80,8 @@ export function serveStandIn(port = 0): Promise<number> {
 
 /** Starts the stand-in as a child process; its URL for EMBEDDING_API_URL, and a stop. */
 export async function startStandInEmbedder(): Promise<{ url: string; stop(): void }> {
-  const child: ChildProcess = spawn(process.execPath, [__filename], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its stdin is a pipe from this process: when this process dies, however, the pipe closes and it exits.
+  const child: ChildProcess = spawn(process.execPath, [__filename], { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
@@ -94,6 +95,10 @@ export async function startStandInEmbedder(): Promise<{ url: string; stop(): voi
 }
 
 if (require.main === module) {
+  if (!process.stdin.isTTY) {
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();
+  }
   const i = process.argv.indexOf('--port');
   serveStandIn(i > 0 ? Number(process.argv[i + 1]) : 0).then(
     (port) => process.stdout.write(`listening ${port}\n`),

@@ -2,8 +2,12 @@
  * `tenant export`, `tenant import`, `tenant purge`: a tenant's data as a whole (the file's
  * format: ../tenant-archive.ts). Long work shows progress on stderr.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { Command } from 'commander';
+import type { mongo } from 'mongoose';
+import { mongoLeases, type LeaseDoc } from '@kb/mongo';
 import { defaultGrpcAddress, similarityClientAt, systemCaller, type similarityV1 } from '@kb/platform';
 import { CliError, systemSigner, UsageError, type AdminContext } from '../context';
 import { noSuchTenant, requiredOption, similarityAddress, tenantId } from '../options';
@@ -30,6 +34,41 @@ const listed = (counts: Record<string, number>) =>
 
 /** The bound on a purge's call to the similarity service: a delete-by-query over every index. */
 const PURGE_DEADLINE_MS = 300_000;
+
+/** How long an import's or purge's lease lasts without renewal (renewed every third of it while the command runs). */
+const TENANT_DATA_LEASE_MS = 60_000;
+
+/**
+ * Runs `work` holding the tenant's data lease (`tenant-data/<tenant>` in `knowledge_leases`, the
+ * collection of the skill index's leases): one import or purge of a tenant at a time, whoever
+ * runs them. Without it two imports of one file would both pass the checks, and the one that
+ * failed on the other's documents would undo them. The lease document names no tenant, so a
+ * purge leaves it.
+ */
+async function holdingTenantData<T>(db: mongo.Db, tenant: string, work: () => Promise<T>): Promise<T> {
+  const leases = mongoLeases(db.collection<LeaseDoc>('knowledge_leases'));
+  const name = `tenant-data/${tenant}`;
+  const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  if (!(await leases.take(name, '', owner, TENANT_DATA_LEASE_MS))) {
+    const holder = await leases.holder(name);
+    throw new CliError(
+      `another import or purge of tenant "${tenant}" is running` +
+        (holder ? ` (${holder.owner}, its lease until ${holder.until.toISOString()})` : '') +
+        '; nothing was changed',
+      1,
+    );
+  }
+  const renewal = setInterval(() => {
+    void leases.renew(name, owner, TENANT_DATA_LEASE_MS).catch(() => undefined);
+  }, TENANT_DATA_LEASE_MS / 3);
+  renewal.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(renewal);
+    await leases.giveBack(name, owner).catch(() => undefined);
+  }
+}
 
 /** The tenant's documents in the search indices, counted (dryRun) or removed, through the similarity service. */
 async function searchIndexPurge(
@@ -97,53 +136,55 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       const knowledge = await ctx.knowledge();
       await ctx.catalog(); // the collections' indexes exist before the first insert
       const db = await ctx.database();
-      const present = await tenantCounts(db, id);
-      if (present.tenants) {
-        if (opts.ifMissing) {
-          ctx.out(`Tenant ${id} already exists; import skipped (--if-missing)`);
+      await holdingTenantData(db, id, async () => {
+        const present = await tenantCounts(db, id);
+        if (present.tenants) {
+          if (opts.ifMissing) {
+            ctx.out(`Tenant ${id} already exists; import skipped (--if-missing)`);
+            return;
+          }
+          throw new CliError(
+            `tenant "${id}" already exists in this install; import never overwrites a tenant ` +
+              `(purge it first with \`admin tenant purge --tenant ${id} --yes\`, or give --if-missing to skip)`,
+            1,
+          );
+        }
+        if (sum(present) > 0)
+          throw new CliError(
+            `this install holds ${listed(present)} of tenant "${id}" without the tenant itself (a purge that did not finish?); ` +
+              `run \`admin tenant purge --tenant ${id} --yes\` first`,
+            1,
+          );
+        const hosts = Array.isArray(tenantDoc.hosts) ? (tenantDoc.hosts as string[]) : [];
+        const taken = await knowledge.hostTakenByOther(hosts, id);
+        if (taken)
+          throw new CliError(
+            `host "${taken}" of tenant "${id}" already belongs to another tenant; nothing was imported`,
+            1,
+          );
+        const bar = progress(ctx, 'import', 'documents');
+        const inserted = await importTenant(db, opts.file, header, bar).finally(() => bar.stop());
+        ctx.out(`Imported tenant ${id} from ${opts.file} (exported ${header.exported_at}): ${listed(inserted)}`);
+        const purged = await recentPurge(db, id);
+        if (!purged) {
+          ctx.out(
+            `Queued ${inserted.knowledge_entries ?? 0} entries and ${inserted.products ?? 0} products for indexing ` +
+              "(the running knowledge service's and catalog's indexers take them)",
+          );
           return;
         }
-        throw new CliError(
-          `tenant "${id}" already exists in this install; import never overwrites a tenant ` +
-            `(purge it first with \`admin tenant purge --tenant ${id} --yes\`, or give --if-missing to skip)`,
-          1,
-        );
-      }
-      if (sum(present) > 0)
-        throw new CliError(
-          `this install holds ${listed(present)} of tenant "${id}" without the tenant itself (a purge that did not finish?); ` +
-            `run \`admin tenant purge --tenant ${id} --yes\` first`,
-          1,
-        );
-      const hosts = Array.isArray(tenantDoc.hosts) ? (tenantDoc.hosts as string[]) : [];
-      const taken = await knowledge.hostTakenByOther(hosts, id);
-      if (taken)
-        throw new CliError(
-          `host "${taken}" of tenant "${id}" already belongs to another tenant; nothing was imported`,
-          1,
-        );
-      const bar = progress(ctx, 'import', 'documents');
-      const inserted = await importTenant(db, opts.file, header, bar).finally(() => bar.stop());
-      ctx.out(`Imported tenant ${id} from ${opts.file} (exported ${header.exported_at}): ${listed(inserted)}`);
-      const purged = await recentPurge(db, id);
-      if (!purged) {
-        ctx.out(
-          `Queued ${inserted.knowledge_entries ?? 0} entries and ${inserted.products ?? 0} products for indexing ` +
-            "(the running knowledge service's and catalog's indexers take them)",
-        );
-        return;
-      }
-      // Elasticsearch still holds the purged documents' versions (delete tombstones) and would take
-      // the indexers' writes of the same versions for stale: new indices hold no tombstones.
-      ctx.out(`Tenant ${id} was purged from the search indices at ${purged.toISOString()}: rebuilding them`);
-      const address = similarityAddress(opts.similarity ?? ctx.similarityAddr());
-      const codes = [
-        await reindexEntries(ctx, address, { resume: false }),
-        await reindexProducts(ctx, address, { resume: false }),
-      ];
-      if (codes.some((c) => c !== 0))
-        throw new CliError('the import is written, but the search indices were not rebuilt: run `admin reindex`', 1);
-      await forgetPurge(db, id);
+        // Elasticsearch still holds the purged documents' versions (delete tombstones) and would take
+        // the indexers' writes of the same versions for stale: new indices hold no tombstones.
+        ctx.out(`Tenant ${id} was purged from the search indices at ${purged.toISOString()}: rebuilding them`);
+        const address = similarityAddress(opts.similarity ?? ctx.similarityAddr());
+        const codes = [
+          await reindexEntries(ctx, address, { resume: false }),
+          await reindexProducts(ctx, address, { resume: false }),
+        ];
+        if (codes.some((c) => c !== 0))
+          throw new CliError('the import is written, but the search indices were not rebuilt: run `admin reindex`', 1);
+        await forgetPurge(db, id);
+      });
     });
 
   tenant
@@ -193,21 +234,23 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         ctx.out('Nothing was removed (give --yes to remove them)');
         return;
       }
-      const removed = await purgeTenantDocuments(db, id);
-      let fromIndex: similarityV1.PurgedIndex__Output[];
-      try {
-        fromIndex = await searchIndexPurge(ctx, address, id, false);
-      } catch (err) {
-        throw new CliError(
-          `removed ${sum(removed)} MongoDB documents of tenant ${id}, but the search indices could not be purged ` +
-            `(${(err as Error).message}); run the purge again`,
-          1,
+      await holdingTenantData(db, id, async () => {
+        const removed = await purgeTenantDocuments(db, id);
+        let fromIndex: similarityV1.PurgedIndex__Output[];
+        try {
+          fromIndex = await searchIndexPurge(ctx, address, id, false);
+        } catch (err) {
+          throw new CliError(
+            `removed ${sum(removed)} MongoDB documents of tenant ${id}, but the search indices could not be purged ` +
+              `(${(err as Error).message}); run the purge again`,
+            1,
+          );
+        }
+        const fromIndexCount = fromIndex.reduce((n, i) => n + Number(i.documents), 0);
+        if (fromIndexCount > 0) await recordPurge(db, id);
+        ctx.out(
+          `Purged tenant ${id}: ${sum(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
         );
-      }
-      const fromIndexCount = fromIndex.reduce((n, i) => n + Number(i.documents), 0);
-      if (fromIndexCount > 0) await recordPurge(db, id);
-      ctx.out(
-        `Purged tenant ${id}: ${sum(removed)} MongoDB documents (${listed(removed)}) and ${fromIndexCount} indexed documents`,
-      );
+      });
     });
 }

@@ -5,7 +5,7 @@
  * same indices. Entries: the first 500 through the API, the rest copies of them in MongoDB
  * (new ids and articles) for the background indexer, as after an import (cloneEntries); products
  * in bulk through the API. For each tier (BENCH_SCALE_ENTRIES, default 10000,50000 entries, then
- * BENCH_SCALE_PRODUCTS, default 200000 products): the load's rate, entry search (or product and
+ * BENCH_SCALE_PRODUCTS, default 50000,100000,200000 products): the load's rate, entry search (or product and
  * similar search) through the gateway against its raw twin (p50/p99, BENCH_QUERIES pairs, default
  * 200), the index's size on disk and documents, Elasticsearch's heap. Last, the searches' p50/p99
  * with nothing else running and then while BENCH_SCALE_INGEST (default 20000) more products are
@@ -88,7 +88,7 @@ const listSetting = (name: string, fallback: string) =>
 
 export async function scaleMode(settings: BenchSettings): Promise<void> {
   const entryTiers = listSetting('BENCH_SCALE_ENTRIES', '10000,50000');
-  const productTiers = listSetting('BENCH_SCALE_PRODUCTS', '200000');
+  const productTiers = listSetting('BENCH_SCALE_PRODUCTS', '50000,100000,200000');
   const ingestDuring = numberSetting('BENCH_SCALE_INGEST', 20_000);
   const queries = numberSetting('BENCH_QUERIES', 200);
   const began = performance.now();
