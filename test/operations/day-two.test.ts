@@ -375,7 +375,7 @@ describe('day two: a resumed reindex', () => {
     expect((await answers(productIds)).entrySearch).toEqual(before.entrySearch);
   }, 120_000);
 
-  test('when another run of the kind holds its lease, then a reindex refuses, naming it, and begins nothing; once free it runs', async () => {
+  test('when another run of the kind holds its lease, then a reindex refuses naming it and begins nothing; free, it runs', async () => {
     const runs = db.collection<Record<string, unknown>>('product_reindex_runs');
     const holder = { owner: 'other-pod/7/1a2b3c4d', until: new Date(Date.now() + 60_000) };
     // The earlier runs (the import's rebuild) left the lease given back (holder null): another run takes it.
