@@ -80,10 +80,11 @@ async function bulkWithRetry(
     try {
       return await ctx.api.post(`/products/bulk?site_id=${ctx.siteId}`, { products });
     } catch (err) {
-      if (attempt >= 3 || !/: 5\d\d /.test((err as Error).message)) throw err;
+      if (attempt >= 5 || !/: 5\d\d /.test((err as Error).message)) throw err;
       bulkRetries++;
       log(`  a bulk call failed (${(err as Error).message.slice(0, 120)}); sending it again`);
-      await new Promise((r) => setTimeout(r, 2000));
+      // 2, 4, 8, 16 s: the local MongoDB stand-in, saturated past ~50,000 products, recovers within seconds.
+      await new Promise((r) => setTimeout(r, 2000 * 2 ** (attempt - 1)));
     }
   }
 }
