@@ -63,8 +63,9 @@ interface DuringIngest {
   products: number;
   seconds: number;
   perSecond: number;
-  idle: Record<string, LatencyFigures>;
-  during: Record<string, LatencyFigures>;
+  /** Answered searches' latencies, and the searches answered with an error. */
+  idle: Record<string, LatencyFigures & { errors: number }>;
+  during: Record<string, LatencyFigures & { errors: number }>;
 }
 
 export interface ScaleReport {
@@ -343,12 +344,19 @@ async function searchDuringIngest(
     Promise.all(
       Object.entries(searches).map(async ([name, fn]) => {
         const ms: number[] = [];
+        let errors = 0;
         for (let i = 0; !until(); i++) {
           const t0 = performance.now();
-          await fn(i);
-          ms.push(performance.now() - t0);
+          try {
+            await fn(i);
+            ms.push(performance.now() - t0);
+          } catch {
+            // An error answer (e.g. 503 while a dependency is called down) counts, and the loop goes on.
+            errors++;
+            await new Promise((r) => setTimeout(r, 100));
+          }
         }
-        return [name, latencyFigures(ms)] as const;
+        return [name, { ...latencyFigures(ms), errors }] as const;
       }),
     ).then((pairs) => Object.fromEntries(pairs));
   log('searches with nothing else running (30 s)');
@@ -413,12 +421,12 @@ export function scaleMarkdown(r: ScaleReport): string {
       `With ${d.atProducts} products loaded, while ${d.products} more were written (${d.perSecond.toFixed(0)}/s), ` +
         'one client per search back to back:',
       '',
-      '| Search | p50 idle → during (ms) | p99 idle → during (ms) |',
-      '| --- | ---: | ---: |',
+      '| Search | p50 idle → during (ms) | p99 idle → during (ms) | errors idle → during |',
+      '| --- | ---: | ---: | ---: |',
       ...Object.keys(d.idle).map(
         (name) =>
           `| ${name} | ${ms(d.idle[name]!.p50)} → ${ms(d.during[name]!.p50)} | ` +
-          `${ms(d.idle[name]!.p99)} → ${ms(d.during[name]!.p99)} |`,
+          `${ms(d.idle[name]!.p99)} → ${ms(d.during[name]!.p99)} | ${d.idle[name]!.errors} → ${d.during[name]!.errors} |`,
       ),
     );
   }
