@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Caller, SimilarityClient } from '@kb/platform';
 
 /** What writing one page into the new index came to. */
@@ -32,13 +30,11 @@ export interface ReindexRunStore {
   /** Records a run's state (replaces the kind's last run). */
   save(run: ReindexRun): Promise<void>;
   /**
-   * Takes the kind's run lease for `owner` (one run of a kind at a time, across processes):
-   * null when taken, else who holds it until when.
+   * Runs `work` holding the kind's run lease (one run of a kind at a time, across processes),
+   * renewed while it runs; throws ReindexBusyError when another run holds it. `lost()` turns true
+   * if another run took the lease (this one stalled past its time).
    */
-  hold?(kind: ReindexRun['kind'], owner: string, ttlMs: number): Promise<{ owner: string; until: Date } | null>;
-  /** Extends the lease; false when `owner` lost it (its time ran out and another run took it). */
-  renew?(kind: ReindexRun['kind'], owner: string, ttlMs: number): Promise<boolean>;
-  release?(kind: ReindexRun['kind'], owner: string): Promise<void>;
+  holding?<T>(kind: ReindexRun['kind'], work: (lost: () => boolean) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -136,24 +132,8 @@ async function writePage<D extends { id: string }>(
  */
 export async function reindex<D extends { id: string }>(plan: ReindexPlan<D>): Promise<ReindexResult> {
   const runs = plan.runs;
-  if (!runs?.hold) return reindexHeld(plan, () => false);
-  const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  const holder = await runs.hold(plan.kind, owner, REINDEX_LEASE_MS);
-  if (holder) throw new ReindexBusyError(plan.kind, holder);
-  let lost = false;
-  const renewal = setInterval(() => {
-    void runs.renew?.(plan.kind, owner, REINDEX_LEASE_MS).then(
-      (held) => (lost ||= !held),
-      () => undefined, // MongoDB away for a moment: the next renewal tries again
-    );
-  }, REINDEX_LEASE_MS / 3);
-  renewal.unref();
-  try {
-    return await reindexHeld(plan, () => lost);
-  } finally {
-    clearInterval(renewal);
-    await runs.release?.(plan.kind, owner).catch(() => undefined);
-  }
+  if (!runs?.holding) return reindexHeld(plan, () => false);
+  return runs.holding(plan.kind, (lost) => reindexHeld(plan, lost));
 }
 
 /** The run itself, its lease held; `lost()` says another run took the lease (this one stops at its next page). */

@@ -1,4 +1,5 @@
 import type { mongo } from 'mongoose';
+import { claimOwner } from '@kb/indexing';
 import { isDuplicateKey } from './errors';
 import type { QueryShape } from './query-shapes';
 
@@ -52,6 +53,37 @@ export function mongoLeases(collection: mongo.Collection<LeaseDoc>) {
   };
 }
 export type MongoLeases = ReturnType<typeof mongoLeases>;
+
+/**
+ * Runs `work` holding the lease `name` (renewed every third of `ttlMs` while it runs, given back
+ * when it ends, whatever the outcome): one holder at a time across every process. When another
+ * holds it, `work` does not run and its holder is answered. `lost()` turns true if a renewal
+ * found the lease taken by another (this holder stalled past its time).
+ */
+export async function holdingLease<T>(
+  leases: MongoLeases,
+  name: string,
+  tenantId: string,
+  ttlMs: number,
+  work: (lost: () => boolean) => Promise<T>,
+): Promise<{ held: true; result: T } | { held: false; holder: { owner: string; until: Date } | null }> {
+  const owner = claimOwner();
+  if (!(await leases.take(name, tenantId, owner, ttlMs))) return { held: false, holder: await leases.holder(name) };
+  let lost = false;
+  const renewal = setInterval(() => {
+    void leases.renew(name, owner, ttlMs).then(
+      (held) => (lost ||= !held),
+      () => undefined, // MongoDB away for a moment: the next renewal tries again
+    );
+  }, ttlMs / 3);
+  renewal.unref();
+  try {
+    return { held: true, result: await work(() => lost) };
+  } finally {
+    clearInterval(renewal);
+    await leases.giveBack(name, owner).catch(() => undefined);
+  }
+}
 
 /** The leases' queries: by name (`_id`), the holder checked on that one document. */
 export const leaseQueries = (collection: string): QueryShape => ({

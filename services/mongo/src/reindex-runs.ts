@@ -1,6 +1,6 @@
-import type { ReindexRun, ReindexRunStore } from '@kb/indexing';
+import { REINDEX_LEASE_MS, ReindexBusyError, type ReindexRun, type ReindexRunStore } from '@kb/indexing';
 import type { mongo } from 'mongoose';
-import { mongoLeases, type LeaseDoc } from './lease';
+import { holdingLease, mongoLeases, type LeaseDoc } from './lease';
 import { byIdQuery, type QueryShape } from './query-shapes';
 
 /** A kind's last reindex run as stored: `_id` the kind (one run of a kind at a time is resumable). */
@@ -15,15 +15,16 @@ export type ReindexRunDoc = ReindexRun & { _id: string };
 export function mongoReindexRuns(collection: mongo.Collection<ReindexRunDoc>): ReindexRunStore {
   // One run of a kind at a time, across processes: a lease document beside the progress one.
   const leases = mongoLeases(collection as unknown as mongo.Collection<LeaseDoc>);
-  const leaseName = (kind: ReindexRun['kind']) => `lease/${kind}`;
   return {
-    async hold(kind, owner, ttlMs) {
-      if (await leases.take(leaseName(kind), '', owner, ttlMs)) return null;
-      return (await leases.holder(leaseName(kind))) ?? { owner: 'another run', until: new Date(Date.now() + ttlMs) };
-    },
-    renew: (kind, owner, ttlMs) => leases.renew(leaseName(kind), owner, ttlMs),
-    async release(kind, owner) {
-      await leases.giveBack(leaseName(kind), owner);
+    async holding(kind, work) {
+      const name = `lease/${kind}`;
+      const run = await holdingLease(leases, name, '', REINDEX_LEASE_MS, work);
+      if (!run.held)
+        throw new ReindexBusyError(
+          kind,
+          run.holder ?? { owner: 'another run', until: new Date(Date.now() + REINDEX_LEASE_MS) },
+        );
+      return run.result;
     },
     async last(kind) {
       const doc = await collection.findOne({ _id: kind });
@@ -39,8 +40,4 @@ export function mongoReindexRuns(collection: mongo.Collection<ReindexRunDoc>): R
 
 /** The progress store's queries: by kind (`_id`), and its run lease's (`lease/<kind>`, the holder checked on it). */
 export const reindexRunQueries = (collection: string): QueryShape =>
-  byIdQuery(collection, 'mongoReindexRuns last, save, hold, renew, release', [
-    'holder',
-    'holder.until',
-    'holder.owner',
-  ]);
+  byIdQuery(collection, 'mongoReindexRuns last, save, holding', ['holder', 'holder.until', 'holder.owner']);

@@ -2,12 +2,10 @@
  * `tenant export`, `tenant import`, `tenant purge`: a tenant's data as a whole (the file's
  * format: ../tenant-archive.ts). Long work shows progress on stderr.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { Command } from 'commander';
 import type { mongo } from 'mongoose';
-import { mongoLeases, type LeaseDoc } from '@kb/mongo';
+import { holdingLease, mongoLeases, type LeaseDoc } from '@kb/mongo';
 import { defaultGrpcAddress, similarityClientAt, systemCaller, type similarityV1 } from '@kb/platform';
 import { CliError, systemSigner, UsageError, type AdminContext } from '../context';
 import { noSuchTenant, requiredOption, similarityAddress, tenantId } from '../options';
@@ -47,27 +45,14 @@ const TENANT_DATA_LEASE_MS = 60_000;
  */
 async function holdingTenantData<T>(db: mongo.Db, tenant: string, work: () => Promise<T>): Promise<T> {
   const leases = mongoLeases(db.collection<LeaseDoc>('knowledge_leases'));
-  const name = `tenant-data/${tenant}`;
-  const owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  if (!(await leases.take(name, '', owner, TENANT_DATA_LEASE_MS))) {
-    const holder = await leases.holder(name);
-    throw new CliError(
-      `another import or purge of tenant "${tenant}" is running` +
-        (holder ? ` (${holder.owner}, its lease until ${holder.until.toISOString()})` : '') +
-        '; nothing was changed',
-      1,
-    );
-  }
-  const renewal = setInterval(() => {
-    void leases.renew(name, owner, TENANT_DATA_LEASE_MS).catch(() => undefined);
-  }, TENANT_DATA_LEASE_MS / 3);
-  renewal.unref();
-  try {
-    return await work();
-  } finally {
-    clearInterval(renewal);
-    await leases.giveBack(name, owner).catch(() => undefined);
-  }
+  const run = await holdingLease(leases, `tenant-data/${tenant}`, '', TENANT_DATA_LEASE_MS, work);
+  if (run.held) return run.result;
+  throw new CliError(
+    `another import or purge of tenant "${tenant}" is running` +
+      (run.holder ? ` (${run.holder.owner}, its lease until ${run.holder.until.toISOString()})` : '') +
+      '; nothing was changed',
+    1,
+  );
 }
 
 /** The tenant's documents in the search indices, counted (dryRun) or removed, through the similarity service. */
