@@ -57,7 +57,7 @@ export type MongoTopology = 'replica set' | 'sharded' | 'standalone';
 
 export interface MongoHandle {
   readonly connection: Connection;
-  /** True while MongoDB answers its ping (probed every 0.5 s with a 0.75 s bound) and the indexes exist. */
+  /** True while MongoDB answers its ping (a DependencyWatch: every 0.25 s, bounded at 1 s, wider while slow) and the indexes exist. */
   isUp(): boolean;
   /** Throws UNAVAILABLE ("MongoDB is unavailable") at once while MongoDB is known down. */
   assertUp(): void;
@@ -91,7 +91,7 @@ function assertParsable(uri: string): void {
  * clear "unavailable" instead of a hang. The first connect is retried in the background,
  * so the service starts (and says it is not ready) even when MongoDB is not reachable yet.
  * `prepare` (index creation) runs once after the first connect, before the service counts as up.
- * Whether it is up comes from a watch that pings it every 0.5 s with a 0.75 s bound (the driver's
+ * Whether it is up comes from a DependencyWatch that pings it every 0.25 s with a 1 s bound (the driver's
  * own monitor checks only every 10 s, so a dead server went unnoticed for up to 20 s) and from
  * the driver's "disconnected" event, whichever comes first.
  */

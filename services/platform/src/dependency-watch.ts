@@ -20,9 +20,23 @@ export const WATCH_TIMEOUT_MS = 1000;
  * reset, an explicit "not serving") counts at once.
  */
 export const WATCH_TIMEOUTS_TO_DOWN = 2;
+/**
+ * How far the bound widens, as a multiple of the timeout, for a dependency whose probes answer
+ * late but answer (a saturated MongoDB-compatible server answered pings in seconds while it kept
+ * serving): slow is busy, not down. Frozen after such a spell, it is known down within
+ * interval + timeoutsToDown × the widened bound (8.25 s at most with the defaults).
+ */
+export const WATCH_MAX_TIMEOUT_FACTOR = 4;
 
-/** A probe's verdict: true up; false or a thrown error down (the error says why, for the log). */
-export type Probe = () => Promise<boolean>;
+/**
+ * A probe's verdict: true up; false or a thrown error down (the error says why, for the log).
+ * `boundMs` is how long the watch waits for it this time: a probe's own request timeout must be
+ * longer (`probeDeadlineMs`), so that a frozen dependency is a timed-out probe, not an error.
+ */
+export type Probe = (boundMs: number) => Promise<boolean>;
+
+/** A probe request's own timeout for a watch bound: longer than the bound, at least 2 s. */
+export const probeDeadlineMs = (boundMs: number) => Math.max(2 * WATCH_TIMEOUT_MS, 2 * boundMs);
 
 export interface DependencyWatchOptions {
   /** What is watched, in the product's words: "MongoDB", "the similarity service". */
@@ -32,6 +46,8 @@ export interface DependencyWatchOptions {
   intervalMs?: number;
   timeoutMs?: number;
   timeoutsToDown?: number;
+  /** The widest bound a slow dependency's probes get; default WATCH_MAX_TIMEOUT_FACTOR × timeoutMs. */
+  maxTimeoutMs?: number;
   /** Called on every change of state (not on every probe). */
   onChange?: (up: boolean) => void;
   /** The state before the first probe has answered; default down (not ready until seen). */
@@ -53,12 +69,17 @@ export class DependencyWatch {
   readonly name: string;
   private up: boolean;
   private timeouts = 0;
+  /** Why it is down: timed-out probes (a late answer then brings it back) or an outright failure. */
+  private downByTimeouts = false;
   private timer?: NodeJS.Timeout;
   private probing?: Promise<void>;
   private stopped = false;
   private readonly intervalMs: number;
   private readonly timeoutMs: number;
   private readonly timeoutsToDown: number;
+  private readonly maxTimeoutMs: number;
+  /** The current probe bound: timeoutMs, widened to 1.5 × the last answer's time when answers come slowly. */
+  private boundMs: number;
   private readonly listeners = new Set<(up: boolean) => void>();
 
   constructor(private readonly options: DependencyWatchOptions) {
@@ -67,6 +88,8 @@ export class DependencyWatch {
     this.intervalMs = options.intervalMs ?? WATCH_INTERVAL_MS;
     this.timeoutMs = options.timeoutMs ?? WATCH_TIMEOUT_MS;
     this.timeoutsToDown = options.timeoutsToDown ?? WATCH_TIMEOUTS_TO_DOWN;
+    this.maxTimeoutMs = Math.max(this.timeoutMs, options.maxTimeoutMs ?? WATCH_MAX_TIMEOUT_FACTOR * this.timeoutMs);
+    this.boundMs = this.timeoutMs;
   }
 
   isUp(): boolean {
@@ -142,24 +165,25 @@ export class DependencyWatch {
   private async runProbe(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const started = Date.now();
+    const bound = this.boundMs;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         // A stalled event loop (a long synchronous task, a collection) fires this late, with the
         // answer perhaps already waiting in the socket: let pending I/O run first, and do not
         // count a wait that this process, not the dependency, made long.
-        const lag = Date.now() - started - this.timeoutMs;
+        const lag = Date.now() - started - bound;
         setImmediate(() => reject(lag > STALL_MS ? new ProbeInconclusive() : new ProbeTimeout()));
-      }, this.timeoutMs);
+      }, bound);
       timer.unref();
     });
-    const probe = this.options.probe();
+    const probe = this.options.probe(bound);
     try {
       const ok = await Promise.race([probe, timeout]);
+      this.timeouts = 0;
       if (ok) {
-        this.timeouts = 0;
+        this.fitBound(Date.now() - started);
         this.change(true);
       } else {
-        this.timeouts = 0;
         this.change(false, 'not serving');
       }
     } catch (err) {
@@ -167,13 +191,16 @@ export class DependencyWatch {
       if (err instanceof ProbeTimeout) {
         this.timeouts += 1;
         // An answer after the bound is a busy dependency, not a gone one (a frozen one never
-        // answers): it clears the count as an answered call does.
+        // answers): it clears the count as an answered call does, widens the bound to fit, and
+        // brings back a dependency that only timed-out probes had marked down.
         void probe.then(
-          (late) => late && this.answered(),
+          (late) => late && this.answeredLate(Date.now() - started),
           () => undefined,
         );
-        if (this.timeouts >= this.timeoutsToDown)
-          this.change(false, `no answer within ${this.timeoutMs} ms, ${this.timeouts} times`);
+        if (this.timeouts >= this.timeoutsToDown) {
+          this.change(false, `no answer within ${bound} ms, ${this.timeouts} times`);
+          this.downByTimeouts = !this.up;
+        }
       } else {
         this.timeouts = 0;
         this.change(false, (err as Error)?.message ?? String(err));
@@ -183,9 +210,27 @@ export class DependencyWatch {
     }
   }
 
+  /**
+   * A probe answered "up" after its bound, `tookMs` after it began. Slower than the widest bound,
+   * it stays down: callers could not be served in time either.
+   */
+  private answeredLate(tookMs: number): void {
+    if (this.stopped) return;
+    this.answered();
+    this.fitBound(tookMs);
+    if (tookMs <= this.maxTimeoutMs && !this.up && this.downByTimeouts)
+      this.change(true, `answered after ${tookMs} ms: slow, not gone`);
+  }
+
+  /** The next probes' bound: half as long again as the last answer took, within [timeoutMs, maxTimeoutMs]. */
+  private fitBound(tookMs: number): void {
+    this.boundMs = Math.min(this.maxTimeoutMs, Math.max(this.timeoutMs, Math.ceil(1.5 * tookMs)));
+  }
+
   private change(up: boolean, reason?: string): void {
     if (up === this.up || this.stopped) return;
     this.up = up;
+    this.downByTimeouts = false;
     this.options.logger?.[up ? 'info' : 'warn'](
       { dependency: this.name, up, ...(reason ? { reason } : {}) },
       up ? `${this.name} reachable` : `${this.name} not reachable`,

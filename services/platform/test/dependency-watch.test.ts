@@ -145,6 +145,55 @@ describe('DependencyWatch', () => {
     }
   });
 
+  test(
+    'when every answer comes at three times the bound (a saturated server), then the bound widens and it is up; ' +
+      'frozen after that, it is down within two widened bounds',
+    async () => {
+      let frozen = false;
+      const watch = new DependencyWatch({
+        name: 'MongoDB',
+        intervalMs: 10,
+        timeoutMs: 40,
+        maxTimeoutMs: 200,
+        probe: () => (frozen ? new Promise<boolean>(() => undefined) : sleep(120).then(() => true)),
+      });
+      await watch.start();
+      try {
+        await sleep(800); // the first answers came late; the bound now fits them
+        const seen: boolean[] = [];
+        for (let i = 0; i < 100; i++, await sleep(5)) seen.push(watch.isUp());
+        expect(seen.every(Boolean)).toBe(true);
+        frozen = true;
+        const started = Date.now();
+        while (watch.isUp() && Date.now() - started < 3000) await sleep(5);
+        expect(watch.isUp()).toBe(false);
+        expect(Date.now() - started).toBeLessThan(10 + 2 * 200 + 200); // interval + two bounds + one running probe
+      } finally {
+        watch.stop();
+      }
+    },
+  );
+
+  test('when answers come later than the widest bound, then it stays down', async () => {
+    const watch = new DependencyWatch({
+      name: 'MongoDB',
+      intervalMs: 10,
+      timeoutMs: 40,
+      maxTimeoutMs: 80,
+      probe: () => sleep(200).then(() => true),
+    });
+    watch.set(true);
+    void watch.start();
+    try {
+      await sleep(400);
+      const seen: boolean[] = [];
+      for (let i = 0; i < 100; i++, await sleep(5)) seen.push(watch.isUp());
+      expect(seen.some(Boolean)).toBe(false);
+    } finally {
+      watch.stop();
+    }
+  });
+
   test('when this process stalls past the bound while the answer is already there, then it stays up', async () => {
     let probes = 0;
     const watch = new DependencyWatch({

@@ -1,6 +1,6 @@
 import {
   DependencyWatch,
-  WATCH_TIMEOUT_MS,
+  probeDeadlineMs,
   type Logger,
   serverAuthOf,
   similarityProto,
@@ -87,7 +87,8 @@ function dependencyProbe(
     },
     // The client's own bound is longer than the watch's, so a frozen cluster is a timed-out probe.
     // The install's own indices: another install's red index on the same cluster is not this one's outage.
-    probe: () => untraced(() => ownIndicesServing(es, ownIndexPatterns(indices.prefix), 2 * WATCH_TIMEOUT_MS)),
+    probe: (boundMs) =>
+      untraced(() => ownIndicesServing(es, ownIndexPatterns(indices.prefix), probeDeadlineMs(boundMs))),
   });
   publish('elasticsearch', false);
   const probeEmbedder = () =>

@@ -9,7 +9,7 @@ import {
   grpcTarget,
   DependencyWatch,
   LOADER_OPTIONS,
-  WATCH_TIMEOUT_MS,
+  probeDeadlineMs,
   callerSigner,
   type CallerSigner,
   typedClient,
@@ -104,9 +104,9 @@ function backend<C extends grpc.Client>(
     // Several pods behind the address: probes go round robin, so two timed-out probes in a row
     // may both have met the one frozen pod; three say more surely that none answers.
     ...(severalPods(address) ? { timeoutsToDown: 3 } : {}),
-    probe: () =>
+    probe: (boundMs) =>
       new Promise<boolean>((resolve) => {
-        health.Check({ service: '' }, { deadline: new Date(Date.now() + 2 * WATCH_TIMEOUT_MS) }, (err) =>
+        health.Check({ service: '' }, { deadline: new Date(Date.now() + probeDeadlineMs(boundMs)) }, (err) =>
           // Any answer, even "no health service here", is a service that answers; only a
           // transport failure (refused, reset, no answer) is one that is gone.
           resolve(!err || (err.code !== grpc.status.UNAVAILABLE && err.code !== grpc.status.DEADLINE_EXCEEDED)),

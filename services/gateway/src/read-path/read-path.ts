@@ -1,7 +1,7 @@
 import {
   DependencyWatch,
   requireScope,
-  WATCH_TIMEOUT_MS,
+  probeDeadlineMs,
   untraced,
   type Caller,
   type catalogV1,
@@ -85,7 +85,7 @@ export function readPath(options: {
   const watch = new DependencyWatch({
     name: 'Elasticsearch',
     logger,
-    probe: () => untraced(() => ownIndicesServing(es, searched, 2 * WATCH_TIMEOUT_MS)),
+    probe: (boundMs) => untraced(() => ownIndicesServing(es, searched, probeDeadlineMs(boundMs))),
   });
   const describe = describeModel(backends);
   const queryVector = queryVectors(backends);
