@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import mongoose from 'mongoose';
 import pino from 'pino';
+import { checkArchive, importTenant, LeaseLostError } from '@kb/admin';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { createElasticsearchClient } from '@kb/search';
 import { startStack, uniqueId, type Stack } from '../support/stack';
@@ -314,6 +315,21 @@ describe('day two: export, purge, import', () => {
     const skipped = await admin('tenant', 'import', '--file', exported, '--if-missing');
     expect(skipped.code).toBe(0);
     expect(skipped.stdout).toMatch(/import skipped/);
+  });
+
+  test("when an import's lease lapses while it writes, then it stops and undoes what it wrote", async () => {
+    const other = uniqueId('lapsed');
+    const file = path.join(dir, `${other}.jsonl`);
+    writeFileSync(file, readFileSync(exported, 'utf8').replaceAll(tenant, other));
+    const { header } = await checkArchive(file);
+    let batches = 0;
+    const lost = () => ++batches > 1; // the lease lapses after the first batch was written
+    const quiet = { start: () => undefined, update: () => undefined };
+    await expect(importTenant(db.db as never, file, header, quiet, lost)).rejects.toBeInstanceOf(LeaseLostError);
+    expect(batches).toBeGreaterThan(1);
+    for (const collection of ['categories', 'knowledge_entries', 'knowledge_entry_versions', 'sites', 'products'])
+      expect(await db.collection(collection).countDocuments({ tenant_id: other })).toBe(0);
+    expect(await db.collection('tenants').countDocuments({ _id: other as never })).toBe(0);
   });
 
   test.each([

@@ -1,2 +1,3 @@
 export { buildProgram, main, runAdmin, runCommandLine, type RunAdminOptions } from './cli';
 export { CliError, UsageError, type AdminContext } from './context';
+export { checkArchive, importTenant, LeaseLostError } from './tenant-archive';

@@ -236,6 +236,7 @@ export async function importTenant(
   file: string,
   header: ArchiveHeader,
   progress: { start(total: number): void; update(done: number): void },
+  lost: () => boolean = () => false,
 ): Promise<Record<string, number>> {
   const inserted: Record<string, number> = {};
   const batches = new Map<TenantCollection, mongo.Document[]>();
@@ -244,6 +245,9 @@ export async function importTenant(
   const flush = async (spec: TenantCollection) => {
     const docs = batches.get(spec) ?? [];
     if (docs.length === 0) return;
+    // The tenant's lease lapsed (this process stalled past it): a purge or another import may be
+    // running now; stop, and undo what was written, rather than write beside it.
+    if (lost()) throw new LeaseLostError(header.tenant);
     await insertTenantDocuments(db, spec, docs);
     inserted[spec.name] = (inserted[spec.name] ?? 0) + docs.length;
     batches.set(spec, []);
@@ -277,6 +281,15 @@ export async function importTenant(
     throw err;
   }
   return inserted;
+}
+
+/** The import's or purge's lease on the tenant's data was lost while it ran. */
+export class LeaseLostError extends Error {
+  constructor(tenant: string) {
+    super(
+      `the lease on tenant "${tenant}"'s data lapsed while this command ran (another import or purge may have begun)`,
+    );
+  }
 }
 
 /** Removes every document of the tenant from every collection; answers how many each held. */

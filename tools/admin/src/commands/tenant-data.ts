@@ -13,6 +13,7 @@ import { progress } from '../progress';
 import {
   ArchiveError,
   checkArchive,
+  LeaseLostError,
   exportTenant,
   forgetPurge,
   importTenant,
@@ -43,7 +44,11 @@ const TENANT_DATA_LEASE_MS = 60_000;
  * failed on the other's documents would undo them. The lease document names no tenant, so a
  * purge leaves it.
  */
-async function holdingTenantData<T>(db: mongo.Db, tenant: string, work: () => Promise<T>): Promise<T> {
+async function holdingTenantData<T>(
+  db: mongo.Db,
+  tenant: string,
+  work: (lost: () => boolean) => Promise<T>,
+): Promise<T> {
   const leases = mongoLeases(db.collection<LeaseDoc>('knowledge_leases'));
   const run = await holdingLease(leases, `tenant-data/${tenant}`, '', TENANT_DATA_LEASE_MS, work);
   if (run.held) return run.result;
@@ -121,7 +126,7 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
       const knowledge = await ctx.knowledge();
       await ctx.catalog(); // the collections' indexes exist before the first insert
       const db = await ctx.database();
-      await holdingTenantData(db, id, async () => {
+      await holdingTenantData(db, id, async (lost) => {
         const present = await tenantCounts(db, id);
         if (present.tenants) {
           if (opts.ifMissing) {
@@ -148,7 +153,12 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
             1,
           );
         const bar = progress(ctx, 'import', 'documents');
-        const inserted = await importTenant(db, opts.file, header, bar).finally(() => bar.stop());
+        const inserted = await importTenant(db, opts.file, header, bar, lost)
+          .catch((err: unknown) => {
+            if (err instanceof LeaseLostError) throw new CliError(`${err.message}; the import was undone`, 1);
+            throw err;
+          })
+          .finally(() => bar.stop());
         ctx.out(`Imported tenant ${id} from ${opts.file} (exported ${header.exported_at}): ${listed(inserted)}`);
         const purged = await recentPurge(db, id);
         if (!purged) {
@@ -219,8 +229,16 @@ export function tenantDataCommands(tenant: Command, ctx: AdminContext): void {
         ctx.out('Nothing was removed (give --yes to remove them)');
         return;
       }
-      await holdingTenantData(db, id, async () => {
+      await holdingTenantData(db, id, async (lost) => {
         const removed = await purgeTenantDocuments(db, id);
+        // Past a lapsed lease an import may be writing the tenant again: its documents must not
+        // be taken out of the search indices.
+        if (lost())
+          throw new CliError(
+            `removed ${sum(removed)} MongoDB documents of tenant ${id}, but ${new LeaseLostError(id).message}; ` +
+              'the search indices were not purged: run the purge again',
+            1,
+          );
         let fromIndex: similarityV1.PurgedIndex__Output[];
         try {
           fromIndex = await searchIndexPurge(ctx, address, id, false);
