@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { AnswerType } from '@kb/text';
 import { withElasticsearch } from './es-errors';
+import { copyPreference } from './copy-preference';
 import { cosineOfScore, numCandidates } from './knn';
 import {
   PASSAGE_ANSWERS_PATH,
@@ -315,8 +316,10 @@ export async function entryMatches(
   index: string,
   bodies: estypes.SearchSearchRequestBody[],
 ): Promise<EntryMatches> {
+  // The first (keyword) search holds the query and the filter: what defines the request.
+  const header = { preference: copyPreference(index, JSON.stringify(bodies[0] ?? null)) };
   const res = await withElasticsearch(() =>
-    es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [{}, body]) }),
+    es.msearch({ index, include_named_queries_score: true, searches: bodies.flatMap((body) => [header, body]) }),
   );
   const answers = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);

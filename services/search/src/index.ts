@@ -2,6 +2,7 @@
  * @kb/search: Elasticsearch: the client, index names and mappings, product and similar search,
  * entry search (queries, ranking, retrieval spans).
  */
+export * from './copy-preference';
 export * from './elasticsearch';
 export * from './entry-queries';
 export * from './entry-ranking';

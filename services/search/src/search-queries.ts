@@ -1,6 +1,7 @@
 import { type Client, type estypes, errors } from '@elastic/elasticsearch';
 import type { similarityV1 } from '@kb/platform';
 import { elasticsearchUnavailable, isElasticsearchUnavailable, withElasticsearch } from './es-errors';
+import { copyPreference } from './copy-preference';
 import { cosineOfScore, numCandidates } from './knn';
 import { parseDateTime } from '@kb/rules';
 
@@ -164,9 +165,11 @@ export async function hybridMatches(
       },
     });
   }
+  // The keyword search holds the query and the filter (the tenant's among them): what defines the request.
+  const header = { preference: copyPreference(index, JSON.stringify(searches[0])) };
   // include_named_queries_score is the multi-search's: only the keyword search names queries.
   const res = await withElasticsearch(() =>
-    es.msearch({ index, include_named_queries_score: true, searches: searches.flatMap((body) => [{}, body]) }),
+    es.msearch({ index, include_named_queries_score: true, searches: searches.flatMap((body) => [header, body]) }),
   );
   const [keyword, vector, exact] = res.responses.map((r) => {
     if ('error' in r) throw multiSearchError(r);

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { PRODUCT_VECTOR_FIELDS, type ProductVectorField } from './search-defaults';
 import { withElasticsearch } from './es-errors';
+import { copyPreference } from './copy-preference';
 import { numCandidates } from './knn';
 import { productVectorPath } from './mappings';
 import type { HitSources } from './hit-sources';
@@ -156,9 +157,17 @@ export async function knnNeighbours(
   const includes = [...hitSourceFields(q.sourceFields), ...(q.withVectors ? fields.map(productVectorPath) : [])];
   const sources = q.withVectors ? undefined : q.sources;
   const lean = sources?.lean(q.index) ?? false;
+  // The filter and the centroids define the request; not k, which widens from round to round.
+  const preference = copyPreference(
+    q.index,
+    JSON.stringify(filter),
+    ...fields,
+    ...fields.map((f) => q.centroids.get(f)!),
+  );
   const out = await withElasticsearch(() =>
     es.search<Record<string, unknown>>({
       index: q.index,
+      preference,
       size: q.k * fields.length,
       knn: fields.map((f) => ({
         field: productVectorPath(f),

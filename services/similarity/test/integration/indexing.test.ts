@@ -522,24 +522,36 @@ describe('deleting', () => {
       const embed = embedder.embed.bind(embedder);
       type ModelCall = { size: number; started: number; ended?: number };
       const calls: ModelCall[] = [];
+      // The large entry's first chunk is held until the deadline has passed, so that it is the
+      // chunk in progress then whatever the machine's speed (a busy one, three Elasticsearch
+      // nodes beside the tests, had not begun it within a second).
+      const DEADLINE_MS = 3_000;
+      let held = false;
       jest.spyOn(embedder, 'embed').mockImplementation(async (texts) => {
         const call: ModelCall = { size: texts.length, started: Date.now() };
         calls.push(call);
         try {
+          if (!held && texts.length >= EMBED_CHUNK) {
+            held = true;
+            await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()) + 300));
+          }
           return await embed(texts);
         } finally {
           call.ended = Date.now();
         }
       });
-      const deadline = Date.now() + 1_000;
+      const deadline = Date.now() + DEADLINE_MS;
       const err = await failure(
-        own.client.call('IndexEntries', { caller: caller(tenant), entries: [small, large] }, { deadlineMs: 1_000 }),
+        own.client.call(
+          'IndexEntries',
+          { caller: caller(tenant), entries: [small, large] },
+          { deadlineMs: DEADLINE_MS },
+        ),
       );
       expect(err.kind).toBe('deadline');
       // A chunk in progress when the deadline passed is finished and kept; none starts after it.
-      // How long that chunk takes depends on the machine (over 6 s on a busy CI run; well under
-      // the deadline on a quiet one, when the next chunk is the one in progress): wait for the
-      // model's calls to end and their vectors to be written, up to a minute.
+      // How long that chunk takes depends on the machine (over 6 s on a busy CI run): wait for
+      // the model's calls to end and their vectors to be written, up to a minute.
       const until = Date.now() + 60_000;
       while (calls.some((c) => c.ended === undefined) && Date.now() < until)
         await new Promise((r) => setTimeout(r, 200));
