@@ -36,7 +36,7 @@ describe('copy preference (one request reads the same shard copies every time)',
         query,
         size: 10,
         limit: 5,
-        filter: productFilter(tenant, {}),
+        filter: productFilter(tenant, { priceMin: undefined, priceMax: undefined, excludeParents: false }),
         fields: PRODUCT_SEARCH,
         queryVector: new Float32Array([0.5, 0.5]),
       });
