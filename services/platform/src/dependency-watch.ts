@@ -22,8 +22,8 @@ export const WATCH_TIMEOUT_MS = 1000;
 export const WATCH_TIMEOUTS_TO_DOWN = 2;
 /**
  * How far the bound widens, as a multiple of the timeout, for a dependency whose probes answer
- * late but answer (a saturated MongoDB-compatible server answered pings in seconds while it kept
- * serving): slow is busy, not down. Frozen after such a spell, it is known down within
+ * late but answer, twice in a row (a saturated MongoDB-compatible server kept serving while the
+ * watch called it down): slow is busy, not down. Frozen after such a spell, it is known down within
  * interval + timeoutsToDown × the widened bound (8.25 s at most with the defaults).
  */
 export const WATCH_MAX_TIMEOUT_FACTOR = 4;
@@ -69,8 +69,10 @@ export class DependencyWatch {
   readonly name: string;
   private up: boolean;
   private timeouts = 0;
-  /** Why it is down: timed-out probes (a late answer then brings it back) or an outright failure. */
+  /** Why it is down: timed-out probes (late answers then bring it back) or an outright failure. */
   private downByTimeouts = false;
+  /** Probes in a row that answered after their bound: one is a hiccup, two a dependency that is slow now. */
+  private lateAnswers = 0;
   private timer?: NodeJS.Timeout;
   private probing?: Promise<void>;
   private stopped = false;
@@ -181,6 +183,7 @@ export class DependencyWatch {
       const ok = await Promise.race([probe, timeout]);
       this.timeouts = 0;
       if (ok) {
+        this.lateAnswers = 0;
         this.fitBound(Date.now() - started);
         this.change(true);
       } else {
@@ -211,12 +214,16 @@ export class DependencyWatch {
   }
 
   /**
-   * A probe answered "up" after its bound, `tookMs` after it began. Slower than the widest bound,
-   * it stays down: callers could not be served in time either.
+   * A probe answered "up" after its bound, `tookMs` after it began. The second such answer in a
+   * row widens the bound and brings back a dependency that timeouts alone marked down (one late
+   * answer, a hiccup of a busy host, leaves the bound, so a freeze right after it is still known
+   * as soon). Slower than the widest bound, it stays down: callers could not be served in time.
    */
   private answeredLate(tookMs: number): void {
     if (this.stopped) return;
     this.answered();
+    this.lateAnswers += 1;
+    if (this.lateAnswers < 2) return;
     this.fitBound(tookMs);
     if (tookMs <= this.maxTimeoutMs && !this.up && this.downByTimeouts)
       this.change(true, `answered after ${tookMs} ms: slow, not gone`);

@@ -174,6 +174,29 @@ describe('DependencyWatch', () => {
     },
   );
 
+  test('when one answer comes late and the dependency then freezes, then the bound stays: it is down as soon, and stays down', async () => {
+    let probes = 0;
+    const watch = new DependencyWatch({
+      name: 'MongoDB',
+      intervalMs: 10,
+      timeoutMs: 40,
+      maxTimeoutMs: 400,
+      // The first probe answers at 150 ms (a hiccup); every later one never answers.
+      probe: () => (++probes === 1 ? sleep(150).then(() => true) : new Promise<boolean>(() => undefined)),
+    });
+    watch.set(true);
+    const started = Date.now();
+    void watch.start();
+    try {
+      while (watch.isUp() && Date.now() - started < 3000) await sleep(5);
+      expect(Date.now() - started).toBeLessThan(350); // widened to 225 ms it would take over 450
+      await sleep(400);
+      expect(watch.isUp()).toBe(false);
+    } finally {
+      watch.stop();
+    }
+  });
+
   test('when answers come later than the widest bound, then it stays down', async () => {
     const watch = new DependencyWatch({
       name: 'MongoDB',
