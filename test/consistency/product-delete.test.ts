@@ -6,6 +6,7 @@
  */
 import mongoose from 'mongoose';
 import { startStack, uniqueId, type Stack } from '../support/stack';
+import { elasticsearchNode } from '../support/elasticsearch-node';
 
 let stack: Stack;
 let conn: mongoose.Connection;
@@ -49,8 +50,8 @@ async function product(externalId: string): Promise<{ id: string; version: numbe
 
 /** Whether the products index holds the product (read straight from Elasticsearch). */
 async function inIndex(id: string): Promise<boolean> {
-  const url = `${process.env.ELASTICSEARCH_URL}/${stack.indexPrefix}-products-*/_search`;
-  await fetch(`${process.env.ELASTICSEARCH_URL}/${stack.indexPrefix}-products-*/_refresh`, { method: 'POST' });
+  const url = `${elasticsearchNode()}/${stack.indexPrefix}-products-*/_search`;
+  await fetch(`${elasticsearchNode()}/${stack.indexPrefix}-products-*/_refresh`, { method: 'POST' });
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

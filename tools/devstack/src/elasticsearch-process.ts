@@ -61,6 +61,13 @@ export async function startElasticsearchCluster(
   const nodeNames = Array.from({ length: count }, (_, i) => `n${i + 1}`);
   const transportPorts = nodeNames.map((_, i) => ports[2 * i + 1] as number);
   const base = elasticsearchBaseDir();
+  // One snapshot folder (path.repo) for every node: a filesystem repository must be the same
+  // shared folder on each (on servers, a shared mount), or Elasticsearch refuses to register it.
+  const { dir: repoDir } = backendDir(
+    `elasticsearch-${count}-nodes-snapshots`,
+    base,
+    opts.dataDir ? { ...opts, dataDir: join(opts.dataDir, 'snapshots') } : opts,
+  );
   const started = Date.now();
   log(`Starting an Elasticsearch cluster of ${count} nodes ...`);
   const results = await Promise.allSettled(
@@ -79,6 +86,7 @@ export async function startElasticsearchCluster(
         heapMb: heapSetting('KB_ES_HEAP_MB', CLUSTER_NODE_HEAP_MB),
         timeoutMs: CLUSTER_START_MS,
         cluster: { nodeName, nodeNames, transportPorts },
+        repoDir,
       });
     }),
   );
@@ -121,19 +129,23 @@ async function startNode(
     heapMb: number;
     timeoutMs?: number;
     cluster?: ClusterRole;
+    /** path.repo when not the node's own `snapshots` folder (a cluster's shared one). */
+    repoDir?: string;
   },
 ): Promise<LocalBackend> {
   const { log } = opts;
   const { dir, temporary, httpPort, transportPort, cluster } = node;
   const jdk = findElasticsearchJdk();
-  for (const sub of ['data', 'logs', 'tmp', 'snapshots']) mkdirSync(join(dir, sub), { recursive: true });
+  const repoDir = node.repoDir ?? join(dir, 'snapshots');
+  for (const sub of [join(dir, 'data'), join(dir, 'logs'), join(dir, 'tmp'), repoDir])
+    mkdirSync(sub, { recursive: true });
   // A private copy of config/: Elasticsearch writes its keystore there, and the unpacked
   // distribution stays read-only and shared by every run.
   cpSync(join(home, 'config'), join(dir, 'config'), { recursive: true, force: true });
 
   // Elasticsearch refuses to run as root: run it as a dedicated unprivileged user.
   const user = process.getuid?.() === 0 ? ensureSystemUser(ELASTICSEARCH_USER, log) : undefined;
-  if (user) chownTree(dir, user.uid, user.gid);
+  if (user) for (const owned of new Set([dir, repoDir])) chownTree(owned, user.uid, user.gid);
 
   const marker = `kb-devstack-${randomBytes(6).toString('hex')}`;
   const url = `http://127.0.0.1:${httpPort}`;
@@ -165,7 +177,7 @@ async function startNode(
       ['path.logs', join(dir, 'logs')],
       // Where a filesystem snapshot repository may live (docs/operations.md, "Backup and restore";
       // the snapshot drill test finds it in the node's settings).
-      ['path.repo', join(dir, 'snapshots')],
+      ['path.repo', repoDir],
     ].flatMap(([k, v]) => ['-E', `${k}=${v}`]),
     env: {
       ...process.env,
