@@ -10,6 +10,7 @@ export {
   type EmbeddingModel,
   type PinnedNode,
 } from './artifacts';
+export { emptyIndices, rebuildIndices } from './index-check';
 export { cacheDir, checkoutDir, checkoutKey, mkdirShared, runDir } from './cache';
 export { assertPortFree, freePort, freePorts } from './ports';
 export { groupMembers, procStat } from './process-group';

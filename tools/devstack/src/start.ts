@@ -13,6 +13,7 @@ import { DEFAULT_GATEWAY_PORT } from '@kb/platform';
 import { knowledgeAdmin } from '@kb/knowledge';
 import { ensureEmbeddingModel, ensureServiceNode } from './artifacts';
 import { DEMO_QUESTION, seedDemoData, type SeedCounts, type SeedResult } from './demo';
+import { emptyIndices, rebuildIndices } from './index-check';
 import { startBackends, type Backends } from './backends';
 import { runDir } from './cache';
 import { assertPortFree } from './ports';
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
     (item, proc) => backends.trackProcess({ name: proc.name, pgid: proc.pgid, marker: proc.marker }),
   );
 
+  await rebuildLostIndices(mongoUri, backends.elasticsearchUrl);
   const url = `http://localhost:${port}`;
   let prepared: Awaited<ReturnType<typeof prepareDemoTenant>>;
   try {
@@ -171,6 +173,22 @@ async function main(): Promise<void> {
     replicas: up.replicas,
     seconds: ((Date.now() - started) / 1000).toFixed(1),
   });
+}
+
+/** MongoDB's entries or products missing from an empty search index are indexed again (./index-check.ts). */
+async function rebuildLostIndices(mongoUri: string, elasticsearchUrl: string): Promise<void> {
+  try {
+    // The services' prefix: theirs from the environment (the npm start test sets its own), else their default.
+    const empty = await emptyIndices(mongoUri, elasticsearchUrl, process.env.ELASTICSEARCH_INDEX_PREFIX || 'kb');
+    if (empty.length === 0) return;
+    log(
+      `MongoDB holds ${empty.join(' and ')} that this Elasticsearch's index does not (its data is not the one they ` +
+        'were indexed into): rebuilding with admin reindex',
+    );
+    await rebuildIndices(empty, mongoUri, log);
+  } catch (err) {
+    log(`could not compare the search index with MongoDB: ${(err as Error).message}`);
+  }
 }
 
 /** With more than one replica: each service's processes and where they listen. */
