@@ -32,7 +32,7 @@ afterAll(async () => {
   await db.close();
 });
 
-test('when MongoDB holds entries and products and no index holds any, then both are named; once the entries are indexed, the products alone', async () => {
+test('when MongoDB holds entries and products and no index any, then both are named; the entries indexed, the products alone', async () => {
   expect(await emptyIndices(mongoUri, elasticsearchNode(), name)).toEqual([]); // nothing stored: nothing to rebuild
   await db.collection('knowledge_entries').insertOne({ _id: 'e1' as never, tenant_id: 't' });
   await db.collection('products').insertOne({ _id: 'p1' as never, tenant_id: 't' });
