@@ -527,6 +527,7 @@ describe('deleting', () => {
       // nodes beside the tests, had not begun it within a second).
       const DEADLINE_MS = 3_000;
       let held = false;
+      let deadline = Number.POSITIVE_INFINITY; // set just before the call
       jest.spyOn(embedder, 'embed').mockImplementation(async (texts) => {
         const call: ModelCall = { size: texts.length, started: Date.now() };
         calls.push(call);
@@ -540,7 +541,7 @@ describe('deleting', () => {
           call.ended = Date.now();
         }
       });
-      const deadline = Date.now() + DEADLINE_MS;
+      deadline = Date.now() + DEADLINE_MS;
       const err = await failure(
         own.client.call(
           'IndexEntries',
